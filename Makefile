@@ -1,0 +1,63 @@
+# A newcomer's entry points: `make run` starts the local stack, `make test` runs every test.
+# Both install what they need first (.venv for the service, .venv-sam for the SAM CLI).
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+# Lambda's runtime is python3.13: use it where it exists (pyenv keeps it out of PATH here), else python3.
+PY313 := $(firstword $(shell python3.13 -c 'import sys; print(sys.executable)' 2>/dev/null) $(wildcard $(HOME)/.pyenv/versions/3.13*/bin/python3.13))
+PYTHON ?= $(if $(PY313),$(PY313),python3)
+# `sam build` looks for the runtime's interpreter on PATH.
+export PATH := $(if $(PY313),$(dir $(PY313)):,)$(PATH)
+export SAM_CLI_TELEMETRY := 0
+
+VENV := .venv
+BIN := $(VENV)/bin
+SAM_VENV := .venv-sam
+export SAM_CLI := $(abspath $(SAM_VENV)/bin/sam)
+
+.PHONY: help install run test lint format bench build validate clean
+
+help: ## List the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+
+$(BIN)/.installed: requirements-dev.txt layers/shared/requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -r requirements-dev.txt
+	touch $@
+
+$(SAM_VENV)/.installed: requirements-sam.txt
+	$(PYTHON) -m venv $(SAM_VENV)
+	$(SAM_VENV)/bin/pip install --quiet --upgrade pip
+	$(SAM_VENV)/bin/pip install --quiet -r requirements-sam.txt
+	touch $@
+
+install: $(BIN)/.installed $(SAM_VENV)/.installed ## Create both virtualenvs
+
+run: $(BIN)/.installed ## Start the local stack (API on :3000, Lambda Invoke API on :3001)
+	$(BIN)/python -m local.server
+
+test: $(BIN)/.installed $(SAM_VENV)/.installed ## Run the whole test suite, template checks included
+	$(BIN)/pytest --cov --cov-report=term
+
+lint: $(BIN)/.installed ## ruff (lint and format check) and mypy
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy layers/shared/agent_memory functions local bench
+
+format: $(BIN)/.installed ## Apply ruff's fixes and formatting
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+bench: $(BIN)/.installed ## Measure requests, latency and import time; writes docs/benchmarks.json
+	$(BIN)/python -m bench.run
+
+build: $(SAM_VENV)/.installed ## sam build
+	$(SAM_CLI) build
+
+validate: $(BIN)/.installed $(SAM_VENV)/.installed ## cfn-lint and sam validate --lint
+	$(BIN)/cfn-lint template.yaml
+	$(SAM_CLI) validate --lint
+
+clean: ## Remove build output and virtualenvs
+	rm -rf .aws-sam $(VENV) $(SAM_VENV) .pytest_cache .mypy_cache .ruff_cache .coverage

@@ -1,0 +1,57 @@
+"""ToolsFunction: the tools the chat backend calls on the model's behalf, the tool list and the health check."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from agent_memory.api import RememberArgs, UpdateMemoryArgs
+from agent_memory.document import Author
+from agent_memory.http import json_response, make_resolver
+from agent_memory.observability import logger, metrics, tracer
+from agent_memory.runtime import memory_service
+from agent_memory.tool_call import parse_tool_call
+from agent_memory.tool_catalog import tool_definitions
+
+app = make_resolver()
+
+
+@app.post("/v1/tools/remember")
+@tracer.capture_method
+def remember() -> Any:
+    call = parse_tool_call(app.current_event.decoded_body, RememberArgs)
+    result = memory_service().remember(call.scope, call.context, call.arguments.text)
+    return json_response(201, {"note": result.note.as_dict(), "truncated": result.truncated})
+
+
+@app.post("/v1/tools/update_memory")
+@tracer.capture_method
+def update_memory() -> Any:
+    call = parse_tool_call(app.current_event.decoded_body, UpdateMemoryArgs)
+    saved = memory_service().update_memory(
+        call.scope,
+        call.arguments.content,
+        expected_version=call.context.document_version,
+        reason="tool",
+        by=Author(user_id=call.context.user_id, thread_id=call.context.thread_id),
+    )
+    return json_response(200, saved.as_dict())
+
+
+@app.get("/v1/tools")
+def list_tools() -> Any:
+    return json_response(200, {"tools": tool_definitions()})
+
+
+@app.get("/v1/health")
+def health() -> Any:
+    return json_response(200, {"status": "ok"})
+
+
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return app.resolve(event, context)

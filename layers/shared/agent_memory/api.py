@@ -1,0 +1,103 @@
+"""Request models of the tool and context routes (CONTRACT §3): strict, nothing unknown accepted.
+
+The conversation context comes from the chat backend; ``arguments`` come from the model. Parsing
+happens in three steps so that refusals come in a fixed order: the envelope and its context (422),
+then the scope binding (403/422, in ``scope``), then the arguments (422). Nothing is read or written
+before all three pass.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+
+from agent_memory.errors import InvalidInput, MalformedRequest
+
+ID_PATTERN = r"^[A-Za-z0-9._@-]{1,128}$"
+Identifier = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
+
+
+class StrictModel(BaseModel):
+    """Unknown keys are an error and no type is coerced (``"3"`` is not an integer)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class ConversationContext(StrictModel):
+    """What the chat backend alone knows about the conversation a tool call came from."""
+
+    user_id: Identifier
+    thread_id: Identifier
+    visibility: Literal["private", "shared"]
+    workspace_id: Identifier | None = None
+    thread_owner_id: Identifier | None = None
+    document_version: Annotated[int, Field(ge=0)] | None = None
+
+
+class RememberArgs(StrictModel):
+    """Append one durable fact to this conversation's memory as a dated note."""
+
+    text: str = Field(description="One fact, a single bullet's worth of text (at most 2,000 characters).")
+
+
+class UpdateMemoryArgs(StrictModel):
+    """Replace the whole curated memory document of this conversation's scope."""
+
+    content: str = Field(description="The complete new Markdown document (it replaces the current one).")
+
+
+class RecallArgs(StrictModel):
+    """Search this conversation's memory notes, best match first."""
+
+    query: str = Field(description="What to look for.")
+    k: Annotated[int, Field(ge=1, le=20)] = Field(default=8, description="How many notes to return (1-20).")
+
+
+ArgsT = TypeVar("ArgsT", bound=StrictModel)
+
+
+class _Envelope(BaseModel):
+    """The outer shape; ``arguments`` is validated separately, after the scope is bound."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    context: ConversationContext
+    arguments: dict[str, Any] | None = None
+
+
+def _details(error: ValidationError, prefix: tuple[str | int, ...] = ()) -> list[dict[str, Any]]:
+    return [
+        {"loc": [*prefix, *item["loc"]], "msg": item["msg"], "type": item["type"]}
+        for item in error.errors(include_url=False, include_input=False)
+    ]
+
+
+def parse_envelope(raw_body: str | None, *, takes_arguments: bool) -> tuple[ConversationContext, dict[str, Any]]:
+    """Decode the body and validate its context; the arguments stay raw until the scope is bound."""
+    if not raw_body:
+        raise InvalidInput("the request body is required: {\"context\": {...}, \"arguments\": {...}}")
+    try:
+        payload = json.loads(raw_body)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise MalformedRequest(f"the request body is not valid JSON: {exc}") from None
+    if not isinstance(payload, dict):
+        raise InvalidInput("the request body must be a JSON object")
+    try:
+        envelope = _Envelope.model_validate(payload)
+    except ValidationError as exc:
+        raise InvalidInput("the request does not match the contract", details=_details(exc)) from None
+    if takes_arguments and envelope.arguments is None:
+        raise InvalidInput("`arguments` is required", details=[{"loc": ["arguments"], "msg": "Field required", "type": "missing"}])
+    if not takes_arguments and envelope.arguments is not None:
+        raise InvalidInput("this route takes no `arguments`", details=[{"loc": ["arguments"], "msg": "Extra inputs are not permitted", "type": "extra_forbidden"}])
+    return envelope.context, envelope.arguments or {}
+
+
+def parse_arguments(model: type[ArgsT], arguments: dict[str, Any]) -> ArgsT:
+    """Validate the model-produced arguments; an unknown key (a scope, a user id...) is a 422."""
+    try:
+        return model.model_validate(arguments)
+    except ValidationError as exc:
+        raise InvalidInput("the tool arguments do not match the tool's schema", details=_details(exc, ("arguments",))) from None

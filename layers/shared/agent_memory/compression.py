@@ -1,0 +1,45 @@
+"""The compression rewrite: what runs when a write would cross the hard limit (CONTRACT §3 ``update_memory``)."""
+
+from __future__ import annotations
+
+from agent_memory.document import HARD_LIMIT, SOFT_LIMIT
+from agent_memory.errors import DocumentTooLarge
+from agent_memory.models.chat import ChatModel
+from agent_memory.models.prompts import COMPRESSION_SYSTEM, compression_prompt
+
+# A rewrite under a fifth of the original has dropped facts, not merged them: we refuse to save it.
+MIN_FAITHFUL_RATIO = 0.2
+COMPRESSION_MAX_TOKENS = 8192
+
+
+def _unfence(text: str) -> str:
+    """Models like to wrap a document in a ```markdown fence; the fence is not part of the document."""
+    stripped = text.strip()
+    if stripped.startswith("```") and stripped.endswith("```") and stripped.count("\n") >= 1:
+        stripped = stripped[stripped.index("\n") + 1 : -3]
+    return stripped.strip()
+
+
+def compress(model: ChatModel | None, content: str) -> str:
+    """A shorter, faithful rewrite of ``content`` that fits the hard limit, or DocumentTooLarge.
+
+    ModelUnavailable (from the model) passes through: the write fails and nothing is saved.
+    """
+    if model is None:
+        raise DocumentTooLarge(
+            f"the document is {len(content):,} characters, over the hard limit of {HARD_LIMIT:,}, and no chat "
+            "model is configured to compress it; shorten it and try again"
+        )
+    answer = model.complete(system=COMPRESSION_SYSTEM, prompt=compression_prompt(content, SOFT_LIMIT), max_tokens=COMPRESSION_MAX_TOKENS)
+    result = _unfence(answer)
+    if len(result) > HARD_LIMIT:
+        raise DocumentTooLarge(
+            f"compression brought the document to {len(result):,} characters, still over the hard limit of "
+            f"{HARD_LIMIT:,}; shorten it and try again"
+        )
+    if len(result) < MIN_FAITHFUL_RATIO * len(content):
+        raise DocumentTooLarge(
+            f"the compression rewrite ({len(result):,} characters) dropped too much to be faithful; nothing was "
+            "saved, shorten the document and try again"
+        )
+    return result

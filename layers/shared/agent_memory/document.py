@@ -1,0 +1,63 @@
+"""The curated document: one Markdown document per scope, every version kept (CONTRACT §3 ``update_memory``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+SOFT_LIMIT = 18_000
+HARD_LIMIT = 25_000
+
+Reason = Literal["tool", "dashboard", "compression", "consolidation", "restore"]
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """One version of a scope's document. Version 0 with empty content means "none yet"."""
+
+    content: str
+    version: int
+    updated_at: str | None
+
+    @property
+    def chars(self) -> int:
+        return len(self.content)
+
+    def as_dict(self) -> dict[str, object]:
+        return {"content": self.content, "version": self.version, "chars": self.chars, "updated_at": self.updated_at}
+
+
+EMPTY_DOCUMENT = Document(content="", version=0, updated_at=None)
+
+
+@dataclass(frozen=True, slots=True)
+class Author:
+    """Who saved a version: a conversation, a dashboard user, or a consolidation run."""
+
+    user_id: str | None = None
+    thread_id: str | None = None
+    run_id: str | None = None
+
+    def as_dict(self) -> dict[str, str]:
+        return {k: v for k, v in (("user_id", self.user_id), ("thread_id", self.thread_id), ("run_id", self.run_id)) if v}
+
+
+@dataclass(frozen=True, slots=True)
+class SavedDocument:
+    """The result of a write: the new version, whether compression ran, and what the caller should know."""
+
+    document: Document
+    compressed: bool
+    warnings: list[str]
+
+    def as_dict(self) -> dict[str, object]:
+        return {"document": self.document.as_dict(), "compressed": self.compressed, "warnings": self.warnings}
+
+
+def soft_limit_warnings(content: str) -> list[str]:
+    if len(content) <= SOFT_LIMIT:
+        return []
+    return [
+        f"the document is {len(content):,} characters, over the soft limit of {SOFT_LIMIT:,}; "
+        f"tighten it before it reaches {HARD_LIMIT:,}, where it is compressed automatically"
+    ]

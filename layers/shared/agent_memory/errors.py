@@ -1,0 +1,63 @@
+"""Typed domain exceptions. Each carries its HTTP status and error code; ``http`` maps them once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class MemoryServiceError(Exception):
+    """Base of every error the service reports to a caller on purpose."""
+
+    status: int = 500
+    code: str = "internal_error"
+
+    def __init__(self, message: str, *, details: list[dict[str, Any]] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+
+class MalformedRequest(MemoryServiceError):
+    """The body is not JSON at all."""
+
+    status, code = 400, "malformed_request"
+
+
+class InvalidInput(MemoryServiceError):
+    """The request is well-formed JSON but breaks a rule of the contract."""
+
+    status, code = 422, "invalid_input"
+
+
+class Forbidden(MemoryServiceError):
+    """The conversation context does not allow this scope."""
+
+    status, code = 403, "forbidden"
+
+
+class NotFound(MemoryServiceError):
+    status, code = 404, "not_found"
+
+
+class VersionConflict(MemoryServiceError):
+    """The document changed since the version the caller based its write on."""
+
+    status, code = 409, "version_conflict"
+
+
+class DocumentTooLarge(MemoryServiceError):
+    """Over the hard limit, and compression could not bring it under."""
+
+    status, code = 422, "document_too_large"
+
+
+class ModelUnavailable(MemoryServiceError):
+    """The chat model timed out or failed; nothing was written."""
+
+    status, code = 503, "model_unavailable"
+
+
+class StorageUnavailable(MemoryServiceError):
+    """DynamoDB refused or failed after the client's retries; nothing was written."""
+
+    status, code = 503, "storage_unavailable"

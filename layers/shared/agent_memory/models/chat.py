@@ -1,0 +1,93 @@
+"""The chat-model port and its two real providers, chosen by ``MEMORY_CHAT_MODEL`` (CONTRACT §2).
+
+- ``bedrock:<modelId>``: Bedrock Converse through boto3.
+- ``openai:<model>``: any OpenAI-compatible ``/chat/completions`` server (``OPENAI_BASE_URL``, ``OPENAI_API_KEY``).
+
+Every call is bounded by the timeout given at construction, so a slow model fails instead of hanging.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from agent_memory.errors import ModelUnavailable
+from agent_memory.settings import Settings
+
+
+class ChatModel(Protocol):
+    """One system prompt and one user message in, the model's text out; raises ModelUnavailable on any failure."""
+
+    def complete(self, *, system: str, prompt: str, max_tokens: int) -> str: ...
+
+
+class BedrockChatModel:
+    def __init__(self, client: Any, model_id: str) -> None:
+        self._client = client
+        self._model_id = model_id
+
+    def complete(self, *, system: str, prompt: str, max_tokens: int) -> str:
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        try:
+            answer = self._client.converse(
+                modelId=self._model_id,
+                system=[{"text": system}],
+                messages=[{"role": "user", "content": [{"text": prompt}]}],
+                inferenceConfig={"maxTokens": max_tokens, "temperature": 0.2},
+            )
+            blocks = answer["output"]["message"]["content"]
+            text = "".join(block.get("text", "") for block in blocks)
+        except (BotoCoreError, ClientError, KeyError, TypeError) as error:
+            raise ModelUnavailable(f"the chat model failed: {type(error).__name__}") from error
+        if answer.get("stopReason") == "max_tokens":
+            raise ModelUnavailable("the chat model's answer was cut off at its token limit")
+        return text
+
+
+class OpenAIChatModel:
+    def __init__(self, http: Any, model: str) -> None:
+        self._http = http
+        self._model = model
+
+    def complete(self, *, system: str, prompt: str, max_tokens: int) -> str:
+        import httpx
+
+        try:
+            response = self._http.post(
+                "chat/completions",
+                json={
+                    "model": self._model,
+                    "messages": [{"role": "system", "content": system}, {"role": "user", "content": prompt}],
+                    "max_tokens": max_tokens,
+                    "temperature": 0.2,
+                },
+            )
+            response.raise_for_status()
+            choice = response.json()["choices"][0]
+            text = choice["message"]["content"]
+        except (httpx.HTTPError, ValueError, KeyError, IndexError, TypeError) as error:
+            raise ModelUnavailable(f"the chat model failed: {type(error).__name__}") from error
+        if not isinstance(text, str):
+            raise ModelUnavailable("the chat model answered without text")
+        if choice.get("finish_reason") == "length":
+            raise ModelUnavailable("the chat model's answer was cut off at its token limit")
+        return text
+
+
+def chat_model_from_settings(settings: Settings, *, timeout_s: float) -> ChatModel | None:
+    """The deployment's default chat model, or None when ``MEMORY_CHAT_MODEL`` is unset."""
+    spec = settings.chat_model
+    if spec is None:
+        return None
+    provider, _, name = spec.partition(":")  # the settings guarantee a known provider and a name
+    if provider == "bedrock":
+        import boto3
+        from botocore.config import Config
+
+        config = Config(connect_timeout=min(timeout_s, 5), read_timeout=timeout_s, retries={"mode": "standard", "max_attempts": 2})
+        return BedrockChatModel(boto3.client("bedrock-runtime", config=config), name)
+    import httpx
+
+    headers = {"Authorization": f"Bearer {settings.openai_api_key}"} if settings.openai_api_key else {}
+    base_url = settings.openai_base_url.rstrip("/") + "/"
+    return OpenAIChatModel(httpx.Client(base_url=base_url, headers=headers, timeout=timeout_s), name)

@@ -1,0 +1,103 @@
+"""Notes: short, dated, append-only facts. Cleaning rules of CONTRACT §3 ``remember``."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import date
+
+from agent_memory.errors import InvalidInput
+
+NOTE_MAX_CHARS = 2000
+_BULLETS = ("- ", "* ", "• ")
+_HEADING = re.compile(r"^#{1,6} ")
+_LINE_BREAKS = str.maketrans({"\n": " ", "\r": " ", "\t": " "})
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Which conversation wrote a note (provenance)."""
+
+    user_id: str
+    thread_id: str
+    compaction_id: str | None = None
+
+    def as_dict(self) -> dict[str, str]:
+        data = {"user_id": self.user_id, "thread_id": self.thread_id}
+        if self.compaction_id is not None:
+            data["compaction_id"] = self.compaction_id
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """A note as the domain sees it; ``id`` is ``<day>.<position>``, unique and stable in its scope."""
+
+    day: str
+    position: int
+    text: str
+    created_at: str
+    source: str
+    origin: Origin
+    consolidated: bool = False
+    id: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "id", note_id(self.day, self.position))
+
+    def as_dict(self) -> dict[str, object]:
+        """The public shape of a note (CONTRACT §3)."""
+        return {
+            "id": self.id,
+            "day": self.day,
+            "position": self.position,
+            "text": self.text,
+            "created_at": self.created_at,
+            "source": self.source,
+            "consolidated": self.consolidated,
+            "origin": self.origin.as_dict(),
+        }
+
+
+def note_id(day: str, position: int) -> str:
+    return f"{day}.{position}"
+
+
+def parse_note_id(value: str) -> tuple[str, int] | None:
+    """``(day, position)`` of a well-formed note id, else None."""
+    day, _, position = value.partition(".")
+    try:
+        date.fromisoformat(day)
+    except ValueError:
+        return None
+    if len(day) != 10 or not position.isdigit() or position.startswith("0"):
+        return None
+    return day, int(position)
+
+
+@dataclass(frozen=True, slots=True)
+class CleanText:
+    text: str
+    truncated: bool
+
+
+def clean_note_text(raw: str, *, max_chars: int = NOTE_MAX_CHARS) -> CleanText:
+    """Make model-written text safe to store and re-inject: one line, no control characters, a bullet's body.
+
+    Raises InvalidInput for text that is empty after cleaning or that is a Markdown heading.
+    """
+    text = "".join(
+        ch for ch in raw.translate(_LINE_BREAKS) if unicodedata.category(ch) != "Cc"
+    ).strip()
+    for bullet in _BULLETS:
+        if text.startswith(bullet):
+            text = text[len(bullet) :].strip()
+            break
+    if not text:
+        raise InvalidInput("a note cannot be empty", details=[{"loc": ["arguments", "text"], "msg": "empty after cleaning", "type": "empty_note"}])
+    if _HEADING.match(text):
+        raise InvalidInput("a note cannot be a heading; write the fact as a plain sentence", details=[{"loc": ["arguments", "text"], "msg": "headings are not allowed", "type": "heading"}])
+    if len(text) <= max_chars:
+        return CleanText(text, truncated=False)
+    return CleanText(text[:max_chars].rstrip(), truncated=True)

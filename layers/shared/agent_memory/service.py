@@ -1,0 +1,147 @@
+"""The operations behind the routes: remember, update_memory and the per-turn context."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+
+from agent_memory.api import ConversationContext
+from agent_memory.clock import iso, utc_now
+from agent_memory.compression import compress
+from agent_memory.context_block import fit_notes, system_prompt
+from agent_memory.document import EMPTY_DOCUMENT, HARD_LIMIT, Author, Document, Reason, SavedDocument, soft_limit_warnings
+from agent_memory.errors import InvalidInput, VersionConflict
+from agent_memory.models.chat import ChatModel
+from agent_memory.notes import Note, Origin, clean_note_text
+from agent_memory.observability import logger, metrics
+from agent_memory.scope import Scope
+from agent_memory.storage.document_store import DocumentStore
+from agent_memory.storage.note_store import NoteStore
+
+# Enough rows for a full 4,000-character block of the shortest possible note lines (about 20 characters each).
+RECENT_NOTES_QUERY_LIMIT = 200
+# Without document_version, a write re-reads the head and tries again this many times under contention.
+UNVERSIONED_WRITE_ATTEMPTS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Remembered:
+    note: Note
+    truncated: bool
+
+
+class MemoryService:
+    """One instance per process; stores and the model are given, never created here."""
+
+    def __init__(self, notes: NoteStore, documents: DocumentStore, chat_model: Callable[[], ChatModel | None]) -> None:
+        self._notes = notes
+        self._documents = documents
+        self._chat_model = chat_model
+
+    def remember(self, scope: Scope, context: ConversationContext, text: str, *, source: str = "remember") -> Remembered:
+        cleaned = clean_note_text(text)
+        now = utc_now()
+        note = self._notes.append(
+            scope,
+            day=now.date().isoformat(),
+            text=cleaned.text,
+            created_at=iso(now),
+            source=source,
+            origin=Origin(user_id=context.user_id, thread_id=context.thread_id),
+        )
+        metrics.add_metric(name="NotesWritten", unit="Count", value=1)
+        if cleaned.truncated:
+            metrics.add_metric(name="NotesTruncated", unit="Count", value=1)
+        logger.info("note written", extra={"scope": scope.kind, "note_id": note.id, "truncated": cleaned.truncated})
+        return Remembered(note, cleaned.truncated)
+
+    def update_memory(
+        self, scope: Scope, content: str, *, expected_version: int | None, reason: Reason, by: Author, allow_empty: bool = False
+    ) -> SavedDocument:
+        """The one validated write path: limits, compression, history, optimistic concurrency.
+
+        With ``expected_version`` a stale version is a 409. Without it the write applies to whatever is
+        current, re-reading under contention, so it never overwrites a version it has not seen as the head.
+        """
+        if not content.strip() and not allow_empty:
+            raise InvalidInput(
+                "the document cannot be empty; clearing memory is a dashboard action",
+                details=[{"loc": ["arguments", "content"], "msg": "empty content", "type": "empty_document"}],
+            )
+        compressed = len(content) > HARD_LIMIT
+        if compressed:
+            if expected_version is not None:
+                self._check_current(scope, expected_version)  # fail fast before a minute-long model call
+            content = compress(self._chat_model(), content)
+            reason = "compression"
+            metrics.add_metric(name="Compressions", unit="Count", value=1)
+        document = self._save(scope, content, expected_version=expected_version, reason=reason, by=by)
+        metrics.add_metric(name="DocumentWrites", unit="Count", value=1)
+        logger.info("document saved", extra={"scope": scope.kind, "version": document.version, "chars": document.chars, "reason": reason})
+        return SavedDocument(document, compressed=compressed, warnings=soft_limit_warnings(content))
+
+    def _check_current(self, scope: Scope, expected_version: int) -> None:
+        if self._documents.current(scope, consistent=True).version != expected_version:
+            metrics.add_metric(name="VersionConflicts", unit="Count", value=1)
+            raise VersionConflict(f"the document is no longer at version {expected_version}; read it again and reapply the change")
+
+    def _save(self, scope: Scope, content: str, *, expected_version: int | None, reason: Reason, by: Author) -> Document:
+        attempt = 0
+        while True:
+            attempt += 1
+            base = expected_version if expected_version is not None else self._documents.current(scope, consistent=True).version
+            try:
+                return self._documents.save(scope, content, expected_version=base, updated_at=iso(utc_now()), reason=reason, by=by)
+            except VersionConflict:
+                if expected_version is not None or attempt >= UNVERSIONED_WRITE_ATTEMPTS:
+                    metrics.add_metric(name="VersionConflicts", unit="Count", value=1)
+                    raise
+
+    def context(self, scope: Scope) -> MemoryContext:
+        """The per-turn memory: never raises for a storage fault, it degrades instead (a turn is never blocked)."""
+        degraded: list[str] = []
+        try:
+            document = self._documents.current(scope)
+        except Exception:  # noqa: BLE001 - any fault here must degrade the turn, not fail it
+            logger.exception("document could not be loaded; serving the turn without it")
+            degraded.append("document")
+            document = EMPTY_DOCUMENT
+        today = utc_now().date()
+        try:
+            recent = self._notes.newest_first(
+                scope, first_day=(today - timedelta(days=1)).isoformat(), last_day=today.isoformat(), limit=RECENT_NOTES_QUERY_LIMIT
+            )
+        except Exception:  # noqa: BLE001 - same: notes are best-effort on the per-turn path
+            logger.exception("notes could not be loaded; serving the turn without them")
+            degraded.append("notes")
+            recent = None
+        kept, block = fit_notes(recent) if recent is not None else ([], None)
+        for part in degraded:
+            metrics.add_metric(name=f"ContextDegraded{part.title()}", unit="Count", value=1)
+        metrics.add_metric(name="ContextNotesInjected", unit="Count", value=len(kept))
+        return MemoryContext(
+            scope=scope.kind,
+            document=document,
+            recent_notes=kept,
+            system_prompt=system_prompt(scope.kind, document, block),
+            degraded=degraded,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryContext:
+    scope: str
+    document: Document
+    recent_notes: list[Note]
+    system_prompt: str
+    degraded: list[str]
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "scope": self.scope,
+            "document": self.document.as_dict(),
+            "recent_notes": [note.as_dict() for note in self.recent_notes],
+            "system_prompt": self.system_prompt,
+            "degraded": self.degraded,
+        }

@@ -1,0 +1,66 @@
+"""Configuration, read from the environment once per process (CONTRACT §2)."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from functools import cache
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+class Settings(BaseModel):
+    """Everything a function needs to know about its deployment."""
+
+    model_config = ConfigDict(frozen=True)
+
+    table_name: str = "MemoryTable"
+    chat_model: str | None = None
+    openai_base_url: str = "https://api.openai.com/v1"
+    openai_api_key: str | None = None
+    memory_now: datetime | None = Field(default=None, description="local stack only: frozen clock")
+    dynamodb_connect_timeout_s: float = 1.0
+    dynamodb_read_timeout_s: float = 2.0
+    dynamodb_max_attempts: int = 3
+    chat_timeout_s: float = 60.0
+
+    @field_validator("chat_model", "openai_api_key", "memory_now", mode="before")
+    @classmethod
+    def _blank_is_unset(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("chat_model")
+    @classmethod
+    def _known_provider(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        provider, _, name = value.partition(":")
+        if provider not in ("bedrock", "openai") or not name:
+            raise ValueError("MEMORY_CHAT_MODEL must be bedrock:<modelId> or openai:<model>")
+        return value
+
+    @field_validator("memory_now")
+    @classmethod
+    def _must_be_utc(cls, value: datetime | None) -> datetime | None:
+        if value is not None and value.tzinfo is None:
+            raise ValueError("MEMORY_NOW must carry a UTC offset, e.g. 2026-12-03T10:00:00Z")
+        return value
+
+
+_ENV = {
+    "table_name": "MEMORY_TABLE_NAME",
+    "chat_model": "MEMORY_CHAT_MODEL",
+    "openai_base_url": "OPENAI_BASE_URL",
+    "openai_api_key": "OPENAI_API_KEY",
+    "memory_now": "MEMORY_NOW",
+    "dynamodb_connect_timeout_s": "MEMORY_DYNAMODB_CONNECT_TIMEOUT_S",
+    "dynamodb_read_timeout_s": "MEMORY_DYNAMODB_READ_TIMEOUT_S",
+    "dynamodb_max_attempts": "MEMORY_DYNAMODB_MAX_ATTEMPTS",
+    "chat_timeout_s": "MEMORY_CHAT_TIMEOUT_S",
+}
+
+
+@cache
+def get_settings() -> Settings:
+    """The process's settings; cached because the environment of a Lambda sandbox never changes."""
+    return Settings.model_validate({field: os.environ[var] for field, var in _ENV.items() if var in os.environ})

@@ -1,0 +1,43 @@
+"""The DynamoDB client every store shares: bounded timeouts and botocore's standard retry mode."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from agent_memory.errors import StorageUnavailable
+from agent_memory.settings import Settings
+
+if TYPE_CHECKING:
+    from botocore.exceptions import ClientError
+
+_UNAVAILABLE = {
+    "ProvisionedThroughputExceededException",
+    "ThrottlingException",
+    "RequestLimitExceeded",
+    "InternalServerError",
+    "ServiceUnavailable",
+}
+
+
+def make_dynamodb_client(settings: Settings) -> Any:
+    """A client that gives up quickly: a chat turn must never hang on storage."""
+    import boto3
+    from botocore.config import Config
+
+    config = Config(
+        connect_timeout=settings.dynamodb_connect_timeout_s,
+        read_timeout=settings.dynamodb_read_timeout_s,
+        retries={"mode": "standard", "max_attempts": settings.dynamodb_max_attempts},
+    )
+    return boto3.client("dynamodb", config=config)
+
+
+def error_code(error: ClientError) -> str:
+    return str(error.response.get("Error", {}).get("Code", ""))
+
+
+def as_unavailable(error: ClientError) -> StorageUnavailable | None:
+    """The domain error for a throttle or a server fault, None for anything else (a bug to surface)."""
+    if error_code(error) in _UNAVAILABLE:
+        return StorageUnavailable("memory storage is busy or unavailable; nothing was written, try again")
+    return None

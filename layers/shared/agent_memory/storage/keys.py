@@ -1,0 +1,41 @@
+"""The single-table key layout. Everything of one scope shares the partition key ``Scope.key``.
+
+Sort keys (see docs/storage.md):
+- ``doc``                     the current document (head), read by every turn in one GetItem;
+- ``doc#v#<version:010>``     every saved version, immutable;
+- ``day#<YYYY-MM-DD>``        the day's position counter (atomic ADD keeps positions unique);
+- ``note#<YYYY-MM-DD>#<position:09>``  a note; one day in order, or two days newest first, is one Query.
+
+Unconsolidated notes also carry ``uc_pk``/``uc_sk``, the keys of the sparse ``Unconsolidated`` index:
+the nightly consolidation reads it oldest first and removes the two attributes once a note is folded.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+DOC_HEAD = "doc"
+UNCONSOLIDATED_INDEX = "Unconsolidated"
+UNCONSOLIDATED_SHARDS = 16
+
+
+def version_sk(version: int) -> str:
+    return f"doc#v#{version:010d}"
+
+
+def day_sk(day: str) -> str:
+    return f"day#{day}"
+
+
+def note_sk(day: str, position: int) -> str:
+    return f"note#{day}#{position:09d}"
+
+
+def notes_of_days(first_day: str, last_day: str) -> tuple[str, str]:
+    """Inclusive sort-key bounds covering every note from ``first_day`` to ``last_day``."""
+    return f"note#{first_day}#", f"note#{last_day}#~"
+
+
+def unconsolidated_shard(scope_key: str) -> str:
+    """A scope's notes all sit in one shard of the sparse index; 16 shards spread the write load."""
+    return f"uc#{zlib.crc32(scope_key.encode()) % UNCONSOLIDATED_SHARDS:02d}"

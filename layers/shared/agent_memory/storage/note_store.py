@@ -1,0 +1,98 @@
+"""Notes in DynamoDB: append with a unique per-day position, read a range of days newest first."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from agent_memory.notes import Note, Origin
+from agent_memory.scope import Scope
+from agent_memory.storage.client import as_unavailable
+from agent_memory.storage.keys import day_sk, note_sk, notes_of_days, unconsolidated_shard
+
+
+def _note_item(scope: Scope, note: Note) -> dict[str, Any]:
+    item: dict[str, Any] = {
+        "pk": {"S": scope.key},
+        "sk": {"S": note_sk(note.day, note.position)},
+        "day": {"S": note.day},
+        "position": {"N": str(note.position)},
+        "text": {"S": note.text},
+        "created_at": {"S": note.created_at},
+        "source": {"S": note.source},
+        "origin_user_id": {"S": note.origin.user_id},
+        "origin_thread_id": {"S": note.origin.thread_id},
+        "consolidated": {"BOOL": note.consolidated},
+    }
+    if note.origin.compaction_id is not None:
+        item["origin_compaction_id"] = {"S": note.origin.compaction_id}
+    if not note.consolidated:
+        item["uc_pk"] = {"S": unconsolidated_shard(scope.key)}
+        item["uc_sk"] = {"S": f"{note.created_at}#{scope.key}#{note.id}"}
+    return item
+
+
+def note_from_item(item: dict[str, Any]) -> Note:
+    compaction = item.get("origin_compaction_id")
+    return Note(
+        day=item["day"]["S"],
+        position=int(item["position"]["N"]),
+        text=item["text"]["S"],
+        created_at=item["created_at"]["S"],
+        source=item["source"]["S"],
+        origin=Origin(
+            user_id=item["origin_user_id"]["S"],
+            thread_id=item["origin_thread_id"]["S"],
+            compaction_id=compaction["S"] if compaction else None,
+        ),
+        consolidated=item["consolidated"]["BOOL"],
+    )
+
+
+class NoteStore:
+    """Every note of a scope lives in the scope's partition, sorted by day then position."""
+
+    def __init__(self, client: Any, table_name: str) -> None:
+        self._client = client
+        self._table = table_name
+
+    def append(self, scope: Scope, *, day: str, text: str, created_at: str, source: str, origin: Origin) -> Note:
+        """Two requests: take the next position of the day atomically, then write the note there.
+
+        The counter's atomic ADD makes positions unique under any concurrency. A write that fails after
+        taking a position leaves a gap, never a duplicate.
+        """
+        try:
+            counter = self._client.update_item(
+                TableName=self._table,
+                Key={"pk": {"S": scope.key}, "sk": {"S": day_sk(day)}},
+                UpdateExpression="ADD next_position :one, note_count :one",
+                ExpressionAttributeValues={":one": {"N": "1"}},
+                ReturnValues="UPDATED_NEW",
+            )
+            position = int(counter["Attributes"]["next_position"]["N"])
+            note = Note(day=day, position=position, text=text, created_at=created_at, source=source, origin=origin)
+            self._client.put_item(
+                TableName=self._table,
+                Item=_note_item(scope, note),
+                ConditionExpression="attribute_not_exists(sk)",
+            )
+        except ClientError as error:
+            raise as_unavailable(error) or error from None
+        return note
+
+    def newest_first(self, scope: Scope, *, first_day: str, last_day: str, limit: int) -> list[Note]:
+        """The notes of ``first_day``..``last_day`` (inclusive), newest first, in one Query."""
+        low, high = notes_of_days(first_day, last_day)
+        try:
+            answer = self._client.query(
+                TableName=self._table,
+                KeyConditionExpression="pk = :pk AND sk BETWEEN :low AND :high",
+                ExpressionAttributeValues={":pk": {"S": scope.key}, ":low": {"S": low}, ":high": {"S": high}},
+                ScanIndexForward=False,
+                Limit=limit,
+            )
+        except ClientError as error:
+            raise as_unavailable(error) or error from None
+        return [note_from_item(item) for item in answer["Items"]]

@@ -1,0 +1,43 @@
+"""``GET /v1/tools``: the three tools with JSON Schemas of their arguments, ready to hand to a model."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from agent_memory.api import RecallArgs, RememberArgs, StrictModel, UpdateMemoryArgs
+
+_TOOLS: list[tuple[str, type[StrictModel], str]] = [
+    (
+        "remember",
+        RememberArgs,
+        "Save one durable fact as a short dated note in this conversation's memory (personal in a private "
+        "conversation, the team's in a shared one). One fact per call; no headings; at most 2,000 characters.",
+    ),
+    (
+        "update_memory",
+        UpdateMemoryArgs,
+        "Rewrite the whole curated memory document (Markdown) of this conversation's memory. Pass the complete "
+        "new document: it replaces the current one. Keep it under 18,000 characters; above 25,000 it is "
+        "compressed automatically. Every earlier version is kept.",
+    ),
+    (
+        "recall",
+        RecallArgs,
+        "Search this conversation's memory notes, older ones included, and return the best matches first.",
+    ),
+]
+
+
+def _schema(model: type[StrictModel]) -> dict[str, Any]:
+    schema = model.model_json_schema()
+    schema.pop("title", None)
+    schema.pop("description", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+    return schema
+
+
+@cache
+def tool_definitions() -> list[dict[str, Any]]:
+    return [{"name": name, "description": description, "parameters": _schema(model)} for name, model, description in _TOOLS]

@@ -1,0 +1,117 @@
+"""Read ``template.yaml``, the single source of truth: tables, functions and their HTTP routes.
+
+The tests and the local stack build their DynamoDB tables and their routing from here, so neither can
+drift from what ``sam deploy`` creates.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATE = ROOT / "template.yaml"
+
+
+class _CfnLoader(yaml.SafeLoader):
+    """A YAML loader that accepts CloudFormation's short-form tags (``!Ref``, ``!GetAtt``...) as plain data."""
+
+
+def _tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> dict[str, Any]:
+    if isinstance(node, yaml.ScalarNode):
+        value: Any = loader.construct_scalar(node)
+    elif isinstance(node, yaml.SequenceNode):
+        value = loader.construct_sequence(node, deep=True)
+    else:
+        value = loader.construct_mapping(node, deep=True)  # type: ignore[arg-type]
+    name = "Ref" if suffix == "Ref" else f"Fn::{suffix}"
+    return {name: value}
+
+
+_CfnLoader.add_multi_constructor("!", _tag)
+
+
+@cache
+def load_template() -> dict[str, Any]:
+    return yaml.load(TEMPLATE.read_text(), Loader=_CfnLoader)  # noqa: S506 - a SafeLoader subclass
+
+
+def _resources(kind: str) -> dict[str, dict[str, Any]]:
+    return {name: res for name, res in load_template()["Resources"].items() if res["Type"] == kind}
+
+
+def table_definitions() -> dict[str, dict[str, Any]]:
+    """``create_table`` arguments for every table, named by logical id (the local name of the table)."""
+    tables = {}
+    for name, resource in _resources("AWS::DynamoDB::Table").items():
+        props = resource["Properties"]
+        definition = {
+            "TableName": name,
+            "AttributeDefinitions": props["AttributeDefinitions"],
+            "KeySchema": props["KeySchema"],
+            "BillingMode": props["BillingMode"],
+        }
+        if "GlobalSecondaryIndexes" in props:
+            definition["GlobalSecondaryIndexes"] = props["GlobalSecondaryIndexes"]
+        if "StreamSpecification" in props:
+            definition["StreamSpecification"] = {"StreamEnabled": True, **props["StreamSpecification"]}
+        tables[name] = definition
+    return tables
+
+
+@dataclass(frozen=True)
+class Route:
+    function: str
+    method: str
+    path: str
+    pattern: re.Pattern[str]
+
+    @property
+    def route_key(self) -> str:
+        return f"{self.method} {self.path}"
+
+
+def _path_pattern(path: str) -> re.Pattern[str]:
+    return re.compile("^" + re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>[^/]+)", re.escape(path)) + "$")
+
+
+def http_routes() -> list[Route]:
+    """Every ``HttpApi`` event of every function, as the local stack must route them."""
+    routes = []
+    for name, resource in _resources("AWS::Serverless::Function").items():
+        for event in resource["Properties"].get("Events", {}).values():
+            if event["Type"] == "HttpApi":
+                path, method = event["Properties"]["Path"], event["Properties"]["Method"].upper()
+                routes.append(Route(name, method, path, _path_pattern(path)))
+    return routes
+
+
+def function_names() -> list[str]:
+    return list(_resources("AWS::Serverless::Function"))
+
+
+@cache
+def load_handler(function: str) -> Callable[[dict[str, Any], Any], Any]:
+    """Import a function's handler from its ``CodeUri`` and ``Handler``, as Lambda would.
+
+    Every function's module is ``app``, so each is loaded under its own name to keep them apart.
+    """
+    props = load_template()["Resources"][function]["Properties"]
+    module_name, _, attribute = props["Handler"].rpartition(".")
+    path = ROOT / props["CodeUri"] / f"{module_name.replace('.', '/')}.py"
+    spec = importlib.util.spec_from_file_location(f"_handler_{function}", path)
+    assert spec is not None and spec.loader is not None
+    module: ModuleType = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    handler: Callable[[dict[str, Any], Any], Any] = getattr(module, attribute)
+    return handler
