@@ -103,7 +103,9 @@ def function_names() -> list[str]:
 def load_handler(function: str) -> Callable[[dict[str, Any], Any], Any]:
     """Import a function's handler from its ``CodeUri`` and ``Handler``, as Lambda would.
 
-    Every function's module is ``app``, so each is loaded under its own name to keep them apart.
+    Every function's module is ``app``, so each is loaded under its own name to keep them apart. Like a
+    Lambda sandbox, a process serves one event at a time through it: Powertools' resolver keeps the
+    current event on a class attribute, so concurrent events need concurrent processes.
     """
     props = load_template()["Resources"][function]["Properties"]
     module_name, _, attribute = props["Handler"].rpartition(".")

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
+import socket
+import threading
+import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -10,6 +14,7 @@ from typing import Any
 import boto3
 import pytest
 from moto import mock_aws
+from moto.server import ThreadedMotoServer
 
 from agent_memory import runtime
 from local.template import load_handler, table_definitions
@@ -76,19 +81,96 @@ class Answer:
 Call = Callable[..., Answer]
 
 
-@pytest.fixture
-def call(aws: Any, lambda_context: LambdaContext) -> Call:
-    """Send a route's event (events/<name>.json, body swapped) through its function's handler."""
-    functions = {"remember": "ToolsFunction", "update_memory": "ToolsFunction", "list_tools": "ToolsFunction",
-                 "health": "ToolsFunction", "context": "ContextFunction"}
+ROUTE_FUNCTIONS = {
+    "remember": "ToolsFunction",
+    "update_memory": "ToolsFunction",
+    "list_tools": "ToolsFunction",
+    "health": "ToolsFunction",
+    "context": "ContextFunction",
+}
 
+
+def make_caller(handler_for: Callable[[str], Callable[..., Any]], lambda_context: LambdaContext) -> Call:
     def _call(name: str, body: Any = ..., *, raw_body: str | None = None) -> Answer:
         event = load_event(name, raw_body=raw_body) if body is ... else load_event(name, body, raw_body=raw_body)
-        result = load_handler(functions[name])(event, lambda_context)
+        result = handler_for(ROUTE_FUNCTIONS[name])(event, lambda_context)
         payload = json.loads(result["body"]) if result.get("body") else None
         return Answer(result["statusCode"], payload, result.get("headers", {}))
 
     return _call
+
+
+@pytest.fixture
+def call(aws: Any, lambda_context: LambdaContext) -> Call:
+    """Send a route's event (events/<name>.json, body swapped) through its function's handler."""
+    return make_caller(load_handler, lambda_context)
+
+
+@pytest.fixture
+def sandboxes(monkeypatch: pytest.MonkeyPatch, lambda_context: LambdaContext) -> Iterator[Callable[..., list[Answer]]]:
+    """Run many calls at once, each in its own process: concurrent Lambda sandboxes on one moto server.
+
+    Processes, not threads: Powertools keeps the current event on a class attribute, so one process
+    serves one event at a time, exactly as a Lambda sandbox does. The workers are forked before the
+    moto server starts any thread, and reach it over HTTP like real clients reach DynamoDB.
+    """
+    for function in set(ROUTE_FUNCTIONS.values()):
+        load_handler(function)  # imported once here, inherited by every forked worker
+    port = _free_port()
+    monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", f"http://127.0.0.1:{port}")
+    runtime.reset()
+    pool = multiprocessing.get_context("fork").Pool(processes=20, initializer=runtime.reset)
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    _make_each_request_atomic()
+    server.start()
+    try:
+        # moto's state is per process, not per server: start from empty tables.
+        urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{port}/moto-api/reset", method="POST"))
+        client = boto3.client("dynamodb")
+        for definition in table_definitions().values():
+            client.create_table(**definition)
+
+        def _run(calls: list[tuple[str, Any]]) -> list[Answer]:
+            return pool.starmap(_call_in_sandbox, [(name, body, lambda_context) for name, body in calls], chunksize=1)
+
+        yield _run
+    finally:
+        pool.terminate()
+        pool.join()
+        server.stop()
+
+
+def _call_in_sandbox(name: str, body: Any, lambda_context: LambdaContext) -> Answer:
+    return make_caller(load_handler, lambda_context)(name, body)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _make_each_request_atomic() -> None:
+    """Serialise moto's handling of DynamoDB requests, as real DynamoDB serialises writes to an item.
+
+    moto applies an UpdateItem ADD or a conditional PutItem without a lock, so two requests can read
+    the same counter or both pass ``attribute_not_exists``; real DynamoDB cannot. Requests still
+    interleave with each other, which is what the concurrency tests exercise.
+    """
+    from moto.dynamodb.responses import DynamoHandler
+
+    if getattr(DynamoHandler.call_action, "_atomic", False):
+        return
+    lock = threading.Lock()
+    original = DynamoHandler.call_action
+
+    def _atomic(self: DynamoHandler) -> Any:
+        with lock:
+            return original(self)
+
+    _atomic._atomic = True  # type: ignore[attr-defined]
+    DynamoHandler.call_action = _atomic  # type: ignore[method-assign]
 
 
 def private(user: str = "u-1", thread: str = "t-1", **extra: Any) -> dict[str, Any]:

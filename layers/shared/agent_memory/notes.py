@@ -87,11 +87,9 @@ def clean_note_text(raw: str, *, max_chars: int = NOTE_MAX_CHARS) -> CleanText:
 
     Raises InvalidInput for text that is empty after cleaning or that is a Markdown heading.
     """
-    text = "".join(
-        ch for ch in raw.translate(_LINE_BREAKS) if unicodedata.category(ch) != "Cc"
-    ).strip()
+    text = "".join(ch for ch in raw.translate(_LINE_BREAKS) if unicodedata.category(ch) != "Cc").strip()
     for bullet in _BULLETS:
-        if text.startswith(bullet):
+        if text.startswith(bullet) or text == bullet.rstrip():  # a bare marker is an empty bullet
             text = text[len(bullet) :].strip()
             break
     if not text:

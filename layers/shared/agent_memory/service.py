@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -21,8 +23,10 @@ from agent_memory.storage.note_store import NoteStore
 
 # Enough rows for a full 4,000-character block of the shortest possible note lines (about 20 characters each).
 RECENT_NOTES_QUERY_LIMIT = 200
-# Without document_version, a write re-reads the head and tries again this many times under contention.
-UNVERSIONED_WRITE_ATTEMPTS = 3
+# Without document_version, a write re-reads the head and tries again this many times under contention,
+# after a short random pause so that racing writers spread out.
+UNVERSIONED_WRITE_ATTEMPTS = 5
+UNVERSIONED_RETRY_PAUSE_S = (0.01, 0.05)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +101,7 @@ class MemoryService:
                 if expected_version is not None or attempt >= UNVERSIONED_WRITE_ATTEMPTS:
                     metrics.add_metric(name="VersionConflicts", unit="Count", value=1)
                     raise
+                time.sleep(random.uniform(*UNVERSIONED_RETRY_PAUSE_S))  # noqa: S311 - jitter, not security
 
     def context(self, scope: Scope) -> MemoryContext:
         """The per-turn memory: never raises for a storage fault, it degrades instead (a turn is never blocked)."""

@@ -37,6 +37,20 @@ class DocumentStore:
         item = answer.get("Item")
         return _document_from_item(item) if item else EMPTY_DOCUMENT
 
+    def version(self, scope: Scope, version: int) -> tuple[Document, Reason, Author] | None:
+        """One saved version as it was, with why and by whom it was saved; None if the scope never had it."""
+        try:
+            answer = self._client.get_item(
+                TableName=self._table, Key={"pk": {"S": scope.key}, "sk": {"S": version_sk(version)}}
+            )
+        except ClientError as error:
+            raise as_unavailable(error) or error from None
+        item = answer.get("Item")
+        if not item:
+            return None
+        by = Author(**{key: item[f"by_{key}"]["S"] for key in ("user_id", "thread_id", "run_id") if f"by_{key}" in item})
+        return _document_from_item(item), item["reason"]["S"], by
+
     def save(
         self, scope: Scope, content: str, *, expected_version: int, updated_at: str, reason: Reason, by: Author
     ) -> Document:

@@ -8,7 +8,8 @@ from botocore.exceptions import ClientError
 
 from agent_memory.notes import Note, Origin
 from agent_memory.scope import Scope
-from agent_memory.storage.client import as_unavailable
+from agent_memory.errors import StorageUnavailable
+from agent_memory.storage.client import as_unavailable, error_code
 from agent_memory.storage.keys import day_sk, note_sk, notes_of_days, unconsolidated_shard
 
 
@@ -50,6 +51,9 @@ def note_from_item(item: dict[str, Any]) -> Note:
     )
 
 
+_POSITION_ATTEMPTS = 5
+
+
 class NoteStore:
     """Every note of a scope lives in the scope's partition, sorted by day then position."""
 
@@ -60,27 +64,36 @@ class NoteStore:
     def append(self, scope: Scope, *, day: str, text: str, created_at: str, source: str, origin: Origin) -> Note:
         """Two requests: take the next position of the day atomically, then write the note there.
 
-        The counter's atomic ADD makes positions unique under any concurrency. A write that fails after
-        taking a position leaves a gap, never a duplicate.
+        The counter's atomic ADD makes positions unique. The note's put is still conditional, and on a
+        collision (a counter restored from an older backup, or an emulator without atomic updates) the
+        note takes the next position instead: a gap is possible, a duplicate or an overwrite never.
         """
+        for _ in range(_POSITION_ATTEMPTS):
+            note = Note(day=day, position=self._next_position(scope, day), text=text, created_at=created_at, source=source, origin=origin)
+            try:
+                self._client.put_item(
+                    TableName=self._table,
+                    Item=_note_item(scope, note),
+                    ConditionExpression="attribute_not_exists(sk)",
+                )
+                return note
+            except ClientError as error:
+                if error_code(error) != "ConditionalCheckFailedException":
+                    raise as_unavailable(error) or error from None
+        raise StorageUnavailable("could not find a free position for the note; nothing was written, try again")
+
+    def _next_position(self, scope: Scope, day: str) -> int:
         try:
             counter = self._client.update_item(
                 TableName=self._table,
                 Key={"pk": {"S": scope.key}, "sk": {"S": day_sk(day)}},
-                UpdateExpression="ADD next_position :one, note_count :one",
+                UpdateExpression="ADD next_position :one",
                 ExpressionAttributeValues={":one": {"N": "1"}},
                 ReturnValues="UPDATED_NEW",
             )
-            position = int(counter["Attributes"]["next_position"]["N"])
-            note = Note(day=day, position=position, text=text, created_at=created_at, source=source, origin=origin)
-            self._client.put_item(
-                TableName=self._table,
-                Item=_note_item(scope, note),
-                ConditionExpression="attribute_not_exists(sk)",
-            )
         except ClientError as error:
             raise as_unavailable(error) or error from None
-        return note
+        return int(counter["Attributes"]["next_position"]["N"])
 
     def newest_first(self, scope: Scope, *, first_day: str, last_day: str, limit: int) -> list[Note]:
         """The notes of ``first_day``..``last_day`` (inclusive), newest first, in one Query."""

@@ -1,0 +1,624 @@
+"""Measure remember, update_memory and context: DynamoDB requests, latency against a floor, cold import.
+
+Run with ``make bench`` (``python -m bench.run``). Latency is measured in-process on moto, next to a
+*floor*: the bare boto3 calls each operation cannot do without, made on the same moto in the same run.
+moto answers in-process and costs far more than a network round trip's CPU, so absolute numbers only
+compare within a run; the ratio to the floor is what tells how much our own code adds per call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import json
+import os
+import platform
+import pstats
+import random
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import cache, partial
+from importlib.metadata import version as package_version
+from math import ceil
+from pathlib import Path
+from typing import Any, TypeVar
+
+from moto import mock_aws
+
+ROOT = Path(__file__).resolve().parent.parent
+LAYER = ROOT / "layers" / "shared"
+RESULTS = ROOT / "docs" / "benchmarks.json"
+
+TABLE = "MemoryTable"
+NOW = "2026-12-03T10:15:00Z"
+NOW_MS = "2026-12-03T10:15:00.000Z"
+TODAY, YESTERDAY = "2026-12-03", "2026-12-02"
+
+# Set before agent_memory or a handler is imported: Powertools reads its settings when the Logger and
+# Metrics of agent_memory.observability are built, at import.
+ENVIRONMENT = {
+    "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_SESSION_TOKEN": "testing",
+    "AWS_DEFAULT_REGION": "eu-west-1",
+    "AWS_ACCOUNT_ID_ENDPOINT_MODE": "disabled",
+    "MEMORY_TABLE_NAME": TABLE,
+    "MEMORY_NOW": NOW,
+    "POWERTOOLS_SERVICE_NAME": "agent-memory",
+    "POWERTOOLS_METRICS_NAMESPACE": "AgentMemory",
+    "POWERTOOLS_LOGGER_LOG_EVENT": "false",
+    # Powertools' console output is not ours to time: no INFO lines, and no EMF blob printed per call.
+    "POWERTOOLS_LOG_LEVEL": "WARNING",
+    "POWERTOOLS_METRICS_DISABLED": "true",
+}
+UNSET = ("MEMORY_CHAT_MODEL", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_PROFILE", "POWERTOOLS_DEV")
+
+# The targets of the issue.
+MAX_REQUESTS = {"context": 2, "remember": 2}
+MAX_TOOLS_IMPORT_MS = 300.0
+MAX_CONTEXT_RATIO = 1.3
+
+# One scope per operation, so that writes never grow the partition another operation reads.
+CONTEXT_USER = "bench-context"
+REMEMBER_USER = "bench-remember"
+UPDATE_WORKSPACE = "bench-update"
+FLOOR_REMEMBER_PK = "user#bench-remember-floor"
+FLOOR_UPDATE_PK = "ws#bench-update-floor"
+
+T = TypeVar("T")
+
+_SECTIONS = ("Preferences", "Projects", "Conventions", "People", "Open questions", "Environment")
+_FACTS = (
+    "Prefers metric units and ISO dates in every answer",
+    "Deploys happen on Tuesdays, after the stand-up and never on a Friday",
+    "The staging database is stg-eu-1; production is prod-eu-1 behind the bastion host",
+    "Writes Python 3.13 with ruff and mypy; prefers dataclasses over plain dicts",
+    "On-call rotation changes every Monday at 09:00 CET",
+    "Wants answers short first, with the details after a blank line",
+    "The quarterly report is due on the first Thursday of each quarter",
+    "Uses British spelling in customer-facing documents",
+    "The design review board meets every second Wednesday",
+    "Avoids ORMs; raw SQL with parameterised queries only",
+)
+_DETAILS = (
+    "confirmed twice in review",
+    "mentioned while planning the migration",
+    "agreed with the whole team in the retro",
+    "a standing rule since the spring",
+    "see the runbook for the exceptions, which are rare",
+)
+
+
+# --- workload -------------------------------------------------------------------------------------
+
+
+@cache
+def document_text(chars: int, seed: int) -> str:
+    """Markdown as a model curates it (headings and one-line bullets), about ``chars`` long.
+
+    Cached so that a floor call reuses the very text its service call sent, without building it inside
+    the timed region.
+    """
+    rng = random.Random(seed)
+    lines = [f"# Memory (revision {seed})"]
+    while sum(len(line) + 1 for line in lines) < chars:
+        if rng.random() < 0.15:
+            lines += ["", f"## {rng.choice(_SECTIONS)}"]
+        else:
+            lines.append(f"- {rng.choice(_FACTS)}; {rng.choice(_DETAILS)}.")
+    return "\n".join(lines)[:chars]
+
+
+@cache
+def fact_text(index: int) -> str:
+    """A note of varying length (about 50 to 250 characters), as a model passes it to ``remember``.
+
+    Cached for the same reason as ``document_text``.
+    """
+    rng = random.Random(index)
+    extra = "; ".join(rng.sample(_DETAILS, k=index % 4))
+    return f"- {_FACTS[index % len(_FACTS)]} (noted in thread t-{index}{'; ' + extra if extra else ''})"
+
+
+# --- counting requests ----------------------------------------------------------------------------
+
+
+class RequestCounter:
+    """The DynamoDB operation of every HTTP request botocore sends, retries included.
+
+    It is registered on ``before-send.dynamodb`` of boto3's default session *before* the service builds
+    its client, rather than on the client found through ``memory_service()``'s private attributes:
+    botocore copies a session's handlers into every client created from it, so the counter sees each
+    client the service makes (today one, from ``boto3.client``) even if that wiring changes, and it
+    sees the floor's client the same way. ``before-send`` fires once per attempt, so a retry counts
+    as the extra request it is. moto answers from a ``before-send`` handler as well; botocore calls
+    every handler of that event, so the order of the two does not matter.
+    """
+
+    def __init__(self) -> None:
+        self._operations: list[str] = []
+
+    def __call__(self, event_name: str, **_: Any) -> None:
+        self._operations.append(event_name.rsplit(".", 1)[-1])
+
+    def take(self) -> tuple[str, ...]:
+        """The operations sent since the last ``take``, in order."""
+        taken, self._operations = tuple(self._operations), []
+        return taken
+
+
+def instrumented_client(counter: RequestCounter) -> Any:
+    """The floor's client, built like the service's (same factory, timeouts and retry mode) so that
+    the two differ only by our code; the counter is on the session both clients come from."""
+    import boto3
+
+    from agent_memory import runtime
+    from agent_memory.settings import get_settings
+    from agent_memory.storage.client import make_dynamodb_client
+
+    boto3.setup_default_session()  # inside mock_aws, which patches the default session away
+    assert boto3.DEFAULT_SESSION is not None
+    boto3.DEFAULT_SESSION.events.register("before-send.dynamodb", counter)
+    runtime.reset()  # the service builds its client on its next call, from this session
+    return make_dynamodb_client(get_settings())
+
+
+# --- the three operations -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LambdaContext:
+    """The attributes Powertools' Logger reads from Lambda's context object."""
+
+    function_name: str
+    memory_limit_in_mb: int = 512
+    invoked_function_arn: str = "arn:aws:lambda:eu-west-1:123456789012:function:bench"
+    aws_request_id: str = "c6af9ac6-7b61-11e6-9a41-93e812345678"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return 29_000
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One route: how to build its i-th event, the status it must answer, and its bare-boto3 floor."""
+
+    name: str
+    function: str  # the logical id of the function in template.yaml
+    status: int
+    event: Callable[[int], dict[str, Any]]
+    floor: Callable[[int], object]
+
+
+def _conversation(route: str, **overrides: Any) -> dict[str, Any]:
+    """The conversation context of ``events/<route>.json``, with the bench's own ids."""
+    from tests.events import event_body
+
+    context: dict[str, Any] = {**event_body(route)["context"], **overrides}
+    return context
+
+
+def context_operation(client: Any) -> Operation:
+    """The per-turn read. Floor: GetItem of the head, then one Query of today's and yesterday's notes."""
+    from agent_memory.service import RECENT_NOTES_QUERY_LIMIT
+    from agent_memory.storage.keys import DOC_HEAD, notes_of_days
+    from tests.events import load_event
+
+    context = _conversation("context", user_id=CONTEXT_USER, thread_owner_id=CONTEXT_USER, document_version=1)
+    pk = {"S": f"user#{CONTEXT_USER}"}
+    low, high = notes_of_days(YESTERDAY, TODAY)
+
+    def floor(_: int) -> object:
+        client.get_item(TableName=TABLE, Key={"pk": pk, "sk": {"S": DOC_HEAD}}, ConsistentRead=False)
+        return client.query(
+            TableName=TABLE,
+            KeyConditionExpression="pk = :pk AND sk BETWEEN :low AND :high",
+            ExpressionAttributeValues={":pk": pk, ":low": {"S": low}, ":high": {"S": high}},
+            ScanIndexForward=False,
+            Limit=RECENT_NOTES_QUERY_LIMIT,
+        )
+
+    return Operation("context", "ContextFunction", 200, lambda _: load_event("context", {"context": context}), floor)
+
+
+def remember_operation(client: Any) -> Operation:
+    """A note appended. Floor: the day counter's atomic ADD, then the conditional PutItem of the note."""
+    from agent_memory.storage.keys import day_sk, note_sk, unconsolidated_shard
+    from tests.events import load_event
+
+    context = _conversation("remember", user_id=REMEMBER_USER, thread_owner_id=REMEMBER_USER)
+
+    def event(index: int) -> dict[str, Any]:
+        return load_event("remember", {"context": context, "arguments": {"text": fact_text(index)}})
+
+    def floor(index: int) -> object:
+        counter = client.update_item(
+            TableName=TABLE,
+            Key={"pk": {"S": FLOOR_REMEMBER_PK}, "sk": {"S": day_sk(TODAY)}},
+            UpdateExpression="ADD next_position :one",
+            ExpressionAttributeValues={":one": {"N": "1"}},
+            ReturnValues="UPDATED_NEW",
+        )
+        position = int(counter["Attributes"]["next_position"]["N"])
+        item = {
+            "pk": {"S": FLOOR_REMEMBER_PK},
+            "sk": {"S": note_sk(TODAY, position)},
+            "day": {"S": TODAY},
+            "position": {"N": str(position)},
+            "text": {"S": fact_text(index).removeprefix("- ")},
+            "created_at": {"S": NOW_MS},
+            "source": {"S": "remember"},
+            "origin_user_id": {"S": REMEMBER_USER},
+            "origin_thread_id": {"S": context["thread_id"]},
+            "consolidated": {"BOOL": False},
+            "uc_pk": {"S": unconsolidated_shard(FLOOR_REMEMBER_PK)},
+            "uc_sk": {"S": f"{NOW_MS}#{FLOOR_REMEMBER_PK}#{TODAY}.{position}"},
+        }
+        return client.put_item(TableName=TABLE, Item=item, ConditionExpression="attribute_not_exists(sk)")
+
+    return Operation("remember", "ToolsFunction", 201, event, floor)
+
+
+def update_memory_operation(client: Any) -> Operation:
+    """A 2,000-character rewrite at the version the caller saw (call i sends ``document_version`` i).
+
+    Floor: one TransactWriteItems putting the new version's item and moving the head, both conditional.
+    """
+    from agent_memory.storage.keys import DOC_HEAD, version_sk
+    from tests.events import load_event
+
+    context = _conversation("update_memory", workspace_id=UPDATE_WORKSPACE)
+
+    def event(index: int) -> dict[str, Any]:
+        body = {"context": {**context, "document_version": index}, "arguments": {"content": document_text(2000, index)}}
+        return load_event("update_memory", body)
+
+    def floor(index: int) -> object:
+        version = index + 1
+        attributes = {
+            "pk": {"S": FLOOR_UPDATE_PK},
+            "content": {"S": document_text(2000, index)},
+            "version": {"N": str(version)},
+            "updated_at": {"S": NOW_MS},
+            "reason": {"S": "tool"},
+            "by_user_id": {"S": context["user_id"]},
+            "by_thread_id": {"S": context["thread_id"]},
+        }
+        head_condition: dict[str, Any] = (
+            {"ConditionExpression": "attribute_not_exists(sk)"}
+            if index == 0
+            else {"ConditionExpression": "version = :expected", "ExpressionAttributeValues": {":expected": {"N": str(index)}}}
+        )
+        version_item = {**attributes, "sk": {"S": version_sk(version)}}
+        head_item = {**attributes, "sk": {"S": DOC_HEAD}}
+        return client.transact_write_items(
+            TransactItems=[
+                {"Put": {"TableName": TABLE, "Item": version_item, "ConditionExpression": "attribute_not_exists(sk)"}},
+                {"Put": {"TableName": TABLE, "Item": head_item, **head_condition}},
+            ]
+        )
+
+    return Operation("update_memory", "ToolsFunction", 200, event, floor)
+
+
+def create_tables(client: Any) -> None:
+    """The tables of template.yaml, as the tests create them."""
+    from local.template import table_definitions
+
+    for definition in table_definitions().values():
+        client.create_table(**definition)
+
+
+def seed_context_scope(client: Any) -> None:
+    """A realistic scope for the per-turn read: a 3,000-character document and 10 notes over two days.
+
+    Written through the stores so the items have exactly the service's shape.
+    """
+    from agent_memory.document import Author
+    from agent_memory.notes import Origin
+    from agent_memory.scope import Scope
+    from agent_memory.storage.document_store import DocumentStore
+    from agent_memory.storage.note_store import NoteStore
+
+    scope = Scope("personal", CONTEXT_USER)
+    author = Author(user_id=CONTEXT_USER, thread_id="t-1")
+    DocumentStore(client, TABLE).save(
+        scope, document_text(3000, 0), expected_version=0, updated_at=NOW_MS, reason="tool", by=author
+    )
+    notes = NoteStore(client, TABLE)
+    for index in range(10):
+        day = TODAY if index % 2 else YESTERDAY
+        origin = Origin(user_id=CONTEXT_USER, thread_id=f"t-{index}")
+        text = fact_text(index).removeprefix("- ")
+        notes.append(scope, day=day, text=text, created_at=f"{day}T09:{index:02d}:00.000Z", source="remember", origin=origin)
+
+
+# --- measuring ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Samples:
+    """Latencies in nanoseconds and the distinct request sequences seen, of the service and its floor."""
+
+    service_ns: list[int] = field(default_factory=list)
+    floor_ns: list[int] = field(default_factory=list)
+    service_requests: set[tuple[str, ...]] = field(default_factory=set)
+    floor_requests: set[tuple[str, ...]] = field(default_factory=set)
+
+
+def timed(call: Callable[[], T]) -> tuple[int, T]:
+    start = time.perf_counter_ns()
+    result = call()
+    return time.perf_counter_ns() - start, result
+
+
+def measure(operation: Operation, counter: RequestCounter, *, warmup: int, calls: int) -> Samples:
+    """Warm up, then time ``calls`` handler calls, each followed by one floor call.
+
+    Service and floor alternate so that a noisy neighbour or a clock change on this shared machine hits
+    both alike. Events are built before the loop, so only the handler itself is timed.
+    """
+    from agent_memory.observability import metrics
+    from local.template import load_handler
+
+    handler = load_handler(operation.function)
+    context = LambdaContext(function_name=operation.function)
+    events = [operation.event(index) for index in range(warmup + calls)]
+    samples = Samples()
+    for index, event in enumerate(events):
+        service_ns, answer = timed(partial(handler, event, context))
+        service_requests = counter.take()
+        # With printing disabled, Powertools never clears its metric set and prints it anyway once a
+        # metric holds 100 values; clearing it here, untimed, is what an enabled flush does per call.
+        metrics.clear_metrics()
+        if answer["statusCode"] != operation.status:
+            raise SystemExit(f"{operation.name} call {index} answered {answer['statusCode']}: {answer.get('body')}")
+        floor_ns, _ = timed(partial(operation.floor, index))
+        floor_requests = counter.take()
+        if index >= warmup:
+            samples.service_ns.append(service_ns)
+            samples.floor_ns.append(floor_ns)
+            samples.service_requests.add(service_requests)
+            samples.floor_requests.add(floor_requests)
+    return samples
+
+
+def percentile_ms(samples_ns: Iterable[int], fraction: float) -> float:
+    """Nearest-rank percentile, in milliseconds (p99 of 1,000 calls is the 10th slowest)."""
+    ordered = sorted(samples_ns)
+    return ordered[max(0, ceil(fraction * len(ordered)) - 1)] / 1e6
+
+
+@dataclass(frozen=True)
+class Result:
+    name: str
+    function: str
+    requests: tuple[str, ...]  # the longest sequence seen, should calls differ
+    floor_requests: tuple[str, ...]
+    varying_requests: bool
+    p50_ms: float
+    p99_ms: float
+    floor_p50_ms: float
+    import_ms: float
+
+    @property
+    def ratio(self) -> float:
+        return self.p50_ms / self.floor_p50_ms
+
+    def as_json(self) -> dict[str, Any]:
+        """The shape of docs/benchmarks.json, shared with the operations later issues add."""
+        return {
+            "requests": len(self.requests),
+            "p50_ms": round(self.p50_ms, 3),
+            "p99_ms": round(self.p99_ms, 3),
+            "floor_p50_ms": round(self.floor_p50_ms, 3),
+            "import_ms": round(self.import_ms, 1),
+        }
+
+
+def summarize(operation: Operation, samples: Samples, import_ms: float) -> Result:
+    return Result(
+        name=operation.name,
+        function=operation.function,
+        requests=max(samples.service_requests, key=len),
+        floor_requests=max(samples.floor_requests, key=len),
+        varying_requests=len(samples.service_requests) > 1,
+        p50_ms=percentile_ms(samples.service_ns, 0.50),
+        p99_ms=percentile_ms(samples.service_ns, 0.99),
+        floor_p50_ms=percentile_ms(samples.floor_ns, 0.50),
+        import_ms=import_ms,
+    )
+
+
+def profile(operation: Operation, first_index: int, calls: int, limit: int = 30) -> None:
+    """cProfile over ``calls`` more handler calls (untimed runs), top functions by own and total time."""
+    from local.template import load_handler
+
+    handler = load_handler(operation.function)
+    context = LambdaContext(function_name=operation.function)
+    events = [operation.event(index) for index in range(first_index, first_index + calls)]
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for event in events:
+        handler(event, context)
+    profiler.disable()
+    for order in ("tottime", "cumulative"):
+        print(f"\nprofile of {calls} {operation.name} calls, by {order}:")
+        pstats.Stats(profiler, stream=sys.stdout).strip_dirs().sort_stats(order).print_stats(limit)
+
+
+# --- cold import ----------------------------------------------------------------------------------
+
+_IMPORT_SNIPPET = """\
+import importlib, sys, time
+sys.path[:0] = sys.argv[1:3]
+start = time.perf_counter_ns()
+importlib.import_module(sys.argv[3])
+print((time.perf_counter_ns() - start) / 1e6)
+"""
+
+
+def cold_import_ms(function: str, runs: int) -> float:
+    """Median time to import a function's handler module in a fresh interpreter, as Lambda's init does.
+
+    ``sys.path`` starts with the function's code and the layer (Lambda's /var/task and /opt/python),
+    and ``-I`` keeps the working directory and PYTHONPATH out. The environment has Lambda's own
+    variables because imports branch on them: outside Lambda, the X-Ray recorder that Powertools' Tracer
+    builds at import creates two botocore clients for its sampler (about 250 ms that Lambda never
+    pays), while in Lambda the Tracer is enabled (``Tracing: Active``) and patches its modules instead.
+    A first, discarded run writes the bytecode caches and warms the page cache.
+    """
+    from local.template import load_template
+
+    properties = load_template()["Resources"][function]["Properties"]
+    code = ROOT / properties["CodeUri"]
+    module = properties["Handler"].rpartition(".")[0]
+    environment = {
+        **os.environ,
+        "LAMBDA_TASK_ROOT": str(code),
+        "AWS_LAMBDA_FUNCTION_NAME": function,
+        "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "512",
+        "AWS_EXECUTION_ENV": "AWS_Lambda_python3.13",
+    }
+    command = [sys.executable, "-I", "-c", _IMPORT_SNIPPET, str(code), str(LAYER), module]
+    samples = []
+    for _ in range(runs + 1):
+        done = subprocess.run(command, env=environment, capture_output=True, text=True, check=True, timeout=60)
+        samples.append(float(done.stdout.strip().splitlines()[-1]))
+    return statistics.median(samples[1:])
+
+
+# --- report ---------------------------------------------------------------------------------------
+
+
+def verdict(passed: bool) -> str:
+    return "PASS" if passed else "FAIL"
+
+
+def target_lines(results: dict[str, Result], imports: dict[str, float]) -> list[str]:
+    """One line per target of the issue, PASS or FAIL first."""
+    lines = []
+    for name, limit in MAX_REQUESTS.items():
+        count = len(results[name].requests)
+        lines.append(f"{verdict(count <= limit)}  {name}: {count} DynamoDB requests per call (target <= {limit})")
+    tools_ms = imports["ToolsFunction"]
+    lines.append(f"{verdict(tools_ms < MAX_TOOLS_IMPORT_MS)}  ToolsFunction cold import: {tools_ms:.0f} ms "
+                 f"(target < {MAX_TOOLS_IMPORT_MS:.0f} ms)")
+    ratio = results["context"].ratio
+    lines.append(f"{verdict(ratio <= MAX_CONTEXT_RATIO)}  context p50: {ratio:.2f}x its floor p50 "
+                 f"(target <= {MAX_CONTEXT_RATIO}x)")
+    return lines
+
+
+def report(results: dict[str, Result], imports: dict[str, float], calls: int) -> str:
+    header = f"{'operation':<14}{'requests':<22}{'p50 ms':>9}{'p99 ms':>9}{'floor p50':>11}{'ratio':>8}  {'floor requests':<28}{'import ms':>10}"
+    rows = [header, "-" * len(header)]
+    for result in results.values():
+        requests = f"{len(result.requests)} {'+'.join(result.requests)}" + (" *" if result.varying_requests else "")
+        floor = f"{len(result.floor_requests)} {'+'.join(result.floor_requests)}"
+        rows.append(
+            f"{result.name:<14}{requests:<22}{result.p50_ms:>9.3f}{result.p99_ms:>9.3f}{result.floor_p50_ms:>11.3f}"
+            f"{result.ratio:>7.2f}x  {floor:<28}{result.import_ms:>10.0f}"
+        )
+    notes = [
+        f"latency: {calls} in-process handler calls per operation on moto; floor: the bare boto3 calls, same run",
+        "import: median cold import of the serving function's handler module in a fresh interpreter: "
+        + ", ".join(f"{name} {ms:.0f} ms" for name, ms in imports.items()),
+    ]
+    if any(result.varying_requests for result in results.values()):
+        notes.append("* calls of this operation did not all make the same requests; the longest sequence is shown")
+    return "\n".join([*rows, "", *notes, "", "targets:", *(f"  {line}" for line in target_lines(results, imports))])
+
+
+def machine() -> dict[str, Any]:
+    """What the numbers were measured on; they compare only with runs of the same machine."""
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "command": "make bench",
+        "boto3": package_version("boto3"),
+        "moto": package_version("moto"),
+    }
+
+
+def write_results(results: dict[str, Result], path: Path, meta: dict[str, Any]) -> None:
+    """Merge into the existing file: later issues add their own operations to it."""
+    data: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
+    data.update({name: result.as_json() for name, result in results.items()})
+    data["_meta"] = meta
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2) + "\n")
+
+
+# --- entry point ----------------------------------------------------------------------------------
+
+
+def configure() -> None:
+    """The environment of the tests (fake credentials, frozen clock, quiet Powertools) and the import paths."""
+    os.environ.update(ENVIRONMENT)
+    for name in UNSET:
+        os.environ.pop(name, None)
+    for path in (str(ROOT), str(LAYER)):
+        if path not in sys.path:
+            sys.path.insert(0, path)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=1000, help="timed calls per operation (default 1000)")
+    parser.add_argument("--warmup", type=int, default=50, help="untimed calls first (default 50)")
+    parser.add_argument("--import-runs", type=int, default=7, help="fresh interpreters per import median (default 7)")
+    parser.add_argument("--output", type=Path, default=RESULTS, help="the JSON file to merge into")
+    parser.add_argument("--profile", choices=["context", "remember", "update_memory"], help="also cProfile one operation")
+    return parser.parse_args(argv)
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def run_operations(args: argparse.Namespace, imports: dict[str, float]) -> dict[str, Result]:
+    """Tables, seed and every operation on one moto, the service and its floor side by side."""
+    counter = RequestCounter()
+    client = instrumented_client(counter)
+    create_tables(client)
+    seed_context_scope(client)
+    counter.take()
+    results = {}
+    operations = [context_operation(client), remember_operation(client), update_memory_operation(client)]
+    for operation in operations:
+        log(f"timing {operation.name}: {args.warmup} warm-up + {args.calls} calls, each with its floor")
+        samples = measure(operation, counter, warmup=args.warmup, calls=args.calls)
+        results[operation.name] = summarize(operation, samples, imports[operation.function])
+    if args.profile:
+        chosen = next(operation for operation in operations if operation.name == args.profile)
+        profile(chosen, first_index=args.warmup + args.calls, calls=args.calls)
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    """A report, not a gate: the exit code is 0 even when a target fails."""
+    args = parse_args(argv)
+    configure()
+    imports = {}
+    for function in ("ToolsFunction", "ContextFunction"):
+        log(f"cold import of {function}: {args.import_runs} fresh interpreters")
+        imports[function] = cold_import_ms(function, args.import_runs)
+    with mock_aws():
+        results = run_operations(args, imports)
+    print(report(results, imports, args.calls))
+    write_results(results, args.output, {**machine(), "calls": args.calls, "warmup": args.warmup})
+    log(f"wrote {args.output.relative_to(ROOT) if args.output.is_relative_to(ROOT) else args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
