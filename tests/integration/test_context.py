@@ -42,7 +42,12 @@ def test_today_and_yesterday_newest_first_and_nothing_older(call, monkeypatch):
 
     body = _context(call, monkeypatch, "2026-12-03T10:15:00Z")
 
-    assert [n["text"] for n in body["recent_notes"]] == ["today second", "today first", "yesterday second", "yesterday first"]
+    assert [n["text"] for n in body["recent_notes"]] == [
+        "today second",
+        "today first",
+        "yesterday second",
+        "yesterday first",
+    ]
     prompt = body["system_prompt"]
     block = prompt[prompt.index("<recent_memory_notes>") :]
     assert block == (
@@ -98,7 +103,9 @@ def test_the_document_is_in_the_prompt(call, monkeypatch):
 
 def _failing(operation):
     def _raise(*args, **kwargs):
-        raise ClientError({"Error": {"Code": "ProvisionedThroughputExceededException", "Message": "slow down"}}, operation)
+        raise ClientError(
+            {"Error": {"Code": "ProvisionedThroughputExceededException", "Message": "slow down"}}, operation
+        )
 
     return _raise
 

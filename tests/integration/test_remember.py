@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
 import pytest
 
 from tests.conftest import private, shared
@@ -135,7 +133,12 @@ def test_unconsolidated_notes_carry_the_sparse_index_keys(call, aws):
 
 
 def test_25_parallel_remembers_in_one_scope_get_unique_positions(sandboxes):
-    answers = sandboxes([("remember", {"context": shared("w-a", thread=f"t-{i}"), "arguments": {"text": f"fact {i}"}}) for i in range(25)])
+    answers = sandboxes(
+        [
+            ("remember", {"context": shared("w-a", thread=f"t-{i}"), "arguments": {"text": f"fact {i}"}})
+            for i in range(25)
+        ]
+    )
 
     assert [a.status for a in answers] == [201] * 25
     assert sorted(a.body["note"]["position"] for a in answers) == list(range(1, 26))

@@ -19,7 +19,11 @@ def test_tools_lists_three_tools_with_strict_json_schemas(call):
     assert tools["update_memory"]["parameters"]["required"] == ["content"]
     recall = tools["recall"]["parameters"]
     assert recall["required"] == ["query"]
-    assert (recall["properties"]["k"]["minimum"], recall["properties"]["k"]["maximum"], recall["properties"]["k"]["default"]) == (1, 20, 8)
+    assert (
+        recall["properties"]["k"]["minimum"],
+        recall["properties"]["k"]["maximum"],
+        recall["properties"]["k"]["default"],
+    ) == (1, 20, 8)
 
 
 def test_health(call):

@@ -15,7 +15,10 @@ def _update(call, content, context=None):
     return call("update_memory", {"context": context or private(), "arguments": {"content": content}})
 
 
-def _history(aws, scope=Scope("personal", "u-1")):
+PERSONAL = Scope("personal", "u-1")
+
+
+def _history(aws, scope=PERSONAL):
     store = DocumentStore(aws, "MemoryTable")
     head = store.current(scope, consistent=True)
     return head, [store.version(scope, v) for v in range(1, head.version + 1)]
@@ -35,7 +38,12 @@ def test_first_write_is_version_1(call):
 
     assert answer.status == 200
     assert answer.body == {
-        "document": {"content": "# Memory\n- likes tea", "version": 1, "chars": 20, "updated_at": "2026-12-03T10:15:00.000Z"},
+        "document": {
+            "content": "# Memory\n- likes tea",
+            "version": 1,
+            "chars": 20,
+            "updated_at": "2026-12-03T10:15:00.000Z",
+        },
         "compressed": False,
         "warnings": [],
     }
@@ -47,7 +55,10 @@ def test_every_version_is_kept_with_reason_and_author(call, aws):
 
     head, versions = _history(aws)
     assert head.content == "two" and head.version == 2
-    assert [(doc.content, reason, by.thread_id) for doc, reason, by in versions] == [("one", "tool", "t-1"), ("two", "tool", "t-2")]
+    assert [(doc.content, reason, by.thread_id) for doc, reason, by in versions] == [
+        ("one", "tool", "t-1"),
+        ("two", "tool", "t-2"),
+    ]
 
 
 @pytest.mark.parametrize("content", ["", "   ", "\n\n\t"])
@@ -100,7 +111,13 @@ def test_two_writes_with_the_same_version_give_one_200_and_one_409(sandboxes):
     sandboxes([("update_memory", {"context": private(), "arguments": {"content": "base"}})])
 
     answers = sandboxes(
-        [("update_memory", {"context": private(document_version=1, thread=f"t-{i}"), "arguments": {"content": f"edit {i}"}}) for i in range(2)]
+        [
+            (
+                "update_memory",
+                {"context": private(document_version=1, thread=f"t-{i}"), "arguments": {"content": f"edit {i}"}},
+            )
+            for i in range(2)
+        ]
     )
 
     assert sorted(a.status for a in answers) == [200, 409]
@@ -111,7 +128,9 @@ def test_two_writes_with_the_same_version_give_one_200_and_one_409(sandboxes):
 
 
 def test_unversioned_parallel_writes_all_land_in_history(sandboxes):
-    answers = sandboxes([("update_memory", {"context": private(thread=f"t-{i}"), "arguments": {"content": f"w{i}"}}) for i in range(6)])
+    answers = sandboxes(
+        [("update_memory", {"context": private(thread=f"t-{i}"), "arguments": {"content": f"w{i}"}}) for i in range(6)]
+    )
 
     assert [a.status for a in answers] == [200] * 6
     assert sorted(a.body["document"]["version"] for a in answers) == [1, 2, 3, 4, 5, 6]
@@ -160,7 +179,7 @@ def test_over_the_hard_limit_is_compressed_by_the_model_and_saved(call, aws, mod
     assert answer.body["document"]["chars"] == len(content) < 25_000
     assert "keep every fact" in model.calls[0][0]
     assert "fact. fact." in model.calls[0][1]
-    head, versions = _history(aws)
+    _head, versions = _history(aws)
     assert versions[-1][1] == "compression"
 
 

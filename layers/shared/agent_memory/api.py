@@ -77,7 +77,7 @@ def _details(error: ValidationError, prefix: tuple[str | int, ...] = ()) -> list
 def parse_envelope(raw_body: str | None, *, takes_arguments: bool) -> tuple[ConversationContext, dict[str, Any]]:
     """Decode the body and validate its context; the arguments stay raw until the scope is bound."""
     if not raw_body:
-        raise InvalidInput("the request body is required: {\"context\": {...}, \"arguments\": {...}}")
+        raise InvalidInput('the request body is required: {"context": {...}, "arguments": {...}}')
     try:
         payload = json.loads(raw_body)
     except (ValueError, UnicodeDecodeError) as exc:
@@ -89,9 +89,14 @@ def parse_envelope(raw_body: str | None, *, takes_arguments: bool) -> tuple[Conv
     except ValidationError as exc:
         raise InvalidInput("the request does not match the contract", details=_details(exc)) from None
     if takes_arguments and envelope.arguments is None:
-        raise InvalidInput("`arguments` is required", details=[{"loc": ["arguments"], "msg": "Field required", "type": "missing"}])
+        raise InvalidInput(
+            "`arguments` is required", details=[{"loc": ["arguments"], "msg": "Field required", "type": "missing"}]
+        )
     if not takes_arguments and envelope.arguments is not None:
-        raise InvalidInput("this route takes no `arguments`", details=[{"loc": ["arguments"], "msg": "Extra inputs are not permitted", "type": "extra_forbidden"}])
+        raise InvalidInput(
+            "this route takes no `arguments`",
+            details=[{"loc": ["arguments"], "msg": "Extra inputs are not permitted", "type": "extra_forbidden"}],
+        )
     return envelope.context, envelope.arguments or {}
 
 
@@ -100,4 +105,6 @@ def parse_arguments(model: type[ArgsT], arguments: dict[str, Any]) -> ArgsT:
     try:
         return model.model_validate(arguments)
     except ValidationError as exc:
-        raise InvalidInput("the tool arguments do not match the tool's schema", details=_details(exc, ("arguments",))) from None
+        raise InvalidInput(
+            "the tool arguments do not match the tool's schema", details=_details(exc, ("arguments",))
+        ) from None

@@ -30,7 +30,9 @@ def compress(model: ChatModel | None, content: str) -> str:
             f"the document is {len(content):,} characters, over the hard limit of {HARD_LIMIT:,}, and no chat "
             "model is configured to compress it; shorten it and try again"
         )
-    answer = model.complete(system=COMPRESSION_SYSTEM, prompt=compression_prompt(content, SOFT_LIMIT), max_tokens=COMPRESSION_MAX_TOKENS)
+    answer = model.complete(
+        system=COMPRESSION_SYSTEM, prompt=compression_prompt(content, SOFT_LIMIT), max_tokens=COMPRESSION_MAX_TOKENS
+    )
     result = _unfence(answer)
     if len(result) > HARD_LIMIT:
         raise DocumentTooLarge(

@@ -39,7 +39,9 @@ class Author:
     run_id: str | None = None
 
     def as_dict(self) -> dict[str, str]:
-        return {k: v for k, v in (("user_id", self.user_id), ("thread_id", self.thread_id), ("run_id", self.run_id)) if v}
+        return {
+            k: v for k, v in (("user_id", self.user_id), ("thread_id", self.thread_id), ("run_id", self.run_id)) if v
+        }
 
 
 @dataclass(frozen=True, slots=True)

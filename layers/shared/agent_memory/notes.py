@@ -93,9 +93,15 @@ def clean_note_text(raw: str, *, max_chars: int = NOTE_MAX_CHARS) -> CleanText:
             text = text[len(bullet) :].strip()
             break
     if not text:
-        raise InvalidInput("a note cannot be empty", details=[{"loc": ["arguments", "text"], "msg": "empty after cleaning", "type": "empty_note"}])
+        raise InvalidInput(
+            "a note cannot be empty",
+            details=[{"loc": ["arguments", "text"], "msg": "empty after cleaning", "type": "empty_note"}],
+        )
     if _HEADING.match(text):
-        raise InvalidInput("a note cannot be a heading; write the fact as a plain sentence", details=[{"loc": ["arguments", "text"], "msg": "headings are not allowed", "type": "heading"}])
+        raise InvalidInput(
+            "a note cannot be a heading; write the fact as a plain sentence",
+            details=[{"loc": ["arguments", "text"], "msg": "headings are not allowed", "type": "heading"}],
+        )
     if len(text) <= max_chars:
         return CleanText(text, truncated=False)
     return CleanText(text[:max_chars].rstrip(), truncated=True)

@@ -12,7 +12,15 @@ from agent_memory.api import ConversationContext
 from agent_memory.clock import iso, utc_now
 from agent_memory.compression import compress
 from agent_memory.context_block import fit_notes, system_prompt
-from agent_memory.document import EMPTY_DOCUMENT, HARD_LIMIT, Author, Document, Reason, SavedDocument, soft_limit_warnings
+from agent_memory.document import (
+    EMPTY_DOCUMENT,
+    HARD_LIMIT,
+    Author,
+    Document,
+    Reason,
+    SavedDocument,
+    soft_limit_warnings,
+)
 from agent_memory.errors import InvalidInput, VersionConflict
 from agent_memory.models.chat import ChatModel
 from agent_memory.notes import Note, Origin, clean_note_text
@@ -43,7 +51,9 @@ class MemoryService:
         self._documents = documents
         self._chat_model = chat_model
 
-    def remember(self, scope: Scope, context: ConversationContext, text: str, *, source: str = "remember") -> Remembered:
+    def remember(
+        self, scope: Scope, context: ConversationContext, text: str, *, source: str = "remember"
+    ) -> Remembered:
         cleaned = clean_note_text(text)
         now = utc_now()
         note = self._notes.append(
@@ -61,7 +71,14 @@ class MemoryService:
         return Remembered(note, cleaned.truncated)
 
     def update_memory(
-        self, scope: Scope, content: str, *, expected_version: int | None, reason: Reason, by: Author, allow_empty: bool = False
+        self,
+        scope: Scope,
+        content: str,
+        *,
+        expected_version: int | None,
+        reason: Reason,
+        by: Author,
+        allow_empty: bool = False,
     ) -> SavedDocument:
         """The one validated write path: limits, compression, history, optimistic concurrency.
 
@@ -82,21 +99,34 @@ class MemoryService:
             metrics.add_metric(name="Compressions", unit="Count", value=1)
         document = self._save(scope, content, expected_version=expected_version, reason=reason, by=by)
         metrics.add_metric(name="DocumentWrites", unit="Count", value=1)
-        logger.info("document saved", extra={"scope": scope.kind, "version": document.version, "chars": document.chars, "reason": reason})
+        logger.info(
+            "document saved",
+            extra={"scope": scope.kind, "version": document.version, "chars": document.chars, "reason": reason},
+        )
         return SavedDocument(document, compressed=compressed, warnings=soft_limit_warnings(content))
 
     def _check_current(self, scope: Scope, expected_version: int) -> None:
         if self._documents.current(scope, consistent=True).version != expected_version:
             metrics.add_metric(name="VersionConflicts", unit="Count", value=1)
-            raise VersionConflict(f"the document is no longer at version {expected_version}; read it again and reapply the change")
+            raise VersionConflict(
+                f"the document is no longer at version {expected_version}; read it again and reapply the change"
+            )
 
-    def _save(self, scope: Scope, content: str, *, expected_version: int | None, reason: Reason, by: Author) -> Document:
+    def _save(
+        self, scope: Scope, content: str, *, expected_version: int | None, reason: Reason, by: Author
+    ) -> Document:
         attempt = 0
         while True:
             attempt += 1
-            base = expected_version if expected_version is not None else self._documents.current(scope, consistent=True).version
+            base = (
+                expected_version
+                if expected_version is not None
+                else self._documents.current(scope, consistent=True).version
+            )
             try:
-                return self._documents.save(scope, content, expected_version=base, updated_at=iso(utc_now()), reason=reason, by=by)
+                return self._documents.save(
+                    scope, content, expected_version=base, updated_at=iso(utc_now()), reason=reason, by=by
+                )
             except VersionConflict:
                 if expected_version is not None or attempt >= UNVERSIONED_WRITE_ATTEMPTS:
                     metrics.add_metric(name="VersionConflicts", unit="Count", value=1)
@@ -115,7 +145,10 @@ class MemoryService:
         today = utc_now().date()
         try:
             recent = self._notes.newest_first(
-                scope, first_day=(today - timedelta(days=1)).isoformat(), last_day=today.isoformat(), limit=RECENT_NOTES_QUERY_LIMIT
+                scope,
+                first_day=(today - timedelta(days=1)).isoformat(),
+                last_day=today.isoformat(),
+                limit=RECENT_NOTES_QUERY_LIMIT,
             )
         except Exception:  # noqa: BLE001 - same: notes are best-effort on the per-turn path
             logger.exception("notes could not be loaded; serving the turn without them")

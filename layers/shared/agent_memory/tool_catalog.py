@@ -40,4 +40,6 @@ def _schema(model: type[StrictModel]) -> dict[str, Any]:
 
 @cache
 def tool_definitions() -> list[dict[str, Any]]:
-    return [{"name": name, "description": description, "parameters": _schema(model)} for name, model, description in _TOOLS]
+    return [
+        {"name": name, "description": description, "parameters": _schema(model)} for name, model, description in _TOOLS
+    ]

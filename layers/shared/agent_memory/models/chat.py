@@ -84,7 +84,9 @@ def chat_model_from_settings(settings: Settings, *, timeout_s: float) -> ChatMod
         import boto3
         from botocore.config import Config
 
-        config = Config(connect_timeout=min(timeout_s, 5), read_timeout=timeout_s, retries={"mode": "standard", "max_attempts": 2})
+        config = Config(
+            connect_timeout=min(timeout_s, 5), read_timeout=timeout_s, retries={"mode": "standard", "max_attempts": 2}
+        )
         return BedrockChatModel(boto3.client("bedrock-runtime", config=config), name)
     import httpx
 

@@ -48,7 +48,9 @@ class DocumentStore:
         item = answer.get("Item")
         if not item:
             return None
-        by = Author(**{key: item[f"by_{key}"]["S"] for key in ("user_id", "thread_id", "run_id") if f"by_{key}" in item})
+        by = Author(
+            **{key: item[f"by_{key}"]["S"] for key in ("user_id", "thread_id", "run_id") if f"by_{key}" in item}
+        )
         return _document_from_item(item), item["reason"]["S"], by
 
     def save(

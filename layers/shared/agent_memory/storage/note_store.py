@@ -6,9 +6,9 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from agent_memory.errors import StorageUnavailable
 from agent_memory.notes import Note, Origin
 from agent_memory.scope import Scope
-from agent_memory.errors import StorageUnavailable
 from agent_memory.storage.client import as_unavailable, error_code
 from agent_memory.storage.keys import day_sk, note_sk, notes_of_days, unconsolidated_shard
 
@@ -69,7 +69,14 @@ class NoteStore:
         note takes the next position instead: a gap is possible, a duplicate or an overwrite never.
         """
         for _ in range(_POSITION_ATTEMPTS):
-            note = Note(day=day, position=self._next_position(scope, day), text=text, created_at=created_at, source=source, origin=origin)
+            note = Note(
+                day=day,
+                position=self._next_position(scope, day),
+                text=text,
+                created_at=created_at,
+                source=source,
+                origin=origin,
+            )
             try:
                 self._client.put_item(
                     TableName=self._table,

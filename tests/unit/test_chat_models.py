@@ -1,0 +1,166 @@
+"""The chat-model port's two real providers, against a local OpenAI-compatible server and botocore's Stubber."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import ClassVar
+
+import boto3
+import pytest
+from botocore.config import Config
+from botocore.stub import Stubber
+
+from agent_memory.errors import ModelUnavailable
+from agent_memory.models.chat import BedrockChatModel, OpenAIChatModel, chat_model_from_settings
+from agent_memory.settings import Settings
+
+
+class _OpenAICompatible(BaseHTTPRequestHandler):
+    """A tiny /chat/completions server: answers what the test sets, slowly if asked."""
+
+    reply: ClassVar[dict] = {}
+    status = 200
+    delay_s = 0.0
+    seen: ClassVar[list] = []
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).seen.append((self.path, self.headers.get("Authorization"), body))
+        time.sleep(self.delay_s)
+        payload = json.dumps(self.reply).encode()
+        try:
+            self.send_response(self.status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up first: the timeout test wants exactly that
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def openai_server():
+    _OpenAICompatible.reply = {"choices": [{"message": {"content": "rewritten"}, "finish_reason": "stop"}]}
+    _OpenAICompatible.status, _OpenAICompatible.delay_s, _OpenAICompatible.seen = 200, 0.0, []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _OpenAICompatible)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+    server.server_close()
+
+
+def _openai(base_url, timeout_s=2.0):
+    model = chat_model_from_settings(
+        Settings(chat_model="openai:gpt-test", openai_base_url=base_url, openai_api_key="sk-local"), timeout_s=timeout_s
+    )
+    assert isinstance(model, OpenAIChatModel)
+    return model
+
+
+def test_openai_compatible_sends_system_and_user_and_returns_the_text(openai_server):
+    text = _openai(openai_server).complete(system="be brief", prompt="hello", max_tokens=50)
+
+    assert text == "rewritten"
+    path, auth, body = _OpenAICompatible.seen[0]
+    assert path == "/v1/chat/completions"
+    assert auth == "Bearer sk-local"
+    assert body["model"] == "gpt-test" and body["max_tokens"] == 50
+    assert body["messages"] == [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hello"}]
+
+
+@pytest.mark.parametrize(
+    ("status", "reply"),
+    [
+        (500, {"error": "boom"}),
+        (429, {"error": "slow down"}),
+        (200, {"choices": []}),
+        (200, {"unexpected": True}),
+        (200, {"choices": [{"message": {"content": None}}]}),
+        (200, {"choices": [{"message": {"content": "half"}, "finish_reason": "length"}]}),
+    ],
+)
+def test_openai_compatible_failures_are_model_unavailable(openai_server, status, reply):
+    _OpenAICompatible.status, _OpenAICompatible.reply = status, reply
+
+    with pytest.raises(ModelUnavailable):
+        _openai(openai_server).complete(system="s", prompt="p", max_tokens=5)
+
+
+def test_openai_compatible_times_out(openai_server):
+    _OpenAICompatible.delay_s = 1.0
+    started = time.monotonic()
+
+    with pytest.raises(ModelUnavailable):
+        _openai(openai_server, timeout_s=0.2).complete(system="s", prompt="p", max_tokens=5)
+    assert time.monotonic() - started < 0.9
+
+
+def _bedrock():
+    client = boto3.client("bedrock-runtime", region_name="eu-west-1", config=Config(retries={"max_attempts": 1}))
+    return client, BedrockChatModel(client, "anthropic.claude-test-v1:0")
+
+
+def test_bedrock_converse_request_and_answer():
+    client, model = _bedrock()
+    with Stubber(client) as stub:
+        stub.add_response(
+            "converse",
+            {
+                "output": {"message": {"role": "assistant", "content": [{"text": "re"}, {"text": "written"}]}},
+                "stopReason": "end_turn",
+                "usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2},
+                "metrics": {"latencyMs": 1},
+            },
+            {
+                "modelId": "anthropic.claude-test-v1:0",
+                "system": [{"text": "be brief"}],
+                "messages": [{"role": "user", "content": [{"text": "hello"}]}],
+                "inferenceConfig": {"maxTokens": 50, "temperature": 0.2},
+            },
+        )
+        assert model.complete(system="be brief", prompt="hello", max_tokens=50) == "rewritten"
+
+
+@pytest.mark.parametrize(
+    "code", ["ThrottlingException", "ModelTimeoutException", "ValidationException", "AccessDeniedException"]
+)
+def test_bedrock_errors_are_model_unavailable(code):
+    client, model = _bedrock()
+    with Stubber(client) as stub:
+        stub.add_client_error("converse", service_error_code=code, http_status_code=400)
+        with pytest.raises(ModelUnavailable):
+            model.complete(system="s", prompt="p", max_tokens=5)
+
+
+def test_bedrock_answer_cut_at_max_tokens_is_refused():
+    client, model = _bedrock()
+    with Stubber(client) as stub:
+        stub.add_response(
+            "converse",
+            {
+                "output": {"message": {"role": "assistant", "content": [{"text": "half"}]}},
+                "stopReason": "max_tokens",
+                "usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2},
+                "metrics": {"latencyMs": 1},
+            },
+        )
+        with pytest.raises(ModelUnavailable):
+            model.complete(system="s", prompt="p", max_tokens=5)
+
+
+def test_bedrock_provider_is_built_with_the_timeout():
+    model = chat_model_from_settings(Settings(chat_model="bedrock:amazon.nova-lite-v1:0"), timeout_s=7)
+
+    assert isinstance(model, BedrockChatModel)
+    assert model._model_id == "amazon.nova-lite-v1:0"
+    assert model._client.meta.config.read_timeout == 7
+
+
+def test_no_model_configured_is_none():
+    assert chat_model_from_settings(Settings(), timeout_s=1) is None
