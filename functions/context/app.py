@@ -9,7 +9,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.http import json_response, make_resolver
-from agent_memory.observability import logger, metrics, tracer
+from agent_memory.observability import logger, metrics
 from agent_memory.runtime import memory_service
 from agent_memory.tool_call import parse_context_call
 
@@ -17,14 +17,12 @@ app = make_resolver()
 
 
 @app.post("/v1/context")
-@tracer.capture_method
 def context() -> Any:
     _, scope = parse_context_call(app.current_event.decoded_body)
     return json_response(200, memory_service().context(scope).as_dict())
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
-@tracer.capture_lambda_handler
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     return app.resolve(event, context)

@@ -10,7 +10,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from agent_memory.api import RememberArgs, UpdateMemoryArgs
 from agent_memory.document import Author
 from agent_memory.http import json_response, make_resolver
-from agent_memory.observability import logger, metrics, tracer
+from agent_memory.observability import logger, metrics
 from agent_memory.runtime import memory_service
 from agent_memory.tool_call import parse_tool_call
 from agent_memory.tool_catalog import tool_definitions
@@ -19,7 +19,6 @@ app = make_resolver()
 
 
 @app.post("/v1/tools/remember")
-@tracer.capture_method
 def remember() -> Any:
     call = parse_tool_call(app.current_event.decoded_body, RememberArgs)
     result = memory_service().remember(call.scope, call.context, call.arguments.text)
@@ -27,7 +26,6 @@ def remember() -> Any:
 
 
 @app.post("/v1/tools/update_memory")
-@tracer.capture_method
 def update_memory() -> Any:
     call = parse_tool_call(app.current_event.decoded_body, UpdateMemoryArgs)
     saved = memory_service().update_memory(
@@ -51,7 +49,6 @@ def health() -> Any:
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
-@tracer.capture_lambda_handler
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     return app.resolve(event, context)

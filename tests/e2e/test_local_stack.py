@@ -1,0 +1,342 @@
+"""End to end: ``python -m local.server``, as ``make run`` starts it, driven over real HTTP and boto3."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from email.message import Message
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+from botocore.config import Config
+from moto.server import ThreadedMotoServer
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+NOW = "2026-12-03T10:15:00Z"
+README_CONTEXT = {"user_id": "u-1", "thread_id": "t-1", "visibility": "private"}
+FAKE_CREDENTIALS = {"region_name": "us-east-1", "aws_access_key_id": "local", "aws_secret_access_key": "local"}
+REMEMBER_LINE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ POST /v1/tools/remember -> 201 ToolsFunction [\d.]+ms$")
+
+# Requests to 127.0.0.1 never go through a proxy, whatever the developer's environment says.
+_opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+@dataclass(frozen=True)
+class Stack:
+    process: subprocess.Popen[bytes]
+    api_port: int
+    lambda_port: int
+    logs: Path
+
+    def stderr(self) -> str:
+        return (self.logs / "stderr.log").read_text()
+
+    def stdout(self) -> str:
+        return (self.logs / "stdout.log").read_text()
+
+
+@dataclass(frozen=True)
+class Response:
+    status: int
+    body: Any
+    headers: Message
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def http(stack: Stack, method: str, path: str, body: Any = None) -> Response:
+    data = None if body is None else json.dumps(body).encode()
+    headers = {"content-type": "application/json"} if data is not None else {}
+    url = f"http://127.0.0.1:{stack.api_port}{path}"
+    request = urllib.request.Request(url, data=data, method=method, headers=headers)
+    try:
+        with _opener.open(request, timeout=10) as answer:
+            status, raw, answer_headers = answer.status, answer.read(), answer.headers
+    except urllib.error.HTTPError as error:
+        status, raw, answer_headers = error.code, error.read(), error.headers
+    return Response(status, json.loads(raw) if raw else None, answer_headers)
+
+
+def remember(stack: Stack, context: dict[str, Any], text: str) -> Response:
+    return http(stack, "POST", "/v1/tools/remember", {"context": context, "arguments": {"text": text}})
+
+
+def memory_context(stack: Stack, context: dict[str, Any]) -> Response:
+    return http(stack, "POST", "/v1/context", {"context": context})
+
+
+def stack_environment(**settings: str) -> dict[str, str]:
+    """The developer's environment without anything AWS, Powertools or memory: the stack sets its own defaults."""
+    prefixes = ("AWS_", "MEMORY_", "POWERTOOLS_", "OPENAI_")
+    return {**{name: value for name, value in os.environ.items() if not name.startswith(prefixes)}, **settings}
+
+
+def wait_until_healthy(stack: Stack, timeout_s: float = 30) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if stack.process.poll() is not None:
+            pytest.fail(f"the local stack exited with {stack.process.returncode}:\n{stack.stderr()}")
+        try:
+            health = http(stack, "GET", "/v1/health")
+            if health.status == 200 and health.body == {"status": "ok"}:
+                return
+        except (urllib.error.URLError, ConnectionError):
+            pass
+        time.sleep(0.1)
+    pytest.fail(f"the local stack did not answer GET /v1/health within {timeout_s} s:\n{stack.stderr()}")
+
+
+def stop(process: subprocess.Popen[bytes]) -> int:
+    process.terminate()
+    try:
+        return process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        raise
+
+
+@contextmanager
+def running_stack(logs: Path, **settings: str) -> Iterator[Stack]:
+    """Start the stack as ``make run`` does, on free ports; on exit stop it with SIGTERM and check it exits 0."""
+    api_port, lambda_port = free_port(), free_port()
+    env = stack_environment(MEMORY_API_PORT=str(api_port), MEMORY_LAMBDA_PORT=str(lambda_port), MEMORY_NOW=NOW)
+    logs.mkdir(parents=True, exist_ok=True)
+    with (logs / "stdout.log").open("wb") as stdout, (logs / "stderr.log").open("wb") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "local.server"], cwd=ROOT, env={**env, **settings}, stdout=stdout, stderr=stderr
+        )
+    stack = Stack(process, api_port, lambda_port, logs)
+    try:
+        wait_until_healthy(stack)
+        yield stack
+    finally:
+        returncode = stop(process)
+    assert returncode == 0, f"the local stack did not exit cleanly ({returncode}):\n{stack.stderr()}"
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    """One stack on the embedded moto for the module: ``AWS_ENDPOINT_URL_DYNAMODB`` is not set."""
+    with running_stack(tmp_path_factory.mktemp("local-stack")) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def lambda_client(stack: Stack) -> Any:
+    endpoint = f"http://127.0.0.1:{stack.lambda_port}"
+    return boto3.client("lambda", endpoint_url=endpoint, config=Config(retries={"max_attempts": 1}), **FAKE_CREDENTIALS)
+
+
+# --- The HTTP API ----------------------------------------------------------------------------------------------
+
+
+def test_the_readme_session_remembers_a_note_and_injects_it(stack: Stack) -> None:
+    remembered = remember(stack, README_CONTEXT, "Prefers metric units")
+
+    assert remembered.status == 201, remembered.body
+    note = remembered.body["note"]
+    assert (note["position"], note["day"], note["text"]) == (1, "2026-12-03", "Prefers metric units")
+    assert remembered.body["truncated"] is False
+
+    context = memory_context(stack, README_CONTEXT)
+
+    assert context.status == 200, context.body
+    assert context.body["scope"] == "personal"
+    assert note in context.body["recent_notes"]
+    assert "Prefers metric units" in context.body["system_prompt"]
+
+
+def test_each_request_is_one_line_on_stderr_and_no_metrics_blob_on_stdout(stack: Stack) -> None:
+    def remember_lines() -> list[str]:
+        return [line for line in stack.stderr().splitlines() if REMEMBER_LINE.match(line)]
+
+    before = remember_lines()
+
+    assert remember(stack, {**README_CONTEXT, "user_id": "u-log"}, "Logged once").status == 201
+
+    assert len(remember_lines()) == len(before) + 1
+    assert '"_aws"' not in stack.stdout()  # POWERTOOLS_METRICS_DISABLED: no EMF on the console
+
+
+def test_a_private_context_in_another_users_thread_is_403_and_writes_nothing(stack: Stack) -> None:
+    context = {"user_id": "u-3", "thread_id": "t-1", "visibility": "private"}
+
+    refused = remember(stack, {**context, "thread_owner_id": "u-4"}, "Not mine to keep")
+
+    assert refused.status == 403
+    assert set(refused.body) == {"error"}
+    assert isinstance(refused.body["error"]["code"], str) and refused.body["error"]["message"]
+    assert memory_context(stack, context).body["recent_notes"] == []
+
+
+def test_arguments_that_name_a_scope_are_422(stack: Stack) -> None:
+    body = {"context": README_CONTEXT, "arguments": {"text": "x", "scope": "team"}}
+
+    refused = http(stack, "POST", "/v1/tools/remember", body)
+
+    assert refused.status == 422
+    assert isinstance(refused.body["error"]["code"], str) and refused.body["error"]["message"]
+
+
+def test_an_unknown_path_is_404_and_a_wrong_method_405_in_the_error_shape(stack: Stack) -> None:
+    missing = http(stack, "GET", "/v1/nowhere")
+    wrong_method = http(stack, "GET", "/v1/tools/remember")
+
+    assert missing.status == 404
+    assert missing.body["error"]["code"] == "not_found"
+    assert wrong_method.status == 405
+    assert wrong_method.body["error"]["code"] == "method_not_allowed"
+    assert wrong_method.headers["Allow"] == "POST"
+
+
+def test_the_tool_list_has_the_three_tools(stack: Stack) -> None:
+    tools = http(stack, "GET", "/v1/tools")
+
+    assert tools.status == 200
+    assert sorted(tool["name"] for tool in tools.body["tools"]) == ["recall", "remember", "update_memory"]
+
+
+def test_parallel_requests_each_get_their_own_answer(stack: Stack) -> None:
+    """The handlers share Powertools' current event: the stack must not let one request read another's."""
+    users = [f"u-par-{i}" for i in range(16)]
+
+    with ThreadPoolExecutor(max_workers=len(users)) as pool:
+        answers = list(pool.map(lambda user: remember(stack, {**README_CONTEXT, "user_id": user}, user), users))
+
+    assert [answer.status for answer in answers] == [201] * len(users)
+    assert [(a.body["note"]["origin"]["user_id"], a.body["note"]["text"]) for a in answers] == [(u, u) for u in users]
+
+
+# --- The Lambda Invoke API -------------------------------------------------------------------------------------
+
+
+def test_boto3_invokes_a_function_by_its_logical_id(lambda_client: Any) -> None:
+    invoked = lambda_client.invoke(FunctionName="ToolsFunction", Payload=(ROOT / "events/health.json").read_bytes())
+
+    assert invoked["StatusCode"] == 200
+    assert "FunctionError" not in invoked
+    assert invoked["ExecutedVersion"] == "$LATEST"
+    payload = json.load(invoked["Payload"])
+    assert payload["statusCode"] == 200
+    assert json.loads(payload["body"]) == {"status": "ok"}
+
+
+def test_an_unknown_function_raises_resource_not_found(lambda_client: Any) -> None:
+    with pytest.raises(lambda_client.exceptions.ResourceNotFoundException):
+        lambda_client.invoke(FunctionName="NoSuchFunction", Payload=b"{}")
+
+
+def test_a_function_that_raises_is_an_unhandled_function_error(lambda_client: Any) -> None:
+    invoked = lambda_client.invoke(FunctionName="ToolsFunction", Payload=b"{}")  # not an API Gateway event
+
+    assert invoked["StatusCode"] == 200
+    assert invoked["FunctionError"] == "Unhandled"
+    assert set(json.load(invoked["Payload"])) >= {"errorMessage", "errorType", "stackTrace"}
+
+
+@pytest.mark.parametrize(("invocation_type", "status"), [("Event", 202), ("DryRun", 204)])
+def test_event_and_dry_run_invocations(lambda_client: Any, invocation_type: str, status: int) -> None:
+    payload = (ROOT / "events/health.json").read_bytes()
+
+    invoked = lambda_client.invoke(FunctionName="ToolsFunction", InvocationType=invocation_type, Payload=payload)
+
+    assert invoked["StatusCode"] == status
+
+
+# --- Storage elsewhere ------------------------------------------------------------------------------------------
+
+
+def test_an_external_endpoint_keeps_its_tables_and_data_across_restarts(tmp_path: Path) -> None:
+    moto = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    moto.start()
+    _, port = moto.get_host_and_port()
+    endpoint = f"http://127.0.0.1:{port}"
+    dynamodb = boto3.client("dynamodb", endpoint_url=endpoint, **FAKE_CREDENTIALS)
+    context = {"user_id": "u-ext", "thread_id": "t-1", "visibility": "private"}
+    try:
+        with running_stack(tmp_path / "first", AWS_ENDPOINT_URL_DYNAMODB=endpoint) as first:
+            note = remember(first, context, "Deploys happen on Tuesdays").body["note"]
+        created_at = dynamodb.describe_table(TableName="MemoryTable")["Table"]["CreationDateTime"]
+
+        with running_stack(tmp_path / "second", AWS_ENDPOINT_URL_DYNAMODB=endpoint) as second:
+            injected = memory_context(second, context)
+
+        assert injected.status == 200
+        assert note in injected.body["recent_notes"]
+        assert dynamodb.describe_table(TableName="MemoryTable")["Table"]["CreationDateTime"] == created_at
+    finally:
+        # moto's state belongs to this process, not to the server: leave nothing for the next test.
+        _opener.open(urllib.request.Request(f"http://127.0.0.1:{port}/moto-api/reset", method="POST"), timeout=10)
+        moto.stop()
+
+
+# --- The gateway's translation, in process (no handler can be made to misbehave over HTTP) ---------------------
+
+
+def key_paths(value: Any, prefix: str = "") -> set[str]:
+    """Every key of nested dicts, as dotted paths: the shape of an event, whatever its values."""
+    if not isinstance(value, dict):
+        return set()
+    return {path for key, inner in value.items() for path in {prefix + key} | key_paths(inner, f"{prefix}{key}.")}
+
+
+def test_the_stack_builds_events_of_the_shape_of_the_repos_events() -> None:
+    from local.server import HttpRequest, api_gateway_event, api_routes
+
+    route = next(route for route in api_routes() if route.route_key == "POST /v1/context")
+    headers = [("Host", "127.0.0.1:3000"), ("Content-Type", "application/json"), ("X-Tag", "a"), ("x-tag", "b")]
+    request = HttpRequest("POST", "/v1/context?k=1&k=2", "HTTP/1.1", "127.0.0.1", headers, b'{"context": {}}')
+
+    event = api_gateway_event(request, route, {})
+
+    reference = json.loads((ROOT / "events/context.json").read_text())
+    reference["requestContext"].pop("authorizer")  # the IAM authorizer's identity: none locally, no SigV4
+    not_headers = {path for path in key_paths(reference) if not path.startswith("headers.")}  # the client's own
+    assert not_headers <= key_paths(event)
+    assert event["headers"]["x-tag"] == "a,b"
+    assert event["queryStringParameters"] == {"k": "1,2"}
+    assert (event["body"], event["isBase64Encoded"]) == ('{"context": {}}', False)
+    binary = api_gateway_event(replace(request, body=b"\xff"), route, {})
+    assert (binary["body"], binary["isBase64Encoded"]) == ("/w==", True)
+
+
+@pytest.mark.parametrize(
+    "result",
+    [
+        {"statusCode": "200"},
+        {"statusCode": 200, "body": {"not": "a string"}},
+        {"statusCode": 200, "headers": ["x"]},
+        {"statusCode": 200, "body": "!!", "isBase64Encoded": True},
+        {"statusCode": 200, "headers": {"x": "a\r\nInjected: yes"}},
+        {1, 2},
+    ],
+)
+def test_a_result_the_gateway_cannot_read_is_a_502_in_the_error_shape(result: Any) -> None:
+    from local.server import GatewayError, http_reply
+
+    with pytest.raises(GatewayError) as refused:
+        http_reply("ToolsFunction", result)
+
+    assert refused.value.reply.status == 502
+    assert json.loads(refused.value.reply.body)["error"]["code"] == "bad_gateway"
