@@ -43,7 +43,7 @@ test: $(BIN)/.installed $(SAM_VENV)/.installed ## Run the whole test suite, temp
 lint: $(BIN)/.installed ## ruff (lint and format check) and mypy
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy layers/shared/agent_memory functions local bench
+	$(BIN)/mypy layers/shared/agent_memory functions local bench client
 
 format: $(BIN)/.installed ## Apply ruff's fixes and formatting
 	$(BIN)/ruff check --fix .

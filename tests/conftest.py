@@ -87,6 +87,7 @@ ROUTE_FUNCTIONS = {
     "list_tools": "ToolsFunction",
     "health": "ToolsFunction",
     "context": "ContextFunction",
+    "flush": "FlushFunction",
 }
 
 
@@ -94,6 +95,8 @@ def make_caller(handler_for: Callable[[str], Callable[..., Any]], lambda_context
     def _call(name: str, body: Any = ..., *, raw_body: str | None = None) -> Answer:
         event = load_event(name, raw_body=raw_body) if body is ... else load_event(name, body, raw_body=raw_body)
         result = handler_for(ROUTE_FUNCTIONS[name])(event, lambda_context)
+        if "statusCode" not in result:  # a directly invoked function answers with the payload itself
+            return Answer(200, result, {})
         payload = json.loads(result["body"]) if result.get("body") else None
         return Answer(result["statusCode"], payload, result.get("headers", {}))
 
@@ -111,30 +114,37 @@ def sandboxes(monkeypatch: pytest.MonkeyPatch, lambda_context: LambdaContext) ->
     """Run many calls at once, each in its own process: concurrent Lambda sandboxes on one moto server.
 
     Processes, not threads: Powertools keeps the current event on a class attribute, so one process
-    serves one event at a time, exactly as a Lambda sandbox does. The workers are forked before the
-    moto server starts any thread, and reach it over HTTP like real clients reach DynamoDB.
+    serves one event at a time, exactly as a Lambda sandbox does. On the first call the workers are
+    forked (inheriting the environment the test has set by then) before the moto server starts any
+    thread, and they reach it over HTTP like real clients reach DynamoDB.
     """
     for function in set(ROUTE_FUNCTIONS.values()):
         load_handler(function)  # imported once here, inherited by every forked worker
     port = _free_port()
     monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", f"http://127.0.0.1:{port}")
-    runtime.reset()
-    pool = multiprocessing.get_context("fork").Pool(processes=20, initializer=runtime.reset)
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    _make_each_request_atomic()
-    server.start()
-    try:
+    started: list[Any] = []
+
+    def _start() -> Any:
+        runtime.reset()
+        pool = multiprocessing.get_context("fork").Pool(processes=20, initializer=runtime.reset)
+        server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+        _make_each_request_atomic()
+        server.start()
+        started.extend([pool, server])
         # moto's state is per process, not per server: start from empty tables.
         urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{port}/moto-api/reset", method="POST"))
         client = boto3.client("dynamodb")
         for definition in table_definitions().values():
             client.create_table(**definition)
+        return pool
 
-        def _run(calls: list[tuple[str, Any]]) -> list[Answer]:
-            return pool.starmap(_call_in_sandbox, [(name, body, lambda_context) for name, body in calls], chunksize=1)
+    def _run(calls: list[tuple[str, Any]]) -> list[Answer]:
+        pool = started[0] if started else _start()
+        return pool.starmap(_call_in_sandbox, [(name, body, lambda_context) for name, body in calls], chunksize=1)
 
-        yield _run
-    finally:
+    yield _run
+    if started:
+        pool, server = started
         pool.terminate()
         pool.join()
         server.stop()

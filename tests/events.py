@@ -18,9 +18,18 @@ def _event(name: str) -> dict[str, Any]:
     return event
 
 
-def load_event(name: str, body: Any = _KEEP, *, raw_body: str | None = None) -> dict[str, Any]:
-    """A fresh copy of ``events/<name>.json``; ``body`` (JSON-encoded) or ``raw_body`` replaces its body."""
+def _is_api_event(event: dict[str, Any]) -> bool:
+    return event.get("version") == "2.0" and "routeKey" in event
+
+
+def load_event(name: str, body: Any = _KEEP, *, raw_body: str | None = None) -> Any:
+    """A fresh copy of ``events/<name>.json``; ``body`` (JSON-encoded) or ``raw_body`` replaces its body.
+
+    For a direct-invoke payload (not an API Gateway event) ``body`` replaces the whole payload.
+    """
     event = copy.deepcopy(_event(name))
+    if not _is_api_event(event):
+        return event if body is _KEEP else copy.deepcopy(body)
     if raw_body is not None:
         event["body"] = raw_body
     elif body is not _KEEP:
@@ -29,5 +38,7 @@ def load_event(name: str, body: Any = _KEEP, *, raw_body: str | None = None) -> 
 
 
 def event_body(name: str) -> dict[str, Any]:
-    body: dict[str, Any] = json.loads(_event(name)["body"])
+    """The JSON body of an API event, or a direct-invoke payload itself (a fresh copy either way)."""
+    event = _event(name)
+    body: dict[str, Any] = json.loads(event["body"]) if _is_api_event(event) else copy.deepcopy(event)
     return body

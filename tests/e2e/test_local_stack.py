@@ -21,8 +21,12 @@ from typing import Any
 
 import boto3
 import pytest
+from agent_memory_client import flush_before_compaction, flush_lambda_client
 from botocore.config import Config
 from moto.server import ThreadedMotoServer
+
+from tests.events import event_body
+from tests.fake_openai import fake_openai_server
 
 pytestmark = pytest.mark.slow
 
@@ -340,3 +344,35 @@ def test_a_result_the_gateway_cannot_read_is_a_502_in_the_error_shape(result: An
 
     assert refused.value.reply.status == 502
     assert json.loads(refused.value.reply.body)["error"]["code"] == "bad_gateway"
+
+
+# --- The flush, through the chat backend's client helper ------------------------------------------------------
+
+
+def test_the_client_helper_flushes_through_the_invoke_api_once_per_event(tmp_path: Path) -> None:
+    summary = "Planning the billing migration; open: payments sign-off."
+    with (
+        fake_openai_server(reply=summary) as model,
+        running_stack(tmp_path, MEMORY_CHAT_MODEL="openai:fake", OPENAI_BASE_URL=model.base_url) as running,
+    ):
+        client = flush_lambda_client(endpoint_url=f"http://127.0.0.1:{running.lambda_port}", **FAKE_CREDENTIALS)
+        payload = event_body("flush")
+
+        def flush() -> dict[str, Any]:
+            return flush_before_compaction(
+                client,
+                "FlushFunction",
+                context=payload["context"],
+                compaction_id=payload["compaction_id"],
+                messages=payload["messages"],
+            )
+
+        first, second = flush(), flush()
+        turn = memory_context(running, payload["context"]).body
+        model_calls = model.calls()
+
+    assert first["status"] == "written"
+    assert first["note"]["text"] == summary
+    assert second == {"status": "duplicate", "note": first["note"]}
+    assert model_calls == 1
+    assert [note["text"] for note in turn["recent_notes"]] == [summary]

@@ -44,7 +44,7 @@ def test_sam_build_builds_every_function_and_the_layer(tmp_path):
     assert (build / "SharedLayer" / "python" / "agent_memory" / "service.py").exists()
     assert (build / "SharedLayer" / "python" / "aws_lambda_powertools").is_dir()
     assert (build / "SharedLayer" / "python" / "pydantic").is_dir()
-    for function in ("ToolsFunction", "ContextFunction"):
+    for function in ("ToolsFunction", "ContextFunction", "FlushFunction"):
         assert (build / function / "app.py").exists()
 
 
@@ -77,6 +77,7 @@ def test_tool_and_context_routes_use_iam_and_only_health_is_open():
 TABLE_ACTIONS = {
     "ToolsFunction": {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query"},
     "ContextFunction": {"dynamodb:GetItem", "dynamodb:Query"},
+    "FlushFunction": {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
 }
 
 
@@ -94,3 +95,10 @@ def test_each_function_gets_least_privilege_on_the_table(function):
     for s in statements:
         actions = s["Action"] if isinstance(s["Action"], list) else [s["Action"]]
         assert all("*" not in action for action in actions)
+
+
+def test_the_flush_has_a_short_timeout_and_the_toggle():
+    flush = load_template()["Resources"]["FlushFunction"]["Properties"]
+    assert flush["Timeout"] <= 10
+    assert flush["Environment"]["Variables"]["SURFSENSE_MEMORY_FLUSH"] == {"Ref": "MemoryFlush"}
+    assert "Events" not in flush  # invoked directly, never through the HTTP API

@@ -55,6 +55,26 @@ class RecallArgs(StrictModel):
     k: Annotated[int, Field(ge=1, le=20)] = Field(default=8, description="How many notes to return (1-20).")
 
 
+class ChatMessage(StrictModel):
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str
+
+
+class FlushRequest(StrictModel):
+    """The direct-invoke payload of FlushFunction (CONTRACT §4)."""
+
+    context: ConversationContext
+    compaction_id: Identifier
+    messages: Annotated[list[ChatMessage], Field(min_length=1, max_length=2000)]
+
+
+def parse_flush_request(event: object) -> FlushRequest:
+    try:
+        return FlushRequest.model_validate(event)
+    except ValidationError as exc:
+        raise InvalidInput("the flush payload does not match the contract", details=_details(exc)) from None
+
+
 ArgsT = TypeVar("ArgsT", bound=StrictModel)
 
 

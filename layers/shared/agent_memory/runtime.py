@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from functools import cache
 
+from agent_memory.flush import FLUSH_BUDGET_S, FlushService
 from agent_memory.models.chat import chat_model_from_settings
 from agent_memory.service import MemoryService
 from agent_memory.settings import get_settings
 from agent_memory.storage.client import make_dynamodb_client
 from agent_memory.storage.document_store import DocumentStore
+from agent_memory.storage.flush_store import FlushStore
 from agent_memory.storage.note_store import NoteStore
 
 
@@ -24,7 +26,21 @@ def memory_service() -> MemoryService:
     )
 
 
+@cache
+def flush_service() -> FlushService:
+    """The flush gets its own, tighter clients: its whole answer must fit in 5 seconds."""
+    settings = get_settings()
+    client = make_dynamodb_client(settings, read_timeout_s=0.5, max_attempts=2)
+    return FlushService(
+        NoteStore(client, settings.table_name),
+        FlushStore(client, settings.table_name),
+        chat_model=cache(lambda: chat_model_from_settings(settings, timeout_s=FLUSH_BUDGET_S)),
+        enabled=settings.memory_flush,
+    )
+
+
 def reset() -> None:
-    """Forget the cached settings and service (tests and the local stack change the environment)."""
+    """Forget the cached settings and services (tests and the local stack change the environment)."""
     memory_service.cache_clear()
+    flush_service.cache_clear()
     get_settings.cache_clear()

@@ -23,11 +23,20 @@ class Settings(BaseModel):
     dynamodb_read_timeout_s: float = 2.0
     dynamodb_max_attempts: int = 3
     chat_timeout_s: float = 60.0
+    memory_flush: bool = True
 
     @field_validator("chat_model", "openai_api_key", "memory_now", mode="before")
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("memory_flush", mode="before")
+    @classmethod
+    def _flush_toggle(cls, value: object) -> object:
+        """``false``, ``0``, ``no`` or ``off``, in any case, turn the flush off; anything else leaves it on."""
+        if isinstance(value, str):
+            return value.strip().lower() not in {"false", "0", "no", "off"}
+        return value
 
     @field_validator("chat_model")
     @classmethod
@@ -57,6 +66,7 @@ _ENV = {
     "dynamodb_read_timeout_s": "MEMORY_DYNAMODB_READ_TIMEOUT_S",
     "dynamodb_max_attempts": "MEMORY_DYNAMODB_MAX_ATTEMPTS",
     "chat_timeout_s": "MEMORY_CHAT_TIMEOUT_S",
+    "memory_flush": "SURFSENSE_MEMORY_FLUSH",
 }
 
 

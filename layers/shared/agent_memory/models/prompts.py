@@ -16,3 +16,22 @@ def compression_prompt(content: str, target_chars: int) -> str:
         f"The document below is {len(content):,} characters. Rewrite it to at most {target_chars:,} characters.\n\n"
         f"<document>\n{content}\n</document>"
     )
+
+
+FLUSH_SYSTEM = (
+    "A long conversation is about to be summarized to free context. Write ONE memory note that lets the "
+    "assistant pick the conversation up later: what it is about and its open threads (unanswered questions, "
+    "pending tasks, decisions still to make). At most 500 characters, one plain sentence or two, no heading, "
+    "no list, no preamble. Never include secrets or credentials. Answer with the note only."
+)
+
+# The transcript sent to the model keeps the end of the conversation, where the open threads are.
+FLUSH_TRANSCRIPT_MAX_CHARS = 24_000
+
+
+def flush_prompt(messages: list[tuple[str, str]]) -> str:
+    lines = [f"{role}: {content}" for role, content in messages]
+    transcript = "\n".join(lines)
+    if len(transcript) > FLUSH_TRANSCRIPT_MAX_CHARS:
+        transcript = "[...earlier messages omitted...]\n" + transcript[-FLUSH_TRANSCRIPT_MAX_CHARS:]
+    return f"<conversation>\n{transcript}\n</conversation>"

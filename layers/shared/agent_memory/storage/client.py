@@ -19,21 +19,33 @@ _UNAVAILABLE = {
 }
 
 
-def make_dynamodb_client(settings: Settings) -> Any:
-    """A client that gives up quickly: a chat turn must never hang on storage."""
+def make_dynamodb_client(
+    settings: Settings, *, read_timeout_s: float | None = None, max_attempts: int | None = None
+) -> Any:
+    """A client that gives up quickly: a chat turn must never hang on storage.
+
+    The flush, which must answer within 5 seconds whatever happens, passes tighter bounds.
+    """
     import boto3
     from botocore.config import Config
 
     config = Config(
         connect_timeout=settings.dynamodb_connect_timeout_s,
-        read_timeout=settings.dynamodb_read_timeout_s,
-        retries={"mode": "standard", "max_attempts": settings.dynamodb_max_attempts},
+        read_timeout=read_timeout_s or settings.dynamodb_read_timeout_s,
+        retries={"mode": "standard", "max_attempts": max_attempts or settings.dynamodb_max_attempts},
     )
     return boto3.client("dynamodb", config=config)
 
 
 def error_code(error: ClientError) -> str:
     return str(error.response.get("Error", {}).get("Code", ""))
+
+
+def cancellation_codes(error: ClientError) -> list[str]:
+    """Per transaction item, why a TransactWriteItems was cancelled (``None`` where that item was fine)."""
+    if error_code(error) != "TransactionCanceledException":
+        return []
+    return [str(reason.get("Code")) for reason in error.response.get("CancellationReasons") or []]
 
 
 def as_unavailable(error: ClientError) -> StorageUnavailable | None:

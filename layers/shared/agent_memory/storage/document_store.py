@@ -9,7 +9,7 @@ from botocore.exceptions import ClientError
 from agent_memory.document import EMPTY_DOCUMENT, Author, Document, Reason
 from agent_memory.errors import VersionConflict
 from agent_memory.scope import Scope
-from agent_memory.storage.client import as_unavailable, error_code
+from agent_memory.storage.client import as_unavailable, cancellation_codes
 from agent_memory.storage.keys import DOC_HEAD, version_sk
 
 
@@ -94,7 +94,7 @@ class DocumentStore:
                 self._client.transact_write_items(TransactItems=items)
                 return document
             except ClientError as error:
-                codes = _cancellation_codes(error)
+                codes = cancellation_codes(error)
                 if "ConditionalCheckFailed" in codes:
                     raise VersionConflict(
                         f"the document is no longer at version {expected_version}; read it again and reapply the change"
@@ -105,9 +105,3 @@ class DocumentStore:
 
 
 _TRANSACTION_ATTEMPTS = 3
-
-
-def _cancellation_codes(error: ClientError) -> set[str]:
-    if error_code(error) != "TransactionCanceledException":
-        return set()
-    return {str(reason.get("Code")) for reason in error.response.get("CancellationReasons") or []}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -9,7 +10,7 @@ from botocore.exceptions import ClientError
 from agent_memory.errors import StorageUnavailable
 from agent_memory.notes import Note, Origin
 from agent_memory.scope import Scope
-from agent_memory.storage.client import as_unavailable, error_code
+from agent_memory.storage.client import as_unavailable, cancellation_codes, error_code
 from agent_memory.storage.keys import day_sk, note_sk, notes_of_days, unconsolidated_shard
 
 
@@ -54,6 +55,14 @@ def note_from_item(item: dict[str, Any]) -> Note:
 _POSITION_ATTEMPTS = 5
 
 
+def _position_taken(error: ClientError) -> bool:
+    """The note's own conditional put failed: another note already holds this position."""
+    if error_code(error) == "ConditionalCheckFailedException":
+        return True
+    codes = cancellation_codes(error)
+    return bool(codes) and codes[0] == "ConditionalCheckFailed"
+
+
 class NoteStore:
     """Every note of a scope lives in the scope's partition, sorted by day then position."""
 
@@ -61,12 +70,25 @@ class NoteStore:
         self._client = client
         self._table = table_name
 
-    def append(self, scope: Scope, *, day: str, text: str, created_at: str, source: str, origin: Origin) -> Note:
+    def append(
+        self,
+        scope: Scope,
+        *,
+        day: str,
+        text: str,
+        created_at: str,
+        source: str,
+        origin: Origin,
+        together_with: Callable[[Note], dict[str, Any]] | None = None,
+    ) -> Note:
         """Two requests: take the next position of the day atomically, then write the note there.
 
         The counter's atomic ADD makes positions unique. The note's put is still conditional, and on a
         collision (a counter restored from an older backup, or an emulator without atomic updates) the
         note takes the next position instead: a gap is possible, a duplicate or an overwrite never.
+
+        ``together_with`` gives a second transaction item (e.g. the flush's completion mark) that must
+        succeed with the note or neither is written; its failure surfaces as a ClientError.
         """
         for _ in range(_POSITION_ATTEMPTS):
             note = Note(
@@ -77,15 +99,19 @@ class NoteStore:
                 source=source,
                 origin=origin,
             )
+            put = {
+                "TableName": self._table,
+                "Item": _note_item(scope, note),
+                "ConditionExpression": "attribute_not_exists(sk)",
+            }
             try:
-                self._client.put_item(
-                    TableName=self._table,
-                    Item=_note_item(scope, note),
-                    ConditionExpression="attribute_not_exists(sk)",
-                )
+                if together_with is None:
+                    self._client.put_item(**put)
+                else:
+                    self._client.transact_write_items(TransactItems=[{"Put": put}, together_with(note)])
                 return note
             except ClientError as error:
-                if error_code(error) != "ConditionalCheckFailedException":
+                if not _position_taken(error):
                     raise as_unavailable(error) or error from None
         raise StorageUnavailable("could not find a free position for the note; nothing was written, try again")
 
@@ -101,6 +127,16 @@ class NoteStore:
         except ClientError as error:
             raise as_unavailable(error) or error from None
         return int(counter["Attributes"]["next_position"]["N"])
+
+    def get(self, scope: Scope, day: str, position: int) -> Note | None:
+        try:
+            answer = self._client.get_item(
+                TableName=self._table, Key={"pk": {"S": scope.key}, "sk": {"S": note_sk(day, position)}}
+            )
+        except ClientError as error:
+            raise as_unavailable(error) or error from None
+        item = answer.get("Item")
+        return note_from_item(item) if item else None
 
     def newest_first(self, scope: Scope, *, first_day: str, last_day: str, limit: int) -> list[Note]:
         """The notes of ``first_day``..``last_day`` (inclusive), newest first, in one Query."""

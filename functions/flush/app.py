@@ -1,0 +1,17 @@
+"""FlushFunction: invoked directly (RequestResponse) by the chat backend just before it summarizes a
+conversation. It always answers, within 5 seconds, and never raises (CONTRACT §4)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from agent_memory.observability import logger, metrics
+from agent_memory.runtime import flush_service
+
+
+@logger.inject_lambda_context
+@metrics.log_metrics
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return flush_service().flush(event)

@@ -1,0 +1,146 @@
+"""The pre-compaction flush: one short note per compaction event, within 5 seconds, never an exception.
+
+The chat backend calls it synchronously on its compaction path (CONTRACT §4 ``FlushFunction``), so every
+path returns a status: ``written``, ``duplicate``, ``disabled`` or ``failed`` (with a reason), and a
+failure leaves nothing written.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any
+
+from agent_memory.api import parse_flush_request
+from agent_memory.clock import iso, utc_now
+from agent_memory.errors import MemoryServiceError, ModelUnavailable
+from agent_memory.models.chat import ChatModel
+from agent_memory.models.prompts import FLUSH_SYSTEM, flush_prompt
+from agent_memory.notes import Note, Origin, clean_note_text, parse_note_id
+from agent_memory.observability import logger, metrics
+from agent_memory.scope import Scope, bind_scope
+from agent_memory.storage.flush_store import FlushMarker, FlushStore
+from agent_memory.storage.note_store import NoteStore
+
+FLUSH_BUDGET_S = 5.0
+FLUSH_NOTE_MAX_CHARS = 500
+FLUSH_MAX_TOKENS = 300
+# Kept back from the budget for the write after the model answers (two DynamoDB requests).
+WRITE_RESERVE_S = 0.6
+
+
+class FlushFailed(Exception):
+    """A reason to answer ``failed``; raised inside the flush only, never out of it."""
+
+
+class FlushService:
+    def __init__(
+        self,
+        notes: NoteStore,
+        flushes: FlushStore,
+        chat_model: Callable[[], ChatModel | None],
+        *,
+        enabled: bool,
+        budget_s: float = FLUSH_BUDGET_S,
+    ) -> None:
+        self._notes = notes
+        self._flushes = flushes
+        self._chat_model = chat_model
+        self._enabled = enabled
+        self._budget_s = budget_s
+        # The model call runs on a worker thread so that the budget holds even when a provider's own
+        # timeout does not (a slow stream, a stuck connection). A call that overruns is abandoned: its
+        # answer is never written. The pool belongs to the instance, so a forked process gets its own.
+        self._model_calls = ThreadPoolExecutor(max_workers=4, thread_name_prefix="flush-model")
+
+    def flush(self, event: object) -> dict[str, Any]:
+        """Answer for one compaction event; never raises."""
+        deadline = time.monotonic() + self._budget_s
+        if not self._enabled:
+            return self._answer("disabled")
+        try:
+            request = parse_flush_request(event)
+            scope = bind_scope(request.context)
+        except MemoryServiceError as error:
+            return self._answer("failed", reason=f"{error.code}: {error.message}")
+        token = uuid.uuid4().hex
+        try:
+            existing = self._flushes.claim(scope, request.compaction_id, token=token, now_epoch=int(time.time()))
+        except Exception as error:  # noqa: BLE001 - a flush never raises; nothing was written
+            logger.exception("flush claim failed")
+            return self._answer("failed", reason=f"storage: {type(error).__name__}")
+        if existing is not None:
+            return self._duplicate(scope, existing)
+        try:
+            text = self._ask_model([(m.role, m.content) for m in request.messages], deadline)
+            cleaned = clean_note_text(text, max_chars=FLUSH_NOTE_MAX_CHARS)
+            if time.monotonic() + WRITE_RESERVE_S / 2 > deadline:
+                raise FlushFailed("the 5-second budget ran out before the note could be written")
+            now = utc_now()
+            note = self._notes.append(
+                scope,
+                day=now.date().isoformat(),
+                text=cleaned.text,
+                created_at=iso(now),
+                source="flush",
+                origin=Origin(request.context.user_id, request.context.thread_id, request.compaction_id),
+                together_with=self._flushes.completion(scope, request.compaction_id, token=token),
+            )
+        except Exception as error:  # noqa: BLE001 - every failure is an answer, and the claim is given back
+            reason = str(error) if isinstance(error, FlushFailed | MemoryServiceError) else type(error).__name__
+            logger.warning(
+                "flush failed", extra={"scope": scope.kind, "compaction_id": request.compaction_id, "reason": reason}
+            )
+            self._release(scope, request.compaction_id, token)
+            return self._answer("failed", reason=reason)
+        logger.info(
+            "flush note written",
+            extra={"scope": scope.kind, "note_id": note.id, "compaction_id": request.compaction_id},
+        )
+        return self._answer("written", note=note)
+
+    def _ask_model(self, messages: list[tuple[str, str]], deadline: float) -> str:
+        model = self._chat_model()
+        if model is None:
+            raise FlushFailed("no chat model is configured (MEMORY_CHAT_MODEL)")
+        timeout = deadline - time.monotonic() - WRITE_RESERVE_S
+        if timeout <= 0:
+            raise FlushFailed("the 5-second budget ran out before the model could be asked")
+        call = self._model_calls.submit(
+            model.complete, system=FLUSH_SYSTEM, prompt=flush_prompt(messages), max_tokens=FLUSH_MAX_TOKENS
+        )
+        try:
+            return call.result(timeout=timeout)
+        except FutureTimeout:
+            call.cancel()
+            raise FlushFailed(f"the chat model did not answer within {timeout:.1f} s") from None
+        except ModelUnavailable as error:
+            raise FlushFailed(error.message) from None
+
+    def _duplicate(self, scope: Scope, marker: FlushMarker) -> dict[str, Any]:
+        if marker.status != "written" or marker.note_id is None:
+            return self._answer("duplicate", reason="another invocation is flushing this compaction event")
+        where = parse_note_id(marker.note_id)
+        try:
+            note = self._notes.get(scope, *where) if where else None
+        except Exception:  # noqa: BLE001 - the answer is still "duplicate", only without the note
+            logger.exception("could not read the earlier flush note")
+            note = None
+        return self._answer("duplicate", note=note)
+
+    def _release(self, scope: Scope, compaction_id: str, token: str) -> None:
+        try:
+            self._flushes.release(scope, compaction_id, token=token)
+        except Exception:  # noqa: BLE001 - the claim's lease expires by itself
+            logger.exception("could not release the flush claim; it expires by itself")
+
+    @staticmethod
+    def _answer(status: str, *, note: Note | None = None, reason: str | None = None) -> dict[str, Any]:
+        metrics.add_metric(name=f"Flush{status.title()}", unit="Count", value=1)
+        answer: dict[str, Any] = {"status": status, "note": note.as_dict() if note else None}
+        if reason is not None:
+            answer["reason"] = reason
+        return answer

@@ -1,0 +1,101 @@
+"""At most one flush note per compaction event per scope: a claim marker beside the scope's notes.
+
+``sk = flush#<compaction_id>``. An invocation first claims the event with a conditional put (a duplicate
+is seen here, before any model call), then writes the note and marks the claim ``written`` in one
+transaction. A failed invocation releases its claim so that a retry can write; one that died without
+releasing leaves a lease that expires after ``LEASE_S``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from agent_memory.notes import Note
+from agent_memory.scope import Scope
+from agent_memory.storage.client import as_unavailable, error_code
+
+# Longer than the flush's Lambda timeout, so a live invocation never loses its claim to a retry.
+LEASE_S = 10
+
+
+@dataclass(frozen=True, slots=True)
+class FlushMarker:
+    """What an earlier invocation left for this compaction event."""
+
+    status: str  # "in_progress" or "written"
+    note_id: str | None
+
+
+def _key(scope: Scope, compaction_id: str) -> dict[str, Any]:
+    return {"pk": {"S": scope.key}, "sk": {"S": f"flush#{compaction_id}"}}
+
+
+class FlushStore:
+    def __init__(self, client: Any, table_name: str) -> None:
+        self._client = client
+        self._table = table_name
+
+    def claim(self, scope: Scope, compaction_id: str, *, token: str, now_epoch: int) -> FlushMarker | None:
+        """One request: None if this invocation now owns the event, else the marker that is already there."""
+        try:
+            self._client.put_item(
+                TableName=self._table,
+                Item={
+                    **_key(scope, compaction_id),
+                    "status": {"S": "in_progress"},
+                    "token": {"S": token},
+                    "lease_until": {"N": str(now_epoch + LEASE_S)},
+                },
+                ConditionExpression="attribute_not_exists(sk) OR (#status = :in_progress AND lease_until < :now)",
+                ExpressionAttributeNames={"#status": "status"},
+                ExpressionAttributeValues={":in_progress": {"S": "in_progress"}, ":now": {"N": str(now_epoch)}},
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+            return None
+        except ClientError as error:
+            if error_code(error) != "ConditionalCheckFailedException":
+                raise as_unavailable(error) or error from None
+            item = error.response.get("Item") or {}
+            return FlushMarker(
+                status=item.get("status", {}).get("S", "in_progress"), note_id=item.get("note_id", {}).get("S")
+            )
+
+    def completion(self, scope: Scope, compaction_id: str, *, token: str) -> Callable[[Note], dict[str, Any]]:
+        """The transaction item that marks the claim ``written``; it fails if the claim is no longer ours."""
+
+        def _mark(note: Note) -> dict[str, Any]:
+            return {
+                "Update": {
+                    "TableName": self._table,
+                    "Key": _key(scope, compaction_id),
+                    "UpdateExpression": "SET #status = :written, note_id = :note_id REMOVE lease_until",
+                    "ConditionExpression": "#status = :in_progress AND #token = :token",
+                    "ExpressionAttributeNames": {"#status": "status", "#token": "token"},
+                    "ExpressionAttributeValues": {
+                        ":written": {"S": "written"},
+                        ":in_progress": {"S": "in_progress"},
+                        ":note_id": {"S": note.id},
+                        ":token": {"S": token},
+                    },
+                }
+            }
+
+        return _mark
+
+    def release(self, scope: Scope, compaction_id: str, *, token: str) -> None:
+        """Give the event back after a failure (only if the claim is still ours and not written)."""
+        try:
+            self._client.delete_item(
+                TableName=self._table,
+                Key=_key(scope, compaction_id),
+                ConditionExpression="#status = :in_progress AND #token = :token",
+                ExpressionAttributeNames={"#status": "status", "#token": "token"},
+                ExpressionAttributeValues={":in_progress": {"S": "in_progress"}, ":token": {"S": token}},
+            )
+        except ClientError as error:
+            if error_code(error) != "ConditionalCheckFailedException":
+                raise

@@ -1,0 +1,236 @@
+"""CONTRACT §4 ``FlushFunction``: one note per compaction event, within 5 s, never an exception."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from botocore.exceptions import ClientError
+
+from agent_memory import runtime
+from tests.conftest import private, shared
+from tests.events import event_body
+from tests.fake_openai import fake_openai_server
+from tests.fakes import FakeChatModel
+
+SUMMARY = "Planning the billing-service migration; open: payments sign-off from Dana, rollback plan draft."
+
+
+@pytest.fixture
+def model(monkeypatch):
+    """The flush's chat model replaced by a named fake (no model can run here)."""
+    fake = FakeChatModel(reply=lambda system, prompt: SUMMARY)
+    monkeypatch.setattr(runtime.flush_service(), "_chat_model", lambda: fake)
+    return fake
+
+
+def _flush(call, compaction_id="cmp-1", context=None, messages=None):
+    body = event_body("flush")
+    body["compaction_id"] = compaction_id
+    if context is not None:
+        body["context"] = context
+    if messages is not None:
+        body["messages"] = messages
+    return call("flush", body).body
+
+
+def _notes(aws, pk="ws#w-3"):
+    rows = aws.query(
+        TableName="MemoryTable",
+        KeyConditionExpression="pk = :p AND begins_with(sk, :n)",
+        ExpressionAttributeValues={":p": {"S": pk}, ":n": {"S": "note#"}},
+    )["Items"]
+    return [row["text"]["S"] for row in rows]
+
+
+def test_written_note_is_the_models_summary_with_provenance(call, aws, model):
+    answer = _flush(call)
+
+    assert answer["status"] == "written"
+    note = answer["note"]
+    assert note["text"] == SUMMARY
+    assert note["source"] == "flush"
+    assert note["origin"] == {"user_id": "u-1", "thread_id": "t-9", "compaction_id": "cmp-1"}
+    assert (note["day"], note["position"]) == ("2026-12-03", 1)
+    assert _notes(aws) == [SUMMARY]
+    system, prompt = model.calls[0]
+    assert "500 characters" in system and "open threads" in system
+    assert "user: Can you help me plan the Q1 migration" in prompt
+
+
+def test_the_note_shows_up_in_the_next_turns_context(call, model):
+    _flush(call)
+
+    context = call("context", {"context": shared("w-3")}).body
+    assert SUMMARY in context["system_prompt"]
+
+
+def test_a_second_call_for_the_same_event_is_a_duplicate_without_a_model_call(call, aws, model):
+    first = _flush(call)
+
+    second = _flush(call)
+
+    assert second == {"status": "duplicate", "note": first["note"]}
+    assert len(model.calls) == 1
+    assert _notes(aws) == [SUMMARY]
+
+
+def test_the_same_compaction_id_in_another_scope_is_another_event(call, aws, model):
+    assert _flush(call, context=shared("w-3"))["status"] == "written"
+    assert _flush(call, context=private("u-1"))["status"] == "written"
+    assert _notes(aws, "user#u-1") == [SUMMARY]
+
+
+def test_a_long_answer_is_capped_at_500_characters(call, model):
+    model.reply = lambda system, prompt: "- " + "word " * 300
+
+    note = _flush(call)["note"]
+
+    assert len(note["text"]) <= 500
+    assert note["text"].startswith("word word")
+
+
+@pytest.mark.parametrize("value", ["false", "0", "no", "off", "FALSE", "Off", "NO", " no ", "False"])
+def test_the_toggle_disables_in_every_spelling(call, aws, model, monkeypatch, value):
+    monkeypatch.setenv("SURFSENSE_MEMORY_FLUSH", value)
+    runtime.reset()
+    monkeypatch.setattr(runtime.flush_service(), "_chat_model", lambda: model)
+
+    assert _flush(call) == {"status": "disabled", "note": None}
+    assert model.calls == []
+    assert _notes(aws) == []
+
+
+@pytest.mark.parametrize("value", ["true", "on", "1", "yes", ""])
+def test_other_toggle_values_leave_it_on(call, model, monkeypatch, value):
+    monkeypatch.setenv("SURFSENSE_MEMORY_FLUSH", value)
+    runtime.reset()
+    monkeypatch.setattr(runtime.flush_service(), "_chat_model", lambda: model)
+
+    assert _flush(call)["status"] == "written"
+
+
+def _assert_failed_and_nothing_written(answer, aws, reason_part):
+    assert answer["status"] == "failed"
+    assert answer["note"] is None
+    assert reason_part in answer["reason"]
+    assert _notes(aws) == []
+
+
+def test_no_model_configured_is_failed(call, aws):
+    _assert_failed_and_nothing_written(_flush(call), aws, "no chat model")
+
+
+def test_a_model_error_is_failed_and_a_retry_can_write(call, aws, model):
+    model.fail_with = "the chat model failed: ThrottlingException"
+
+    _assert_failed_and_nothing_written(_flush(call), aws, "ThrottlingException")
+
+    model.fail_with = None
+    assert _flush(call)["status"] == "written"
+
+
+@pytest.mark.parametrize("reply", ["", "   ", "# A heading", "- ", "\x00\x01"])
+def test_an_unusable_answer_is_failed(call, aws, model, reply):
+    model.reply = lambda system, prompt: reply
+
+    _assert_failed_and_nothing_written(_flush(call), aws, "")
+
+
+def test_a_slow_model_fails_within_the_budget_and_writes_nothing(call, aws, model):
+    model.delay_s = 8
+    started = time.monotonic()
+
+    answer = _flush(call)
+
+    assert time.monotonic() - started < 5.5
+    _assert_failed_and_nothing_written(answer, aws, "did not answer")
+
+
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        lambda b: b.pop("compaction_id"),
+        lambda b: b.update(compaction_id="has space"),
+        lambda b: b.update(compaction_id=""),
+        lambda b: b.update(messages=[]),
+        lambda b: b.update(messages="hello"),
+        lambda b: b.update(messages=[{"role": "robot", "content": "x"}]),
+        lambda b: b.update(messages=[{"role": "user"}]),
+        lambda b: b.update(messages=[{"role": "user", "content": 5}]),
+        lambda b: b.pop("context"),
+        lambda b: b.update(context={"user_id": "u-1", "thread_id": "t", "visibility": "shared"}),
+        lambda b: b.update(extra=1),
+    ],
+)
+def test_a_bad_payload_is_failed_without_a_model_call(call, aws, model, mutate):
+    body = event_body("flush")
+    mutate(body)
+
+    answer = call("flush", body).body
+
+    _assert_failed_and_nothing_written(answer, aws, "invalid_input")
+    assert model.calls == []
+
+
+@pytest.mark.parametrize("event", [None, [], "flush", 42])
+def test_a_payload_that_is_not_an_object_is_failed(aws, lambda_context, event):
+    from local.template import load_handler
+
+    answer = load_handler("FlushFunction")(event, lambda_context)
+
+    assert answer["status"] == "failed"
+
+
+def test_someone_elses_private_thread_is_failed(call, aws, model):
+    answer = _flush(call, context=private("u-1", thread_owner_id="u-2"))
+
+    _assert_failed_and_nothing_written(answer, aws, "forbidden")
+    assert model.calls == []
+
+
+def _throttle(operation):
+    def _raise(*args, **kwargs):
+        raise ClientError({"Error": {"Code": "ThrottlingException", "Message": "slow down"}}, operation)
+
+    return _raise
+
+
+def test_throttled_claim_is_failed_without_a_model_call(call, aws, model, monkeypatch):
+    monkeypatch.setattr(runtime.flush_service()._flushes._client, "put_item", _throttle("PutItem"))
+
+    _assert_failed_and_nothing_written(_flush(call), aws, "storage")
+    assert model.calls == []
+
+
+def test_throttled_write_is_failed_and_the_claim_is_released(call, aws, model, monkeypatch):
+    client = runtime.flush_service()._notes._client
+    monkeypatch.setattr(client, "transact_write_items", _throttle("TransactWriteItems"))
+
+    _assert_failed_and_nothing_written(_flush(call), aws, "storage")
+
+    monkeypatch.undo()
+    monkeypatch.setattr(runtime.flush_service(), "_chat_model", lambda: model)
+    assert _flush(call)["status"] == "written"
+
+
+@pytest.fixture
+def fake_openai(monkeypatch):
+    """A fake OpenAI-compatible server in its own process, for sandboxes forked from this one."""
+    with fake_openai_server(reply=SUMMARY, delay_s=0.3) as fake:
+        monkeypatch.setenv("MEMORY_CHAT_MODEL", "openai:fake")
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
+        yield fake
+
+
+def test_five_parallel_calls_for_one_event_write_one_note(fake_openai, sandboxes):
+    body = event_body("flush")
+
+    answers = [a.body for a in sandboxes([("flush", body)] * 5)]
+
+    statuses = sorted(a["status"] for a in answers)
+    assert statuses == sorted(a["status"] for a in answers), answers
+    assert statuses == ["duplicate"] * 4 + ["written"], answers
+    assert fake_openai.calls() == 1
+    context = sandboxes([("context", {"context": body["context"]})])[0].body
+    assert [n["text"] for n in context["recent_notes"]] == [SUMMARY]
