@@ -48,6 +48,7 @@ def _environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 @pytest.fixture
 def aws() -> Iterator[Any]:
     """moto with every table of template.yaml; yields a DynamoDB client to inspect the table with."""
+    _make_each_request_atomic()
     with mock_aws():
         client = boto3.client("dynamodb")
         for definition in table_definitions().values():

@@ -44,7 +44,7 @@ def test_sam_build_builds_every_function_and_the_layer(tmp_path):
     assert (build / "SharedLayer" / "python" / "agent_memory" / "service.py").exists()
     assert (build / "SharedLayer" / "python" / "aws_lambda_powertools").is_dir()
     assert (build / "SharedLayer" / "python" / "pydantic").is_dir()
-    for function in ("ToolsFunction", "ContextFunction", "FlushFunction"):
+    for function in ("ToolsFunction", "ContextFunction", "FlushFunction", "ConsolidateFunction"):
         assert (build / function / "app.py").exists()
 
 
@@ -78,7 +78,16 @@ TABLE_ACTIONS = {
     "ToolsFunction": {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query"},
     "ContextFunction": {"dynamodb:GetItem", "dynamodb:Query"},
     "FlushFunction": {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
+    "ConsolidateFunction": {
+        "dynamodb:GetItem",
+        "dynamodb:PutItem",
+        "dynamodb:UpdateItem",
+        "dynamodb:DeleteItem",
+        "dynamodb:Query",
+    },
 }
+# Functions that read the sparse index get it named, not a wildcard over every index.
+INDEX_READERS = {"ConsolidateFunction": {"Fn::Sub": "${MemoryTable.Arn}/index/Unconsolidated"}}
 
 
 @pytest.mark.parametrize("function", sorted(TABLE_ACTIONS))
@@ -91,7 +100,9 @@ def test_each_function_gets_least_privilege_on_the_table(function):
     assert len(table_statements) == 1
     statement = table_statements[0]
     assert set(statement["Action"]) == TABLE_ACTIONS[function]
-    assert statement["Resource"] == {"Fn::GetAtt": "MemoryTable.Arn"}
+    table = {"Fn::GetAtt": "MemoryTable.Arn"}
+    expected = [table, INDEX_READERS[function]] if function in INDEX_READERS else table
+    assert statement["Resource"] == expected
     for s in statements:
         actions = s["Action"] if isinstance(s["Action"], list) else [s["Action"]]
         assert all("*" not in action for action in actions)
@@ -102,3 +113,15 @@ def test_the_flush_has_a_short_timeout_and_the_toggle():
     assert flush["Timeout"] <= 10
     assert flush["Environment"]["Variables"]["SURFSENSE_MEMORY_FLUSH"] == {"Ref": "MemoryFlush"}
     assert "Events" not in flush  # invoked directly, never through the HTTP API
+
+
+def test_the_nightly_schedule_retries_and_keeps_what_it_cannot_deliver():
+    resources = load_template()["Resources"]
+    function = resources["ConsolidateFunction"]["Properties"]
+    nightly = function["Events"]["Nightly"]
+    assert nightly["Type"] == "Schedule"
+    assert nightly["Properties"]["RetryPolicy"]["MaximumRetryAttempts"] >= 1
+    assert nightly["Properties"]["DeadLetterConfig"] == {"Arn": {"Fn::GetAtt": "ConsolidationDeadLetters.Arn"}}
+    assert resources["ConsolidationDeadLetters"]["Properties"]["SqsManagedSseEnabled"] is True
+    assert function["Timeout"] == 900
+    assert function["ReservedConcurrentExecutions"] == 1  # runs never overlap

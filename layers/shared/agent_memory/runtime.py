@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from functools import cache
 
+from agent_memory.consolidation import Caps, Consolidator
 from agent_memory.flush import FLUSH_BUDGET_S, FlushService
 from agent_memory.models.chat import chat_model_from_settings
 from agent_memory.service import MemoryService
 from agent_memory.settings import get_settings
 from agent_memory.storage.client import make_dynamodb_client
+from agent_memory.storage.consolidation_store import ConsolidationStore
 from agent_memory.storage.document_store import DocumentStore
 from agent_memory.storage.flush_store import FlushStore
 from agent_memory.storage.note_store import NoteStore
@@ -39,8 +41,30 @@ def flush_service() -> FlushService:
     )
 
 
+@cache
+def consolidator() -> Consolidator:
+    """The nightly run folds through the same service (and so the same validated write path) as the tools."""
+    settings = get_settings()
+    client = make_dynamodb_client(settings)
+    return Consolidator(
+        memory_service(),
+        DocumentStore(client, settings.table_name),
+        ConsolidationStore(client, settings.table_name),
+        chat_model=cache(lambda: chat_model_from_settings(settings, timeout_s=settings.chat_timeout_s)),
+        caps=Caps(
+            min_age_days=settings.consolidation_min_age_days,
+            max_groups=settings.consolidation_max_groups,
+            max_notes=settings.consolidation_max_notes,
+            max_chars=settings.consolidation_max_chars,
+        ),
+        concurrency=settings.consolidation_concurrency,
+        reserve_s=settings.consolidation_reserve_s,
+    )
+
+
 def reset() -> None:
     """Forget the cached settings and services (tests and the local stack change the environment)."""
     memory_service.cache_clear()
     flush_service.cache_clear()
+    consolidator.cache_clear()
     get_settings.cache_clear()

@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 from agent_memory.api import ConversationContext
 from agent_memory.clock import iso, utc_now
@@ -79,11 +80,15 @@ class MemoryService:
         reason: Reason,
         by: Author,
         allow_empty: bool = False,
+        folded_note_ids: list[str] | None = None,
+        together_with: list[dict[str, Any]] | None = None,
     ) -> SavedDocument:
         """The one validated write path: limits, compression, history, optimistic concurrency.
 
         With ``expected_version`` a stale version is a 409. Without it the write applies to whatever is
         current, re-reading under contention, so it never overwrites a version it has not seen as the head.
+        A compressed tool write is recorded as ``compression``; dashboard and consolidation writes keep
+        their own reason. ``folded_note_ids`` and ``together_with`` pass through to the store (consolidation).
         """
         if not content.strip() and not allow_empty:
             raise InvalidInput(
@@ -95,9 +100,17 @@ class MemoryService:
             if expected_version is not None:
                 self._check_current(scope, expected_version)  # fail fast before a minute-long model call
             content = compress(self._chat_model(), content)
-            reason = "compression"
+            reason = "compression" if reason == "tool" else reason
             metrics.add_metric(name="Compressions", unit="Count", value=1)
-        document = self._save(scope, content, expected_version=expected_version, reason=reason, by=by)
+        document = self._save(
+            scope,
+            content,
+            expected_version=expected_version,
+            reason=reason,
+            by=by,
+            folded_note_ids=folded_note_ids,
+            together_with=together_with,
+        )
         metrics.add_metric(name="DocumentWrites", unit="Count", value=1)
         logger.info(
             "document saved",
@@ -113,7 +126,15 @@ class MemoryService:
             )
 
     def _save(
-        self, scope: Scope, content: str, *, expected_version: int | None, reason: Reason, by: Author
+        self,
+        scope: Scope,
+        content: str,
+        *,
+        expected_version: int | None,
+        reason: Reason,
+        by: Author,
+        folded_note_ids: list[str] | None,
+        together_with: list[dict[str, Any]] | None,
     ) -> Document:
         attempt = 0
         while True:
@@ -125,7 +146,14 @@ class MemoryService:
             )
             try:
                 return self._documents.save(
-                    scope, content, expected_version=base, updated_at=iso(utc_now()), reason=reason, by=by
+                    scope,
+                    content,
+                    expected_version=base,
+                    updated_at=iso(utc_now()),
+                    reason=reason,
+                    by=by,
+                    folded_note_ids=folded_note_ids,
+                    together_with=together_with,
                 )
             except VersionConflict:
                 if expected_version is not None or attempt >= UNVERSIONED_WRITE_ATTEMPTS:

@@ -24,6 +24,12 @@ class Settings(BaseModel):
     dynamodb_max_attempts: int = 3
     chat_timeout_s: float = 60.0
     memory_flush: bool = True
+    consolidation_min_age_days: int = Field(default=7, ge=0)
+    consolidation_max_groups: int = Field(default=50, ge=1)
+    consolidation_max_notes: int = Field(default=200, ge=1)
+    consolidation_max_chars: int = Field(default=20_000, ge=2_000)
+    consolidation_concurrency: int = Field(default=8, ge=1, le=64)
+    consolidation_reserve_s: float = Field(default=120.0, ge=0)
 
     @field_validator("chat_model", "openai_api_key", "memory_now", mode="before")
     @classmethod
@@ -67,6 +73,12 @@ _ENV = {
     "dynamodb_max_attempts": "MEMORY_DYNAMODB_MAX_ATTEMPTS",
     "chat_timeout_s": "MEMORY_CHAT_TIMEOUT_S",
     "memory_flush": "SURFSENSE_MEMORY_FLUSH",
+    "consolidation_min_age_days": "MEMORY_CONSOLIDATION_MIN_AGE_DAYS",
+    "consolidation_max_groups": "MEMORY_CONSOLIDATION_MAX_GROUPS",
+    "consolidation_max_notes": "MEMORY_CONSOLIDATION_MAX_NOTES",
+    "consolidation_max_chars": "MEMORY_CONSOLIDATION_MAX_CHARS",
+    "consolidation_concurrency": "MEMORY_CONSOLIDATION_CONCURRENCY",
+    "consolidation_reserve_s": "MEMORY_CONSOLIDATION_RESERVE_S",
 }
 
 

@@ -35,3 +35,19 @@ def flush_prompt(messages: list[tuple[str, str]]) -> str:
     if len(transcript) > FLUSH_TRANSCRIPT_MAX_CHARS:
         transcript = "[...earlier messages omitted...]\n" + transcript[-FLUSH_TRANSCRIPT_MAX_CHARS:]
     return f"<conversation>\n{transcript}\n</conversation>"
+
+
+CONSOLIDATION_SYSTEM = (
+    "You maintain an AI assistant's long-term memory document (Markdown). You are given the current "
+    "document and dated notes the assistant wrote since. Fold the notes into the document: add each durable "
+    "fact where it belongs, merge duplicates, and where a note contradicts the document the newer statement "
+    "wins. Keep every other fact of the document. Do not add anything the notes and document do not say. "
+    "Answer with the complete updated document only, no preamble."
+)
+
+
+def consolidation_prompt(document: str, notes: list[tuple[str, str]]) -> str:
+    """``notes`` are ``(day, text)`` pairs, oldest first; each is rendered with its date."""
+    lines = "\n".join(f"- [{day}] {text}" for day, text in notes)
+    body = document if document else "(empty: no document yet)"
+    return f"<document>\n{body}\n</document>\n\n<notes>\n{lines}\n</notes>"

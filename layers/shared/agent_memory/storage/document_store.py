@@ -54,11 +54,23 @@ class DocumentStore:
         return _document_from_item(item), item["reason"]["S"], by
 
     def save(
-        self, scope: Scope, content: str, *, expected_version: int, updated_at: str, reason: Reason, by: Author
+        self,
+        scope: Scope,
+        content: str,
+        *,
+        expected_version: int,
+        updated_at: str,
+        reason: Reason,
+        by: Author,
+        folded_note_ids: list[str] | None = None,
+        together_with: list[dict[str, Any]] | None = None,
     ) -> Document:
         """Save ``content`` as version ``expected_version + 1``.
 
-        Raises VersionConflict when the head is no longer at ``expected_version``; nothing is written then.
+        ``folded_note_ids`` records on the version which notes a consolidation folded into it, and
+        ``together_with`` adds transaction items that must be written with it (the consolidation's
+        pending-marks record). Raises VersionConflict when the head is no longer at ``expected_version``;
+        nothing is written then.
         """
         document = Document(content=content, version=expected_version + 1, updated_at=updated_at)
         attributes: dict[str, Any] = {
@@ -77,15 +89,19 @@ class DocumentStore:
                 "ExpressionAttributeValues": {":expected": {"N": str(expected_version)}},
             }
         )
+        version_item = {**attributes, "sk": {"S": version_sk(document.version)}}
+        if folded_note_ids:
+            version_item["folded_note_ids"] = {"L": [{"S": note_id} for note_id in folded_note_ids]}
         items = [
             {
                 "Put": {
                     "TableName": self._table,
-                    "Item": {**attributes, "sk": {"S": version_sk(document.version)}},
+                    "Item": version_item,
                     "ConditionExpression": "attribute_not_exists(sk)",
                 }
             },
             {"Put": {"TableName": self._table, "Item": {**attributes, "sk": {"S": DOC_HEAD}}, **head_condition}},
+            *(together_with or []),
         ]
         attempts = 0
         while True:
@@ -95,7 +111,7 @@ class DocumentStore:
                 return document
             except ClientError as error:
                 codes = cancellation_codes(error)
-                if "ConditionalCheckFailed" in codes:
+                if codes[1:2] == ["ConditionalCheckFailed"] or codes[:1] == ["ConditionalCheckFailed"]:
                     raise VersionConflict(
                         f"the document is no longer at version {expected_version}; read it again and reapply the change"
                     ) from None

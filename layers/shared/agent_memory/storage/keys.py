@@ -38,4 +38,12 @@ def notes_of_days(first_day: str, last_day: str) -> tuple[str, str]:
 
 def unconsolidated_shard(scope_key: str) -> str:
     """A scope's notes all sit in one shard of the sparse index; 16 shards spread the write load."""
-    return f"uc#{zlib.crc32(scope_key.encode()) % UNCONSOLIDATED_SHARDS:02d}"
+    return _shard(zlib.crc32(scope_key.encode()) % UNCONSOLIDATED_SHARDS)
+
+
+def unconsolidated_shards() -> list[str]:
+    return [_shard(number) for number in range(UNCONSOLIDATED_SHARDS)]
+
+
+def _shard(number: int) -> str:
+    return f"uc#{number:02d}"

@@ -1,0 +1,17 @@
+"""ConsolidateFunction: the nightly EventBridge schedule's target (CONTRACT §4). It folds week-old notes
+into each scope's document and returns the run's counts; the run's "now" is the event's ``time``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from agent_memory.observability import logger, metrics
+from agent_memory.runtime import consolidator
+
+
+@logger.inject_lambda_context
+@metrics.log_metrics
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return consolidator().run(event, remaining_ms=context.get_remaining_time_in_millis)
