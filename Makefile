@@ -15,7 +15,7 @@ BIN := $(VENV)/bin
 SAM_VENV := .venv-sam
 export SAM_CLI := $(abspath $(SAM_VENV)/bin/sam)
 
-.PHONY: help install run test lint format bench build validate clean
+.PHONY: help install run test lint format bench build validate token openapi clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -36,6 +36,12 @@ install: $(BIN)/.installed $(SAM_VENV)/.installed ## Create both virtualenvs
 
 run: $(BIN)/.installed ## Start the local stack (API on :3000, Lambda Invoke API on :3001)
 	$(BIN)/python -m local.server
+
+token: $(BIN)/.installed ## A dashboard token for the local stack: make token SUB=u-1 WORKSPACES="w-1 w-2" [ADMIN=1]
+	@PYTHONPATH=layers/shared $(BIN)/python -m local.token --sub "$(SUB)" --workspaces "$(WORKSPACES)" $(if $(ADMIN),--admin,)
+
+openapi: $(BIN)/.installed ## Regenerate docs/openapi.json from the management API's code
+	PYTHONPATH=layers/shared $(BIN)/python -m local.openapi
 
 test: $(BIN)/.installed $(SAM_VENV)/.installed ## Run the whole test suite, template checks included
 	$(BIN)/pytest --cov --cov-report=term

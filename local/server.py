@@ -31,6 +31,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from local.template import ROOT, Route, function_names, http_routes, load_handler, load_template
 from local.template import table_definitions as template_tables
+from local.token import DEFAULT_SECRET
 
 HOST = "127.0.0.1"
 ACCOUNT_ID = "123456789012"
@@ -43,6 +44,9 @@ LOCAL_ENVIRONMENT = {
     "AWS_DEFAULT_REGION": "us-east-1",
     "AWS_ACCOUNT_ID_ENDPOINT_MODE": "disabled",
     "MEMORY_TABLE_NAME": "MemoryTable",  # locally a table is named by its logical id
+    # No JWT authorizer locally: the management handler verifies HS256 tokens signed with this (CONTRACT §5).
+    "MEMORY_LOCAL_JWT_SECRET": DEFAULT_SECRET,
+    "MEMORY_CONSOLIDATE_FUNCTION": "ConsolidateFunction",
     "POWERTOOLS_SERVICE_NAME": "agent-memory",
     "POWERTOOLS_LOG_LEVEL": "WARNING",
     "POWERTOOLS_METRICS_DISABLED": "true",
@@ -613,6 +617,8 @@ def main() -> None:
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     prepare_environment()
     api_port, lambda_port = env_port("MEMORY_API_PORT", 3000), env_port("MEMORY_LAMBDA_PORT", 3001)
+    # A function that invokes another (the dashboard starting a consolidation run) reaches this stack.
+    os.environ.setdefault("AWS_ENDPOINT_URL_LAMBDA", f"http://{HOST}:{lambda_port}")
     moto_server = None
     servers: list[LocalServer] = []
     try:

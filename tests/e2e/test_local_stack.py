@@ -25,6 +25,7 @@ from agent_memory_client import flush_before_compaction, flush_lambda_client
 from botocore.config import Config
 from moto.server import ThreadedMotoServer
 
+from local.token import mint
 from tests.events import event_body
 from tests.fake_openai import fake_openai_server
 
@@ -68,9 +69,11 @@ def free_port() -> int:
         return port
 
 
-def http(stack: Stack, method: str, path: str, body: Any = None) -> Response:
+def http(stack: Stack, method: str, path: str, body: Any = None, *, token: str | None = None) -> Response:
     data = None if body is None else json.dumps(body).encode()
     headers = {"content-type": "application/json"} if data is not None else {}
+    if token is not None:
+        headers["authorization"] = f"Bearer {token}"
     url = f"http://127.0.0.1:{stack.api_port}{path}"
     request = urllib.request.Request(url, data=data, method=method, headers=headers)
     try:
@@ -376,3 +379,35 @@ def test_the_client_helper_flushes_through_the_invoke_api_once_per_event(tmp_pat
     assert second == {"status": "duplicate", "note": first["note"]}
     assert model_calls == 1
     assert [note["text"] for note in turn["recent_notes"]] == [summary]
+
+
+# --- The dashboard API ------------------------------------------------------------------------------------------
+
+
+def test_the_dashboard_api_checks_the_local_token_itself(stack: Stack) -> None:
+    user = mint("u-5", ["w-5"])
+    remember(stack, {"user_id": "u-5", "thread_id": "t-1", "visibility": "shared", "workspace_id": "w-5"}, "team fact")
+
+    assert http(stack, "GET", "/v1/memory/personal/document").status == 401
+    assert http(stack, "GET", "/v1/memory/workspaces/w-6/document", token=user).status == 403
+    saved = http(stack, "PUT", "/v1/memory/personal/document", {"content": "# mine", "expected_version": 0}, token=user)
+    notes = http(stack, "GET", "/v1/memory/workspaces/w-5/notes?days=2", token=user)
+
+    assert saved.status == 200 and saved.body["document"]["version"] == 1
+    assert notes.status == 200 and notes.body["days"][0]["notes"][0]["text"] == "team fact"
+
+
+def test_an_operator_starts_a_run_and_sees_it_listed(stack: Stack) -> None:
+    operator = mint("ops", [], admin=True)
+
+    started = http(stack, "POST", "/v1/admin/consolidation/runs", token=operator)
+    assert started.status == 202
+    deadline = time.monotonic() + 20
+    runs: list[dict[str, Any]] = []
+    while time.monotonic() < deadline:
+        runs = http(stack, "GET", "/v1/admin/consolidation/runs?limit=5", token=operator).body["runs"]
+        if any(run["run_id"] == started.body["run_id"] and run["finished_at"] for run in runs):
+            break
+        time.sleep(0.2)
+    run = next(run for run in runs if run["run_id"] == started.body["run_id"])
+    assert run["finished_at"] is not None and run["failures"] == []

@@ -44,7 +44,7 @@ def test_sam_build_builds_every_function_and_the_layer(tmp_path):
     assert (build / "SharedLayer" / "python" / "agent_memory" / "service.py").exists()
     assert (build / "SharedLayer" / "python" / "aws_lambda_powertools").is_dir()
     assert (build / "SharedLayer" / "python" / "pydantic").is_dir()
-    for function in ("ToolsFunction", "ContextFunction", "FlushFunction", "ConsolidateFunction"):
+    for function in ("ToolsFunction", "ContextFunction", "FlushFunction", "ConsolidateFunction", "ManagementFunction"):
         assert (build / function / "app.py").exists()
 
 
@@ -62,15 +62,24 @@ def test_the_table_is_durable_encrypted_and_streams_both_images():
     assert props["StreamSpecification"]["StreamViewType"] == "NEW_AND_OLD_IMAGES"
 
 
-def test_tool_and_context_routes_use_iam_and_only_health_is_open():
-    api = load_template()["Resources"]["MemoryApi"]["Properties"]
-    assert api["Auth"] == {"EnableIamAuthorizer": True, "DefaultAuthorizer": "AWS_IAM"}
-    open_routes = []
-    for _name, function in _resources("AWS::Serverless::Function").items():
+def test_tool_and_context_routes_use_iam_dashboard_routes_jwt_and_only_health_is_open():
+    auth = load_template()["Resources"]["MemoryApi"]["Properties"]["Auth"]
+    assert (auth["EnableIamAuthorizer"], auth["DefaultAuthorizer"]) == (True, "AWS_IAM")
+    jwt = auth["Authorizers"]["DashboardJwt"]["JwtConfiguration"]
+    assert jwt == {"issuer": {"Ref": "DashboardIssuer"}, "audience": [{"Ref": "DashboardAudience"}]}
+    authorizers: dict[str, set[str]] = {}
+    for name, function in _resources("AWS::Serverless::Function").items():
         for event in function["Properties"].get("Events", {}).values():
-            if event["Properties"].get("Auth", {}).get("Authorizer") == "NONE":
-                open_routes.append(event["Properties"]["Path"])
-    assert open_routes == ["/v1/health"]
+            if event["Type"] == "HttpApi":
+                authorizer = event["Properties"].get("Auth", {}).get("Authorizer", "AWS_IAM")
+                authorizers.setdefault(authorizer, set()).add(
+                    name if authorizer != "NONE" else event["Properties"]["Path"]
+                )
+    assert authorizers == {
+        "AWS_IAM": {"ToolsFunction", "ContextFunction"},
+        "DashboardJwt": {"ManagementFunction"},
+        "NONE": {"/v1/health"},
+    }
 
 
 # What each function's code calls on the table; a policy may grant exactly this, on the table only.
@@ -78,6 +87,7 @@ TABLE_ACTIONS = {
     "ToolsFunction": {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query"},
     "ContextFunction": {"dynamodb:GetItem", "dynamodb:Query"},
     "FlushFunction": {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
+    "ManagementFunction": {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:Query"},
     "ConsolidateFunction": {
         "dynamodb:GetItem",
         "dynamodb:PutItem",
@@ -125,3 +135,25 @@ def test_the_nightly_schedule_retries_and_keeps_what_it_cannot_deliver():
     assert resources["ConsolidationDeadLetters"]["Properties"]["SqsManagedSseEnabled"] is True
     assert function["Timeout"] == 900
     assert function["ReservedConcurrentExecutions"] == 1  # runs never overlap
+
+
+def test_the_committed_openapi_document_matches_the_code():
+    from local.openapi import OPENAPI, generate
+
+    assert OPENAPI.read_text() == generate(), "docs/openapi.json is stale: run `make openapi`"
+
+
+def test_every_management_route_is_jwt_authorized_and_in_the_openapi_document():
+    import json
+
+    from local.openapi import OPENAPI
+
+    documented = {
+        (method.upper(), path) for path, item in json.loads(OPENAPI.read_text())["paths"].items() for method in item
+    }
+    events = load_template()["Resources"]["ManagementFunction"]["Properties"]["Events"].values()
+    routed = set()
+    for event in events:
+        assert event["Properties"]["Auth"] == {"Authorizer": "DashboardJwt"}
+        routed.add((event["Properties"]["Method"], event["Properties"]["Path"]))
+    assert routed == documented

@@ -29,6 +29,12 @@ class InvalidInput(MemoryServiceError):
     status, code = 422, "invalid_input"
 
 
+class Unauthorized(MemoryServiceError):
+    """No token, or one that does not verify."""
+
+    status, code = 401, "unauthorized"
+
+
 class Forbidden(MemoryServiceError):
     """The conversation context does not allow this scope."""
 

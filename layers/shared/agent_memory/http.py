@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
+from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 
 from agent_memory.errors import MemoryServiceError
 from agent_memory.observability import logger, metrics
@@ -24,9 +26,30 @@ def error_response(status: int, code: str, message: str, details: list[dict[str,
     return json_response(status, body)
 
 
-def make_resolver() -> APIGatewayHttpResolver:
-    """A resolver whose every failure is a JSON error of the contract's shape, never a stack trace."""
-    app = APIGatewayHttpResolver()
+def error_result(error: MemoryServiceError) -> dict[str, Any]:
+    """An API Gateway v2 result for a refusal made before routing (authentication, authorization)."""
+    metrics.add_metric(name=f"Http{error.status}", unit="Count", value=1)
+    logger.info("request refused", extra={"status": error.status, "code": error.code, "reason": error.message})
+    return {
+        "statusCode": error.status,
+        "headers": {"Content-Type": content_types.APPLICATION_JSON},
+        "body": json.dumps({"error": {"code": error.code, "message": error.message}}),
+    }
+
+
+def make_resolver(*, enable_validation: bool = False) -> APIGatewayHttpResolver:
+    """A resolver whose every failure is a JSON error of the contract's shape, never a stack trace.
+
+    With ``enable_validation`` Powertools validates query parameters and bodies against the route's
+    annotations (and can describe them in OpenAPI); its refusals become the contract's 422.
+    """
+    app = APIGatewayHttpResolver(enable_validation=enable_validation)
+
+    @app.exception_handler(RequestValidationError)
+    def _invalid(error: RequestValidationError) -> Response[Any]:
+        metrics.add_metric(name="Http422", unit="Count", value=1)
+        details = [{"loc": list(e["loc"]), "msg": e.get("msg", ""), "type": e["type"]} for e in error.errors()]
+        return error_response(422, "invalid_input", "the request does not match the contract", details)
 
     @app.exception_handler(MemoryServiceError)
     def _domain_error(error: MemoryServiceError) -> Response[Any]:

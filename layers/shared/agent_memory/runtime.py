@@ -6,6 +6,7 @@ from functools import cache
 
 from agent_memory.consolidation import Caps, Consolidator
 from agent_memory.flush import FLUSH_BUDGET_S, FlushService
+from agent_memory.management import Management
 from agent_memory.models.chat import chat_model_from_settings
 from agent_memory.service import MemoryService
 from agent_memory.settings import get_settings
@@ -62,9 +63,27 @@ def consolidator() -> Consolidator:
     )
 
 
+@cache
+def management() -> Management:
+    settings = get_settings()
+    client = make_dynamodb_client(settings)
+
+    import boto3
+
+    return Management(
+        memory_service(),
+        DocumentStore(client, settings.table_name),
+        NoteStore(client, settings.table_name),
+        ConsolidationStore(client, settings.table_name),
+        lambda_client=boto3.client("lambda"),
+        consolidate_function=settings.consolidate_function,
+    )
+
+
 def reset() -> None:
     """Forget the cached settings and services (tests and the local stack change the environment)."""
     memory_service.cache_clear()
     flush_service.cache_clear()
     consolidator.cache_clear()
+    management.cache_clear()
     get_settings.cache_clear()

@@ -24,6 +24,8 @@ class Settings(BaseModel):
     dynamodb_max_attempts: int = 3
     chat_timeout_s: float = 60.0
     memory_flush: bool = True
+    local_jwt_secret: str | None = None
+    consolidate_function: str = "ConsolidateFunction"
     consolidation_min_age_days: int = Field(default=7, ge=0)
     consolidation_max_groups: int = Field(default=50, ge=1)
     consolidation_max_notes: int = Field(default=200, ge=1)
@@ -31,7 +33,7 @@ class Settings(BaseModel):
     consolidation_concurrency: int = Field(default=8, ge=1, le=64)
     consolidation_reserve_s: float = Field(default=120.0, ge=0)
 
-    @field_validator("chat_model", "openai_api_key", "memory_now", mode="before")
+    @field_validator("chat_model", "openai_api_key", "memory_now", "local_jwt_secret", mode="before")
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
@@ -73,6 +75,8 @@ _ENV = {
     "dynamodb_max_attempts": "MEMORY_DYNAMODB_MAX_ATTEMPTS",
     "chat_timeout_s": "MEMORY_CHAT_TIMEOUT_S",
     "memory_flush": "SURFSENSE_MEMORY_FLUSH",
+    "local_jwt_secret": "MEMORY_LOCAL_JWT_SECRET",
+    "consolidate_function": "MEMORY_CONSOLIDATE_FUNCTION",
     "consolidation_min_age_days": "MEMORY_CONSOLIDATION_MIN_AGE_DAYS",
     "consolidation_max_groups": "MEMORY_CONSOLIDATION_MAX_GROUPS",
     "consolidation_max_notes": "MEMORY_CONSOLIDATION_MAX_NOTES",

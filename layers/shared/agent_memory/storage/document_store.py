@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from botocore.exceptions import ClientError
 
@@ -11,6 +11,11 @@ from agent_memory.errors import VersionConflict
 from agent_memory.scope import Scope
 from agent_memory.storage.client import as_unavailable, cancellation_codes
 from agent_memory.storage.keys import DOC_HEAD, version_sk
+
+
+def _version_from_item(item: dict[str, Any]) -> tuple[Document, Reason, Author]:
+    by = Author(**{key: item[f"by_{key}"]["S"] for key in ("user_id", "thread_id", "run_id") if f"by_{key}" in item})
+    return _document_from_item(item), cast(Reason, item["reason"]["S"]), by
 
 
 def _document_from_item(item: dict[str, Any]) -> Document:
@@ -46,12 +51,22 @@ class DocumentStore:
         except ClientError as error:
             raise as_unavailable(error) or error from None
         item = answer.get("Item")
-        if not item:
-            return None
-        by = Author(
-            **{key: item[f"by_{key}"]["S"] for key in ("user_id", "thread_id", "run_id") if f"by_{key}" in item}
-        )
-        return _document_from_item(item), item["reason"]["S"], by
+        return _version_from_item(item) if item else None
+
+    def versions(self, scope: Scope, *, limit: int, below: int | None) -> list[tuple[Document, Reason, Author]]:
+        """Saved versions newest first, ``limit`` of them, all below version ``below`` when given (paging)."""
+        high = version_sk(below - 1) if below is not None else version_sk(10**10 - 1)
+        try:
+            answer = self._client.query(
+                TableName=self._table,
+                KeyConditionExpression="pk = :pk AND sk BETWEEN :low AND :high",
+                ExpressionAttributeValues={":pk": {"S": scope.key}, ":low": {"S": version_sk(1)}, ":high": {"S": high}},
+                ScanIndexForward=False,
+                Limit=limit,
+            )
+        except ClientError as error:
+            raise as_unavailable(error) or error from None
+        return [_version_from_item(item) for item in answer["Items"]]
 
     def save(
         self,

@@ -53,6 +53,8 @@ def note_from_item(item: dict[str, Any]) -> Note:
 
 
 _POSITION_ATTEMPTS = 5
+# Notes read per page when listing days; a day rarely holds more, so a listing is one or a few Queries.
+_DAY_PAGE = 200
 
 
 def _position_taken(error: ClientError) -> bool:
@@ -137,6 +139,54 @@ class NoteStore:
             raise as_unavailable(error) or error from None
         item = answer.get("Item")
         return note_from_item(item) if item else None
+
+    def delete(self, scope: Scope, day: str, position: int) -> bool:
+        """Remove one note; False if the scope holds no such note. The stream carries the removal to the index."""
+        try:
+            self._client.delete_item(
+                TableName=self._table,
+                Key={"pk": {"S": scope.key}, "sk": {"S": note_sk(day, position)}},
+                ConditionExpression="attribute_exists(sk)",
+            )
+        except ClientError as error:
+            if error_code(error) == "ConditionalCheckFailedException":
+                return False
+            raise as_unavailable(error) or error from None
+        return True
+
+    def days_before(self, scope: Scope, *, before: str, days: int) -> tuple[list[tuple[str, list[Note]]], bool]:
+        """The ``days`` most recent days that have notes, strictly before ``before``, newest first, with
+        their notes newest first; and whether any older note exists (the "Load older" cursor).
+
+        One descending Query over the notes, paged: empty days cost nothing, only notes are read.
+        """
+        kwargs: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk AND sk BETWEEN :low AND :high",
+            "ExpressionAttributeValues": {
+                ":pk": {"S": scope.key},
+                ":low": {"S": "note#"},
+                ":high": {"S": f"note#{before}#"},
+            },
+            "ScanIndexForward": False,
+            "Limit": _DAY_PAGE,
+        }
+        found: list[tuple[str, list[Note]]] = []
+        while True:
+            try:
+                page = self._client.query(**kwargs)
+            except ClientError as error:
+                raise as_unavailable(error) or error from None
+            for item in page["Items"]:
+                note = note_from_item(item)
+                if not found or found[-1][0] != note.day:
+                    if len(found) == days:
+                        return found, True
+                    found.append((note.day, []))
+                found[-1][1].append(note)
+            if "LastEvaluatedKey" not in page:
+                return found, False
+            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
     def newest_first(self, scope: Scope, *, first_day: str, last_day: str, limit: int) -> list[Note]:
         """The notes of ``first_day``..``last_day`` (inclusive), newest first, in one Query."""

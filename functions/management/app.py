@@ -1,0 +1,209 @@
+"""ManagementFunction: the dashboard's API (CONTRACT §5), behind the HTTP API's JWT authorizer.
+
+Refusals come in the contract's order: who is calling (401) and whether they may touch this memory
+(403) are settled here, before routing, from the token and the path alone; only then does the resolver
+validate the request (422) and the operation look for what was asked (404).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from typing import Annotated, Any
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.utilities.typing import LambdaContext
+from pydantic import Field
+
+from agent_memory.api import StrictModel
+from agent_memory.auth import Principal, principal_from_event
+from agent_memory.errors import InvalidInput, MemoryServiceError
+from agent_memory.http import error_result, json_response, make_resolver
+from agent_memory.observability import logger, metrics
+from agent_memory.runtime import management
+from agent_memory.scope import Scope
+from agent_memory.settings import get_settings
+
+app = make_resolver(enable_validation=True)
+
+_WORKSPACE_PATH = re.compile(r"^/v1/memory/workspaces/([^/]*)(?:/|$)")
+WorkspaceId = Annotated[str, Path()]
+Version = Annotated[int, Path(ge=1)]
+Limit = Annotated[int, Query(ge=1, le=100)]
+Day = Annotated[str | None, Query(pattern=r"^\d{4}-\d{2}-\d{2}$")]
+Days = Annotated[int, Query(ge=1, le=31)]
+
+
+class DocumentBody(StrictModel):
+    content: str
+    expected_version: Annotated[int, Field(ge=0)]
+
+
+class RestoreBody(StrictModel):
+    expected_version: Annotated[int, Field(ge=0)]
+
+
+def _principal() -> Principal:
+    principal: Principal = app.context["principal"]
+    return principal
+
+
+def _personal() -> Scope:
+    return Scope("personal", _principal().user_id)
+
+
+def _team(workspace_id: str) -> Scope:
+    return Scope("team", workspace_id)  # membership was checked before routing
+
+
+# --- document ---------------------------------------------------------------------------------------------
+
+
+def _get_document(scope: Scope) -> Any:
+    return json_response(200, management().document(scope))
+
+
+def _put_document(scope: Scope, body: DocumentBody) -> Any:
+    saved = management().save(scope, body.content, body.expected_version, _principal().user_id)
+    return json_response(200, saved.as_dict())
+
+
+def _versions(scope: Scope, limit: int, cursor: str | None) -> Any:
+    return json_response(200, management().versions(scope, limit, cursor))
+
+
+def _version(scope: Scope, version: int) -> Any:
+    return json_response(200, {"document": management().version(scope, version).as_dict()})
+
+
+def _restore(scope: Scope, version: int, body: RestoreBody) -> Any:
+    document = management().restore(scope, version, body.expected_version, _principal().user_id)
+    return json_response(200, {"document": document.as_dict()})
+
+
+@app.get("/v1/memory/personal/document")
+def personal_document() -> Any:
+    return _get_document(_personal())
+
+
+@app.get("/v1/memory/workspaces/<workspace_id>/document")
+def team_document(workspace_id: WorkspaceId) -> Any:
+    return _get_document(_team(workspace_id))
+
+
+@app.put("/v1/memory/personal/document")
+def personal_put_document(body: Annotated[DocumentBody, Body()]) -> Any:
+    return _put_document(_personal(), body)
+
+
+@app.put("/v1/memory/workspaces/<workspace_id>/document")
+def team_put_document(workspace_id: WorkspaceId, body: Annotated[DocumentBody, Body()]) -> Any:
+    return _put_document(_team(workspace_id), body)
+
+
+@app.get("/v1/memory/personal/document/versions")
+def personal_versions(limit: Limit = 20, cursor: Annotated[str | None, Query()] = None) -> Any:
+    return _versions(_personal(), limit, cursor)
+
+
+@app.get("/v1/memory/workspaces/<workspace_id>/document/versions")
+def team_versions(workspace_id: WorkspaceId, limit: Limit = 20, cursor: Annotated[str | None, Query()] = None) -> Any:
+    return _versions(_team(workspace_id), limit, cursor)
+
+
+@app.get("/v1/memory/personal/document/versions/<version>")
+def personal_version(version: Version) -> Any:
+    return _version(_personal(), version)
+
+
+@app.get("/v1/memory/workspaces/<workspace_id>/document/versions/<version>")
+def team_version(workspace_id: WorkspaceId, version: Version) -> Any:
+    return _version(_team(workspace_id), version)
+
+
+@app.post("/v1/memory/personal/document/versions/<version>/restore")
+def personal_restore(version: Version, body: Annotated[RestoreBody, Body()]) -> Any:
+    return _restore(_personal(), version, body)
+
+
+@app.post("/v1/memory/workspaces/<workspace_id>/document/versions/<version>/restore")
+def team_restore(workspace_id: WorkspaceId, version: Version, body: Annotated[RestoreBody, Body()]) -> Any:
+    return _restore(_team(workspace_id), version, body)
+
+
+# --- notes ------------------------------------------------------------------------------------------------
+
+
+def _notes(scope: Scope, before: str | None, days: int) -> Any:
+    try:
+        before_day = date.fromisoformat(before) if before is not None else None
+    except ValueError:
+        raise InvalidInput(
+            "`before` must be a valid date, YYYY-MM-DD",
+            details=[{"loc": ["query", "before"], "msg": "invalid date", "type": "date"}],
+        ) from None
+    return json_response(200, management().notes_by_day(scope, before_day, days))
+
+
+def _delete_note(scope: Scope, note_id: str) -> Any:
+    management().delete_note(scope, note_id)
+    return Response(status_code=204)
+
+
+@app.get("/v1/memory/personal/notes")
+def personal_notes(before: Day = None, days: Days = 2) -> Any:
+    return _notes(_personal(), before, days)
+
+
+@app.get("/v1/memory/workspaces/<workspace_id>/notes")
+def team_notes(workspace_id: WorkspaceId, before: Day = None, days: Days = 2) -> Any:
+    return _notes(_team(workspace_id), before, days)
+
+
+@app.delete("/v1/memory/personal/notes/<note_id>")
+def personal_delete_note(note_id: Annotated[str, Path()]) -> Any:
+    return _delete_note(_personal(), note_id)
+
+
+@app.delete("/v1/memory/workspaces/<workspace_id>/notes/<note_id>")
+def team_delete_note(workspace_id: WorkspaceId, note_id: Annotated[str, Path()]) -> Any:
+    return _delete_note(_team(workspace_id), note_id)
+
+
+# --- operators --------------------------------------------------------------------------------------------
+
+
+@app.get("/v1/admin/consolidation/runs")
+def list_runs(limit: Limit = 20) -> Any:
+    return json_response(200, {"runs": management().runs(limit)})
+
+
+@app.post("/v1/admin/consolidation/runs")
+def start_run() -> Any:
+    run_id = management().start_run(_principal().user_id)
+    return json_response(202, {"run_id": run_id, "status": "started"})
+
+
+def authorize(event: dict[str, Any]) -> Principal:
+    """401 without a valid token, then 403 for a workspace the caller is not in or a non-operator on /v1/admin."""
+    principal = principal_from_event(event, get_settings().local_jwt_secret)
+    path = event.get("rawPath") or ""
+    workspace = _WORKSPACE_PATH.match(path)
+    if workspace:
+        principal.require_member(workspace.group(1))
+    elif path.startswith("/v1/admin/"):
+        principal.require_admin()
+    return principal
+
+
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
+@metrics.log_metrics
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    try:
+        principal = authorize(event)
+    except MemoryServiceError as error:
+        return error_result(error)
+    app.append_context(principal=principal)
+    return app.resolve(event, context)

@@ -1,0 +1,98 @@
+"""Who is calling the management API (CONTRACT §5): one place that turns a request into a principal.
+
+In AWS the HTTP API's JWT authorizer has verified the token already and the handler reads the claims it
+passes on (API Gateway flattens them to strings: an array becomes ``"[w1 w2]"``, ``true`` becomes
+``"true"``). The local stack has no authorizer, so when ``MEMORY_LOCAL_JWT_SECRET`` is set (only the
+local stack sets it) the handler verifies the bearer token itself: HS256 only, issuer ``memory-local``,
+audience ``memory-dashboard``, ``exp`` required and checked against the real clock with 60 s leeway.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+from agent_memory.api import ID_PATTERN
+from agent_memory.errors import Forbidden, Unauthorized
+
+LOCAL_ISSUER = "memory-local"
+LOCAL_AUDIENCE = "memory-dashboard"
+LEEWAY_S = 60
+_ID = re.compile(ID_PATTERN)
+_SEPARATORS = re.compile(r"[\s,]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    user_id: str
+    workspaces: frozenset[str]
+    admin: bool
+
+    def require_member(self, workspace_id: str) -> None:
+        if workspace_id not in self.workspaces:
+            raise Forbidden("you are not a member of this workspace")
+
+    def require_admin(self) -> None:
+        if not self.admin:
+            raise Forbidden("this route is for operators (memory_admin)")
+
+
+def parse_workspaces(value: object) -> frozenset[str]:
+    """A JSON array of ids, or one string of ids separated by spaces or commas, optionally in brackets.
+
+    Any other shape makes the user a member of nothing. Membership is exact equality of ids.
+    """
+    if isinstance(value, list):
+        items = value if all(isinstance(item, str) for item in value) else []
+    elif isinstance(value, str):
+        text = value.strip()
+        if text.startswith("[") and text.endswith("]"):
+            text = text[1:-1]
+        items = [item for item in _SEPARATORS.split(text) if item]
+    else:
+        items = []
+    return frozenset(item for item in items if _ID.match(item))
+
+
+def verify_local_token(authorization: str | None, secret: str) -> dict[str, Any]:
+    """The claims of a valid local bearer token, else Unauthorized."""
+    import jwt
+    from jwt.warnings import InsecureKeyLengthWarning
+
+    if not authorization or not authorization.startswith("Bearer "):
+        raise Unauthorized("a bearer token is required: Authorization: Bearer <JWT>")
+    token = authorization.removeprefix("Bearer ").strip()
+    try:
+        if jwt.get_unverified_header(token).get("alg") != "HS256":
+            raise Unauthorized("the token must be signed with HS256")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", InsecureKeyLengthWarning)  # the contract's local secret is short
+            claims: dict[str, Any] = jwt.decode(
+                token,
+                secret,
+                algorithms=["HS256"],
+                audience=LOCAL_AUDIENCE,
+                issuer=LOCAL_ISSUER,
+                leeway=LEEWAY_S,
+                options={"require": ["exp", "iss", "aud", "sub"]},
+            )
+    except jwt.PyJWTError as error:
+        raise Unauthorized(f"the token is not valid: {error}") from None
+    return claims
+
+
+def principal_from_event(event: dict[str, Any], local_secret: str | None) -> Principal:
+    """The caller of a management route; Unauthorized if there is none."""
+    if local_secret is not None:
+        headers = {key.lower(): value for key, value in (event.get("headers") or {}).items()}
+        claims = verify_local_token(headers.get("authorization"), local_secret)
+        admin = claims.get("memory_admin") is True
+    else:
+        claims = ((event.get("requestContext") or {}).get("authorizer") or {}).get("jwt", {}).get("claims") or {}
+        admin = claims.get("memory_admin") in (True, "true")  # the authorizer flattens JSON true to "true"
+    subject = claims.get("sub")
+    if not isinstance(subject, str) or not _ID.match(subject):
+        raise Unauthorized("the token's subject is missing or not a valid user id")
+    return Principal(user_id=subject, workspaces=parse_workspaces(claims.get("workspaces")), admin=admin)

@@ -1,0 +1,137 @@
+"""The dashboard's operations (CONTRACT §5): documents with history and restore, notes by day, runs.
+
+Every document write goes through ``MemoryService.update_memory``, the same validated path as the tool
+(limits, compression, history, optimistic concurrency), recorded as ``dashboard`` or ``restore``.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+from agent_memory.clock import utc_now
+from agent_memory.document import HARD_LIMIT, SOFT_LIMIT, Author, Document, SavedDocument
+from agent_memory.errors import InvalidInput, NotFound
+from agent_memory.notes import parse_note_id
+from agent_memory.observability import logger, metrics
+from agent_memory.scope import Scope
+from agent_memory.service import MemoryService
+from agent_memory.storage.consolidation_store import ConsolidationStore
+from agent_memory.storage.document_store import DocumentStore
+from agent_memory.storage.note_store import NoteStore
+
+LIMITS = {"soft": SOFT_LIMIT, "hard": HARD_LIMIT}
+
+
+class Management:
+    def __init__(
+        self,
+        service: MemoryService,
+        documents: DocumentStore,
+        notes: NoteStore,
+        runs: ConsolidationStore,
+        lambda_client: Any,
+        consolidate_function: str,
+    ) -> None:
+        self._service = service
+        self._documents = documents
+        self._notes = notes
+        self._runs = runs
+        self._lambda = lambda_client
+        self._consolidate_function = consolidate_function
+
+    def document(self, scope: Scope) -> dict[str, Any]:
+        return {"document": self._documents.current(scope, consistent=True).as_dict(), "limits": LIMITS}
+
+    def save(self, scope: Scope, content: str, expected_version: int, user_id: str) -> SavedDocument:
+        """Empty content clears the document: a new, empty version (nothing is lost, history keeps the rest)."""
+        return self._service.update_memory(
+            scope,
+            content,
+            expected_version=expected_version,
+            reason="dashboard",
+            by=Author(user_id=user_id),
+            allow_empty=True,
+        )
+
+    def versions(self, scope: Scope, limit: int, cursor: str | None) -> dict[str, Any]:
+        below = _version_cursor(cursor)
+        rows = self._documents.versions(scope, limit=limit, below=below)
+        listed = [
+            {
+                "version": doc.version,
+                "chars": doc.chars,
+                "updated_at": doc.updated_at,
+                "reason": reason,
+                "by": by.as_dict(),
+            }
+            for doc, reason, by in rows
+        ]
+        more = len(rows) == limit and rows[-1][0].version > 1
+        return {"versions": listed, "next_cursor": str(rows[-1][0].version) if more else None}
+
+    def version(self, scope: Scope, version: int) -> Document:
+        found = self._documents.version(scope, version)
+        if found is None:
+            raise NotFound(f"this memory has no version {version}")
+        return found[0]
+
+    def restore(self, scope: Scope, version: int, expected_version: int, user_id: str) -> Document:
+        old = self.version(scope, version)
+        saved = self._service.update_memory(
+            scope,
+            old.content,
+            expected_version=expected_version,
+            reason="restore",
+            by=Author(user_id=user_id),
+            allow_empty=True,
+        )
+        return saved.document
+
+    def notes_by_day(self, scope: Scope, before: date | None, days: int) -> dict[str, Any]:
+        before_day = (before or (utc_now().date() + timedelta(days=1))).isoformat()
+        found, older = self._notes.days_before(scope, before=before_day, days=days)
+        return {
+            "days": [{"day": day, "notes": [note.as_dict() for note in notes]} for day, notes in found],
+            "next_before": found[-1][0] if older and found else None,
+        }
+
+    def delete_note(self, scope: Scope, note_id: str) -> None:
+        where = parse_note_id(note_id)
+        if where is None or not self._notes.delete(scope, *where):
+            raise NotFound("this memory has no such note")
+        metrics.add_metric(name="NotesDeleted", unit="Count", value=1)
+        logger.info("note deleted", extra={"scope": scope.kind, "note_id": note_id})
+
+    def runs(self, limit: int) -> list[dict[str, Any]]:
+        return self._runs.runs(limit)
+
+    def start_run(self, requested_by: str) -> str:
+        """Start a consolidation run now, asynchronously, with the event the schedule would send."""
+        run_id = f"manual-{uuid.uuid4()}"
+        event = {
+            "version": "0",
+            "id": run_id,
+            "detail-type": "Scheduled Event",
+            "source": "agent-memory.dashboard",
+            "time": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "detail": {"requested_by": requested_by},
+        }
+        self._lambda.invoke(
+            FunctionName=self._consolidate_function, InvocationType="Event", Payload=json.dumps(event).encode()
+        )
+        logger.info("consolidation run requested", extra={"run_id": run_id, "by": requested_by})
+        return run_id
+
+
+def _version_cursor(cursor: str | None) -> int | None:
+    if cursor is None:
+        return None
+    if not cursor.isdigit() or int(cursor) < 2:
+        raise InvalidInput(
+            "`cursor` must be the `next_cursor` of a previous answer",
+            details=[{"loc": ["query", "cursor"], "msg": "invalid cursor", "type": "cursor"}],
+        )
+    return int(cursor)
