@@ -75,7 +75,13 @@ def test_tool_and_context_routes_use_iam_and_only_health_is_open():
 
 # What each function's code calls on the table; a policy may grant exactly this, on the table only.
 TABLE_ACTIONS = {
-    "ToolsFunction": {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query"},
+    "ToolsFunction": {
+        "dynamodb:GetItem",
+        "dynamodb:PutItem",
+        "dynamodb:UpdateItem",
+        "dynamodb:Query",
+        "dynamodb:BatchGetItem",  # recall reads its k best notes whole in one request
+    },
     "ContextFunction": {"dynamodb:GetItem", "dynamodb:Query"},
     "FlushFunction": {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
 }

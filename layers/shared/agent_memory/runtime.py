@@ -6,6 +6,7 @@ from functools import cache
 
 from agent_memory.flush import FLUSH_BUDGET_S, FlushService
 from agent_memory.models.chat import chat_model_from_settings
+from agent_memory.recall import RecallService
 from agent_memory.service import MemoryService
 from agent_memory.settings import get_settings
 from agent_memory.storage.client import make_dynamodb_client
@@ -39,8 +40,16 @@ def flush_service() -> FlushService:
     )
 
 
+@cache
+def recall_service() -> RecallService:
+    """Recall reads notes with the same bounded client as the other tools."""
+    settings = get_settings()
+    return RecallService(NoteStore(make_dynamodb_client(settings), settings.table_name))
+
+
 def reset() -> None:
     """Forget the cached settings and services (tests and the local stack change the environment)."""
     memory_service.cache_clear()
     flush_service.cache_clear()
+    recall_service.cache_clear()
     get_settings.cache_clear()
