@@ -87,6 +87,7 @@ ROUTE_FUNCTIONS = {
     "update_memory": "ToolsFunction",
     "list_tools": "ToolsFunction",
     "health": "ToolsFunction",
+    "recall": "ToolsFunction",
     "context": "ContextFunction",
     "flush": "FlushFunction",
 }

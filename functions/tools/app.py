@@ -7,11 +7,11 @@ from typing import Any
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from agent_memory.api import RememberArgs, UpdateMemoryArgs
+from agent_memory.api import RecallArgs, RememberArgs, UpdateMemoryArgs
 from agent_memory.document import Author
 from agent_memory.http import json_response, make_resolver
 from agent_memory.observability import logger, metrics
-from agent_memory.runtime import memory_service
+from agent_memory.runtime import memory_service, recall_service
 from agent_memory.tool_call import parse_tool_call
 from agent_memory.tool_catalog import tool_definitions
 
@@ -36,6 +36,12 @@ def update_memory() -> Any:
         by=Author(user_id=call.context.user_id, thread_id=call.context.thread_id),
     )
     return json_response(200, saved.as_dict())
+
+
+@app.post("/v1/tools/recall")
+def recall() -> Any:
+    call = parse_tool_call(app.current_event.decoded_body, RecallArgs)
+    return json_response(200, recall_service().recall(call.scope, call.arguments.query, k=call.arguments.k).as_dict())
 
 
 @app.get("/v1/tools")

@@ -224,6 +224,21 @@ def test_the_tool_list_has_the_three_tools(stack: Stack) -> None:
     assert sorted(tool["name"] for tool in tools.body["tools"]) == ["recall", "remember", "update_memory"]
 
 
+def test_recall_finds_a_note_by_keyword_in_its_own_scope_only(stack: Stack) -> None:
+    mine = {"user_id": "u-recall", "thread_id": "t-1", "visibility": "private"}
+    team = {"user_id": "u-recall", "thread_id": "t-2", "visibility": "shared", "workspace_id": "w-recall"}
+    remember(stack, team, "Deploys the billing service on Tuesdays")
+    note = remember(stack, mine, "Deploys the kubernetes cluster on Fridays").body["note"]
+
+    found = http(stack, "POST", "/v1/tools/recall", {"context": mine, "arguments": {"query": "Kubernetes deploys"}})
+
+    assert found.status == 200, found.body
+    assert found.body["mode"] == "keyword"
+    assert [{k: v for k, v in hit.items() if k != "score"} for hit in found.body["notes"]] == [note]
+    blank = http(stack, "POST", "/v1/tools/recall", {"context": mine, "arguments": {"query": " "}})
+    assert blank.status == 422
+
+
 def test_parallel_requests_each_get_their_own_answer(stack: Stack) -> None:
     """The handlers share Powertools' current event: the stack must not let one request read another's."""
     users = [f"u-par-{i}" for i in range(16)]

@@ -84,7 +84,13 @@ def test_tool_and_context_routes_use_iam_dashboard_routes_jwt_and_only_health_is
 
 # What each function's code calls on the table; a policy may grant exactly this, on the table only.
 TABLE_ACTIONS = {
-    "ToolsFunction": {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query"},
+    "ToolsFunction": {
+        "dynamodb:GetItem",
+        "dynamodb:PutItem",
+        "dynamodb:UpdateItem",
+        "dynamodb:Query",
+        "dynamodb:BatchGetItem",  # recall reads its k best notes whole in one request
+    },
     "ContextFunction": {"dynamodb:GetItem", "dynamodb:Query"},
     "FlushFunction": {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
     "ManagementFunction": {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:Query"},

@@ -51,7 +51,8 @@ class UpdateMemoryArgs(StrictModel):
 class RecallArgs(StrictModel):
     """Search this conversation's memory notes, best match first."""
 
-    query: str = Field(description="What to look for.")
+    # Non-blank: at least one character that is not whitespace (the schema tells the model so too).
+    query: Annotated[str, StringConstraints(pattern=r"\S")] = Field(description="What to look for (not blank).")
     k: Annotated[int, Field(ge=1, le=20)] = Field(default=8, description="How many notes to return (1-20).")
 
 

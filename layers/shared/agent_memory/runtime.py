@@ -8,6 +8,7 @@ from agent_memory.consolidation import Caps, Consolidator
 from agent_memory.flush import FLUSH_BUDGET_S, FlushService
 from agent_memory.management import Management
 from agent_memory.models.chat import chat_model_from_settings
+from agent_memory.recall import RecallService
 from agent_memory.service import MemoryService
 from agent_memory.settings import get_settings
 from agent_memory.storage.client import make_dynamodb_client
@@ -80,10 +81,18 @@ def management() -> Management:
     )
 
 
+@cache
+def recall_service() -> RecallService:
+    """Recall reads notes with the same bounded client as the other tools."""
+    settings = get_settings()
+    return RecallService(NoteStore(make_dynamodb_client(settings), settings.table_name))
+
+
 def reset() -> None:
     """Forget the cached settings and services (tests and the local stack change the environment)."""
     memory_service.cache_clear()
     flush_service.cache_clear()
     consolidator.cache_clear()
     management.cache_clear()
+    recall_service.cache_clear()
     get_settings.cache_clear()

@@ -17,6 +17,7 @@ import zlib
 DOC_HEAD = "doc"
 UNCONSOLIDATED_INDEX = "Unconsolidated"
 UNCONSOLIDATED_SHARDS = 16
+NOTE_PREFIX = "note#"
 
 
 def version_sk(version: int) -> str:
@@ -29,6 +30,12 @@ def day_sk(day: str) -> str:
 
 def note_sk(day: str, position: int) -> str:
     return f"note#{day}#{position:09d}"
+
+
+def parse_note_sk(sk: str) -> tuple[str, int]:
+    """``(day, position)`` of a note's sort key."""
+    _, day, position = sk.split("#")
+    return day, int(position)
 
 
 def notes_of_days(first_day: str, last_day: str) -> tuple[str, str]:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from botocore.exceptions import ClientError
 
@@ -11,7 +12,14 @@ from agent_memory.errors import StorageUnavailable
 from agent_memory.notes import Note, Origin
 from agent_memory.scope import Scope
 from agent_memory.storage.client import as_unavailable, cancellation_codes, error_code
-from agent_memory.storage.keys import day_sk, note_sk, notes_of_days, unconsolidated_shard
+from agent_memory.storage.keys import (
+    NOTE_PREFIX,
+    day_sk,
+    note_sk,
+    notes_of_days,
+    parse_note_sk,
+    unconsolidated_shard,
+)
 
 
 def _note_item(scope: Scope, note: Note) -> dict[str, Any]:
@@ -52,9 +60,26 @@ def note_from_item(item: dict[str, Any]) -> Note:
     )
 
 
+class KeyedNote(NamedTuple):
+    """A note with the partition key it was stored under, so that a reader can check the scope again."""
+
+    pk: str
+    note: Note
+
+
+class NoteText(NamedTuple):
+    """What ranking needs of a note: where it is stored (scope and place) and its text."""
+
+    pk: str
+    day: str
+    position: int
+    text: str
+
+
 _POSITION_ATTEMPTS = 5
 # Notes read per page when listing days; a day rarely holds more, so a listing is one or a few Queries.
 _DAY_PAGE = 200
+_BATCH_GET_ATTEMPTS = 3
 
 
 def _position_taken(error: ClientError) -> bool:
@@ -187,6 +212,64 @@ class NoteStore:
             if "LastEvaluatedKey" not in page:
                 return found, False
             kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+    def newest_texts(self, scope: Scope, *, limit: int) -> list[NoteText]:
+        """The scope's ``limit`` newest notes, newest first, text only: a Query on its ``note#`` range.
+
+        Only ``pk``, ``sk`` and ``text`` are fetched: parsing DynamoDB JSON dominates the client's time, and
+        the three attributes parse about four times faster than the whole item (12 against 47 ms for 1,000
+        notes). Each page asks for no more than is still wanted, so at most ``limit`` notes are read, in as
+        many 1 MB pages as their size needs.
+        """
+        texts: list[NoteText] = []
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :notes)",
+            "ExpressionAttributeValues": {":pk": {"S": scope.key}, ":notes": {"S": NOTE_PREFIX}},
+            "ProjectionExpression": "pk, sk, #text",
+            "ExpressionAttributeNames": {"#text": "text"},
+            "ScanIndexForward": False,
+        }
+        while len(texts) < limit:
+            try:
+                answer = self._client.query(**request, Limit=limit - len(texts))
+            except ClientError as error:
+                raise as_unavailable(error) or error from None
+            for item in answer["Items"]:
+                day, position = parse_note_sk(item["sk"]["S"])
+                texts.append(NoteText(item["pk"]["S"], day, position, item["text"]["S"]))
+            if "LastEvaluatedKey" not in answer:
+                break
+            request["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+        return texts
+
+    def get_many(self, scope: Scope, wanted: list[tuple[str, int]]) -> list[KeyedNote]:
+        """Whole notes by ``(day, position)``, in the order asked, in one BatchGetItem (at most 100 keys).
+
+        A note deleted meanwhile is simply missing from the answer. Keys DynamoDB leaves unprocessed
+        (throttling) are asked again, a few times, before the read counts as unavailable.
+        """
+        keys = [{"pk": {"S": scope.key}, "sk": {"S": note_sk(day, position)}} for day, position in wanted]
+        found: dict[str, dict[str, Any]] = {}
+        request: dict[str, Any] = {self._table: {"Keys": keys}} if keys else {}
+        for attempt in range(_BATCH_GET_ATTEMPTS):
+            if not request:
+                break
+            if attempt:
+                time.sleep(0.02 * 2**attempt)  # unprocessed keys mean throttling: back off before asking again
+            try:
+                answer = self._client.batch_get_item(RequestItems=request)
+            except ClientError as error:
+                raise as_unavailable(error) or error from None
+            found.update((item["sk"]["S"], item) for item in answer["Responses"].get(self._table, []))
+            request = answer.get("UnprocessedKeys") or {}
+        if request:
+            raise StorageUnavailable("memory storage is busy or unavailable; nothing was read, try again")
+        return [
+            KeyedNote(item["pk"]["S"], note_from_item(item))
+            for key in keys
+            if (item := found.get(key["sk"]["S"])) is not None
+        ]
 
     def newest_first(self, scope: Scope, *, first_day: str, last_day: str, limit: int) -> list[Note]:
         """The notes of ``first_day``..``last_day`` (inclusive), newest first, in one Query."""

@@ -1,0 +1,92 @@
+"""``recall`` (CONTRACT §3): the scope's notes that best match a query, best first, and which path answered.
+
+The **keyword** path needs nothing but the table: one paginated Query (never a Scan) reads the texts of
+the scope's newest notes (``pk``, ``sk`` and ``text`` only), BM25 (``search.bm25``) ranks them in
+process, and one BatchGetItem reads the k best notes whole.
+
+Why it reads at most ``KEYWORD_MAX_NOTES`` (2,000) notes, newest first:
+- the answer must come in the time of a chat tool call, whatever a scope's size. Client time grows
+  linearly with the notes read: measured here, parsing the projected page and ranking take about 1.7 ms
+  per 100 notes (12 + 7 ms at 1,000 notes, 24 + 14 ms at 2,000), on top of DynamoDB's own time for
+  up to 1 MB per page. Unbounded, the biggest scopes would get slower every day and cost read capacity
+  on every call (a note item is about 0.3 to 0.5 KB: 2,000 notes are one or two pages, 80 to 130 read
+  units at most, eventually consistent);
+- notes older than the newest 2,000 have long been folded into the scope's curated document by the
+  nightly consolidation (it takes notes after 7 days), and every turn injects that document anyway;
+- the full history is the index's job: with OpenSearch configured, recall searches every note.
+So the fallback is exact for any scope of up to 2,000 notes (more than three months at 20 notes a day),
+and beyond that it searches the most recent 2,000.
+
+Fail closed: every note about to be returned is checked against the scope once more (its stored
+partition key), whatever path found it; a foreign one is dropped and logged, never returned.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from agent_memory.notes import Note
+from agent_memory.observability import logger, metrics
+from agent_memory.scope import Scope
+from agent_memory.search.bm25 import rank
+from agent_memory.storage.note_store import KeyedNote, NoteStore
+
+RecallMode = Literal["semantic", "hybrid", "keyword"]
+
+# The keyword fallback reads at most this many of the scope's newest notes (see the module docstring).
+KEYWORD_MAX_NOTES = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredNote:
+    note: Note
+    score: float
+
+    def as_dict(self) -> dict[str, object]:
+        return {**self.note.as_dict(), "score": round(self.score, 6)}
+
+
+@dataclass(frozen=True, slots=True)
+class Recalled:
+    notes: list[ScoredNote]
+    mode: RecallMode
+
+    def as_dict(self) -> dict[str, object]:
+        return {"notes": [hit.as_dict() for hit in self.notes], "mode": self.mode}
+
+
+class RecallService:
+    """The recall operation; the note store is given, never created here."""
+
+    def __init__(self, notes: NoteStore, *, keyword_max_notes: int = KEYWORD_MAX_NOTES) -> None:
+        self._notes = notes
+        self._keyword_max_notes = keyword_max_notes
+
+    def recall(self, scope: Scope, query: str, *, k: int) -> Recalled:
+        result = Recalled(self._keyword(scope, query, k), "keyword")
+        metrics.add_metric(name=f"Recall{result.mode.title()}", unit="Count", value=1)
+        logger.info("recall answered", extra={"scope": scope.kind, "mode": result.mode, "hits": len(result.notes)})
+        return result
+
+    def _keyword(self, scope: Scope, query: str, k: int) -> list[ScoredNote]:
+        """BM25 over the texts of the scope's newest notes, then the k best read whole: two requests.
+
+        Rows of another scope are set aside before ranking (so they cannot even weigh on the idf), and
+        the whole notes are checked again on their way out.
+        """
+        rows = self._notes.newest_texts(scope, limit=self._keyword_max_notes)
+        own = [row for row in rows if row.pk == scope.key]
+        best = {(own[r.index].day, own[r.index].position): r.score for r in rank(query, [row.text for row in own])[:k]}
+        notes = self._notes.get_many(scope, list(best))
+        hits = [(keyed, best[keyed.note.day, keyed.note.position]) for keyed in notes]
+        return _only_in_scope(scope, hits, already_dropped=len(rows) - len(own))
+
+
+def _only_in_scope(scope: Scope, hits: list[tuple[KeyedNote, float]], *, already_dropped: int = 0) -> list[ScoredNote]:
+    """Fail closed: a hit whose stored scope is not the caller's is dropped, whatever produced it."""
+    kept = [ScoredNote(keyed.note, score) for keyed, score in hits if keyed.pk == scope.key]
+    if dropped := len(hits) - len(kept) + already_dropped:
+        metrics.add_metric(name="RecallForeignHitsDropped", unit="Count", value=dropped)
+        logger.error("recall dropped hits of another scope", extra={"scope": scope.kind, "dropped": dropped})
+    return kept

@@ -1,0 +1,86 @@
+"""Okapi BM25 over a handful of notes, in Python: the ranking of recall's keyword fallback (CONTRACT §3).
+
+Why a small BM25 here rather than SQLite FTS5's ``bm25()``:
+
+- **One tokenizer for matching and scoring.** The contract says which notes qualify (those holding any
+  of the query's words, case-insensitive); with FTS5 the match would be FTS5's ``unicode61`` tokenizer
+  and its query language, which gives meaning to ``AND``, ``NEAR``, ``*``, quotes and column filters in
+  model-written text. Every query would need escaping, and a slip there is a 500 or a wrong answer.
+  Here a word is ``\\w+`` after ``casefold()``, for the notes and the query alike, and there is no query
+  language to escape.
+- **No dependence on how the runtime's SQLite was compiled.** FTS5 is a compile-time option; the stdlib
+  ``sqlite3`` of a Lambda runtime is not ours to choose.
+- **It is cheap at the sizes the fallback reads** (at most ``recall.KEYWORD_MAX_NOTES`` notes): building
+  an in-memory FTS5 table costs an insert per note before the first score, while this is one pass of a
+  regex and a dict over the texts. `make bench` has the figures.
+
+The scoring is Lucene's BM25 (k1 = 1.2, b = 0.75, idf = ln(1 + (N - n + 0.5) / (n + 0.5))), the
+similarity OpenSearch uses for ``text`` fields, so the fallback ranks like the index does. Its idf is
+always positive, so every matching note has a score above zero and more matched words never lower it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+K1 = 1.2
+B = 0.75
+# A query is a model's few words; this many distinct ones is far more than enough and bounds the work.
+MAX_QUERY_TERMS = 64
+
+_WORD = re.compile(r"\w+")
+
+
+def words(text: str) -> list[str]:
+    """The words of a text, case-folded: the unit of matching and of scoring."""
+    return _WORD.findall(text.casefold())
+
+
+def query_terms(query: str) -> list[str]:
+    """The query's distinct words, in order (a repeated word counts once)."""
+    return list(dict.fromkeys(words(query)))[:MAX_QUERY_TERMS]
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    """A document's place in ``texts`` and its score."""
+
+    index: int
+    score: float
+
+
+def rank(query: str, texts: Sequence[str]) -> list[Ranked]:
+    """The texts holding at least one of the query's words, best first.
+
+    Ties keep the order of ``texts``: the caller passes them newest first, so of two equally good
+    notes the newer one comes first.
+    """
+    terms = query_terms(query)
+    if not terms or not texts:
+        return []
+    wanted = set(terms)
+    bags: list[Counter[str]] = []
+    lengths: list[int] = []
+    frequency: Counter[str] = Counter()
+    for text in texts:
+        tokens = words(text)
+        bag = Counter(token for token in tokens if token in wanted)
+        bags.append(bag)
+        lengths.append(len(tokens))
+        frequency.update(bag.keys())
+    count = len(texts)
+    average = sum(lengths) / count or 1.0
+    idf = {term: math.log(1 + (count - frequency[term] + 0.5) / (frequency[term] + 0.5)) for term in terms}
+    ranked = []
+    for index, bag in enumerate(bags):
+        if not bag:
+            continue
+        norm = K1 * (1 - B + B * lengths[index] / average)
+        score = sum(idf[term] * tf * (K1 + 1) / (tf + norm) for term, tf in bag.items())
+        ranked.append(Ranked(index, score))
+    ranked.sort(key=lambda r: -r.score)
+    return ranked

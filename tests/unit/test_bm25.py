@@ -1,0 +1,75 @@
+"""The keyword ranking: which notes match, and BM25's order among them."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_memory.search.bm25 import MAX_QUERY_TERMS, query_terms, rank, words
+
+
+def test_words_are_case_folded_and_split_on_anything_but_letters_and_digits():
+    assert words("Prefers METRIC units, ISO-8601 dates; Straße") == [
+        "prefers",
+        "metric",
+        "units",
+        "iso",
+        "8601",
+        "dates",
+        "strasse",
+    ]
+
+
+def test_query_terms_are_distinct_and_bounded():
+    assert query_terms("tea Tea TEA coffee") == ["tea", "coffee"]
+    assert len(query_terms(" ".join(f"w{i}" for i in range(500)))) == MAX_QUERY_TERMS
+
+
+def test_only_texts_holding_a_query_word_come_back():
+    texts = ["likes green tea", "drives a blue car", "TEA at noon", "teapot collector"]
+
+    assert sorted(r.index for r in rank("tea", texts)) == [0, 2]
+
+
+@pytest.mark.parametrize("query", ["", "   ", "?!", "—"])
+def test_a_query_without_words_matches_nothing(query):
+    assert rank(query, ["anything at all"]) == []
+
+
+def test_no_texts_no_hits():
+    assert rank("tea", []) == []
+
+
+def test_more_distinctive_words_rank_higher_at_similar_length():
+    """Given two notes of the same length, the one holding both rare query words comes first."""
+    texts = [
+        "the user deploys the api service on tuesday morning",  # one query word
+        "the user deploys the kubernetes cluster on friday evening",  # two query words
+        "the user likes tea",
+        "the user likes coffee",
+    ]
+
+    ranked = rank("kubernetes cluster deploys", texts)
+
+    assert [r.index for r in ranked] == [1, 0]
+    assert ranked[0].score > ranked[1].score > 0
+
+
+def test_a_rare_word_outweighs_a_common_one():
+    texts = ["project alpha review", "project beta review", "project gamma review", "project delta review"]
+
+    ranked = rank("project gamma", texts)
+
+    assert ranked[0].index == 2
+    assert ranked[0].score > ranked[1].score
+
+
+def test_a_shorter_note_with_the_same_match_ranks_higher():
+    texts = ["tea " + "filler " * 30, "tea time"]
+
+    assert [r.index for r in rank("tea", texts)] == [1, 0]
+
+
+def test_ties_keep_the_given_order_so_the_newer_note_comes_first():
+    texts = ["likes tea", "likes tea", "likes tea"]
+
+    assert [r.index for r in rank("tea", texts)] == [0, 1, 2]
