@@ -22,7 +22,7 @@ from agent_memory.auth import Principal, principal_from_event
 from agent_memory.errors import InvalidInput, MemoryServiceError
 from agent_memory.http import error_result, json_response, make_resolver
 from agent_memory.observability import logger, metrics
-from agent_memory.runtime import management
+from agent_memory.runtime import management, recall_service
 from agent_memory.scope import Scope
 from agent_memory.settings import get_settings
 
@@ -34,6 +34,8 @@ Version = Annotated[int, Path(ge=1)]
 Limit = Annotated[int, Query(ge=1, le=100)]
 Day = Annotated[str | None, Query(pattern=r"^\d{4}-\d{2}-\d{2}$")]
 Days = Annotated[int, Query(ge=1, le=31)]
+SearchText = Annotated[str, Query(min_length=1, max_length=1000)]
+SearchSize = Annotated[int, Query(ge=1, le=20)]
 
 
 class DocumentBody(StrictModel):
@@ -152,6 +154,12 @@ def _delete_note(scope: Scope, note_id: str) -> Any:
     return Response(status_code=204)
 
 
+def _search(scope: Scope, q: str, k: int) -> Any:
+    if not q.strip():
+        raise InvalidInput("`q` must not be blank", details=[{"loc": ["query", "q"], "msg": "blank", "type": "blank"}])
+    return json_response(200, recall_service().recall(scope, q, k=k).as_dict())
+
+
 @app.get("/v1/memory/personal/notes")
 def personal_notes(before: Day = None, days: Days = 2) -> Any:
     return _notes(_personal(), before, days)
@@ -160,6 +168,16 @@ def personal_notes(before: Day = None, days: Days = 2) -> Any:
 @app.get("/v1/memory/workspaces/<workspace_id>/notes")
 def team_notes(workspace_id: WorkspaceId, before: Day = None, days: Days = 2) -> Any:
     return _notes(_team(workspace_id), before, days)
+
+
+@app.get("/v1/memory/personal/notes/search")
+def personal_search(q: SearchText, k: SearchSize = 8) -> Any:
+    return _search(_personal(), q, k)
+
+
+@app.get("/v1/memory/workspaces/<workspace_id>/notes/search")
+def team_search(workspace_id: WorkspaceId, q: SearchText, k: SearchSize = 8) -> Any:
+    return _search(_team(workspace_id), q, k)
 
 
 @app.delete("/v1/memory/personal/notes/<note_id>")

@@ -93,7 +93,13 @@ TABLE_ACTIONS = {
     },
     "ContextFunction": {"dynamodb:GetItem", "dynamodb:Query"},
     "FlushFunction": {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
-    "ManagementFunction": {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:Query"},
+    "ManagementFunction": {
+        "dynamodb:GetItem",
+        "dynamodb:BatchGetItem",
+        "dynamodb:PutItem",
+        "dynamodb:DeleteItem",
+        "dynamodb:Query",
+    },
     "ConsolidateFunction": {
         "dynamodb:GetItem",
         "dynamodb:PutItem",

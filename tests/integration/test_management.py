@@ -487,3 +487,33 @@ def test_the_aws_authorizer_claims_are_read_when_there_is_no_local_secret(aws, m
     assert load_handler("ManagementFunction")(event, lambda_context)["statusCode"] == 403
     del event["requestContext"]["authorizer"]
     assert load_handler("ManagementFunction")(event, lambda_context)["statusCode"] == 401
+
+
+# --- search -----------------------------------------------------------------------------------------------
+
+
+def test_search_answers_as_recall_in_its_own_scope_only(call, aws):
+    call("remember", {"context": private(), "arguments": {"text": "the billing migration is planned for January"}})
+    call("remember", {"context": private(), "arguments": {"text": "likes tea"}})
+    call("remember", {"context": private("u-2"), "arguments": {"text": "billing migration secret of u-2"}})
+
+    answer = manage("personal_search", token=USER, query={"q": "billing migration", "k": 5})
+
+    assert answer.status == 200
+    assert answer.body["mode"] == "keyword"
+    assert [n["text"] for n in answer.body["notes"]] == ["the billing migration is planned for January"]
+    assert answer.body["notes"][0]["score"] > 0
+
+
+def test_team_search_needs_membership(call, aws):
+    call("remember", {"context": shared("w-3"), "arguments": {"text": "billing migration"}})
+
+    assert manage("team_search", token=USER, query={"q": "billing"}).body["notes"][0]["text"] == "billing migration"
+    assert manage("team_search", token=OTHER, query={"q": "billing"}).status == 403
+
+
+@pytest.mark.parametrize(
+    "query", [{}, {"q": ""}, {"q": "   "}, {"q": "x", "k": 0}, {"q": "x", "k": 21}, {"q": "x", "k": "many"}]
+)
+def test_bad_search_queries_are_422(aws, query):
+    assert manage("personal_search", token=USER, query=query).status == 422
