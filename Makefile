@@ -15,7 +15,7 @@ BIN := $(VENV)/bin
 SAM_VENV := .venv-sam
 export SAM_CLI := $(abspath $(SAM_VENV)/bin/sam)
 
-.PHONY: help install run test lint format bench build validate clean
+.PHONY: help install run test lint format bench build validate clean opensearch
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -36,6 +36,9 @@ install: $(BIN)/.installed $(SAM_VENV)/.installed ## Create both virtualenvs
 
 run: $(BIN)/.installed ## Start the local stack (API on :3000, Lambda Invoke API on :3001)
 	$(BIN)/python -m local.server
+
+opensearch: $(BIN)/.installed ## Fetch (once, with Maven) and start OpenSearch with k-NN on 127.0.0.1:$$OPENSEARCH_PORT (9200)
+	$(BIN)/python -m local.opensearch
 
 test: $(BIN)/.installed $(SAM_VENV)/.installed ## Run the whole test suite, template checks included
 	$(BIN)/pytest --cov --cov-report=term

@@ -7,6 +7,7 @@ from functools import cache
 from agent_memory.flush import FLUSH_BUDGET_S, FlushService
 from agent_memory.models.chat import chat_model_from_settings
 from agent_memory.recall import RecallService
+from agent_memory.search.notes_index import NotesIndex, make_opensearch_client
 from agent_memory.service import MemoryService
 from agent_memory.settings import get_settings
 from agent_memory.storage.client import make_dynamodb_client
@@ -42,9 +43,19 @@ def flush_service() -> FlushService:
 
 @cache
 def recall_service() -> RecallService:
-    """Recall reads notes with the same bounded client as the other tools."""
+    """Recall reads notes with the same bounded client as the other tools, and the index when configured."""
     settings = get_settings()
-    return RecallService(NoteStore(make_dynamodb_client(settings), settings.table_name))
+    notes = NoteStore(make_dynamodb_client(settings), settings.table_name)
+    return RecallService(notes, index=notes_index())
+
+
+@cache
+def notes_index() -> NotesIndex | None:
+    """The notes index, when ``OPENSEARCH_ENDPOINT`` is set; its client is built here, its requests made later."""
+    settings = get_settings()
+    if settings.opensearch_endpoint is None:
+        return None
+    return NotesIndex(make_opensearch_client(settings.opensearch_endpoint, timeout_s=settings.opensearch_timeout_s))
 
 
 def reset() -> None:
@@ -52,4 +63,5 @@ def reset() -> None:
     memory_service.cache_clear()
     flush_service.cache_clear()
     recall_service.cache_clear()
+    notes_index.cache_clear()
     get_settings.cache_clear()

@@ -24,6 +24,13 @@ class Settings(BaseModel):
     dynamodb_max_attempts: int = 3
     chat_timeout_s: float = 60.0
     memory_flush: bool = True
+    opensearch_endpoint: str | None = Field(default=None, description="the notes index; unset: keyword fallback")
+    opensearch_timeout_s: float = 2.0
+
+    @field_validator("opensearch_endpoint", mode="before")
+    @classmethod
+    def _blank_endpoint_is_unset(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
 
     @field_validator("chat_model", "openai_api_key", "memory_now", mode="before")
     @classmethod
@@ -67,6 +74,8 @@ _ENV = {
     "dynamodb_max_attempts": "MEMORY_DYNAMODB_MAX_ATTEMPTS",
     "chat_timeout_s": "MEMORY_CHAT_TIMEOUT_S",
     "memory_flush": "SURFSENSE_MEMORY_FLUSH",
+    "opensearch_endpoint": "OPENSEARCH_ENDPOINT",
+    "opensearch_timeout_s": "MEMORY_OPENSEARCH_TIMEOUT_S",
 }
 
 
