@@ -15,7 +15,7 @@ BIN := $(VENV)/bin
 SAM_VENV := .venv-sam
 export SAM_CLI := $(abspath $(SAM_VENV)/bin/sam)
 
-.PHONY: help install run test lint format bench build validate token openapi clean
+.PHONY: help install run test lint format bench build validate token openapi opensearch clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -42,6 +42,9 @@ token: $(BIN)/.installed ## A dashboard token for the local stack: make token SU
 
 openapi: $(BIN)/.installed ## Regenerate docs/openapi.json from the management API's code
 	PYTHONPATH=layers/shared $(BIN)/python -m local.openapi
+
+opensearch: $(BIN)/.installed ## Fetch (once, with Maven) and start OpenSearch with k-NN on 127.0.0.1:$$OPENSEARCH_PORT (9200)
+	$(BIN)/python -m local.opensearch
 
 test: $(BIN)/.installed $(SAM_VENV)/.installed ## Run the whole test suite, template checks included
 	$(BIN)/pytest --cov --cov-report=term

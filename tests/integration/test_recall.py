@@ -138,7 +138,9 @@ def test_rows_of_another_scope_from_the_store_are_dropped(call, monkeypatch):
 def test_the_read_is_bounded_to_the_newest_notes(call, monkeypatch):
     from agent_memory import runtime
 
-    monkeypatch.setattr(runtime, "RecallService", lambda notes: recall.RecallService(notes, keyword_max_notes=5))
+    monkeypatch.setattr(
+        runtime, "RecallService", lambda notes, **kw: recall.RecallService(notes, keyword_max_notes=5, **kw)
+    )
     for i in range(8):
         _remember(call, f"tea note {i}")
 

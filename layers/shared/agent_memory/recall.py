@@ -30,6 +30,7 @@ from agent_memory.notes import Note
 from agent_memory.observability import logger, metrics
 from agent_memory.scope import Scope
 from agent_memory.search.bm25 import rank
+from agent_memory.search.notes_index import NotesIndex
 from agent_memory.storage.note_store import KeyedNote, NoteStore
 
 RecallMode = Literal["semantic", "hybrid", "keyword"]
@@ -57,17 +58,45 @@ class Recalled:
 
 
 class RecallService:
-    """The recall operation; the note store is given, never created here."""
+    """The recall operation; the note store and the index (None: not configured) are given, never created here."""
 
-    def __init__(self, notes: NoteStore, *, keyword_max_notes: int = KEYWORD_MAX_NOTES) -> None:
+    def __init__(
+        self, notes: NoteStore, *, index: NotesIndex | None = None, keyword_max_notes: int = KEYWORD_MAX_NOTES
+    ) -> None:
         self._notes = notes
+        self._index = index
         self._keyword_max_notes = keyword_max_notes
 
     def recall(self, scope: Scope, query: str, *, k: int) -> Recalled:
-        result = Recalled(self._keyword(scope, query, k), "keyword")
+        """The index when it is configured and answers; the table's keyword fallback otherwise (degrade, never fail)."""
+        found: list[ScoredNote] | None = None
+        if self._index is not None:
+            try:
+                found, path = self._indexed(self._index, scope, query, k), "opensearch"
+            except Exception:  # noqa: BLE001 - any index fault (down, timeout, bad answer) degrades to the table
+                logger.warning("the notes index failed; answering from DynamoDB", exc_info=True)
+                metrics.add_metric(name="RecallIndexFailed", unit="Count", value=1)
+        if found is None:
+            found, path = self._keyword(scope, query, k), "dynamodb"
+        result = Recalled(found, "keyword")
         metrics.add_metric(name=f"Recall{result.mode.title()}", unit="Count", value=1)
-        logger.info("recall answered", extra={"scope": scope.kind, "mode": result.mode, "hits": len(result.notes)})
+        logger.info(
+            "recall answered", extra={"scope": scope.kind, "mode": result.mode, "path": path, "hits": len(found)}
+        )
         return result
+
+    def _indexed(self, index: NotesIndex, scope: Scope, query: str, k: int) -> list[ScoredNote]:
+        """BM25 in OpenSearch (scope filter and routing), then the notes read whole from the table.
+
+        The table is the source of truth: a note deleted a moment ago, whose removal the indexer has not
+        yet applied, is not returned, and the consolidated flag is the current one.
+        """
+        hits = index.keyword(scope.key, query, k=k)
+        own = [hit for hit in hits if hit.scope == scope.key]
+        best = {(hit.day, hit.position): hit.score for hit in own}
+        notes = self._notes.get_many(scope, list(best))
+        found = [(keyed, best[keyed.note.day, keyed.note.position]) for keyed in notes]
+        return _only_in_scope(scope, found, already_dropped=len(hits) - len(own))
 
     def _keyword(self, scope: Scope, query: str, k: int) -> list[ScoredNote]:
         """BM25 over the texts of the scope's newest notes, then the k best read whole: two requests.

@@ -9,6 +9,7 @@ from agent_memory.flush import FLUSH_BUDGET_S, FlushService
 from agent_memory.management import Management
 from agent_memory.models.chat import chat_model_from_settings
 from agent_memory.recall import RecallService
+from agent_memory.search.notes_index import NotesIndex, make_opensearch_client
 from agent_memory.service import MemoryService
 from agent_memory.settings import get_settings
 from agent_memory.storage.client import make_dynamodb_client
@@ -83,9 +84,19 @@ def management() -> Management:
 
 @cache
 def recall_service() -> RecallService:
-    """Recall reads notes with the same bounded client as the other tools."""
+    """Recall reads notes with the same bounded client as the other tools, and the index when configured."""
     settings = get_settings()
-    return RecallService(NoteStore(make_dynamodb_client(settings), settings.table_name))
+    notes = NoteStore(make_dynamodb_client(settings), settings.table_name)
+    return RecallService(notes, index=notes_index())
+
+
+@cache
+def notes_index() -> NotesIndex | None:
+    """The notes index, when ``OPENSEARCH_ENDPOINT`` is set; its client is built here, its requests made later."""
+    settings = get_settings()
+    if settings.opensearch_endpoint is None:
+        return None
+    return NotesIndex(make_opensearch_client(settings.opensearch_endpoint, timeout_s=settings.opensearch_timeout_s))
 
 
 def reset() -> None:
@@ -95,4 +106,5 @@ def reset() -> None:
     consolidator.cache_clear()
     management.cache_clear()
     recall_service.cache_clear()
+    notes_index.cache_clear()
     get_settings.cache_clear()

@@ -32,6 +32,13 @@ class Settings(BaseModel):
     consolidation_max_chars: int = Field(default=20_000, ge=2_000)
     consolidation_concurrency: int = Field(default=8, ge=1, le=64)
     consolidation_reserve_s: float = Field(default=120.0, ge=0)
+    opensearch_endpoint: str | None = Field(default=None, description="the notes index; unset: keyword fallback")
+    opensearch_timeout_s: float = 2.0
+
+    @field_validator("opensearch_endpoint", mode="before")
+    @classmethod
+    def _blank_endpoint_is_unset(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
 
     @field_validator("chat_model", "openai_api_key", "memory_now", "local_jwt_secret", mode="before")
     @classmethod
@@ -83,6 +90,8 @@ _ENV = {
     "consolidation_max_chars": "MEMORY_CONSOLIDATION_MAX_CHARS",
     "consolidation_concurrency": "MEMORY_CONSOLIDATION_CONCURRENCY",
     "consolidation_reserve_s": "MEMORY_CONSOLIDATION_RESERVE_S",
+    "opensearch_endpoint": "OPENSEARCH_ENDPOINT",
+    "opensearch_timeout_s": "MEMORY_OPENSEARCH_TIMEOUT_S",
 }
 
 

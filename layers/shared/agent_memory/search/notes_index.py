@@ -1,0 +1,166 @@
+"""The notes index in OpenSearch (opensearch-py): its mapping, versioned behind an alias, and the requests.
+
+- **Versioned behind an alias.** Documents live in ``notes-v<N>``; everything reads and writes through
+  the alias ``notes``. A mapping change is a new version filled by the reindex command, then an alias
+  swap: never an outage. ``ensure()`` creates the current version and the alias if they are missing, and
+  checks that the live mapping holds every field this code relies on (a drifted mapping is an error at
+  start-up, not wrong answers later).
+- **Routed by scope.** Every document and every search carries ``routing=<scope key>``: a scope's
+  notes sit in one shard, and a search touches only that shard.
+- **Filtered by scope, and checked again.** Every search has a ``term`` filter on ``scope``; every hit's
+  ``scope`` is returned so that the caller can check it once more (fail closed).
+- **Embeddings**: ``knn_vector`` with HNSW on the **Lucene** engine, cosine: pure Java, so it runs on the
+  k-NN plugin from Maven Central (which lacks the native faiss/nmslib libraries) and on Amazon
+  OpenSearch Service alike.
+
+The document id is ``<scope key>|<note id>``: unique across scopes, and derived from the note's table
+key, so the stream indexer's insert, update and removal of one note all address the same document.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from agent_memory.notes import Note
+
+ALIAS = "notes"
+INDEX_VERSION = 1
+EMBEDDING_DIMENSION = 1024  # Titan Text Embeddings v2's default; an OpenAI-compatible model is asked for it too
+
+MAPPING: dict[str, Any] = {
+    "dynamic": "strict",
+    "properties": {
+        "scope": {"type": "keyword"},
+        "note_id": {"type": "keyword"},
+        "day": {"type": "date", "format": "yyyy-MM-dd"},
+        "position": {"type": "integer"},
+        "text": {"type": "text"},  # BM25, the standard analyzer (lower-cased words)
+        "embedding": {
+            "type": "knn_vector",
+            "dimension": EMBEDDING_DIMENSION,
+            "method": {"name": "hnsw", "engine": "lucene", "space_type": "cosinesimil"},
+        },
+        "consolidated": {"type": "boolean"},
+        "created_at": {"type": "date"},
+    },
+}
+SETTINGS: dict[str, Any] = {"index": {"knn": True, "number_of_shards": 1, "number_of_replicas": 0}}
+
+
+class IndexMappingMismatch(RuntimeError):
+    """The live index does not hold the fields (and types) this code relies on: reindex into a new version."""
+
+
+@dataclass(frozen=True, slots=True)
+class IndexHit:
+    """A hit: the scope it was stored under (to check again), where the note is, and its score."""
+
+    scope: str
+    day: str
+    position: int
+    score: float
+
+
+def document_id(scope_key: str, note_id: str) -> str:
+    return f"{scope_key}|{note_id}"
+
+
+def versioned_name(version: int = INDEX_VERSION) -> str:
+    return f"{ALIAS}-v{version}"
+
+
+def make_opensearch_client(endpoint: str, *, timeout_s: float) -> Any:
+    """A client for ``endpoint``: plain HTTP for a local node, SigV4 for a managed domain or a Serverless collection.
+
+    Bounded: one attempt after a failure, ``timeout_s`` per request. Recall falls back to DynamoDB rather
+    than wait.
+    """
+    from opensearchpy import AWSV4SignerAuth, OpenSearch, RequestsHttpConnection
+
+    url = urlsplit(endpoint)
+    options: dict[str, Any] = {
+        "hosts": [{"host": url.hostname, "port": url.port or (443 if url.scheme == "https" else 80)}],
+        "use_ssl": url.scheme == "https",
+        "verify_certs": url.scheme == "https",
+        "timeout": timeout_s,
+        "max_retries": 1,
+        "retry_on_timeout": False,
+        "connection_class": RequestsHttpConnection,
+    }
+    if url.scheme == "https":
+        import boto3
+
+        service = "aoss" if (url.hostname or "").endswith(".aoss.amazonaws.com") else "es"
+        session = boto3.Session()
+        options["http_auth"] = AWSV4SignerAuth(session.get_credentials(), session.region_name, service)
+    return OpenSearch(**options)
+
+
+class NotesIndex:
+    """Reads and writes through the alias; the client is given, never created here."""
+
+    def __init__(self, client: Any, *, alias: str = ALIAS, version: int = INDEX_VERSION) -> None:
+        self._client = client
+        self._alias = alias
+        self._index = f"{alias}-v{version}"
+
+    def ensure(self) -> None:
+        """Create the versioned index and point the alias at it if missing; check the live mapping."""
+        if not self._client.indices.exists_alias(name=self._alias):
+            if not self._client.indices.exists(index=self._index):
+                self._client.indices.create(index=self._index, body={"settings": SETTINGS, "mappings": MAPPING})
+            self._client.indices.put_alias(index=self._index, name=self._alias)
+        for name, mapping in self._client.indices.get_mapping(index=self._alias).items():
+            live = mapping["mappings"].get("properties", {})
+            for field, wanted in MAPPING["properties"].items():
+                if live.get(field, {}).get("type") != wanted["type"]:
+                    raise IndexMappingMismatch(f"index {name}: field {field!r} is not {wanted['type']}: reindex")
+
+    def put(self, scope_key: str, note: Note, *, embedding: list[float] | None = None) -> None:
+        body: dict[str, Any] = {
+            "scope": scope_key,
+            "note_id": note.id,
+            "day": note.day,
+            "position": note.position,
+            "text": note.text,
+            "consolidated": note.consolidated,
+            "created_at": note.created_at,
+        }
+        if embedding is not None:
+            body["embedding"] = embedding
+        self._client.index(index=self._alias, id=document_id(scope_key, note.id), body=body, routing=scope_key)
+
+    def delete(self, scope_key: str, note_id: str) -> None:
+        """Remove one note's document; one that is already gone is fine (a stream record can come twice)."""
+        self._client.delete(
+            index=self._alias, id=document_id(scope_key, note_id), routing=scope_key, params={"ignore": 404}
+        )
+
+    def refresh(self) -> None:
+        self._client.indices.refresh(index=self._alias)
+
+    def keyword(self, scope_key: str, query: str, *, k: int) -> list[IndexHit]:
+        """BM25 on ``text``, any of the query's words, within the scope (filter and routing), best first."""
+        body = {
+            "size": k,
+            "_source": ["scope", "day", "position"],
+            "query": {
+                "bool": {
+                    "filter": [{"term": {"scope": scope_key}}],
+                    "must": [{"match": {"text": {"query": query, "operator": "or"}}}],
+                }
+            },
+        }
+        answer = self._client.search(index=self._alias, body=body, routing=scope_key)
+        return [
+            IndexHit(hit["_source"]["scope"], hit["_source"]["day"], int(hit["_source"]["position"]), hit["_score"])
+            for hit in answer["hits"]["hits"]
+        ]
+
+    def count(self, scope_key: str) -> int:
+        answer = self._client.count(
+            index=self._alias, body={"query": {"term": {"scope": scope_key}}}, routing=scope_key
+        )
+        return int(answer["count"])

@@ -1,0 +1,180 @@
+"""``make opensearch``: a local single-node OpenSearch 2.19.1 with the k-NN plugin, fetched with Maven once.
+
+OpenSearch publishes its minimal distribution on Maven Central
+(``org.opensearch.distribution.integ-test-zip:opensearch:2.19.1:zip``) and the k-NN plugin
+(``org.opensearch.plugin:opensearch-knn:2.19.1.0:zip``). The minimal distribution holds one module
+(transport-netty4) and no JDK, and k-NN extends ``lang-painless``, which is published only as a jar
+(``org.opensearch.plugin:lang-painless:2.19.1``): so this assembles that module from the jar and its
+dependencies (Maven resolves them), writes its descriptor, then installs k-NN with ``opensearch-plugin``.
+That k-NN zip lacks the native faiss/nmslib libraries; the index uses the Lucene engine (pure Java).
+
+Everything lands in ``.cache/opensearch`` (ignored by git). ``prepare()`` is shared with the tests,
+which start their own node on a free port (``tests/opensearch_node.py``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from local.template import ROOT
+
+VERSION = "2.19.1"
+CACHE = ROOT / ".cache" / "opensearch"
+HOME = CACHE / f"opensearch-{VERSION}"
+DISTRIBUTION = f"org.opensearch.distribution.integ-test-zip:opensearch:{VERSION}:zip"
+KNN = f"org.opensearch.plugin:opensearch-knn:{VERSION}.0:zip"
+PAINLESS = f"org.opensearch.plugin:lang-painless:{VERSION}"
+DEPENDENCY_PLUGIN = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1"
+HEAP = "-Xms512m -Xmx512m"
+
+_PAINLESS_POM = f"""<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>local</groupId><artifactId>opensearch-modules</artifactId><version>1</version>
+  <dependencies>
+    <dependency><groupId>org.opensearch.plugin</groupId><artifactId>lang-painless</artifactId>
+      <version>{VERSION}</version></dependency>
+  </dependencies>
+</project>
+"""
+# The module's own jars; the rest of its Maven dependencies (OpenSearch itself, Lucene...) the server has.
+_PAINLESS_JARS = (
+    "lang-painless",
+    "opensearch-scripting-painless-spi",
+    "antlr4-runtime",
+    "asm",
+    "asm-util",
+    "asm-tree",
+    "asm-commons",
+    "asm-analysis",
+)
+_PAINLESS_DESCRIPTOR = f"""description=Painless scripting (assembled from Maven Central for the k-NN plugin)
+version={VERSION}
+name=lang-painless
+classname=org.opensearch.painless.PainlessPlugin
+java.version=11
+opensearch.version={VERSION}
+extended.plugins=
+has.native.controller=false
+"""
+_PAINLESS_POLICY = """grant {
+  permission java.lang.RuntimePermission "createClassLoader";
+  permission java.lang.RuntimePermission "getClassLoader";
+};
+"""
+
+
+def java_home() -> str | None:
+    """A JDK 17+ for OpenSearch: ``OPENSEARCH_JAVA_HOME``, ``JAVA_HOME``, or the one ``java`` on PATH belongs to."""
+    for name in ("OPENSEARCH_JAVA_HOME", "JAVA_HOME"):
+        if os.environ.get(name):
+            return os.environ[name]
+    java = shutil.which("java")
+    return str(Path(java).resolve().parent.parent) if java else None
+
+
+def _maven(*args: str, cwd: Path = CACHE) -> None:
+    mvn = shutil.which("mvn")
+    if mvn is None:
+        raise RuntimeError("Maven (mvn) is needed once, to fetch OpenSearch from Maven Central")
+    subprocess.run([mvn, "-q", "-B", *args], cwd=cwd, check=True)
+
+
+def prepare() -> Path:
+    """The OpenSearch home with k-NN installed, fetched and assembled on first use; idempotent."""
+    if (HOME / "plugins" / "opensearch-knn").is_dir():
+        return HOME
+    CACHE.mkdir(parents=True, exist_ok=True)
+    for artifact in (DISTRIBUTION, KNN):
+        _maven(f"{DEPENDENCY_PLUGIN}:copy", f"-Dartifact={artifact}", f"-DoutputDirectory={CACHE}")
+    shutil.rmtree(HOME, ignore_errors=True)
+    with zipfile.ZipFile(CACHE / f"opensearch-{VERSION}.zip") as archive:
+        archive.extractall(CACHE)
+    for script in (HOME / "bin").iterdir():
+        script.chmod(0o755)
+    painless = HOME / "modules" / "lang-painless"
+    painless.mkdir()
+    (CACHE / "pom.xml").write_text(_PAINLESS_POM)
+    _maven(
+        f"{DEPENDENCY_PLUGIN}:copy-dependencies",
+        f"-DoutputDirectory={painless}",
+        f"-DincludeArtifactIds={','.join(_PAINLESS_JARS)}",
+    )
+    (painless / "plugin-descriptor.properties").write_text(_PAINLESS_DESCRIPTOR)
+    (painless / "plugin-security.policy").write_text(_PAINLESS_POLICY)
+    subprocess.run(
+        [
+            str(HOME / "bin" / "opensearch-plugin"),
+            "install",
+            "--batch",
+            f"file://{CACHE}/opensearch-knn-{VERSION}.0.zip",
+        ],
+        env={**os.environ, "OPENSEARCH_JAVA_HOME": java_home() or ""},
+        check=True,
+        capture_output=True,
+    )
+    return HOME
+
+
+def start_node(port: int, data: Path, **popen: Any) -> subprocess.Popen[bytes]:
+    """A single-node cluster on 127.0.0.1:``port``, plain HTTP (the minimal distribution has no security plugin).
+
+    Its configuration, data and logs live under ``data`` (the node writes its keystore into its config
+    folder), so several nodes can share one installation. OpenSearch refuses to run as root: as root (a
+    container, a CI box) the node runs as ``nobody``, owning ``data``.
+    """
+    config = data / "config"
+    if not config.is_dir():
+        shutil.copytree(HOME / "config", config)
+        # The JVM's own files (GC log, crash reports, heap dumps) are relative to the installation: move them here.
+        options = (config / "jvm.options").read_text()
+        for relative in ("logs/", "HeapDumpPath=data"):
+            absolute = relative.replace("logs/", f"{data}/logs/").replace("=data", f"={data}/data")
+            options = options.replace(relative, absolute)
+        (config / "jvm.options").write_text(options)
+    for folder in (data / "data", data / "logs"):
+        folder.mkdir(parents=True, exist_ok=True)
+    command = [
+        str(HOME / "bin" / "opensearch"),
+        "-Ediscovery.type=single-node",
+        "-Enetwork.host=127.0.0.1",
+        f"-Ehttp.port={port}",
+        f"-Epath.data={data / 'data'}",
+        f"-Epath.logs={data / 'logs'}",
+        "-Ecluster.routing.allocation.disk.threshold_enabled=false",
+    ]
+    if os.geteuid() == 0:
+        for path in (data, *data.rglob("*")):
+            shutil.chown(path, "nobody", "nogroup")
+        command = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--", *command]
+    home = java_home()
+    env = {
+        **os.environ,
+        **({"OPENSEARCH_JAVA_HOME": home} if home else {}),
+        "OPENSEARCH_PATH_CONF": str(config),
+        "OPENSEARCH_JAVA_OPTS": HEAP,
+    }
+    return subprocess.Popen(command, env=env, cwd=data, **popen)
+
+
+def main() -> None:
+    port = os.environ.get("OPENSEARCH_PORT", "9200")
+    if not port.isdigit():
+        raise SystemExit(f"OPENSEARCH_PORT must be a TCP port number, not {port!r}")
+    prepare()
+    print(f"OpenSearch {VERSION} (k-NN) on http://127.0.0.1:{port}; Ctrl-C stops it", file=sys.stderr, flush=True)
+    node = start_node(int(port), CACHE / "node")
+    try:
+        raise SystemExit(node.wait())
+    except KeyboardInterrupt:
+        node.terminate()
+        raise SystemExit(node.wait()) from None
+
+
+if __name__ == "__main__":
+    main()
