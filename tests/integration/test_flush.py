@@ -58,6 +58,17 @@ def test_written_note_is_the_models_summary_with_provenance(call, aws, model):
     assert "user: Can you help me plan the Q1 migration" in prompt
 
 
+def test_the_claim_expires_after_30_days_and_nothing_else_does(call, aws, model):
+    _flush(call)
+
+    items = aws.query(
+        TableName="MemoryTable", KeyConditionExpression="pk = :p", ExpressionAttributeValues={":p": {"S": "ws#w-3"}}
+    )["Items"]
+    expiring = {item["sk"]["S"]: int(item["expires_at"]["N"]) for item in items if "expires_at" in item}
+    assert list(expiring) == ["flush#cmp-1"]
+    assert abs(expiring["flush#cmp-1"] - (time.time() + 30 * 24 * 3600)) < 60
+
+
 def test_the_note_shows_up_in_the_next_turns_context(call, model):
     _flush(call)
 

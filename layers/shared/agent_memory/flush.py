@@ -7,11 +7,10 @@ failure leaves nothing written.
 
 from __future__ import annotations
 
+import threading
 import time
 import uuid
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
 from agent_memory.api import parse_flush_request
@@ -36,6 +35,34 @@ class FlushFailed(Exception):
     """A reason to answer ``failed``; raised inside the flush only, never out of it."""
 
 
+def _within(timeout_s: float, ask: Callable[[], str]) -> str:
+    """Run the model call on its own daemon thread and wait at most ``timeout_s``.
+
+    The budget then holds even when a provider's own timeout does not (a slow stream, a stuck
+    connection). A call that overruns is abandoned: its answer is never written, and since every call
+    has its own thread, an abandoned one never delays the next flush.
+    """
+    outcome: dict[str, Any] = {}
+
+    def _run() -> None:
+        try:
+            outcome["text"] = ask()
+        except Exception as error:  # noqa: BLE001 - handed to the caller below
+            outcome["error"] = error
+
+    worker = threading.Thread(target=_run, name="flush-model", daemon=True)
+    worker.start()
+    worker.join(timeout_s)
+    if worker.is_alive():
+        raise FlushFailed(f"the chat model did not answer within {timeout_s:.1f} s")
+    if isinstance(outcome.get("error"), ModelUnavailable):
+        raise FlushFailed(outcome["error"].message)
+    if "error" in outcome:
+        raise outcome["error"]
+    text: str = outcome["text"]
+    return text
+
+
 class FlushService:
     def __init__(
         self,
@@ -51,10 +78,6 @@ class FlushService:
         self._chat_model = chat_model
         self._enabled = enabled
         self._budget_s = budget_s
-        # The model call runs on a worker thread so that the budget holds even when a provider's own
-        # timeout does not (a slow stream, a stuck connection). A call that overruns is abandoned: its
-        # answer is never written. The pool belongs to the instance, so a forked process gets its own.
-        self._model_calls = ThreadPoolExecutor(max_workers=4, thread_name_prefix="flush-model")
 
     def flush(self, event: object) -> dict[str, Any]:
         """Answer for one compaction event; never raises."""
@@ -77,7 +100,7 @@ class FlushService:
         try:
             text = self._ask_model([(m.role, m.content) for m in request.messages], deadline)
             cleaned = clean_note_text(text, max_chars=FLUSH_NOTE_MAX_CHARS)
-            if time.monotonic() + WRITE_RESERVE_S / 2 > deadline:
+            if time.monotonic() + WRITE_RESERVE_S / 2 > deadline:  # the write needs about 0.3 s at worst
                 raise FlushFailed("the 5-second budget ran out before the note could be written")
             now = utc_now()
             note = self._notes.append(
@@ -109,16 +132,10 @@ class FlushService:
         timeout = deadline - time.monotonic() - WRITE_RESERVE_S
         if timeout <= 0:
             raise FlushFailed("the 5-second budget ran out before the model could be asked")
-        call = self._model_calls.submit(
-            model.complete, system=FLUSH_SYSTEM, prompt=flush_prompt(messages), max_tokens=FLUSH_MAX_TOKENS
+        return _within(
+            timeout,
+            lambda: model.complete(system=FLUSH_SYSTEM, prompt=flush_prompt(messages), max_tokens=FLUSH_MAX_TOKENS),
         )
-        try:
-            return call.result(timeout=timeout)
-        except FutureTimeout:
-            call.cancel()
-            raise FlushFailed(f"the chat model did not answer within {timeout:.1f} s") from None
-        except ModelUnavailable as error:
-            raise FlushFailed(error.message) from None
 
     def _duplicate(self, scope: Scope, marker: FlushMarker) -> dict[str, Any]:
         if marker.status != "written" or marker.note_id is None:

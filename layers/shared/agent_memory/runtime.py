@@ -35,7 +35,7 @@ def memory_service() -> MemoryService:
 def flush_service() -> FlushService:
     """The flush gets its own, tighter clients: its whole answer must fit in 5 seconds."""
     settings = get_settings()
-    client = make_dynamodb_client(settings, read_timeout_s=0.5, max_attempts=2)
+    client = make_dynamodb_client(settings, connect_timeout_s=0.3, read_timeout_s=0.5, max_attempts=2)
     return FlushService(
         NoteStore(client, settings.table_name),
         FlushStore(client, settings.table_name),

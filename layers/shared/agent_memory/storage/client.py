@@ -20,7 +20,11 @@ _UNAVAILABLE = {
 
 
 def make_dynamodb_client(
-    settings: Settings, *, read_timeout_s: float | None = None, max_attempts: int | None = None
+    settings: Settings,
+    *,
+    connect_timeout_s: float | None = None,
+    read_timeout_s: float | None = None,
+    max_attempts: int | None = None,
 ) -> Any:
     """A client that gives up quickly: a chat turn must never hang on storage.
 
@@ -30,7 +34,7 @@ def make_dynamodb_client(
     from botocore.config import Config
 
     config = Config(
-        connect_timeout=settings.dynamodb_connect_timeout_s,
+        connect_timeout=connect_timeout_s or settings.dynamodb_connect_timeout_s,
         read_timeout=read_timeout_s or settings.dynamodb_read_timeout_s,
         retries={"mode": "standard", "max_attempts": max_attempts or settings.dynamodb_max_attempts},
     )

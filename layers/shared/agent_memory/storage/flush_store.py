@@ -20,6 +20,8 @@ from agent_memory.storage.client import as_unavailable, error_code
 
 # Longer than the flush's Lambda timeout, so a live invocation never loses its claim to a retry.
 LEASE_S = 10
+# DynamoDB's TTL removes a claim after this long: by then no retry of that compaction event can come.
+CLAIM_TTL_S = 30 * 24 * 3600
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +51,7 @@ class FlushStore:
                     "status": {"S": "in_progress"},
                     "token": {"S": token},
                     "lease_until": {"N": str(now_epoch + LEASE_S)},
+                    "expires_at": {"N": str(now_epoch + CLAIM_TTL_S)},
                 },
                 ConditionExpression="attribute_not_exists(sk) OR (#status = :in_progress AND lease_until < :now)",
                 ExpressionAttributeNames={"#status": "status"},

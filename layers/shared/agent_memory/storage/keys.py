@@ -4,7 +4,9 @@ Sort keys (see docs/storage.md):
 - ``doc``                     the current document (head), read by every turn in one GetItem;
 - ``doc#v#<version:010>``     every saved version, immutable;
 - ``day#<YYYY-MM-DD>``        the day's position counter (atomic ADD keeps positions unique);
-- ``note#<YYYY-MM-DD>#<position:09>``  a note; one day in order, or two days newest first, is one Query.
+- ``note#<YYYY-MM-DD>#<position:09>``  a note; one day in order, or two days newest first, is one Query;
+- ``flush#<compaction_id>``   the flush's claim on one compaction event (``storage.flush_store``);
+- ``consolidation#pending``   notes a consolidation folded but has not marked yet (``storage.consolidation_store``).
 
 Unconsolidated notes also carry ``uc_pk``/``uc_sk``, the keys of the sparse ``Unconsolidated`` index:
 the nightly consolidation reads it oldest first and removes the two attributes once a note is folded.
