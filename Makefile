@@ -43,7 +43,7 @@ token: $(BIN)/.installed ## A dashboard token for the local stack: make token SU
 openapi: $(BIN)/.installed ## Regenerate docs/openapi.json from the management API's code
 	PYTHONPATH=layers/shared $(BIN)/python -m local.openapi
 
-opensearch: $(BIN)/.installed ## Fetch (once, with Maven) and start OpenSearch with k-NN on 127.0.0.1:$$OPENSEARCH_PORT (9200)
+opensearch: $(BIN)/.installed ## Fetch (once, with Maven) and start OpenSearch with k-NN on 127.0.0.1, port OPENSEARCH_PORT (9200)
 	$(BIN)/python -m local.opensearch
 
 test: $(BIN)/.installed $(SAM_VENV)/.installed ## Run the whole test suite, template checks included
