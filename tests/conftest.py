@@ -9,6 +9,7 @@ import threading
 import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import boto3
@@ -17,6 +18,9 @@ from moto import mock_aws
 from moto.server import ThreadedMotoServer
 
 from agent_memory import runtime
+from agent_memory.clock import iso
+from agent_memory.notes import Origin
+from agent_memory.scope import Scope
 from local.template import load_handler, table_definitions
 from tests.events import load_event
 
@@ -183,6 +187,19 @@ def _make_each_request_atomic() -> None:
 
     _atomic._atomic = True  # type: ignore[attr-defined]
     DynamoHandler.call_action = _atomic  # type: ignore[method-assign]
+
+
+def write_note(scope: Scope, created: datetime, text: str) -> str:
+    """A note written at ``created`` through the same store as ``remember``; returns its id."""
+    note = runtime.memory_service()._notes.append(
+        scope,
+        day=created.date().isoformat(),
+        text=text,
+        created_at=iso(created),
+        source="remember",
+        origin=Origin("u-1", "t-1"),
+    )
+    return note.id
 
 
 def private(user: str = "u-1", thread: str = "t-1", **extra: Any) -> dict[str, Any]:

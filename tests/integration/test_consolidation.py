@@ -10,11 +10,10 @@ import pytest
 
 from agent_memory import runtime
 from agent_memory.clock import iso
-from agent_memory.notes import Origin
 from agent_memory.scope import Scope
 from agent_memory.storage.document_store import DocumentStore
 from local.template import load_handler
-from tests.conftest import private
+from tests.conftest import private, write_note
 from tests.events import event_body
 from tests.fakes import FakeChatModel
 
@@ -55,19 +54,6 @@ def consolidate(at: datetime = RUN_AT, *, context: Context | None = None, run_id
     if run_id:
         event["id"] = run_id
     return load_handler("ConsolidateFunction")(event, context or Context())
-
-
-def write_note(scope: Scope, created: datetime, text: str) -> str:
-    """A note written at ``created`` (through the same store as ``remember``); returns its id."""
-    note = runtime.memory_service()._notes.append(
-        scope,
-        day=created.date().isoformat(),
-        text=text,
-        created_at=iso(created),
-        source="remember",
-        origin=Origin("u-1", "t-1"),
-    )
-    return note.id
 
 
 def notes_of(aws, scope: Scope = PERSONAL) -> list[dict]:

@@ -12,12 +12,10 @@ import jwt
 import pytest
 
 from agent_memory import runtime
-from agent_memory.clock import iso
-from agent_memory.notes import Origin
 from agent_memory.scope import Scope
 from local.template import load_handler
 from local.token import mint
-from tests.conftest import Answer, LambdaContext, private, shared
+from tests.conftest import Answer, LambdaContext, private, shared, write_note
 from tests.events import load_event
 
 SECRET = "local-dev-secret"
@@ -53,21 +51,6 @@ def manage(event_name, *, path=None, query=None, body=..., token=None, headers=N
 USER = mint("u-1", ["w-3", "w-7"])
 OTHER = mint("u-2", ["w-9"])
 ADMIN = mint("ops", [], admin=True)
-
-
-def remember_at(scope: Scope, created: datetime, text: str) -> str:
-    return (
-        runtime.memory_service()
-        ._notes.append(
-            scope,
-            day=created.date().isoformat(),
-            text=text,
-            created_at=iso(created),
-            source="remember",
-            origin=Origin("u-1", "t"),
-        )
-        .id
-    )
 
 
 # --- authentication ---------------------------------------------------------------------------------------
@@ -213,7 +196,7 @@ def test_operator_routes_need_memory_admin_exactly_true(aws, admin):
 
 def test_personal_routes_only_ever_mean_the_token_subject(call, aws):
     call("update_memory", {"context": private("u-2"), "arguments": {"content": "u-2 private"}})
-    remember_at(Scope("personal", "u-2"), datetime(2026, 12, 3, tzinfo=UTC), "u-2 note")
+    write_note(Scope("personal", "u-2"), datetime(2026, 12, 3, tzinfo=UTC), "u-2 note")
 
     doc = manage("personal_document", token=USER, query={"user_id": "u-2"}, headers={"x-user-id": "u-2"}).body[
         "document"
@@ -358,7 +341,7 @@ def test_days_newest_first_skipping_empty_days_and_load_older(aws):
     scope = Scope("personal", "u-1")
     for day in (1, 2, 5, 9, 30):  # gaps between the days that have notes
         for hour in (8, 9):
-            remember_at(scope, datetime(2026, 11, day, hour, tzinfo=UTC), f"{day}/{hour}")
+            write_note(scope, datetime(2026, 11, day, hour, tzinfo=UTC), f"{day}/{hour}")
 
     first = manage("personal_notes", token=USER, query={"before": "2026-12-04", "days": 2}).body
     second = manage("personal_notes", token=USER, query={"before": first["next_before"], "days": 2}).body
@@ -376,7 +359,7 @@ def test_a_month_of_notes_in_one_page_and_default_before_is_tomorrow(aws):
     scope = Scope("personal", "u-1")
     start = datetime(2026, 11, 3, 12, tzinfo=UTC)
     for i in range(31):
-        remember_at(scope, start + timedelta(days=i), f"day {i}")
+        write_note(scope, start + timedelta(days=i), f"day {i}")
 
     answer = manage("personal_notes", token=USER, query={"days": 31}).body
 

@@ -52,9 +52,7 @@ class MemoryService:
         self._documents = documents
         self._chat_model = chat_model
 
-    def remember(
-        self, scope: Scope, context: ConversationContext, text: str, *, source: str = "remember"
-    ) -> Remembered:
+    def remember(self, scope: Scope, context: ConversationContext, text: str) -> Remembered:
         cleaned = clean_note_text(text)
         now = utc_now()
         note = self._notes.append(
@@ -62,7 +60,7 @@ class MemoryService:
             day=now.date().isoformat(),
             text=cleaned.text,
             created_at=iso(now),
-            source=source,
+            source="remember",
             origin=Origin(user_id=context.user_id, thread_id=context.thread_id),
         )
         metrics.add_metric(name="NotesWritten", unit="Count", value=1)
