@@ -7,6 +7,10 @@ compare within a run; the ratio to the floor is what tells how much our own code
 
 The pre-compaction flush is measured too, with a fake chat model of fixed latency (0 ms and 1 s): its
 requests per call and its latency against its 5-second budget, and the duplicate call's.
+
+Then the figures that grow with the data (bench/scale.py): a nightly consolidation run over 50 groups
+with a 2-second fake model, "Load older" over 90 days of notes, and recall's keyword fallback over
+100, 1,000 and 10,000 notes.
 """
 
 from __future__ import annotations
@@ -23,7 +27,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cache, partial
@@ -33,6 +38,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from moto import mock_aws
+
+from bench import scale
 
 ROOT = Path(__file__).resolve().parent.parent
 LAYER = ROOT / "layers" / "shared"
@@ -849,12 +856,17 @@ def machine() -> dict[str, Any]:
 
 
 def write_results(
-    results: dict[str, Result], flushes: dict[str, FlushResult], path: Path, meta: dict[str, Any]
+    results: dict[str, Result],
+    flushes: dict[str, FlushResult],
+    path: Path,
+    meta: dict[str, Any],
+    more: dict[str, dict[str, Any]] | None = None,
 ) -> None:
     """Merge into the existing file: later issues add their own operations to it."""
     data: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
     data.update({name: result.as_json() for name, result in results.items()})
     data.update({name: result.as_json() for name, result in flushes.items()})
+    data.update(more or {})
     data.pop("_meta", None)
     data["_meta"] = meta  # last, after any key this run added
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -874,6 +886,13 @@ def configure() -> None:
             sys.path.insert(0, path)
 
 
+def _recall_calls(text: str) -> tuple[tuple[int, int, int], ...]:
+    sizes = [tuple(int(part) for part in size.split(":")) for size in text.split(",")]
+    if any(len(size) != 3 for size in sizes):
+        raise argparse.ArgumentTypeError("expected NOTES:WARMUP:CALLS,...")
+    return tuple((size[0], size[1], size[2]) for size in sizes)
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=1000, help="timed calls per operation (default 1000)")
@@ -886,6 +905,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--flush-slow-warmup", type=int, default=3, help="untimed flushes with the 1 s model first (default 3)"
+    )
+    parser.add_argument(
+        "--consolidation-model-s", type=float, default=2.0, help="the consolidation's fake model latency (default 2)"
+    )
+    parser.add_argument(
+        "--load-older-passes", type=int, default=3, help="timed passes through every 'Load older' page (default 3)"
+    )
+    parser.add_argument(
+        "--recall-calls",
+        type=_recall_calls,
+        default=scale.Options().recall_calls,
+        help="recall sizes as NOTES:WARMUP:CALLS,... (default 100:3:50,1000:2:20,2000:1:8,10000:1:5)",
     )
     parser.add_argument("--import-runs", type=int, default=7, help="fresh interpreters per import median (default 7)")
     parser.add_argument("--output", type=Path, default=RESULTS, help="the JSON file to merge into")
@@ -916,6 +947,17 @@ def run_operation(name: str, args: argparse.Namespace, imports: dict[str, ColdSt
     return summarize(operation, samples, imports[operation.function].import_ms)
 
 
+@contextmanager
+def fresh_moto() -> Iterator[tuple[RequestCounter, Any]]:
+    """A moto of its own with the tables, its request counter and a client of the counted session."""
+    with mock_aws():
+        counter = RequestCounter()
+        client = instrumented_client(counter)
+        create_tables(client)
+        counter.take()
+        yield counter, client
+
+
 def main(argv: list[str] | None = None) -> int:
     """A report, not a gate: the exit code is 0 even when a target fails."""
     args = parse_args(argv)
@@ -923,7 +965,15 @@ def main(argv: list[str] | None = None) -> int:
     imports = cold_starts(args.import_runs)
     results = {name: run_operation(name, args, imports) for name in OPERATIONS}
     flushes = {variant.name: run_flush(variant) for variant in flush_variants(args)}
+    options = scale.Options(
+        consolidation_model_s=args.consolidation_model_s,
+        load_older_passes=args.load_older_passes,
+        recall_calls=args.recall_calls,
+    )
+    scaled = scale.measure_all(scale.Toolkit(moto=fresh_moto, fact_text=fact_text, log=log), options)
     print(report(results, imports, flushes, args.calls))
+    print()
+    print(scale.report(scaled))
     meta = {
         **machine(),
         "calls": args.calls,
@@ -931,8 +981,11 @@ def main(argv: list[str] | None = None) -> int:
         "flush_calls": args.flush_calls,
         "flush_slow_calls": args.flush_slow_calls,
         "flush_slow_warmup": args.flush_slow_warmup,
+        "consolidation_model_s": args.consolidation_model_s,
+        "load_older_passes": args.load_older_passes,
+        "recall_calls": [list(size) for size in args.recall_calls],
     }
-    write_results(results, flushes, args.output, meta)
+    write_results(results, flushes, args.output, meta, scaled.as_json())
     log(f"wrote {args.output.relative_to(ROOT) if args.output.is_relative_to(ROOT) else args.output}")
     return 0
 
