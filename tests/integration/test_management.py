@@ -500,3 +500,16 @@ def test_team_search_needs_membership(call, aws):
 )
 def test_bad_search_queries_are_422(aws, query):
     assert manage("personal_search", token=USER, query=query).status == 422
+
+
+def test_a_busy_day_spanning_several_pages_is_listed_whole(aws):
+    scope = Scope("personal", "u-1")
+    write_note(scope, datetime(2026, 11, 20, 8, tzinfo=UTC), "older day")
+    for i in range(45):
+        write_note(scope, datetime(2026, 12, 1, 8, tzinfo=UTC) + timedelta(minutes=i), f"busy {i}")
+
+    answer = manage("personal_notes", token=USER, query={"days": 1}).body
+
+    assert [d["day"] for d in answer["days"]] == ["2026-12-01"]
+    assert [n["position"] for n in answer["days"][0]["notes"]] == list(range(45, 0, -1))
+    assert answer["next_before"] == "2026-12-01"

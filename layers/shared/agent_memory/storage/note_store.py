@@ -77,8 +77,10 @@ class NoteText(NamedTuple):
 
 
 _POSITION_ATTEMPTS = 5
-# Notes read per page when listing days; a day rarely holds more, so a listing is one or a few Queries.
-_DAY_PAGE = 200
+# Notes read per page when listing days: about ten per day asked for (a typical day's worth), so a page
+# reads little more than it shows, and a busy day costs one more Query, never one per empty day.
+_NOTES_PER_DAY_PAGE = 10
+_DAY_PAGE_MAX = 200
 _BATCH_GET_ATTEMPTS = 3
 
 
@@ -194,7 +196,7 @@ class NoteStore:
                 ":high": {"S": f"note#{before}#"},
             },
             "ScanIndexForward": False,
-            "Limit": _DAY_PAGE,
+            "Limit": min(_DAY_PAGE_MAX, _NOTES_PER_DAY_PAGE * (days + 1)),
         }
         found: list[tuple[str, list[Note]]] = []
         while True:
