@@ -45,7 +45,14 @@ def test_sam_build_builds_every_function_and_the_layer(tmp_path):
     assert (build / "SharedLayer" / "python" / "agent_memory" / "service.py").exists()
     assert (build / "SharedLayer" / "python" / "aws_lambda_powertools").is_dir()
     assert (build / "SharedLayer" / "python" / "pydantic").is_dir()
-    for function in ("ToolsFunction", "ContextFunction", "FlushFunction", "ConsolidateFunction", "ManagementFunction"):
+    for function in (
+        "ToolsFunction",
+        "ContextFunction",
+        "FlushFunction",
+        "ConsolidateFunction",
+        "ManagementFunction",
+        "IndexerFunction",
+    ):
         assert (build / function / "app.py").exists()
 
 
