@@ -3,8 +3,9 @@
     python -m local.reindex --scope user#u-1 [--scope ws#w-1 ...]          # reindex these scopes
     python -m local.reindex --scope user#u-1 [--scope ws#w-1 ...] --check  # compare counts; exit 1 on drift
 
-It uses the service's settings: ``MEMORY_TABLE_NAME`` (and ``AWS_ENDPOINT_URL_DYNAMODB`` for the local
-stack's DynamoDB) and ``OPENSEARCH_ENDPOINT`` (SigV4 for an https endpoint, with the caller's credentials).
+It uses the service's settings: ``MEMORY_TABLE_NAME`` and ``OPENSEARCH_ENDPOINT`` (SigV4 for an https
+endpoint, with the caller's credentials). With ``AWS_ENDPOINT_URL_DYNAMODB`` set (the local stack's
+DynamoDB, as its banner prints it), the local stack's fake credentials and region are the defaults.
 
 Scopes are named one by one (``--scope``, repeatable): listing every scope of the table would need a Scan
 of the whole table, which this service never does. The scopes an operator wants are those of a complaint,
@@ -17,6 +18,7 @@ Exit status: 0 when done (or no drift), 1 when ``--check`` found drift, 2 on a u
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -26,6 +28,7 @@ from agent_memory.search.notes_index import NotesIndex, make_opensearch_client
 from agent_memory.settings import get_settings
 from agent_memory.storage.client import make_dynamodb_client
 from agent_memory.storage.note_store import NoteStore
+from local.server import LOCAL_ENVIRONMENT
 
 
 def _scope(value: str) -> Scope:
@@ -46,6 +49,10 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None, *, index: NotesIndex | None = None) -> int:
     arguments = _parser().parse_args(argv)
+    if os.environ.get("AWS_ENDPOINT_URL_DYNAMODB"):  # the local stack's DynamoDB: its fake credentials and region
+        for name, value in LOCAL_ENVIRONMENT.items():
+            if name.startswith("AWS_"):
+                os.environ.setdefault(name, value)
     settings = get_settings()
     if index is None:
         if settings.opensearch_endpoint is None:
