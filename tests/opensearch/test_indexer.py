@@ -1,4 +1,8 @@
-"""The stream indexer on a real node: records read from the table's stream (moto) after real writes."""
+"""The stream indexer on a real node: records read from the table's stream (moto) after real writes.
+
+The records are read and delivered by ``local/stream_mapping.py``, ``make run``'s stand-in for the event
+source mapping, exactly as Lambda's mapping shapes them.
+"""
 
 from __future__ import annotations
 
@@ -10,9 +14,9 @@ from agent_memory import runtime
 from agent_memory.scope import Scope
 from agent_memory.search.notes_index import document_id
 from agent_memory.storage.note_store import NoteStore
+from local.stream_mapping import LocalStreamMapping
 from local.template import load_handler
 from tests.conftest import private, shared
-from tests.stream import StreamReader
 
 pytestmark = pytest.mark.slow
 
@@ -21,12 +25,20 @@ pytestmark = pytest.mark.slow
 def index_stream(aws, notes_index, monkeypatch, lambda_context):
     """Run the indexer over what the table's stream carried since the last run; answers its partial response."""
     monkeypatch.setattr(runtime, "notes_index", cache(lambda: notes_index))
-    reader = StreamReader(aws)
+    answers: list[dict] = []
+
+    def _invoke(event: dict) -> dict:
+        answers.append(load_handler("IndexerFunction")(event, lambda_context))
+        return answers[-1]
+
+    mapping = LocalStreamMapping(None, _invoke)  # from the stream's end: before the test's first write
 
     def _run() -> dict:
-        answer = load_handler("IndexerFunction")(reader.next_batch(), lambda_context)
+        """Deliver what the stream carried since the last run; the partial responses of its batches, merged."""
+        answers.clear()
+        assert mapping.poll_once() > 0
         notes_index.refresh()
-        return answer
+        return {"batchItemFailures": [failure for answer in answers for failure in answer["batchItemFailures"]]}
 
     return _run
 
@@ -91,10 +103,14 @@ def test_the_indexer_creates_the_index_behind_its_alias_before_the_first_write(
 
     alias = "notes-indexer-ensures"
     monkeypatch.setattr(runtime, "notes_index", cache(lambda: NotesIndex(opensearch_client, alias=alias)))
-    reader = StreamReader(aws)
+    answers: list[dict] = []
+    mapping = LocalStreamMapping(
+        None, lambda event: answers.append(load_handler("IndexerFunction")(event, lambda_context))
+    )
     _remember(call, "likes tea")
     try:
-        assert load_handler("IndexerFunction")(reader.next_batch(), lambda_context) == {"batchItemFailures": []}
+        mapping.poll_once()
+        assert answers == [{"batchItemFailures": []}]
         assert list(opensearch_client.indices.get_alias(name=alias)) == [f"{alias}-v1"]
     finally:
         opensearch_client.indices.delete(index=f"{alias}-v*")
