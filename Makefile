@@ -15,7 +15,7 @@ BIN := $(VENV)/bin
 SAM_VENV := .venv-sam
 export SAM_CLI := $(abspath $(SAM_VENV)/bin/sam)
 
-.PHONY: help install run test lint format bench build validate token openapi opensearch clean
+.PHONY: help install run test lint format bench build validate token openapi opensearch reindex clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -45,6 +45,10 @@ openapi: $(BIN)/.installed ## Regenerate docs/openapi.json from the management A
 
 opensearch: $(BIN)/.installed ## Fetch (once, with Maven) and start OpenSearch with k-NN on 127.0.0.1, port OPENSEARCH_PORT (9200)
 	$(BIN)/python -m local.opensearch
+
+reindex: $(BIN)/.installed ## Rebuild the notes index of scopes from DynamoDB: make reindex SCOPES="user#u-1 ws#w-1" [CHECK=1]
+	@test -n "$(SCOPES)" || { echo 'SCOPES="user#<id> ws#<id> ..." is required (no Scan lists every scope)'; exit 2; }
+	PYTHONPATH=layers/shared $(BIN)/python -m local.reindex $(foreach scope,$(SCOPES),--scope '$(scope)') $(if $(CHECK),--check,)
 
 test: $(BIN)/.installed $(SAM_VENV)/.installed ## Run the whole test suite, template checks included
 	$(BIN)/pytest --cov --cov-report=term

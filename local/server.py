@@ -596,7 +596,9 @@ def serve(handler: type[RequestHandler], port: int, functions: Functions) -> Loc
     return server
 
 
-def banner(api: LocalServer, invoke: LocalServer, endpoint: str, embedded: bool, created: list[str]) -> str:
+def banner(
+    api: LocalServer, invoke: LocalServer, endpoint: str, embedded: bool, created: list[str], indexer: str | None = None
+) -> str:
     api_url = f"http://{HOST}:{api.server_address[1]}"
     lines = [f"Local stack of {ROOT / 'template.yaml'}", f"  HTTP API       {api_url}"]
     lines += [f"    {route.method:<6} {route.path:<28} -> {route.function}" for route in api_routes()]
@@ -604,8 +606,22 @@ def banner(api: LocalServer, invoke: LocalServer, endpoint: str, embedded: bool,
     storage = "embedded moto" if embedded else "AWS_ENDPOINT_URL_DYNAMODB"
     tables = f"created {', '.join(created)}" if created else "tables already there, kept"
     lines.append(f"  DynamoDB       {endpoint}  ({storage}; {tables})")
+    if indexer is not None:
+        lines.append(f"  Indexer        stream of MemoryTable -> IndexerFunction -> {indexer}")
     lines.append("Ready. Ctrl-C to stop.")
     return "\n".join(lines)
+
+
+def start_stream_mapping(endpoint: str, functions: Functions) -> Any:
+    """With ``OPENSEARCH_ENDPOINT`` set, IndexerFunction follows the table's stream, as its mapping does in AWS."""
+    opensearch = os.environ.get("OPENSEARCH_ENDPOINT", "").strip()
+    if not opensearch:
+        return None
+    from local.stream_mapping import LocalStreamMapping
+
+    mapping = LocalStreamMapping(endpoint, lambda event: functions.invoke("IndexerFunction", event))
+    mapping.start()
+    return mapping
 
 
 def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
@@ -621,19 +637,24 @@ def main() -> None:
     os.environ.setdefault("AWS_ENDPOINT_URL_LAMBDA", f"http://{HOST}:{lambda_port}")
     moto_server = None
     servers: list[LocalServer] = []
+    stream_mapping = None
     try:
         moto_server = start_embedded_dynamodb()
         endpoint = os.environ["AWS_ENDPOINT_URL_DYNAMODB"]
         created = ensure_tables(endpoint)
         functions = Functions()
         functions.warm()
+        stream_mapping = start_stream_mapping(endpoint, functions)  # before the first request can write
         servers.append(serve(ApiHandler, api_port, functions))
         servers.append(serve(InvokeHandler, lambda_port, functions))
-        log(banner(servers[0], servers[1], endpoint, moto_server is not None, created))
+        indexer = os.environ["OPENSEARCH_ENDPOINT"] if stream_mapping is not None else None
+        log(banner(servers[0], servers[1], endpoint, moto_server is not None, created, indexer))
         threading.Event().wait()
     except KeyboardInterrupt:
         pass
     finally:
+        if stream_mapping is not None:
+            stream_mapping.stop()
         for server in servers:
             server.shutdown()
             server.server_close()

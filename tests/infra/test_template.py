@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -44,7 +45,14 @@ def test_sam_build_builds_every_function_and_the_layer(tmp_path):
     assert (build / "SharedLayer" / "python" / "agent_memory" / "service.py").exists()
     assert (build / "SharedLayer" / "python" / "aws_lambda_powertools").is_dir()
     assert (build / "SharedLayer" / "python" / "pydantic").is_dir()
-    for function in ("ToolsFunction", "ContextFunction", "FlushFunction", "ConsolidateFunction", "ManagementFunction"):
+    for function in (
+        "ToolsFunction",
+        "ContextFunction",
+        "FlushFunction",
+        "ConsolidateFunction",
+        "ManagementFunction",
+        "IndexerFunction",
+    ):
         assert (build / function / "app.py").exists()
 
 
@@ -171,3 +179,100 @@ def test_every_management_route_is_jwt_authorized_and_in_the_openapi_document():
         assert event["Properties"]["Auth"] == {"Authorizer": "DashboardJwt"}
         routed.add((event["Properties"]["Method"], event["Properties"]["Path"]))
     assert routed == documented
+
+
+# The notes index is optional: without OpenSearchEndpoint, no indexer and no index permission exist.
+INDEXER_RESOURCES = ("IndexerFunction", "IndexerRole", "IndexerLogs", "IndexerFailures")
+
+
+def test_the_indexer_and_its_resources_exist_only_with_an_opensearch_endpoint():
+    template = load_template()
+    assert template["Parameters"]["OpenSearchEndpoint"]["Default"] == ""
+    assert template["Conditions"]["HasOpenSearch"] == {"Fn::Not": [{"Fn::Equals": [{"Ref": "OpenSearchEndpoint"}, ""]}]}
+    for name in INDEXER_RESOURCES:
+        assert template["Resources"][name]["Condition"] == "HasOpenSearch", name
+    assert template["Outputs"]["IndexerFailureQueueUrl"]["Condition"] == "HasOpenSearch"
+
+
+@pytest.mark.parametrize("function", ["ToolsFunction", "ManagementFunction"])
+def test_recall_gets_the_endpoint_only_when_it_is_set(function):
+    variables = load_template()["Resources"][function]["Properties"]["Environment"]["Variables"]
+    assert variables["OPENSEARCH_ENDPOINT"] == {
+        "Fn::If": ["HasOpenSearch", {"Ref": "OpenSearchEndpoint"}, {"Ref": "AWS::NoValue"}]
+    }
+
+
+def test_the_indexer_reads_the_stream_with_partial_failures_retries_and_an_on_failure_queue():
+    resources = load_template()["Resources"]
+    stream = resources["IndexerFunction"]["Properties"]["Events"]["TableStream"]
+    props = stream["Properties"]
+    assert stream["Type"] == "DynamoDB"
+    assert props["Stream"] == {"Fn::GetAtt": "MemoryTable.StreamArn"}
+    assert props["StartingPosition"] == "LATEST"
+    assert props["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    assert props["BisectBatchOnFunctionError"] is True
+    assert 1 <= props["MaximumRetryAttempts"] <= 20
+    assert props["BatchSize"] == 100
+    assert props["MaximumBatchingWindowInSeconds"] >= 1
+    assert props["DestinationConfig"]["OnFailure"] == {
+        "Type": "SQS",
+        "Destination": {"Fn::GetAtt": "IndexerFailures.Arn"},
+    }
+    [only_notes] = props["FilterCriteria"]["Filters"]
+    assert json.loads(only_notes["Pattern"]) == {"dynamodb": {"Keys": {"sk": {"S": [{"prefix": "note#"}]}}}}
+    assert resources["IndexerFailures"]["Properties"]["SqsManagedSseEnabled"] is True
+
+
+def _indexer_statements():
+    [policy] = load_template()["Resources"]["IndexerRole"]["Properties"]["Policies"]
+    statements = []
+    for statement in policy["PolicyDocument"]["Statement"]:
+        if "Fn::If" in statement:
+            _, domain, collection = statement["Fn::If"]
+            statements += [domain, collection]
+        else:
+            statements.append(statement)
+    return {s["Sid"]: s for s in statements}
+
+
+def test_the_indexer_role_is_least_privilege():
+    """Its own role (not SAM's AWSLambdaDynamoDBExecutionRole, which reads every stream of the account)."""
+    function = load_template()["Resources"]["IndexerFunction"]["Properties"]
+    assert function["Role"] == {"Fn::GetAtt": "IndexerRole.Arn"}
+    assert "Policies" not in function
+    statements = _indexer_statements()
+    stream = statements["ReadTheTableStream"]
+    assert set(stream["Action"]) == {"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator"}
+    assert stream["Resource"] == {"Fn::GetAtt": "MemoryTable.StreamArn"}
+    dynamodb = {a for s in statements.values() for a in _actions(s) if a.startswith("dynamodb:")}
+    assert dynamodb == set(stream["Action"]) | {"dynamodb:ListStreams"}  # no item on the table is read or written
+    assert statements["SendFailedBatches"]["Resource"] == {"Fn::GetAtt": "IndexerFailures.Arn"}
+    assert statements["WriteOwnLogs"]["Resource"] == {"Fn::GetAtt": "IndexerLogs.Arn"}
+    domain = statements["WriteTheNotesIndexDomain"]
+    assert set(domain["Action"]) == {"es:ESHttpGet", "es:ESHttpHead", "es:ESHttpPut", "es:ESHttpDelete"}
+    assert domain["Resource"] == {"Fn::Sub": "${OpenSearchResourceArn}/*"}
+    assert statements["WriteTheNotesIndexCollection"]["Resource"] == {"Ref": "OpenSearchResourceArn"}
+    for statement in statements.values():
+        assert all("*" not in action for action in _actions(statement))
+        if statement["Resource"] == "*":
+            assert statement["Sid"] in {"ListStreams", "Tracing"}  # no resource-level permissions exist
+
+
+@pytest.mark.parametrize("function", ["ToolsFunction", "ManagementFunction"])
+def test_recall_may_only_search_the_index(function):
+    granted = {}
+    for policy in load_template()["Resources"][function]["Properties"]["Policies"]:
+        if "Fn::If" in policy and policy["Fn::If"][0].startswith("HasOpenSearch"):
+            [statement] = policy["Fn::If"][1]["Statement"]
+            granted[policy["Fn::If"][0]] = (set(_actions(statement)), statement["Resource"])
+    assert granted == {
+        "HasOpenSearchDomain": (
+            {"es:ESHttpGet", "es:ESHttpHead", "es:ESHttpPost"},
+            {"Fn::Sub": "${OpenSearchResourceArn}/*"},
+        ),
+        "HasOpenSearchCollection": ({"aoss:APIAccessAll"}, {"Ref": "OpenSearchResourceArn"}),
+    }
+
+
+def _actions(statement):
+    return statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]

@@ -6,6 +6,7 @@ from functools import cache
 
 from agent_memory.consolidation import Caps, Consolidator
 from agent_memory.flush import FLUSH_BUDGET_S, FlushService
+from agent_memory.indexer import NotesIndexer
 from agent_memory.management import Management
 from agent_memory.models.chat import chat_model_from_settings
 from agent_memory.recall import RecallService
@@ -99,6 +100,17 @@ def notes_index() -> NotesIndex | None:
     return NotesIndex(make_opensearch_client(settings.opensearch_endpoint, timeout_s=settings.opensearch_timeout_s))
 
 
+@cache
+def notes_indexer() -> NotesIndexer:
+    """The stream indexer. Its index is ensured once per sandbox before the first write: written through
+    a missing alias, OpenSearch would create a plain index named like the alias, with a guessed mapping."""
+    index = notes_index()
+    if index is None:
+        raise RuntimeError("the stream indexer needs OPENSEARCH_ENDPOINT")
+    index.ensure()
+    return NotesIndexer(index)
+
+
 def reset() -> None:
     """Forget the cached settings and services (tests and the local stack change the environment)."""
     memory_service.cache_clear()
@@ -107,4 +119,5 @@ def reset() -> None:
     management.cache_clear()
     recall_service.cache_clear()
     notes_index.cache_clear()
+    notes_indexer.cache_clear()
     get_settings.cache_clear()

@@ -49,6 +49,10 @@ MAPPING: dict[str, Any] = {
 SETTINGS: dict[str, Any] = {"index": {"knn": True, "number_of_shards": 1, "number_of_replicas": 0}}
 
 
+class IndexWriteRefused(RuntimeError):
+    """The index refused a document of a bulk write."""
+
+
 class IndexMappingMismatch(RuntimeError):
     """The live index does not hold the fields (and types) this code relies on: reindex into a new version."""
 
@@ -61,6 +65,21 @@ class IndexHit:
     day: str
     position: int
     score: float
+
+
+def _document(scope_key: str, note: Note, embedding: list[float] | None) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "scope": scope_key,
+        "note_id": note.id,
+        "day": note.day,
+        "position": note.position,
+        "text": note.text,
+        "consolidated": note.consolidated,
+        "created_at": note.created_at,
+    }
+    if embedding is not None:
+        body["embedding"] = embedding
+    return body
 
 
 def document_id(scope_key: str, note_id: str) -> str:
@@ -119,18 +138,39 @@ class NotesIndex:
                     raise IndexMappingMismatch(f"index {name}: field {field!r} is not {wanted['type']}: reindex")
 
     def put(self, scope_key: str, note: Note, *, embedding: list[float] | None = None) -> None:
-        body: dict[str, Any] = {
-            "scope": scope_key,
-            "note_id": note.id,
-            "day": note.day,
-            "position": note.position,
-            "text": note.text,
-            "consolidated": note.consolidated,
-            "created_at": note.created_at,
-        }
-        if embedding is not None:
-            body["embedding"] = embedding
+        body = _document(scope_key, note, embedding)
         self._client.index(index=self._alias, id=document_id(scope_key, note.id), body=body, routing=scope_key)
+
+    def put_many(self, scope_key: str, notes: list[Note]) -> None:
+        """Upsert many notes of one scope in one bulk request (the reindex); any item refused is an error."""
+        if not notes:
+            return
+        lines: list[dict[str, Any]] = []
+        for note in notes:
+            lines.append(
+                {"index": {"_index": self._alias, "_id": document_id(scope_key, note.id), "routing": scope_key}}
+            )
+            lines.append(_document(scope_key, note, None))
+        answer = self._client.bulk(body=lines)
+        if answer.get("errors"):
+            refused = next(item["index"] for item in answer["items"] if "error" in item["index"])
+            raise IndexWriteRefused(f"bulk write refused {refused['_id']}: {refused['error']}")
+
+    def note_ids(self, scope_key: str, *, page_size: int = 1000) -> set[str]:
+        """The ids of every note the index holds for the scope (``search_after`` pages on ``note_id``)."""
+        ids: set[str] = set()
+        body: dict[str, Any] = {
+            "size": page_size,
+            "_source": ["note_id"],
+            "query": {"bool": {"filter": [{"term": {"scope": scope_key}}]}},
+            "sort": [{"note_id": "asc"}],
+        }
+        while True:
+            hits = self._client.search(index=self._alias, body=body, routing=scope_key)["hits"]["hits"]
+            ids.update(hit["_source"]["note_id"] for hit in hits)
+            if len(hits) < page_size:
+                return ids
+            body["search_after"] = hits[-1]["sort"]
 
     def delete(self, scope_key: str, note_id: str) -> None:
         """Remove one note's document; one that is already gone is fine (a stream record can come twice)."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 from botocore.exceptions import ClientError
@@ -287,3 +287,40 @@ class NoteStore:
         except ClientError as error:
             raise as_unavailable(error) or error from None
         return [note_from_item(item) for item in answer["Items"]]
+
+    def every_note(self, scope: Scope, *, page_size: int = 500) -> Iterator[Note]:
+        """Every note of the scope, oldest first: one paged Query on its ``note#`` range (for the reindex)."""
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :notes)",
+            "ExpressionAttributeValues": {":pk": {"S": scope.key}, ":notes": {"S": NOTE_PREFIX}},
+            "Limit": page_size,
+        }
+        while True:
+            try:
+                answer = self._client.query(**request)
+            except ClientError as error:
+                raise as_unavailable(error) or error from None
+            yield from (note_from_item(item) for item in answer["Items"])
+            if "LastEvaluatedKey" not in answer:
+                return
+            request["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+
+    def count(self, scope: Scope) -> int:
+        """How many notes the scope holds: a paged ``Select=COUNT`` Query (for the drift check)."""
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :notes)",
+            "ExpressionAttributeValues": {":pk": {"S": scope.key}, ":notes": {"S": NOTE_PREFIX}},
+            "Select": "COUNT",
+        }
+        total = 0
+        while True:
+            try:
+                answer = self._client.query(**request)
+            except ClientError as error:
+                raise as_unavailable(error) or error from None
+            total += int(answer["Count"])
+            if "LastEvaluatedKey" not in answer:
+                return total
+            request["ExclusiveStartKey"] = answer["LastEvaluatedKey"]

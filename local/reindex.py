@@ -1,0 +1,77 @@
+"""``make reindex``: rebuild the notes index of some scopes from DynamoDB, or check them for drift.
+
+    python -m local.reindex --scope user#u-1 [--scope ws#w-1 ...]          # reindex these scopes
+    python -m local.reindex --scope user#u-1 [--scope ws#w-1 ...] --check  # compare counts; exit 1 on drift
+
+It uses the service's settings: ``MEMORY_TABLE_NAME`` and ``OPENSEARCH_ENDPOINT`` (SigV4 for an https
+endpoint, with the caller's credentials). With ``AWS_ENDPOINT_URL_DYNAMODB`` set (the local stack's
+DynamoDB, as its banner prints it), the local stack's fake credentials and region are the defaults.
+
+Scopes are named one by one (``--scope``, repeatable): listing every scope of the table would need a Scan
+of the whole table, which this service never does. The scopes an operator wants are those of a complaint,
+or of the indexer's failure queue (each message names the shard and the sequence numbers of the records;
+their keys name the scope).
+
+Exit status: 0 when done (or no drift), 1 when ``--check`` found drift, 2 on a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from agent_memory.reindex import Reindexer
+from agent_memory.scope import Scope
+from agent_memory.search.notes_index import NotesIndex, make_opensearch_client
+from agent_memory.settings import get_settings
+from agent_memory.storage.client import make_dynamodb_client
+from agent_memory.storage.note_store import NoteStore
+from local.server import LOCAL_ENVIRONMENT
+
+
+def _scope(value: str) -> Scope:
+    prefix, _, owner = value.partition("#")
+    if prefix not in ("user", "ws") or not owner:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a scope key: user#<user_id> or ws#<workspace_id>")
+    return Scope.from_key(value)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m local.reindex", description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--scope", type=_scope, action="append", required=True, help="a scope key (repeatable): user#<id>, ws#<id>"
+    )
+    parser.add_argument("--check", action="store_true", help="only compare counts per scope; exit 1 on drift")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, *, index: NotesIndex | None = None) -> int:
+    arguments = _parser().parse_args(argv)
+    if os.environ.get("AWS_ENDPOINT_URL_DYNAMODB"):  # the local stack's DynamoDB: its fake credentials and region
+        for name, value in LOCAL_ENVIRONMENT.items():
+            if name.startswith("AWS_"):
+                os.environ.setdefault(name, value)
+    settings = get_settings()
+    if index is None:
+        if settings.opensearch_endpoint is None:
+            print("OPENSEARCH_ENDPOINT is not set: there is no index to reindex or check", file=sys.stderr)
+            return 2
+        index = NotesIndex(make_opensearch_client(settings.opensearch_endpoint, timeout_s=30))
+    reindexer = Reindexer(NoteStore(make_dynamodb_client(settings), settings.table_name), index)
+    drifted = False
+    for scope in arguments.scope:
+        if arguments.check:
+            drift = reindexer.check(scope)
+            drifted |= drift.drifted
+            verdict = "DRIFT" if drift.drifted else "ok"
+            print(f"{drift.scope_key}\ttable={drift.in_table}\tindex={drift.in_index}\t{verdict}")
+        else:
+            done = reindexer.reindex(scope)
+            print(f"{done.scope_key}\twritten={done.written}\tremoved={done.removed}")
+    return 1 if drifted else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,94 @@
+"""The stream indexer's handler on events/stream_batch.json, against a fake index that can refuse writes."""
+
+from __future__ import annotations
+
+import copy
+from functools import cache
+
+import pytest
+from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
+
+from agent_memory import runtime
+from local.template import load_handler
+from tests.events import load_event
+from tests.fake_index import FakeNotesIndex
+
+
+@pytest.fixture
+def index(monkeypatch):
+    fake = FakeNotesIndex()
+    monkeypatch.setattr(runtime, "notes_index", cache(lambda: fake))
+    return fake
+
+
+def _run(event, lambda_context):
+    return load_handler("IndexerFunction")(event, lambda_context)
+
+
+def test_inserts_and_the_consolidated_flag_are_upserted_removals_deleted_other_items_skipped(index, lambda_context):
+    index.documents["user#u-1|2026-11-30.3"] = {"scope": "user#u-1", "note_id": "2026-11-30.3"}
+    index.documents["ws#w-1|2026-11-25.2"] = {"scope": "ws#w-1", "note_id": "2026-11-25.2", "consolidated": False}
+
+    answer = _run(load_event("stream_batch"), lambda_context)
+
+    assert answer == {"batchItemFailures": []}
+    assert index.documents == {
+        "user#u-1|2026-12-03.1": {
+            "scope": "user#u-1",
+            "note_id": "2026-12-03.1",
+            "text": "Prefers green tea over coffee in the morning",
+            "consolidated": False,
+        },
+        "ws#w-1|2026-11-25.2": {
+            "scope": "ws#w-1",
+            "note_id": "2026-11-25.2",
+            "text": "The team deploys the billing service every Tuesday",
+            "consolidated": True,
+        },
+    }
+    assert index.ensured == 1  # once per sandbox, before the first write
+
+
+def test_removing_a_note_the_index_never_had_is_fine(index, lambda_context):
+    event = load_event("stream_batch")
+    event["Records"] = [r for r in event["Records"] if r["eventName"] == "REMOVE"]
+
+    assert _run(event, lambda_context) == {"batchItemFailures": []}
+    assert _run(event, lambda_context) == {"batchItemFailures": []}  # a record delivered twice
+
+
+def test_a_failing_record_is_reported_and_the_others_are_applied(index, lambda_context):
+    index.failing_writes = {"2026-11-25.2"}
+    event = load_event("stream_batch")
+
+    answer = _run(event, lambda_context)
+
+    [failed] = [r for r in event["Records"] if r["dynamodb"]["Keys"]["sk"]["S"] == "note#2026-11-25#000000002"]
+    assert answer == {"batchItemFailures": [{"itemIdentifier": failed["dynamodb"]["SequenceNumber"]}]}
+    assert set(index.documents) == {"user#u-1|2026-12-03.1"}
+
+
+def test_a_record_without_a_note_image_is_reported_not_swallowed(index, lambda_context):
+    event = load_event("stream_batch")
+    broken = copy.deepcopy(next(r for r in event["Records"] if r["eventName"] == "INSERT" and "note#" in str(r)))
+    del broken["dynamodb"]["NewImage"]["text"]
+    broken["dynamodb"]["SequenceNumber"] = "999"
+    event["Records"].append(broken)
+
+    answer = _run(event, lambda_context)
+
+    assert answer == {"batchItemFailures": [{"itemIdentifier": "999"}]}
+
+
+def test_without_an_endpoint_the_whole_batch_fails_and_is_retried(lambda_context):
+    """Every record failed: Powertools fails the invocation, so Lambda retries (and bisects) the batch."""
+    with pytest.raises(BatchProcessingError, match="OPENSEARCH_ENDPOINT"):
+        _run(load_event("stream_batch"), lambda_context)
+
+
+def test_the_stream_batch_event_is_realistic():
+    records = load_event("stream_batch")["Records"]
+    assert {r["eventSource"] for r in records} == {"aws:dynamodb"}
+    assert {r["eventName"] for r in records} == {"INSERT", "MODIFY", "REMOVE"}
+    assert any(not r["dynamodb"]["Keys"]["sk"]["S"].startswith("note#") for r in records)
+    assert all(r["dynamodb"]["StreamViewType"] == "NEW_AND_OLD_IMAGES" for r in records)

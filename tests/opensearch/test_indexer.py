@@ -1,0 +1,116 @@
+"""The stream indexer on a real node: records read from the table's stream (moto) after real writes.
+
+The records are read and delivered by ``local/stream_mapping.py``, ``make run``'s stand-in for the event
+source mapping, exactly as Lambda's mapping shapes them.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+
+from agent_memory import runtime
+from agent_memory.scope import Scope
+from agent_memory.search.notes_index import document_id
+from agent_memory.storage.note_store import NoteStore
+from local.stream_mapping import LocalStreamMapping
+from local.template import load_handler
+from tests.conftest import private, shared
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def index_stream(aws, notes_index, monkeypatch, lambda_context):
+    """Run the indexer over what the table's stream carried since the last run; answers its partial response."""
+    monkeypatch.setattr(runtime, "notes_index", cache(lambda: notes_index))
+    answers: list[dict] = []
+
+    def _invoke(event: dict) -> dict:
+        answers.append(load_handler("IndexerFunction")(event, lambda_context))
+        return answers[-1]
+
+    mapping = LocalStreamMapping(None, _invoke)  # from the stream's end: before the test's first write
+
+    def _run() -> dict:
+        """Deliver what the stream carried since the last run; the partial responses of its batches, merged."""
+        answers.clear()
+        assert mapping.poll_once() > 0
+        notes_index.refresh()
+        return {"batchItemFailures": [failure for answer in answers for failure in answer["batchItemFailures"]]}
+
+    return _run
+
+
+def _remember(call, text, context=None):
+    return call("remember", {"context": context or private(), "arguments": {"text": text}}).body["note"]
+
+
+def _recall(call, query, context=None):
+    return call("recall", {"context": context or private(), "arguments": {"query": query}}).body["notes"]
+
+
+def test_inserted_notes_reach_the_index_and_recall_finds_them_in_their_scope_only(call, index_stream, notes_index):
+    _remember(call, "deploys the kubernetes cluster on fridays")
+    _remember(call, "kubernetes secrets live in vault", shared("w-a"))
+    call("update_memory", {"context": private(), "arguments": {"content": "# Memory\n- kubernetes"}})
+
+    assert index_stream() == {"batchItemFailures": []}
+
+    assert notes_index.count("user#u-1") == 1
+    assert notes_index.count("ws#w-a") == 1
+    assert [n["text"] for n in _recall(call, "kubernetes")] == ["deploys the kubernetes cluster on fridays"]
+
+
+def test_a_removed_note_is_gone_from_the_index_and_from_recall(call, aws, index_stream, notes_index):
+    note = _remember(call, "likes green tea")
+    _remember(call, "likes black tea")
+    index_stream()
+    assert len(_recall(call, "tea")) == 2
+
+    assert NoteStore(aws, "MemoryTable").delete(Scope("personal", "u-1"), note["day"], note["position"])
+    assert index_stream() == {"batchItemFailures": []}
+
+    assert [hit.position for hit in notes_index.keyword("user#u-1", "green tea", k=8)] == [2]
+    assert [n["text"] for n in _recall(call, "green tea")] == ["likes black tea"]
+
+
+def test_the_consolidated_flag_reaches_the_index(call, aws, index_stream, opensearch_client, notes_index):
+    note = _remember(call, "likes green tea")
+    index_stream()
+    # What the nightly consolidation does to a folded note: the flag set, the sparse index keys removed.
+    aws.update_item(
+        TableName="MemoryTable",
+        Key={"pk": {"S": "user#u-1"}, "sk": {"S": f"note#{note['day']}#{note['position']:09d}"}},
+        UpdateExpression="SET consolidated = :yes REMOVE uc_pk, uc_sk",
+        ExpressionAttributeValues={":yes": {"BOOL": True}},
+    )
+
+    assert index_stream() == {"batchItemFailures": []}
+
+    stored = opensearch_client.get(
+        index=notes_index._alias, id=document_id("user#u-1", note["id"]), routing="user#u-1"
+    )["_source"]
+    assert stored["consolidated"] is True
+    assert "embedding" not in stored
+
+
+def test_the_indexer_creates_the_index_behind_its_alias_before_the_first_write(
+    call, aws, opensearch_client, monkeypatch, lambda_context
+):
+    from agent_memory.search.notes_index import NotesIndex
+
+    alias = "notes-indexer-ensures"
+    monkeypatch.setattr(runtime, "notes_index", cache(lambda: NotesIndex(opensearch_client, alias=alias)))
+    answers: list[dict] = []
+    mapping = LocalStreamMapping(
+        None, lambda event: answers.append(load_handler("IndexerFunction")(event, lambda_context))
+    )
+    _remember(call, "likes tea")
+    try:
+        mapping.poll_once()
+        assert answers == [{"batchItemFailures": []}]
+        assert list(opensearch_client.indices.get_alias(name=alias)) == [f"{alias}-v1"]
+    finally:
+        opensearch_client.indices.delete(index=f"{alias}-v*")
