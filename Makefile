@@ -15,7 +15,7 @@ BIN := $(VENV)/bin
 SAM_VENV := .venv-sam
 export SAM_CLI := $(abspath $(SAM_VENV)/bin/sam)
 
-.PHONY: help install run test lint format bench build validate token openapi opensearch clean
+.PHONY: help install run test fuzz lint format bench build validate token openapi opensearch clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -49,6 +49,9 @@ opensearch: $(BIN)/.installed ## Fetch (once, with Maven) and start OpenSearch w
 test: $(BIN)/.installed $(SAM_VENV)/.installed ## Run the whole test suite, template checks included
 	$(BIN)/pytest --cov --cov-report=term
 
+fuzz: $(BIN)/.installed ## The isolation property test with many more examples (hypothesis profile "fuzz")
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/pytest tests/property --hypothesis-show-statistics
+
 lint: $(BIN)/.installed ## ruff (lint and format check) and mypy
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -69,4 +72,4 @@ validate: $(BIN)/.installed $(SAM_VENV)/.installed ## cfn-lint and sam validate 
 	$(SAM_CLI) validate --lint
 
 clean: ## Remove build output and virtualenvs
-	rm -rf .aws-sam $(VENV) $(SAM_VENV) .pytest_cache .mypy_cache .ruff_cache .coverage
+	rm -rf .aws-sam $(VENV) $(SAM_VENV) .pytest_cache .mypy_cache .ruff_cache .coverage .hypothesis
