@@ -14,6 +14,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 SAM_VENV := .venv-sam
 export SAM_CLI := $(abspath $(SAM_VENV)/bin/sam)
+CHECKOV_VENV := .venv-checkov
+export CHECKOV := $(abspath $(CHECKOV_VENV)/bin/checkov)
 
 .PHONY: help install run test fuzz lint format bench build validate token openapi opensearch clean
 
@@ -32,7 +34,13 @@ $(SAM_VENV)/.installed: requirements-sam.txt
 	$(SAM_VENV)/bin/pip install --quiet -r requirements-sam.txt
 	touch $@
 
-install: $(BIN)/.installed $(SAM_VENV)/.installed ## Create both virtualenvs
+$(CHECKOV_VENV)/.installed: requirements-checkov.txt
+	$(PYTHON) -m venv $(CHECKOV_VENV)
+	$(CHECKOV_VENV)/bin/pip install --quiet --upgrade pip
+	$(CHECKOV_VENV)/bin/pip install --quiet -r requirements-checkov.txt
+	touch $@
+
+install: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed ## Create the virtualenvs
 
 run: $(BIN)/.installed ## Start the local stack (API on :3000, Lambda Invoke API on :3001)
 	$(BIN)/python -m local.server
@@ -46,7 +54,7 @@ openapi: $(BIN)/.installed ## Regenerate docs/openapi.json from the management A
 opensearch: $(BIN)/.installed ## Fetch (once, with Maven) and start OpenSearch with k-NN on 127.0.0.1, port OPENSEARCH_PORT (9200)
 	$(BIN)/python -m local.opensearch
 
-test: $(BIN)/.installed $(SAM_VENV)/.installed ## Run the whole test suite, template checks included
+test: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed ## Run the whole test suite, template checks (cfn-lint, sam, checkov) included
 	$(BIN)/pytest --cov --cov-report=term
 
 fuzz: $(BIN)/.installed ## The isolation property test with many more examples (hypothesis profile "fuzz")
@@ -67,9 +75,10 @@ bench: $(BIN)/.installed ## Measure requests, latency and import time; writes do
 build: $(SAM_VENV)/.installed ## sam build
 	$(SAM_CLI) build
 
-validate: $(BIN)/.installed $(SAM_VENV)/.installed ## cfn-lint and sam validate --lint
+validate: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed ## cfn-lint, sam validate --lint and checkov
 	$(BIN)/cfn-lint template.yaml
 	$(SAM_CLI) validate --lint
+	$(CHECKOV) --config-file .checkov.yaml
 
 clean: ## Remove build output and virtualenvs
-	rm -rf .aws-sam $(VENV) $(SAM_VENV) .pytest_cache .mypy_cache .ruff_cache .coverage .hypothesis
+	rm -rf .aws-sam $(VENV) $(SAM_VENV) $(CHECKOV_VENV) .pytest_cache .mypy_cache .ruff_cache .coverage .hypothesis
