@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 from hypothesis import given
@@ -34,8 +35,8 @@ from agent_memory import runtime
 from agent_memory.scope import Scope
 from local.template import load_handler, table_definitions
 from local.token import mint
-from tests.conftest import NOW, Call, private, shared, write_note
-from tests.events import event_body
+from tests.conftest import NOW, Answer, Call, LambdaContext, private, shared, write_note
+from tests.events import event_body, load_event
 from tests.fakes import FakeChatModel
 from tests.integration.test_consolidation import Context, merge
 from tests.integration.test_management import manage
@@ -93,7 +94,8 @@ conversations = st.one_of(
     st.builds(Conversation, st.just("shared"), st.sampled_from(USERS), st.sampled_from(WORKSPACES)),
 )
 words = st.sampled_from(WORDS)
-MANAGE_ACTIONS = ("document", "put", "versions", "version", "restore", "notes", "search", "delete")
+MANAGE_ACTIONS = ("document", "put", "versions", "version", "restore", "notes", "search", "delete", "runs")
+STAGES = ("$default", "prod")  # on a named stage the raw path carries the stage: authorization must not care
 
 operations = st.one_of(
     st.tuples(st.just("remember"), conversations, words),
@@ -107,6 +109,7 @@ operations = st.one_of(
         st.sampled_from(("personal", *WORKSPACES)),
         st.sampled_from(MANAGE_ACTIONS),
         words,
+        st.sampled_from(STAGES),
     ),
     st.tuples(st.just("old_note"), st.sampled_from(SCOPES), words, st.integers(8, 20)),
     st.tuples(st.just("consolidate")),
@@ -191,6 +194,25 @@ def assert_table_isolated(
         assert not leaked, f"partition {scope.key} holds markers of other scopes: {leaked}"
 
 
+def manage_on(event_name: str, stage: str, path: str, token: str, **kwargs: Any) -> Any:
+    """``manage`` (test_management) on an API Gateway stage: a named one prefixes the raw path."""
+    if stage == "$default":
+        return manage(event_name, path=path, token=token, **kwargs)
+    event = load_event(f"management/{event_name}")
+    event["requestContext"]["stage"] = stage
+    event["rawPath"] = event["requestContext"]["http"]["path"] = f"/{stage}{path}"
+    query = kwargs.get("query")
+    if query is not None:
+        event["rawQueryString"] = urlencode(query)
+        event["queryStringParameters"] = {k: str(v) for k, v in query.items()} or None
+    if "body" in kwargs:
+        event["body"] = json.dumps(kwargs["body"])
+    event["headers"]["authorization"] = f"Bearer {token}"
+    del event["requestContext"]["authorizer"]
+    result = load_handler("ManagementFunction")(event, LambdaContext())
+    return Answer(result["statusCode"], json.loads(result["body"]) if result.get("body") else None, {})
+
+
 # --- the driver -------------------------------------------------------------------------------------------
 
 
@@ -255,7 +277,11 @@ class Driver:
         result = load_handler("ConsolidateFunction")(event, Context())
         return result, 200, None, True
 
-    def manage(self, user: str, where: str, action: str, word: str, *, before: dict[str, Any]) -> Any:
+    def manage(self, user: str, where: str, action: str, word: str, stage: str, *, before: dict[str, Any]) -> Any:
+        if action == "runs":  # an operators' route: no user here is one
+            answer = manage_on("list_runs", stage, "/v1/admin/consolidation/runs", self.tokens[user])
+            assert answer.status == 403, f"{user} listed the runs: {answer}"
+            return answer.body, answer.status, None, False
         team = where != "personal"
         scope = Scope("team", where) if team else Scope("personal", user)
         allowed = not team or where in MEMBERSHIPS[user]
@@ -284,7 +310,7 @@ class Driver:
         elif action == "delete":
             ids = sorted(notes_in(items)) or ["2026-12-03.1"]  # an id that other scopes may well hold
             path += ids[0]
-        answer = manage(f"{prefix}_{event}", path=base + path, token=self.tokens[user], **kwargs)
+        answer = manage_on(f"{prefix}_{event}", stage, base + path, self.tokens[user], **kwargs)
         if not allowed:
             assert answer.status == 403, f"{user} reached {base}: {answer}"
         return answer.body, answer.status, scope if allowed else None, False
