@@ -244,8 +244,10 @@ def test_a_consolidation_whose_marking_fails_is_finished_by_the_next_run_without
 
     first = consolidate()
 
-    assert first["groups_done"] + first["groups_failed"] == 1
+    assert (first["groups_done"], first["groups_failed"]) == (0, 1)
     assert len(notes_of(aws)) == 3  # nothing deleted
+    pending = [item for item in items(aws, PERSONAL) if item["sk"]["S"] == "consolidation#pending"]
+    assert len(pending) == 1  # the saved version's notes, still to mark: the next run finishes them first
     heal(monkeypatch)
     _consolidation_model(monkeypatch)
     consolidate(run_id="run-2")
