@@ -14,8 +14,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 SAM_VENV := .venv-sam
 export SAM_CLI := $(abspath $(SAM_VENV)/bin/sam)
+CHECKOV_VENV := .venv-checkov
+export CHECKOV := $(abspath $(CHECKOV_VENV)/bin/checkov)
 
-.PHONY: help install run test lint format bench build validate token openapi opensearch reindex clean
+.PHONY: help install run test fuzz lint format bench build validate token openapi opensearch reindex clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -32,7 +34,13 @@ $(SAM_VENV)/.installed: requirements-sam.txt
 	$(SAM_VENV)/bin/pip install --quiet -r requirements-sam.txt
 	touch $@
 
-install: $(BIN)/.installed $(SAM_VENV)/.installed ## Create both virtualenvs
+$(CHECKOV_VENV)/.installed: requirements-checkov.txt
+	$(PYTHON) -m venv $(CHECKOV_VENV)
+	$(CHECKOV_VENV)/bin/pip install --quiet --upgrade pip
+	$(CHECKOV_VENV)/bin/pip install --quiet -r requirements-checkov.txt
+	touch $@
+
+install: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed ## Create the virtualenvs
 
 run: $(BIN)/.installed ## Start the local stack (API on :3000, Lambda Invoke API on :3001)
 	$(BIN)/python -m local.server
@@ -50,8 +58,11 @@ reindex: $(BIN)/.installed ## Rebuild the notes index of scopes from DynamoDB: m
 	@test -n "$(SCOPES)" || { echo 'SCOPES="user#<id> ws#<id> ..." is required (no Scan lists every scope)'; exit 2; }
 	PYTHONPATH=layers/shared $(BIN)/python -m local.reindex $(foreach scope,$(SCOPES),--scope '$(scope)') $(if $(CHECK),--check,)
 
-test: $(BIN)/.installed $(SAM_VENV)/.installed ## Run the whole test suite, template checks included
+test: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed ## Run the whole test suite, template checks (cfn-lint, sam, checkov) included
 	$(BIN)/pytest --cov --cov-report=term
+
+fuzz: $(BIN)/.installed ## The isolation property test with many more examples (hypothesis profile "fuzz")
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/pytest tests/property --hypothesis-show-statistics
 
 lint: $(BIN)/.installed ## ruff (lint and format check) and mypy
 	$(BIN)/ruff check .
@@ -68,9 +79,10 @@ bench: $(BIN)/.installed ## Measure requests, latency and import time; writes do
 build: $(SAM_VENV)/.installed ## sam build
 	$(SAM_CLI) build
 
-validate: $(BIN)/.installed $(SAM_VENV)/.installed ## cfn-lint and sam validate --lint
+validate: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed ## cfn-lint, sam validate --lint and checkov
 	$(BIN)/cfn-lint template.yaml
 	$(SAM_CLI) validate --lint
+	$(CHECKOV) --config-file .checkov.yaml
 
 clean: ## Remove build output and virtualenvs
-	rm -rf .aws-sam $(VENV) $(SAM_VENV) .pytest_cache .mypy_cache .ruff_cache .coverage
+	rm -rf .aws-sam $(VENV) $(SAM_VENV) $(CHECKOV_VENV) .pytest_cache .mypy_cache .ruff_cache .coverage .hypothesis

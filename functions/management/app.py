@@ -14,6 +14,7 @@ from typing import Annotated, Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEventV2
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import Field
 
@@ -207,7 +208,9 @@ def start_run() -> Any:
 def authorize(event: dict[str, Any]) -> Principal:
     """401 without a valid token, then 403 for a workspace the caller is not in or a non-operator on /v1/admin."""
     principal = principal_from_event(event, get_settings().local_jwt_secret)
-    path = event.get("rawPath") or ""
+    # The path the resolver routes on: without the stage's prefix on a named stage ("/prod/v1/..."), so
+    # that no route is ever reached by a path that this check reads differently.
+    path = APIGatewayProxyEventV2(event).path or ""
     workspace = _WORKSPACE_PATH.match(path)
     if workspace:
         principal.require_member(workspace.group(1))

@@ -72,13 +72,20 @@ def management() -> Management:
     client = make_dynamodb_client(settings)
 
     import boto3
+    from botocore.config import Config
 
+    # Starting a run is one asynchronous Invoke: bounded like the DynamoDB clients, never 60 s defaults.
+    lambda_config = Config(
+        connect_timeout=settings.dynamodb_connect_timeout_s,
+        read_timeout=settings.dynamodb_read_timeout_s,
+        retries={"mode": "standard", "total_max_attempts": settings.dynamodb_max_attempts},
+    )
     return Management(
         memory_service(),
         DocumentStore(client, settings.table_name),
         NoteStore(client, settings.table_name),
         ConsolidationStore(client, settings.table_name),
-        lambda_client=boto3.client("lambda"),
+        lambda_client=boto3.client("lambda", config=lambda_config),
         consolidate_function=settings.consolidate_function,
     )
 

@@ -85,7 +85,9 @@ def chat_model_from_settings(settings: Settings, *, timeout_s: float) -> ChatMod
         from botocore.config import Config
 
         config = Config(
-            connect_timeout=min(timeout_s, 5), read_timeout=timeout_s, retries={"mode": "standard", "max_attempts": 2}
+            connect_timeout=min(timeout_s, 5),
+            read_timeout=timeout_s,
+            retries={"mode": "standard", "total_max_attempts": 2},
         )
         return BedrockChatModel(boto3.client("bedrock-runtime", config=config), name)
     import httpx

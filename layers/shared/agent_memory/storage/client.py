@@ -36,7 +36,7 @@ def make_dynamodb_client(
     config = Config(
         connect_timeout=connect_timeout_s or settings.dynamodb_connect_timeout_s,
         read_timeout=read_timeout_s or settings.dynamodb_read_timeout_s,
-        retries={"mode": "standard", "max_attempts": max_attempts or settings.dynamodb_max_attempts},
+        retries={"mode": "standard", "total_max_attempts": max_attempts or settings.dynamodb_max_attempts},
     )
     return boto3.client("dynamodb", config=config)
 
