@@ -349,3 +349,27 @@ def test_a_run_never_scans(aws, model):
 def test_an_event_without_time_is_refused(aws, model):
     with pytest.raises(ValueError, match="time"):
         load_handler("ConsolidateFunction")({"id": "x"}, Context())
+
+
+def test_a_run_whose_record_cannot_be_saved_still_releases_its_lease(aws, model, monkeypatch):
+    write_note(PERSONAL, days_ago(9), "x")
+    store = runtime.consolidator()._store
+    original = store.save_run
+    calls = {"n": 0}
+
+    def fail_the_final_record(record):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise RuntimeError("storage fault while recording")
+        return original(record)
+
+    monkeypatch.setattr(store, "save_run", fail_the_final_record)
+
+    first = consolidate()
+    monkeypatch.undo()
+    monkeypatch.setattr(runtime.consolidator(), "_chat_model", lambda: model)
+    write_note(PERSONAL, days_ago(9), "y")
+    second = consolidate(RUN_AT + timedelta(hours=1), run_id="next-run")
+
+    assert first["notes_consolidated"] == 1
+    assert second["notes_consolidated"] == 1  # the lease was released: the next run was not locked out

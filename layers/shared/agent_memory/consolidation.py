@@ -164,14 +164,25 @@ class Consolidator:
             record.notes_remaining = plan.notes_due - record.notes_consolidated
         finally:
             record.finished_at = iso(datetime.now(UTC))
-            self._store.save_run(record.listing())
-            self._store.release_lease(run_id)
+            self._close(record)
         metrics.add_metric(name="ConsolidationBacklog", unit="Count", value=record.notes_remaining)
         metrics.add_metric(name="ConsolidationGroupsFailed", unit="Count", value=record.groups_failed)
         metrics.add_metric(name="ConsolidationNotes", unit="Count", value=record.notes_consolidated)
         metrics.add_metric(name="ConsolidationDuration", unit="Seconds", value=time.monotonic() - started)
         logger.info("consolidation run finished", extra=record.listing())
         return record.result()
+
+    def _close(self, record: RunRecord) -> None:
+        """Record the run and give the lease back; a storage fault in one never skips the other, and never
+        hides the error that ended the run."""
+        try:
+            self._store.save_run(record.listing())
+        except Exception:  # noqa: BLE001 - the run's own outcome matters more than its record
+            logger.exception("could not record the consolidation run", extra={"run_id": record.run_id})
+        try:
+            self._store.release_lease(record.run_id)
+        except Exception:  # noqa: BLE001 - the lease expires by itself (RUN_LEASE_S)
+            logger.exception("could not release the run lease; it expires by itself", extra={"run_id": record.run_id})
 
     def _finish_pending_marks(self) -> None:
         for pending in self._store.pending_marks():
