@@ -526,9 +526,8 @@ def load_older_report(result: LoadOlderResult) -> list[str]:
         "(the local token is verified in the handler).",
         f"items: each page lists {statistics.mean(result.listed_per_page):.1f} notes on average (max "
         f"{max(result.listed_per_page)}) but its Query reads {statistics.mean(result.items_per_page):.1f} "
-        f"(max {max(result.items_per_page)}):",
-        "days_before asks for pages of 200 notes (_DAY_PAGE) and stops at the third day, so a page reads up to",
-        "200 whole notes to list two days; moto's serialisation of those items is most of each page's time.",
+        f"(max {max(result.items_per_page)}): days_before sizes its Query by the days asked for (10 notes a day,",
+        "plus one day to see where the next page starts), so a page reads little more than it lists.",
     ]
 
 
