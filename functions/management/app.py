@@ -58,7 +58,9 @@ def _personal() -> Scope:
 
 
 def _team(workspace_id: str) -> Scope:
-    return Scope("team", workspace_id)  # membership was checked before routing
+    """Membership was checked before routing; checked again here on the routed id, in case the two ever disagree."""
+    _principal().require_member(workspace_id)
+    return Scope("team", workspace_id)
 
 
 # --- document ---------------------------------------------------------------------------------------------
@@ -196,11 +198,13 @@ def team_delete_note(workspace_id: WorkspaceId, note_id: Annotated[str, Path()])
 
 @app.get("/v1/admin/consolidation/runs")
 def list_runs(limit: Limit = 20) -> Any:
+    _principal().require_admin()  # checked before routing too
     return json_response(200, {"runs": management().runs(limit)})
 
 
 @app.post("/v1/admin/consolidation/runs")
 def start_run() -> Any:
+    _principal().require_admin()  # checked before routing too
     run_id = management().start_run(_principal().user_id)
     return json_response(202, {"run_id": run_id, "status": "started"})
 

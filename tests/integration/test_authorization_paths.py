@@ -59,3 +59,21 @@ def test_a_non_operator_is_refused_the_admin_routes_on_any_stage(aws, stage):
     status, _ = _on_stage("list_runs", stage, "/v1/admin/consolidation/runs", mint("u-3", []))
 
     assert status == 403
+
+
+@pytest.mark.parametrize(("event_name", "expected"), [("team_document", 403), ("list_runs", 403), ("start_run", 403)])
+def test_the_routes_check_again_even_if_the_check_before_routing_were_bypassed(
+    aws, lambda_context, event_name, expected
+):
+    import sys
+
+    from agent_memory.auth import Principal
+
+    app = sys.modules[load_handler("ManagementFunction").__module__].app
+    app.append_context(principal=Principal(user_id="u-1", workspaces=frozenset(), admin=False))
+    try:
+        result = app.resolve(load_event(f"management/{event_name}"), lambda_context)
+    finally:
+        app.clear_context()
+
+    assert result["statusCode"] == expected
