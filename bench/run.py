@@ -376,9 +376,8 @@ def seed_context_scope(client: Any) -> None:
         day = TODAY if index % 2 else YESTERDAY
         origin = Origin(user_id=CONTEXT_USER, thread_id=f"t-{index}")
         text = fact_text(index).removeprefix("- ")
-        notes.append(
-            scope, day=day, text=text, created_at=f"{day}T09:{index:02d}:00.000Z", source="remember", origin=origin
-        )
+        created = datetime.fromisoformat(f"{day}T09:{index:02d}:00+00:00")
+        notes.append(scope, created=created, text=text, source="remember", origin=origin)
 
 
 # --- measuring ------------------------------------------------------------------------------------

@@ -11,7 +11,6 @@ import json
 import random
 import re
 import statistics
-import threading
 import time
 import warnings
 from collections import Counter
@@ -21,6 +20,8 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from math import ceil
 from typing import Any, Protocol
+
+from tests.moto_support import atomic_moto_requests
 
 TABLE = "MemoryTable"
 TODAY = date(2026, 12, 3)  # MEMORY_NOW's day
@@ -100,32 +101,6 @@ def batch_write(client: Any, items: list[dict[str, Any]]) -> None:
             request = client.batch_write_item(RequestItems=request).get("UnprocessedItems") or {}
 
 
-@contextmanager
-def atomic_moto_requests() -> Iterator[None]:
-    """Serialise moto's handling of DynamoDB requests for the block, as tests/conftest.py does.
-
-    moto in-process is not thread-safe: concurrent TransactWriteItems copy and change a table at once
-    ("dictionary changed size during iteration"), and an UpdateItem ADD or a conditional put is applied
-    without a lock. Requests still interleave with each other (botocore's serialising and parsing, and
-    the model's wait, run outside the lock), as real DynamoDB serialises only the writes to an item.
-    The patch is undone afterwards, so no other figure pays for the lock.
-    """
-    from moto.dynamodb.responses import DynamoHandler
-
-    lock = threading.Lock()
-    original = DynamoHandler.call_action
-
-    def atomic(self: DynamoHandler) -> Any:
-        with lock:
-            return original(self)
-
-    DynamoHandler.call_action = atomic  # type: ignore[method-assign]
-    try:
-        yield
-    finally:
-        DynamoHandler.call_action = original  # type: ignore[method-assign]
-
-
 # --- consolidation --------------------------------------------------------------------------------
 
 
@@ -181,7 +156,6 @@ def measure_consolidation(
     ``options.consolidation_model_s`` seconds, so the wall time shows how well the groups overlap.
     """
     from agent_memory import runtime
-    from agent_memory.clock import iso
     from agent_memory.notes import Origin
     from agent_memory.scope import Scope
     from agent_memory.settings import get_settings
@@ -199,9 +173,8 @@ def measure_consolidation(
                 at = created + timedelta(minutes=scope_index * notes_each + index)
                 notes.append(
                     scope,
-                    day=at.date().isoformat(),
+                    created=at,
                     text=toolkit.fact_text(scope_index * notes_each + index).removeprefix("- "),
-                    created_at=iso(at),
                     source="remember",
                     origin=Origin(user, "t-1"),
                 )

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import multiprocessing
 import socket
-import threading
 import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -18,11 +17,11 @@ from moto import mock_aws
 from moto.server import ThreadedMotoServer
 
 from agent_memory import runtime
-from agent_memory.clock import iso
 from agent_memory.notes import Origin
 from agent_memory.scope import Scope
 from local.template import load_handler, table_definitions
 from tests.events import load_event
+from tests.moto_support import atomic_moto_requests
 
 NOW = "2026-12-03T10:15:00Z"
 
@@ -52,8 +51,7 @@ def _environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 @pytest.fixture
 def aws() -> Iterator[Any]:
     """moto with every table of template.yaml; yields a DynamoDB client to inspect the table with."""
-    _make_each_request_atomic()
-    with mock_aws():
+    with atomic_moto_requests(), mock_aws():
         client = boto3.client("dynamodb")
         for definition in table_definitions().values():
             client.create_table(**definition)
@@ -134,7 +132,6 @@ def sandboxes(monkeypatch: pytest.MonkeyPatch, lambda_context: LambdaContext) ->
         runtime.reset()
         pool = multiprocessing.get_context("fork").Pool(processes=20, initializer=runtime.reset)
         server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-        _make_each_request_atomic()
         server.start()
         started.extend([pool, server])
         # moto's state is per process, not per server: start from empty tables.
@@ -148,7 +145,8 @@ def sandboxes(monkeypatch: pytest.MonkeyPatch, lambda_context: LambdaContext) ->
         pool = started[0] if started else _start()
         return pool.starmap(_call_in_sandbox, [(name, body, lambda_context) for name, body in calls], chunksize=1)
 
-    yield _run
+    with atomic_moto_requests():  # the server runs in this process: its request handling is what is patched
+        yield _run
     if started:
         pool, server = started
         pool.terminate()
@@ -167,35 +165,12 @@ def _free_port() -> int:
         return port
 
 
-def _make_each_request_atomic() -> None:
-    """Serialise moto's handling of DynamoDB requests, as real DynamoDB serialises writes to an item.
-
-    moto applies an UpdateItem ADD or a conditional PutItem without a lock, so two requests can read
-    the same counter or both pass ``attribute_not_exists``; real DynamoDB cannot. Requests still
-    interleave with each other, which is what the concurrency tests exercise.
-    """
-    from moto.dynamodb.responses import DynamoHandler
-
-    if getattr(DynamoHandler.call_action, "_atomic", False):
-        return
-    lock = threading.Lock()
-    original = DynamoHandler.call_action
-
-    def _atomic(self: DynamoHandler) -> Any:
-        with lock:
-            return original(self)
-
-    _atomic._atomic = True  # type: ignore[attr-defined]
-    DynamoHandler.call_action = _atomic  # type: ignore[method-assign]
-
-
 def write_note(scope: Scope, created: datetime, text: str) -> str:
     """A note written at ``created`` through the same store as ``remember``; returns its id."""
     note = runtime.memory_service()._notes.append(
         scope,
-        day=created.date().isoformat(),
+        created=created,
         text=text,
-        created_at=iso(created),
         source="remember",
         origin=Origin("u-1", "t-1"),
     )

@@ -173,6 +173,8 @@ class _RecordingClient:
 
 
 def _store_with_notes(client, count):
+    from datetime import UTC, datetime
+
     from agent_memory.notes import Origin
     from agent_memory.scope import Scope
     from agent_memory.storage.note_store import NoteStore
@@ -180,7 +182,13 @@ def _store_with_notes(client, count):
     store = NoteStore(client, "MemoryTable")
     scope = Scope("personal", "u-1")
     for i in range(count):
-        store.append(scope, day="2026-12-03", text=f"n{i}", created_at="x", source="remember", origin=Origin("u", "t"))
+        store.append(
+            scope,
+            created=datetime(2026, 12, 3, 10, tzinfo=UTC),
+            text=f"n{i}",
+            source="remember",
+            origin=Origin("u", "t"),
+        )
     return store, scope
 
 

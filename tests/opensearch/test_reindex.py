@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from agent_memory.notes import Note, Origin
@@ -98,9 +100,8 @@ def test_reindex_pages_through_a_scope_bigger_than_one_bulk_and_one_search_page(
     for number in range(23):
         notes.append(
             scope,
-            day="2026-12-01",
+            created=datetime(2026, 12, 1, 8, tzinfo=UTC),
             text=f"note {number}",
-            created_at="2026-12-01T08:00:00.000Z",
             source="remember",
             origin=Origin("u-1", "t-1"),
         )
@@ -124,9 +125,8 @@ def test_a_note_written_after_the_query_began_is_not_removed(aws, notes_index):
             scope.key,
             notes.append(
                 scope,
-                day="2026-12-03",
+                created=datetime(2026, 12, 3, 10, tzinfo=UTC),
                 text=text,
-                created_at="2026-12-03T10:00:00.000Z",
                 source="remember",
                 origin=Origin("u-1", "t-1"),
             ),

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agent_memory.api import parse_flush_request
-from agent_memory.clock import iso, utc_now
+from agent_memory.clock import utc_now
 from agent_memory.errors import MemoryServiceError, ModelUnavailable
 from agent_memory.models.chat import ChatModel
 from agent_memory.models.prompts import FLUSH_SYSTEM, flush_prompt
@@ -102,12 +102,10 @@ class FlushService:
             cleaned = clean_note_text(text, max_chars=FLUSH_NOTE_MAX_CHARS)
             if time.monotonic() + WRITE_RESERVE_S / 2 > deadline:  # the write needs about 0.3 s at worst
                 raise FlushFailed("the 5-second budget ran out before the note could be written")
-            now = utc_now()
             note = self._notes.append(
                 scope,
-                day=now.date().isoformat(),
+                created=utc_now(),
                 text=cleaned.text,
-                created_at=iso(now),
                 source="flush",
                 origin=Origin(request.context.user_id, request.context.thread_id, request.compaction_id),
                 together_with=self._flushes.completion(scope, request.compaction_id, token=token),

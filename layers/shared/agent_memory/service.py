@@ -54,12 +54,10 @@ class MemoryService:
 
     def remember(self, scope: Scope, context: ConversationContext, text: str) -> Remembered:
         cleaned = clean_note_text(text)
-        now = utc_now()
         note = self._notes.append(
             scope,
-            day=now.date().isoformat(),
+            created=utc_now(),
             text=cleaned.text,
-            created_at=iso(now),
             source="remember",
             origin=Origin(user_id=context.user_id, thread_id=context.thread_id),
         )

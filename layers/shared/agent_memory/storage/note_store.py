@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from datetime import datetime
 from typing import Any, NamedTuple
 
 from botocore.exceptions import ClientError
 
+from agent_memory.clock import iso
 from agent_memory.errors import StorageUnavailable
 from agent_memory.notes import Note, Origin
 from agent_memory.scope import Scope
@@ -103,9 +105,8 @@ class NoteStore:
         self,
         scope: Scope,
         *,
-        day: str,
+        created: datetime,
         text: str,
-        created_at: str,
         source: str,
         origin: Origin,
         together_with: Callable[[Note], dict[str, Any]] | None = None,
@@ -116,9 +117,11 @@ class NoteStore:
         collision (a counter restored from an older backup, or an emulator without atomic updates) the
         note takes the next position instead: a gap is possible, a duplicate or an overwrite never.
 
-        ``together_with`` gives a second transaction item (e.g. the flush's completion mark) that must
-        succeed with the note or neither is written; its failure surfaces as a ClientError.
+        ``created`` (UTC) gives the note its day and its ``created_at``. ``together_with`` gives a second
+        transaction item (e.g. the flush's completion mark) that must succeed with the note or neither is
+        written; its failure surfaces as a ClientError.
         """
+        day, created_at = created.date().isoformat(), iso(created)
         for _ in range(_POSITION_ATTEMPTS):
             note = Note(
                 day=day,
