@@ -8,17 +8,23 @@ OpenSearch publishes its minimal distribution on Maven Central
 dependencies (Maven resolves them), writes its descriptor, then installs k-NN with ``opensearch-plugin``.
 That k-NN zip lacks the native faiss/nmslib libraries; the index uses the Lucene engine (pure Java).
 
-Everything lands in ``.cache/opensearch`` (ignored by git). ``prepare()`` is shared with the tests,
-which start their own node on a free port (``tests/opensearch_node.py``).
+Everything lands in ``.cache/opensearch`` (ignored by git). ``throwaway_node()`` is shared with the
+tests (``tests/opensearch/conftest.py``) and ``make bench``, which start their own node on a free port.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
+import time
+import urllib.request
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -160,6 +166,59 @@ def start_node(port: int, data: Path, **popen: Any) -> subprocess.Popen[bytes]:
         "OPENSEARCH_JAVA_OPTS": HEAP,
     }
     return subprocess.Popen(command, env=env, cwd=data, **popen)
+
+
+class NodeUnavailable(RuntimeError):
+    """A throwaway node could not be had: no Java, nothing to install it from, or it did not start."""
+
+
+@contextmanager
+def throwaway_node(port: int, *, start_timeout_s: float = 120) -> Iterator[str]:
+    """Install if needed, start a node with its data in a new temporary folder, wait until it answers, yield
+    its endpoint; stop it and remove the folder afterwards. The test tier and ``make bench`` use it."""
+    if java_home() is None:
+        raise NodeUnavailable("no Java 17+ (set JAVA_HOME or put java on PATH)")
+    if not (HOME / "plugins" / "opensearch-knn").is_dir() and shutil.which("mvn") is None:
+        raise NodeUnavailable("OpenSearch is not in .cache/opensearch and Maven (mvn) is not there to fetch it")
+    try:
+        prepare()
+    except (OSError, subprocess.CalledProcessError, RuntimeError) as error:
+        raise NodeUnavailable(f"could not fetch or install OpenSearch: {error}") from error
+    # Not a private temporary folder: as root the node runs as nobody, who must reach it.
+    data = Path(tempfile.mkdtemp(prefix="opensearch-node-"))
+    data.chmod(0o755)
+    log = (data / "node.log").open("wb")
+    node = start_node(port, data, stdout=log, stderr=subprocess.STDOUT)
+    endpoint = f"http://127.0.0.1:{port}"
+    try:
+        _wait_until_healthy(node, endpoint, data / "node.log", start_timeout_s)
+        yield endpoint
+    finally:
+        node.terminate()
+        try:
+            node.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            node.kill()
+            node.wait()
+        log.close()
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def _wait_until_healthy(node: subprocess.Popen[bytes], endpoint: str, log: Path, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        if node.poll() is not None:
+            raise NodeUnavailable(f"the node exited with {node.returncode}; see {log}")
+        try:
+            url = f"{endpoint}/_cluster/health?wait_for_status=yellow&timeout=1s"
+            with urllib.request.urlopen(url, timeout=2) as answer:  # noqa: S310 - http to the node started here
+                if json.load(answer)["status"] in ("yellow", "green"):
+                    return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            raise NodeUnavailable(f"the node did not start within {timeout_s:g} s; see {log}")
+        time.sleep(0.25)
 
 
 def main() -> None:

@@ -3,8 +3,9 @@
     python -m local.reindex --scope user#u-1 [--scope ws#w-1 ...]          # reindex these scopes
     python -m local.reindex --scope user#u-1 [--scope ws#w-1 ...] --check  # compare counts; exit 1 on drift
 
-It uses the service's settings: ``MEMORY_TABLE_NAME`` and ``OPENSEARCH_ENDPOINT`` (SigV4 for an https
-endpoint, with the caller's credentials). With ``AWS_ENDPOINT_URL_DYNAMODB`` set (the local stack's
+It uses the service's settings: ``MEMORY_TABLE_NAME``, ``OPENSEARCH_ENDPOINT`` (SigV4 for an https
+endpoint, with the caller's credentials) and ``MEMORY_EMBEDDING_MODEL`` (the reindex writes each note's
+vector; the check also counts the documents without one). With ``AWS_ENDPOINT_URL_DYNAMODB`` set (the local stack's
 DynamoDB, as its banner prints it), the local stack's fake credentials and region are the defaults.
 
 Scopes are named one by one (``--scope``, repeatable): listing every scope of the table would need a Scan
@@ -22,6 +23,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from agent_memory.models.embedding import EmbeddingModel, embedding_model_from_settings
 from agent_memory.reindex import Reindexer
 from agent_memory.scope import Scope
 from agent_memory.search.notes_index import NotesIndex, make_opensearch_client
@@ -47,7 +49,10 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None, *, index: NotesIndex | None = None) -> int:
+def main(
+    argv: Sequence[str] | None = None, *, index: NotesIndex | None = None, embedder: EmbeddingModel | None = None
+) -> int:
+    """The command; ``index`` and ``embedder`` replace the configured ones (tests)."""
     arguments = _parser().parse_args(argv)
     if os.environ.get("AWS_ENDPOINT_URL_DYNAMODB"):  # the local stack's DynamoDB: its fake credentials and region
         for name, value in LOCAL_ENVIRONMENT.items():
@@ -59,14 +64,17 @@ def main(argv: Sequence[str] | None = None, *, index: NotesIndex | None = None) 
             print("OPENSEARCH_ENDPOINT is not set: there is no index to reindex or check", file=sys.stderr)
             return 2
         index = NotesIndex(make_opensearch_client(settings.opensearch_endpoint, timeout_s=30))
-    reindexer = Reindexer(NoteStore(make_dynamodb_client(settings), settings.table_name), index)
+    if embedder is None:
+        embedder = embedding_model_from_settings(settings, timeout_s=60)
+    reindexer = Reindexer(NoteStore(make_dynamodb_client(settings), settings.table_name), index, embedder=embedder)
     drifted = False
     for scope in arguments.scope:
         if arguments.check:
             drift = reindexer.check(scope)
             drifted |= drift.drifted
             verdict = "DRIFT" if drift.drifted else "ok"
-            print(f"{drift.scope_key}\ttable={drift.in_table}\tindex={drift.in_index}\t{verdict}")
+            vectors = "" if drift.without_vector is None else f"\twithout_vector={drift.without_vector}"
+            print(f"{drift.scope_key}\ttable={drift.in_table}\tindex={drift.in_index}{vectors}\t{verdict}")
         else:
             done = reindexer.reindex(scope)
             print(f"{done.scope_key}\twritten={done.written}\tremoved={done.removed}")

@@ -15,9 +15,11 @@ from agent_memory.search.notes_index import IndexHit, document_id
 
 @dataclass
 class FakeNotesIndex:
-    hits: list[IndexHit] = field(default_factory=list)
+    hits: list[IndexHit] = field(default_factory=list)  # the BM25 ranking it answers
+    semantic_hits: list[IndexHit] = field(default_factory=list)  # the kNN ranking it answers
     failure: Exception | None = None
     searches: list[tuple[str, str, int]] = field(default_factory=list)
+    vector_searches: list[tuple[str, str, int]] = field(default_factory=list)
     documents: dict[str, dict[str, object]] = field(default_factory=dict)
     failing_writes: set[str] = field(default_factory=set)  # note ids whose put or delete raises
     ensured: int = 0
@@ -32,7 +34,16 @@ class FakeNotesIndex:
             "note_id": note.id,
             "text": note.text,
             "consolidated": note.consolidated,
+            "embedding": embedding,
         }
+
+    def update_keeping_vector(self, scope_key: str, note: Note) -> bool:
+        self._maybe_fail(note.id)
+        document = self.documents.get(document_id(scope_key, note.id))
+        if document is None:
+            return False
+        document.update(text=note.text, consolidated=note.consolidated)
+        return True
 
     def delete(self, scope_key: str, note_id: str) -> None:
         self._maybe_fail(note_id)
@@ -47,3 +58,9 @@ class FakeNotesIndex:
         if self.failure is not None:
             raise self.failure
         return self.hits[:k]
+
+    def hybrid(self, scope_key: str, query: str, vector: list[float], *, size: int) -> tuple[list[IndexHit], ...]:
+        self.vector_searches.append((scope_key, query, size))
+        if self.failure is not None:
+            raise self.failure
+        return self.hits[:size], self.semantic_hits[:size]

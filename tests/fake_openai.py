@@ -1,8 +1,9 @@
-"""A fake OpenAI-compatible chat server, run as its own process (``python -m tests.fake_openai PORT``).
+"""A fake OpenAI-compatible server, run as its own process (``python -m tests.fake_openai PORT``).
 
 Tests that fork Lambda sandboxes point ``MEMORY_CHAT_MODEL=openai:fake`` at it, so that every sandbox
 talks to one model through the real provider. ``FAKE_REPLY`` and ``FAKE_DELAY_S`` set what it answers
-and how slowly; ``GET /calls`` says how many completions it has served.
+and how slowly; ``GET /calls`` says how many completions it has served. ``POST /v1/embeddings`` answers
+with ``tests.fake_embeddings``' vectors, for ``MEMORY_EMBEDDING_MODEL=openai:fake``.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+from tests.fake_embeddings import fake_vector
 
 _calls = 0
 _lock = threading.Lock()
@@ -30,7 +34,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         global _calls
-        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        request = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+        if self.path.rstrip("/").endswith("/embeddings"):
+            vectors = [fake_vector(text) for text in request["input"]]
+            self._send({"data": [{"index": i, "embedding": v} for i, v in enumerate(vectors)], "model": "fake"})
+            return
         with _lock:
             _calls += 1
         time.sleep(float(os.environ.get("FAKE_DELAY_S", "0")))
@@ -68,7 +76,9 @@ def fake_openai_server(*, reply: str, delay_s: float = 0.0) -> Iterator[FakeOpen
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    env = {**os.environ, "FAKE_REPLY": reply, "FAKE_DELAY_S": str(delay_s)}
+    shared = str(Path(__file__).resolve().parents[1] / "layers" / "shared")  # fake_embeddings reads the dimension
+    python_path = os.pathsep.join(filter(None, [shared, os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "FAKE_REPLY": reply, "FAKE_DELAY_S": str(delay_s), "PYTHONPATH": python_path}
     process = subprocess.Popen([sys.executable, "-m", "tests.fake_openai", str(port)], env=env)
     fake = FakeOpenAI(f"http://127.0.0.1:{port}/v1")
     try:

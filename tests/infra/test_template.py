@@ -228,8 +228,7 @@ def _indexer_statements():
     statements = []
     for statement in policy["PolicyDocument"]["Statement"]:
         if "Fn::If" in statement:
-            _, domain, collection = statement["Fn::If"]
-            statements += [domain, collection]
+            statements += [branch for branch in statement["Fn::If"][1:] if branch != {"Ref": "AWS::NoValue"}]
         else:
             statements.append(statement)
     return {s["Sid"]: s for s in statements}
@@ -249,7 +248,13 @@ def test_the_indexer_role_is_least_privilege():
     assert statements["SendFailedBatches"]["Resource"] == {"Fn::GetAtt": "IndexerFailures.Arn"}
     assert statements["WriteOwnLogs"]["Resource"] == {"Fn::GetAtt": "IndexerLogs.Arn"}
     domain = statements["WriteTheNotesIndexDomain"]
-    assert set(domain["Action"]) == {"es:ESHttpGet", "es:ESHttpHead", "es:ESHttpPut", "es:ESHttpDelete"}
+    assert set(domain["Action"]) == {
+        "es:ESHttpGet",
+        "es:ESHttpHead",
+        "es:ESHttpPut",
+        "es:ESHttpPost",  # _update: the consolidated flag, keeping the vector
+        "es:ESHttpDelete",
+    }
     assert domain["Resource"] == {"Fn::Sub": "${OpenSearchResourceArn}/*"}
     assert statements["WriteTheNotesIndexCollection"]["Resource"] == {"Ref": "OpenSearchResourceArn"}
     for statement in statements.values():
@@ -276,3 +281,33 @@ def test_recall_may_only_search_the_index(function):
 
 def _actions(statement):
     return statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
+
+
+_EMBEDDING_MODEL_ARN = {
+    "Fn::Sub": [
+        "arn:${AWS::Partition}:bedrock:${AWS::Region}::foundation-model/${ModelId}",
+        {"ModelId": {"Fn::Select": [1, {"Fn::Split": ["bedrock:", {"Fn::Sub": "${EmbeddingModel}bedrock:"}]}]}},
+    ]
+}
+
+
+@pytest.mark.parametrize("function", ["ToolsFunction", "ManagementFunction"])
+def test_query_embedding_may_invoke_only_the_named_bedrock_model_and_only_with_an_index(function):
+    properties = load_template()["Resources"][function]["Properties"]
+    [granted] = [
+        policy["Fn::If"]
+        for policy in properties["Policies"]
+        if "Fn::If" in policy and policy["Fn::If"][0] == "EmbedsWithBedrock"
+    ]
+    [statement] = granted[1]["Statement"]
+    assert (statement["Action"], statement["Resource"]) == ("bedrock:InvokeModel", _EMBEDDING_MODEL_ARN)
+    assert properties["Environment"]["Variables"]["MEMORY_EMBEDDING_MODEL"] == {"Ref": "EmbeddingModel"}
+
+
+def test_the_indexer_may_invoke_only_the_named_embedding_model():
+    statement = _indexer_statements()["EmbedNotesWithBedrock"]
+    assert (statement["Action"], statement["Resource"]) == ("bedrock:InvokeModel", _EMBEDDING_MODEL_ARN)
+    conditions = load_template()["Conditions"]
+    assert conditions["EmbedsWithBedrock"] == {
+        "Fn::And": [{"Fn::Condition": "HasOpenSearch"}, {"Fn::Condition": "HasBedrockEmbeddingModel"}]
+    }

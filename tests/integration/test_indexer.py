@@ -9,8 +9,10 @@ import pytest
 from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
 
 from agent_memory import runtime
+from agent_memory.errors import EmbeddingUnavailable
 from local.template import load_handler
 from tests.events import load_event
+from tests.fake_embeddings import FakeEmbeddingModel, fake_vector
 from tests.fake_index import FakeNotesIndex
 
 
@@ -25,7 +27,7 @@ def _run(event, lambda_context):
     return load_handler("IndexerFunction")(event, lambda_context)
 
 
-def test_inserts_and_the_consolidated_flag_are_upserted_removals_deleted_other_items_skipped(index, lambda_context):
+def test_inserts_are_written_the_flag_updated_in_place_removals_deleted_other_items_skipped(index, lambda_context):
     index.documents["user#u-1|2026-11-30.3"] = {"scope": "user#u-1", "note_id": "2026-11-30.3"}
     index.documents["ws#w-1|2026-11-25.2"] = {"scope": "ws#w-1", "note_id": "2026-11-25.2", "consolidated": False}
 
@@ -38,6 +40,7 @@ def test_inserts_and_the_consolidated_flag_are_upserted_removals_deleted_other_i
             "note_id": "2026-12-03.1",
             "text": "Prefers green tea over coffee in the morning",
             "consolidated": False,
+            "embedding": None,  # no embedding model configured
         },
         "ws#w-1|2026-11-25.2": {
             "scope": "ws#w-1",
@@ -47,6 +50,47 @@ def test_inserts_and_the_consolidated_flag_are_upserted_removals_deleted_other_i
         },
     }
     assert index.ensured == 1  # once per sandbox, before the first write
+
+
+@pytest.fixture
+def embedder(monkeypatch):
+    fake = FakeEmbeddingModel()
+    monkeypatch.setattr(runtime, "embedding_model", cache(lambda: fake))
+    return fake
+
+
+def test_a_new_note_is_written_with_its_vector_and_the_flag_change_embeds_nothing(index, embedder, lambda_context):
+    index.documents["ws#w-1|2026-11-25.2"] = {"scope": "ws#w-1", "embedding": [0.5], "consolidated": False}
+
+    assert _run(load_event("stream_batch"), lambda_context) == {"batchItemFailures": []}
+
+    text = "Prefers green tea over coffee in the morning"
+    assert index.documents["user#u-1|2026-12-03.1"]["embedding"] == fake_vector(text)
+    assert embedder.calls == [[text]]  # the MODIFY (consolidated flag) kept its vector: no second call
+    assert index.documents["ws#w-1|2026-11-25.2"]["embedding"] == [0.5]
+    assert index.documents["ws#w-1|2026-11-25.2"]["consolidated"] is True
+
+
+def test_a_flag_change_for_a_note_the_index_lacks_writes_it_whole(index, embedder, lambda_context):
+    event = load_event("stream_batch")
+    event["Records"] = [r for r in event["Records"] if r["eventName"] == "MODIFY"]
+
+    assert _run(event, lambda_context) == {"batchItemFailures": []}
+
+    written = index.documents["ws#w-1|2026-11-25.2"]
+    assert written["consolidated"] is True
+    assert written["embedding"] == fake_vector("The team deploys the billing service every Tuesday")
+
+
+def test_an_embedding_failure_writes_the_note_without_its_vector(index, embedder, lambda_context, capsys):
+    """Degrade, don't block the shard: BM25 finds the note at once; the drift check reports the missing vector."""
+    embedder.failure = EmbeddingUnavailable("the embedding model failed: ReadTimeout")
+
+    assert _run(load_event("stream_batch"), lambda_context) == {"batchItemFailures": []}
+
+    assert index.documents["user#u-1|2026-12-03.1"]["embedding"] is None
+    assert index.documents["user#u-1|2026-12-03.1"]["text"] == "Prefers green tea over coffee in the morning"
+    assert '"Name":"IndexerEmbeddingFailed"' in capsys.readouterr().out
 
 
 def test_removing_a_note_the_index_never_had_is_fine(index, lambda_context):

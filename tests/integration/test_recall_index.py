@@ -9,8 +9,10 @@ from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
 from opensearchpy.exceptions import ConnectionTimeout
 
 from agent_memory import runtime
+from agent_memory.errors import EmbeddingUnavailable
 from agent_memory.search.notes_index import IndexHit
 from tests.conftest import private
+from tests.fake_embeddings import FakeEmbeddingModel
 from tests.fake_index import FakeNotesIndex
 
 
@@ -105,4 +107,83 @@ def test_an_unreachable_endpoint_degrades_to_the_fallback(call, monkeypatch):
     answer = _recall(call, "tea")
 
     assert answer.status == 200
+    assert [n["text"] for n in answer.body["notes"]] == ["likes tea"]
+
+
+@pytest.fixture
+def embedder(monkeypatch):
+    fake = FakeEmbeddingModel()
+    monkeypatch.setattr(runtime, "embedding_model", cache(lambda: fake))
+    return fake
+
+
+def _hit(position, score=1.0, scope="user#u-1"):
+    return IndexHit(scope, "2026-12-03", position, score)
+
+
+def test_with_embeddings_both_rankings_are_fused_by_reciprocal_rank(call, index, embedder):
+    first, second, third = (_remember(call, text) for text in ("tea at nine", "green tea", "a kitten named Tea"))
+    index.hits = [_hit(2, 7.0), _hit(1, 3.0)]  # BM25
+    index.semantic_hits = [_hit(3, 0.9), _hit(2, 0.8)]  # kNN
+
+    answer = _recall(call, "tea", k=3)
+
+    assert answer.body["mode"] == "hybrid"
+    assert [n["id"] for n in answer.body["notes"]] == [second["id"], third["id"], first["id"]]
+    assert [n["score"] for n in answer.body["notes"]] == [round(1 / 61 + 1 / 62, 6), round(1 / 61, 6), round(1 / 62, 6)]
+    assert embedder.calls == [["tea"]]
+    assert index.vector_searches == [("user#u-1", "tea", 20)]  # each half ranks at least 20 candidates
+    assert index.searches == []
+
+
+def test_when_no_note_holds_the_words_the_answer_is_semantic(call, index, embedder):
+    note = _remember(call, "owns two cats")
+    index.semantic_hits = [_hit(1, 0.7)]
+
+    answer = _recall(call, "feline")
+
+    assert answer.body == {"notes": [{**note, "score": round(1 / 61, 6)}], "mode": "semantic"}
+
+
+def test_an_embedding_failure_gives_keyword_mode_not_an_error(call, index, embedder):
+    note = _remember(call, "likes tea")
+    embedder.failure = EmbeddingUnavailable("the embedding model failed: ReadTimeout")
+    index.hits = [_hit(1, 2.5)]
+
+    answer = _recall(call, "tea", k=4)
+
+    assert answer.status == 200
+    assert answer.body == {"notes": [{**note, "score": 2.5}], "mode": "keyword"}
+    assert index.searches == [("user#u-1", "tea", 4)] and index.vector_searches == []
+
+
+def test_a_foreign_hit_in_the_semantic_half_is_filtered_out(call, index, embedder):
+    mine = _remember(call, "my cat")
+    _remember(call, "their cat", private("u-2"))
+    index.semantic_hits = [_hit(1, 0.99, scope="user#u-2"), _hit(1, 0.5)]
+
+    notes = _recall(call, "kitten").body["notes"]
+
+    assert [(n["id"], n["origin"]["user_id"]) for n in notes] == [(mine["id"], "u-1")]
+
+
+def test_the_fused_answer_holds_at_most_k_notes_and_a_big_k_widens_the_window(call, index, embedder):
+    for i in range(1, 6):
+        _remember(call, f"tea note {i}")
+    index.hits = [_hit(i, 10.0 - i) for i in range(1, 6)]
+    index.semantic_hits = [_hit(i, 1.0 / i) for i in range(5, 0, -1)]
+
+    assert len(_recall(call, "tea", k=2).body["notes"]) == 2
+    _recall(call, "tea", k=20)
+    assert index.vector_searches[-1] == ("user#u-1", "tea", 20)
+    assert _recall(call, "tea", k=21).status == 422
+
+
+def test_a_hybrid_search_that_fails_gives_the_dynamodb_fallback(call, index, embedder):
+    _remember(call, "likes tea")
+    index.failure = ConnectionTimeout("TIMEOUT", "read timed out", None)
+
+    answer = _recall(call, "tea")
+
+    assert answer.body["mode"] == "keyword"
     assert [n["text"] for n in answer.body["notes"]] == ["likes tea"]

@@ -17,6 +17,7 @@ from agent_memory.storage.note_store import NoteStore
 from local.stream_mapping import LocalStreamMapping
 from local.template import load_handler
 from tests.conftest import private, shared
+from tests.fake_embeddings import FakeEmbeddingModel
 
 pytestmark = pytest.mark.slow
 
@@ -114,3 +115,30 @@ def test_the_indexer_creates_the_index_behind_its_alias_before_the_first_write(
         assert list(opensearch_client.indices.get_alias(name=alias)) == [f"{alias}-v1"]
     finally:
         opensearch_client.indices.delete(index=f"{alias}-v*")
+
+
+def test_with_an_embedding_model_notes_get_vectors_and_recall_is_hybrid_through_the_stream(
+    call, aws, index_stream, opensearch_client, notes_index, monkeypatch
+):
+    embedder = FakeEmbeddingModel()
+    monkeypatch.setattr(runtime, "embedding_model", cache(lambda: embedder))
+    kitten = _remember(call, "adopted a kitten")
+    _remember(call, "deploys on fridays")
+    assert index_stream() == {"batchItemFailures": []}
+    # The consolidation flag flips: the document keeps its vector, and no text is embedded again.
+    aws.update_item(
+        TableName="MemoryTable",
+        Key={"pk": {"S": "user#u-1"}, "sk": {"S": f"note#{kitten['day']}#{kitten['position']:09d}"}},
+        UpdateExpression="SET consolidated = :yes REMOVE uc_pk, uc_sk",
+        ExpressionAttributeValues={":yes": {"BOOL": True}},
+    )
+    assert index_stream() == {"batchItemFailures": []}
+
+    answer = call("recall", {"context": private(), "arguments": {"query": "feline", "k": 1}}).body
+
+    assert answer == {
+        "notes": [{**kitten, "consolidated": True, "score": answer["notes"][0]["score"]}],
+        "mode": "semantic",
+    }
+    assert embedder.calls == [["adopted a kitten"], ["deploys on fridays"], ["feline"]]
+    assert notes_index.count_without_vector("user#u-1") == 0

@@ -1,4 +1,5 @@
-"""``make run`` with ``OPENSEARCH_ENDPOINT``: remembered notes reach the index through the local stream mapping."""
+"""``make run`` with ``OPENSEARCH_ENDPOINT`` and an embedding model: remembered notes reach the index, with
+their vectors, through the local stream mapping, and recall is hybrid."""
 
 from __future__ import annotations
 
@@ -8,14 +9,23 @@ import pytest
 
 from agent_memory.search.notes_index import NotesIndex
 from tests.e2e.test_local_stack import README_CONTEXT, http, remember, running_stack
+from tests.fake_openai import fake_openai_server
 
 pytestmark = pytest.mark.slow
 
 
-def test_a_remembered_note_reaches_the_index_and_recall(opensearch_endpoint, opensearch_client, tmp_path):
+def test_a_remembered_note_reaches_the_index_and_recall_is_hybrid(opensearch_endpoint, opensearch_client, tmp_path):
     index = NotesIndex(opensearch_client)  # the stack's own alias, `notes`
     try:
-        with running_stack(tmp_path, OPENSEARCH_ENDPOINT=opensearch_endpoint) as stack:
+        with (
+            fake_openai_server(reply="unused") as model,
+            running_stack(
+                tmp_path,
+                OPENSEARCH_ENDPOINT=opensearch_endpoint,
+                MEMORY_EMBEDDING_MODEL="openai:fake-embeddings",
+                OPENAI_BASE_URL=model.base_url,
+            ) as stack,
+        ):
             assert "Indexer        stream of MemoryTable -> IndexerFunction" in stack.stderr()
             assert remember(stack, README_CONTEXT, "Prefers metric units").status == 201
             deadline = time.monotonic() + 15
@@ -26,8 +36,10 @@ def test_a_remembered_note_reaches_the_index_and_recall(opensearch_endpoint, ope
                         break
                 time.sleep(0.2)
             assert index.count("user#u-1") == 1
+            assert index.count_without_vector("user#u-1") == 0
             recall = {"context": README_CONTEXT, "arguments": {"query": "metric"}}
             answer = http(stack, "POST", "/v1/tools/recall", recall)
             assert [note["text"] for note in answer.body["notes"]] == ["Prefers metric units"]
+            assert answer.body["mode"] == "hybrid"
     finally:
         opensearch_client.indices.delete(index="notes-v*", ignore_unavailable=True)

@@ -10,6 +10,7 @@ from agent_memory import runtime
 from agent_memory.notes import Note, Origin
 from agent_memory.search.notes_index import MAPPING, IndexMappingMismatch, NotesIndex, document_id
 from tests.conftest import private, shared
+from tests.fake_embeddings import FakeEmbeddingModel, fake_vector
 
 pytestmark = pytest.mark.slow
 
@@ -99,3 +100,89 @@ def test_recall_through_the_real_node_with_the_scope_check(call, notes_index, mo
     assert answer.status == 200
     assert [n["text"] for n in answer.body["notes"]] == ["deploys the kubernetes cluster"]
     assert answer.body["mode"] == "keyword"
+
+
+def _put_embedded(index, scope_key, position, text):
+    index.put(scope_key, _note(position, text), embedding=fake_vector(text))
+
+
+def test_hybrid_returns_both_rankings_within_the_scope(notes_index):
+    _put_embedded(notes_index, "user#u-1", 1, "my kitten sleeps all day")
+    _put_embedded(notes_index, "user#u-1", 2, "the cat food is in the cupboard")
+    _put_embedded(notes_index, "user#u-1", 3, "deploys on fridays")
+    _put_embedded(notes_index, "user#u-2", 1, "cat cat cat kitten")  # nearer, and holding the word: another scope
+    notes_index.refresh()
+
+    keyword, semantic = notes_index.hybrid("user#u-1", "cat", fake_vector("cat"), size=2)
+
+    assert [(h.scope, h.position) for h in keyword] == [("user#u-1", 2)]
+    assert [(h.scope, h.position) for h in semantic] == [("user#u-1", 2), ("user#u-1", 1)]  # kitten: same concept
+    assert semantic[0].score >= semantic[1].score > 0
+
+
+def test_the_knn_filter_finds_the_scopes_neighbours_among_many_nearer_foreign_ones(notes_index):
+    """Efficient filtering: 50 nearer documents of another scope do not crowd the scope's own out of k."""
+    for position in range(1, 51):
+        _put_embedded(notes_index, "ws#w-b", position, "kitten kitten")
+    _put_embedded(notes_index, "ws#w-a", 1, "a feline and a car")
+    notes_index.refresh()
+
+    _, semantic = notes_index.hybrid("ws#w-a", "kitten", fake_vector("kitten"), size=5)
+
+    assert [(h.scope, h.position) for h in semantic] == [("ws#w-a", 1)]
+
+
+def test_a_document_without_a_vector_is_found_by_bm25_and_counted(notes_index):
+    notes_index.put("user#u-1", _note(1, "likes tea"))  # written while the model was down
+    _put_embedded(notes_index, "user#u-1", 2, "likes coffee")
+    notes_index.refresh()
+
+    keyword, semantic = notes_index.hybrid("user#u-1", "tea", fake_vector("tea"), size=5)
+
+    assert [h.position for h in keyword] == [1]
+    assert [h.position for h in semantic] == [2]
+    assert notes_index.count_without_vector("user#u-1") == 1
+
+
+def test_updating_a_document_keeps_its_vector(notes_index, opensearch_client):
+    _put_embedded(notes_index, "user#u-1", 1, "likes tea")
+
+    assert notes_index.update_keeping_vector("user#u-1", _note(1, "likes tea", consolidated=True)) is True
+    assert notes_index.update_keeping_vector("user#u-1", _note(2, "never indexed")) is False
+
+    source = opensearch_client.get(
+        index=notes_index._alias, id=document_id("user#u-1", "2026-12-03.1"), routing="user#u-1"
+    )["_source"]
+    assert source["consolidated"] is True
+    assert source["embedding"] == pytest.approx(fake_vector("likes tea"))
+
+
+@pytest.fixture
+def hybrid_recall(notes_index, monkeypatch):
+    monkeypatch.setattr(runtime, "notes_index", cache(lambda: notes_index))
+    monkeypatch.setattr(runtime, "embedding_model", cache(FakeEmbeddingModel))
+    return notes_index
+
+
+def _remember_indexed(call, index, context, text):
+    note = call("remember", {"context": context, "arguments": {"text": text}}).body["note"]
+    scope_key = "user#u-1" if context["visibility"] == "private" else f"ws#{context['workspace_id']}"
+    _put_embedded(index, scope_key, note["position"], text)
+    return note
+
+
+def test_recall_in_hybrid_and_semantic_mode_on_the_real_node(call, hybrid_recall):
+    kitten = _remember_indexed(call, hybrid_recall, private(), "adopted a kitten in march")
+    food = _remember_indexed(call, hybrid_recall, private(), "buys cat food on saturdays")
+    _remember_indexed(call, hybrid_recall, private(), "deploys on fridays")
+    _remember_indexed(call, hybrid_recall, shared("w-a"), "the office cat is called Tom")
+    hybrid_recall.refresh()
+
+    hybrid = call("recall", {"context": private(), "arguments": {"query": "cat", "k": 2}}).body
+    semantic = call("recall", {"context": private(), "arguments": {"query": "feline", "k": 1}}).body
+
+    assert hybrid["mode"] == "hybrid"
+    assert [n["id"] for n in hybrid["notes"]] == [food["id"], kitten["id"]]  # both halves, then kNN alone
+    assert semantic["mode"] == "semantic"  # no note holds "feline"
+    assert [n["id"] for n in semantic["notes"]] in ([kitten["id"]], [food["id"]])
+    assert all(n["origin"]["user_id"] == "u-1" for n in hybrid["notes"] + semantic["notes"])

@@ -10,6 +10,7 @@ from agent_memory.notes import Note, Origin
 from agent_memory.search.notes_index import document_id
 from local import reindex
 from tests.conftest import private, shared
+from tests.fake_embeddings import FakeEmbeddingModel, fake_vector
 
 pytestmark = pytest.mark.slow
 
@@ -138,3 +139,21 @@ def test_a_note_written_after_the_query_began_is_not_removed(aws, notes_index):
 
     assert (done.written, done.removed) == (1, 0)
     assert notes_index.note_ids(scope.key) == {"2026-12-03.1", "2026-12-03.2"}
+
+
+def test_reindex_fills_in_the_vectors_the_check_reports_missing(call, notes_index, capsys):
+    for text in ("adopted a kitten", "deploys on fridays"):
+        _remember(call, text)
+    assert _cli(notes_index, "--scope", "user#u-1") == 0  # no embedding model: written without vectors
+    embedder = FakeEmbeddingModel()
+    capsys.readouterr()
+
+    assert reindex.main(["--scope", "user#u-1", "--check"], index=notes_index, embedder=embedder) == 1
+    assert capsys.readouterr().out == "user#u-1\ttable=2\tindex=2\twithout_vector=2\tDRIFT\n"
+
+    assert reindex.main(["--scope", "user#u-1"], index=notes_index, embedder=embedder) == 0
+    assert embedder.calls == [["adopted a kitten", "deploys on fridays"]]  # one call per bulk
+    assert reindex.main(["--scope", "user#u-1", "--check"], index=notes_index, embedder=embedder) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "user#u-1\ttable=2\tindex=2\twithout_vector=0\tok"
+    _, semantic = notes_index.hybrid("user#u-1", "feline", fake_vector("feline"), size=1)
+    assert [h.position for h in semantic] == [1]

@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import json
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import ClassVar
 
 import boto3
 import pytest
@@ -16,43 +12,7 @@ from botocore.stub import Stubber
 from agent_memory.errors import ModelUnavailable
 from agent_memory.models.chat import BedrockChatModel, OpenAIChatModel, chat_model_from_settings
 from agent_memory.settings import Settings
-
-
-class _OpenAICompatible(BaseHTTPRequestHandler):
-    """A tiny /chat/completions server: answers what the test sets, slowly if asked."""
-
-    reply: ClassVar[dict] = {}
-    status = 200
-    delay_s = 0.0
-    seen: ClassVar[list] = []
-
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        type(self).seen.append((self.path, self.headers.get("Authorization"), body))
-        time.sleep(self.delay_s)
-        payload = json.dumps(self.reply).encode()
-        try:
-            self.send_response(self.status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client gave up first: the timeout test wants exactly that
-
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture
-def openai_server():
-    _OpenAICompatible.reply = {"choices": [{"message": {"content": "rewritten"}, "finish_reason": "stop"}]}
-    _OpenAICompatible.status, _OpenAICompatible.delay_s, _OpenAICompatible.seen = 200, 0.0, []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _OpenAICompatible)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-    server.server_close()
+from tests.openai_loopback import OpenAICompatible
 
 
 def _openai(base_url, timeout_s=2.0):
@@ -67,7 +27,7 @@ def test_openai_compatible_sends_system_and_user_and_returns_the_text(openai_ser
     text = _openai(openai_server).complete(system="be brief", prompt="hello", max_tokens=50)
 
     assert text == "rewritten"
-    path, auth, body = _OpenAICompatible.seen[0]
+    path, auth, body = OpenAICompatible.seen[0]
     assert path == "/v1/chat/completions"
     assert auth == "Bearer sk-local"
     assert body["model"] == "gpt-test" and body["max_tokens"] == 50
@@ -86,14 +46,14 @@ def test_openai_compatible_sends_system_and_user_and_returns_the_text(openai_ser
     ],
 )
 def test_openai_compatible_failures_are_model_unavailable(openai_server, status, reply):
-    _OpenAICompatible.status, _OpenAICompatible.reply = status, reply
+    OpenAICompatible.status, OpenAICompatible.reply = status, reply
 
     with pytest.raises(ModelUnavailable):
         _openai(openai_server).complete(system="s", prompt="p", max_tokens=5)
 
 
 def test_openai_compatible_times_out(openai_server):
-    _OpenAICompatible.delay_s = 1.0
+    OpenAICompatible.delay_s = 1.0
     started = time.monotonic()
 
     with pytest.raises(ModelUnavailable):

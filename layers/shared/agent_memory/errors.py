@@ -63,6 +63,15 @@ class ModelUnavailable(MemoryServiceError):
     status, code = 503, "model_unavailable"
 
 
+class EmbeddingUnavailable(MemoryServiceError):
+    """The embedding model timed out, failed or answered a vector the index cannot hold.
+
+    Never reaches a caller of recall: recall answers with BM25 instead, and the indexer writes the note
+    without its vector."""
+
+    status, code = 503, "embedding_unavailable"
+
+
 class StorageUnavailable(MemoryServiceError):
     """DynamoDB refused or failed after the client's retries; nothing was written."""
 

@@ -17,6 +17,17 @@ Why it reads at most ``KEYWORD_MAX_NOTES`` (2,000) notes, newest first:
 So the fallback is exact for any scope of up to 2,000 notes (more than three months at 20 notes a day),
 and beyond that it searches the most recent 2,000.
 
+The **index** path (OpenSearch, when ``OPENSEARCH_ENDPOINT`` is set) searches every note of the scope:
+- with an embedding model (``MEMORY_EMBEDDING_MODEL``), the query is embedded and one ``_msearch`` asks
+  for the scope's BM25 ranking and its nearest neighbours (kNN, cosine); the two are fused by reciprocal
+  rank (``search.fusion``). ``mode`` is ``hybrid`` when the BM25 half found notes holding the query's
+  words, ``semantic`` when only the meaning matched (no note holds any of the words: a paraphrase);
+- without one, or when embedding the query fails (timeout, error, a vector of the wrong size), BM25
+  alone answers, and ``mode`` is ``keyword``.
+Each part degrades to the one below it, never to an error: no vector, BM25 in the index; no index (down,
+slow, refusing), the keyword path over the table. Scores are the fused rank scores in ``hybrid`` and
+``semantic`` mode, BM25 scores in ``keyword`` mode; higher is better in all three.
+
 Fail closed: every note about to be returned is checked against the scope once more (its stored
 partition key), whatever path found it; a foreign one is dropped and logged, never returned.
 """
@@ -26,17 +37,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from agent_memory.errors import EmbeddingUnavailable
+from agent_memory.models.embedding import EmbeddingModel
 from agent_memory.notes import Note
 from agent_memory.observability import logger, metrics
 from agent_memory.scope import Scope
 from agent_memory.search.bm25 import rank
-from agent_memory.search.notes_index import NotesIndex
+from agent_memory.search.fusion import reciprocal_rank_fusion
+from agent_memory.search.notes_index import IndexHit, NotesIndex
 from agent_memory.storage.note_store import KeyedNote, NoteStore
 
 RecallMode = Literal["semantic", "hybrid", "keyword"]
 
 # The keyword fallback reads at most this many of the scope's newest notes (see the module docstring).
 KEYWORD_MAX_NOTES = 2000
+# Each half of a hybrid search ranks this many candidates (at least), so that a note ranked low by one
+# half and high by the other still reaches the fusion.
+HYBRID_MIN_WINDOW = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,45 +75,73 @@ class Recalled:
 
 
 class RecallService:
-    """The recall operation; the note store and the index (None: not configured) are given, never created here."""
+    """The recall operation; the note store, the index and the embedding model (None: not configured) are
+    given, never created here."""
 
     def __init__(
-        self, notes: NoteStore, *, index: NotesIndex | None = None, keyword_max_notes: int = KEYWORD_MAX_NOTES
+        self,
+        notes: NoteStore,
+        *,
+        index: NotesIndex | None = None,
+        embedder: EmbeddingModel | None = None,
+        keyword_max_notes: int = KEYWORD_MAX_NOTES,
     ) -> None:
         self._notes = notes
         self._index = index
+        self._embedder = embedder
         self._keyword_max_notes = keyword_max_notes
 
     def recall(self, scope: Scope, query: str, *, k: int) -> Recalled:
         """The index when it is configured and answers; the table's keyword fallback otherwise (degrade, never fail)."""
-        found: list[ScoredNote] | None = None
+        result: Recalled | None = None
         if self._index is not None:
             try:
-                found, path = self._indexed(self._index, scope, query, k), "opensearch"
+                result, path = self._indexed(self._index, scope, query, k), "opensearch"
             except Exception:  # noqa: BLE001 - any index fault (down, timeout, bad answer) degrades to the table
                 logger.warning("the notes index failed; answering from DynamoDB", exc_info=True)
                 metrics.add_metric(name="RecallIndexFailed", unit="Count", value=1)
-        if found is None:
-            found, path = self._keyword(scope, query, k), "dynamodb"
-        result = Recalled(found, "keyword")
+        if result is None:
+            result, path = Recalled(self._keyword(scope, query, k), "keyword"), "dynamodb"
         metrics.add_metric(name=f"Recall{result.mode.title()}", unit="Count", value=1)
         logger.info(
-            "recall answered", extra={"scope": scope.kind, "mode": result.mode, "path": path, "hits": len(found)}
+            "recall answered",
+            extra={"scope": scope.kind, "mode": result.mode, "path": path, "hits": len(result.notes)},
         )
         return result
 
-    def _indexed(self, index: NotesIndex, scope: Scope, query: str, k: int) -> list[ScoredNote]:
-        """BM25 in OpenSearch (scope filter and routing), then the notes read whole from the table.
+    def _indexed(self, index: NotesIndex, scope: Scope, query: str, k: int) -> Recalled:
+        """Hybrid (or semantic) with a query vector, BM25 without one; then the notes read whole from the table.
 
         The table is the source of truth: a note deleted a moment ago, whose removal the indexer has not
         yet applied, is not returned, and the consolidated flag is the current one.
         """
-        hits = index.keyword(scope.key, query, k=k)
-        own = [hit for hit in hits if hit.scope == scope.key]
-        best = {(hit.day, hit.position): hit.score for hit in own}
+        vector = self._query_vector(query)
+        if vector is None:
+            rankings = [index.keyword(scope.key, query, k=k)]
+        else:
+            rankings = list(index.hybrid(scope.key, query, vector, size=max(k, HYBRID_MIN_WINDOW)))
+        own = [[hit for hit in ranking if hit.scope == scope.key] for ranking in rankings]
+        dropped = sum(map(len, rankings)) - sum(map(len, own))
+        mode: RecallMode
+        if vector is None:
+            best, mode = {_place(hit): hit.score for hit in own[0]}, "keyword"
+        else:
+            best = dict(reciprocal_rank_fusion(*([_place(hit) for hit in ranking] for ranking in own))[:k])
+            mode = "hybrid" if own[0] else "semantic"
         notes = self._notes.get_many(scope, list(best))
         found = [(keyed, best[keyed.note.day, keyed.note.position]) for keyed in notes]
-        return _only_in_scope(scope, found, already_dropped=len(hits) - len(own))
+        return Recalled(_only_in_scope(scope, found, already_dropped=dropped), mode)
+
+    def _query_vector(self, query: str) -> list[float] | None:
+        """The query's embedding, or None (no model, or it failed: BM25 answers alone)."""
+        if self._embedder is None:
+            return None
+        try:
+            return self._embedder.embed([query])[0]
+        except EmbeddingUnavailable as error:
+            logger.warning("embedding the query failed; answering with BM25 alone", extra={"why": error.message})
+            metrics.add_metric(name="RecallEmbeddingFailed", unit="Count", value=1)
+            return None
 
     def _keyword(self, scope: Scope, query: str, k: int) -> list[ScoredNote]:
         """BM25 over the texts of the scope's newest notes, then the k best read whole: two requests.
@@ -110,6 +155,10 @@ class RecallService:
         notes = self._notes.get_many(scope, list(best))
         hits = [(keyed, best[keyed.note.day, keyed.note.position]) for keyed in notes]
         return _only_in_scope(scope, hits, already_dropped=len(rows) - len(own))
+
+
+def _place(hit: IndexHit) -> tuple[str, int]:
+    return hit.day, hit.position
 
 
 def _only_in_scope(scope: Scope, hits: list[tuple[KeyedNote, float]], *, already_dropped: int = 0) -> list[ScoredNote]:

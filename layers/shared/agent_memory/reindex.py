@@ -6,8 +6,13 @@ The table is the source of truth; the index is rebuilt from it, never the other 
   the consolidated flag is the table's), then removes the documents of notes the table no longer holds
   (a removal the indexer missed). Before removing one, it reads the table again: a note written after the
   Query began is in the index but not in what was read, and must stay.
+  With an embedding model, each bulk's texts are embedded first (one call per bulk for an
+  OpenAI-compatible server): the reindex is also how vectors missed while the model was down are filled
+  in. An embedding failure stops the reindex with its error; what was written before stays, and a rerun
+  starts over (every write is an upsert).
 - **Check** compares the scope's note count in the table (a ``Select=COUNT`` Query) with the index's
-  (after a refresh, so that recent writes count).
+  (after a refresh, so that recent writes count) and, with an embedding model, counts the scope's
+  documents without a vector.
 
 Scopes are named one by one: the table has no list of its scopes that a Query can read, and the only
 way to enumerate its partitions is a Scan of the whole table, which this service never does.
@@ -17,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from agent_memory.models.embedding import EmbeddingModel
 from agent_memory.notes import Note, parse_note_id
 from agent_memory.scope import Scope
 from agent_memory.search.notes_index import NotesIndex
@@ -37,18 +43,22 @@ class Drift:
     scope_key: str
     in_table: int
     in_index: int
+    without_vector: int | None = None  # None: no embedding model, so vectors are not expected
 
     @property
     def drifted(self) -> bool:
-        return self.in_table != self.in_index
+        return self.in_table != self.in_index or bool(self.without_vector)
 
 
 class Reindexer:
     """The note store and the index are given, never created here."""
 
-    def __init__(self, notes: NoteStore, index: NotesIndex, *, bulk_size: int = BULK_SIZE) -> None:
+    def __init__(
+        self, notes: NoteStore, index: NotesIndex, *, embedder: EmbeddingModel | None = None, bulk_size: int = BULK_SIZE
+    ) -> None:
         self._notes = notes
         self._index = index
+        self._embedder = embedder
         self._bulk_size = bulk_size
 
     def reindex(self, scope: Scope) -> Reindexed:
@@ -59,9 +69,9 @@ class Reindexer:
             read.add(note.id)
             batch.append(note)
             if len(batch) == self._bulk_size:
-                self._index.put_many(scope.key, batch)
+                self._write(scope, batch)
                 batch = []
-        self._index.put_many(scope.key, batch)
+        self._write(scope, batch)
         self._index.refresh()
         removed = 0
         for note_id in sorted(self._index.note_ids(scope.key) - read):
@@ -74,6 +84,15 @@ class Reindexer:
             self._index.refresh()
         return Reindexed(scope.key, written=len(read), removed=removed)
 
+    def _write(self, scope: Scope, batch: list[Note]) -> None:
+        if not batch:
+            return
+        vectors = self._embedder.embed([note.text for note in batch]) if self._embedder is not None else None
+        self._index.put_many(scope.key, batch, embeddings=vectors)
+
     def check(self, scope: Scope) -> Drift:
         self._index.refresh()
-        return Drift(scope.key, in_table=self._notes.count(scope), in_index=self._index.count(scope.key))
+        without = self._index.count_without_vector(scope.key) if self._embedder is not None else None
+        return Drift(
+            scope.key, in_table=self._notes.count(scope), in_index=self._index.count(scope.key), without_vector=without
+        )

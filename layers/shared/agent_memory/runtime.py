@@ -9,6 +9,7 @@ from agent_memory.flush import FLUSH_BUDGET_S, FlushService
 from agent_memory.indexer import NotesIndexer
 from agent_memory.management import Management
 from agent_memory.models.chat import chat_model_from_settings
+from agent_memory.models.embedding import EmbeddingModel, embedding_model_from_settings
 from agent_memory.recall import RecallService
 from agent_memory.search.notes_index import NotesIndex, make_opensearch_client
 from agent_memory.service import MemoryService
@@ -92,10 +93,18 @@ def management() -> Management:
 
 @cache
 def recall_service() -> RecallService:
-    """Recall reads notes with the same bounded client as the other tools, and the index when configured."""
+    """Recall reads notes with the same bounded client as the other tools, and the index and the embedding
+    model when they are configured."""
     settings = get_settings()
     notes = NoteStore(make_dynamodb_client(settings), settings.table_name)
-    return RecallService(notes, index=notes_index())
+    return RecallService(notes, index=notes_index(), embedder=embedding_model())
+
+
+@cache
+def embedding_model() -> EmbeddingModel | None:
+    """The embedding model, when ``MEMORY_EMBEDDING_MODEL`` is set; bounded by ``MEMORY_EMBEDDING_TIMEOUT_S``."""
+    settings = get_settings()
+    return embedding_model_from_settings(settings, timeout_s=settings.embedding_timeout_s)
 
 
 @cache
@@ -115,7 +124,7 @@ def notes_indexer() -> NotesIndexer:
     if index is None:
         raise RuntimeError("the stream indexer needs OPENSEARCH_ENDPOINT")
     index.ensure()
-    return NotesIndexer(index)
+    return NotesIndexer(index, embedder=embedding_model())
 
 
 def reset() -> None:
@@ -126,5 +135,6 @@ def reset() -> None:
     management.cache_clear()
     recall_service.cache_clear()
     notes_index.cache_clear()
+    embedding_model.cache_clear()
     notes_indexer.cache_clear()
     get_settings.cache_clear()

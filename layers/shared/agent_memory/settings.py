@@ -6,7 +6,7 @@ import os
 from datetime import datetime
 from functools import cache
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 
 class Settings(BaseModel):
@@ -34,13 +34,15 @@ class Settings(BaseModel):
     consolidation_reserve_s: float = Field(default=120.0, ge=0)
     opensearch_endpoint: str | None = Field(default=None, description="the notes index; unset: keyword fallback")
     opensearch_timeout_s: float = 2.0
+    embedding_model: str | None = Field(default=None, description="unset: no semantic search")
+    embedding_timeout_s: float = Field(default=2.0, gt=0)
 
     @field_validator("opensearch_endpoint", mode="before")
     @classmethod
     def _blank_endpoint_is_unset(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
 
-    @field_validator("chat_model", "openai_api_key", "memory_now", "local_jwt_secret", mode="before")
+    @field_validator("chat_model", "embedding_model", "openai_api_key", "memory_now", "local_jwt_secret", mode="before")
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
@@ -53,14 +55,14 @@ class Settings(BaseModel):
             return value.strip().lower() not in {"false", "0", "no", "off"}
         return value
 
-    @field_validator("chat_model")
+    @field_validator("chat_model", "embedding_model")
     @classmethod
-    def _known_provider(cls, value: str | None) -> str | None:
+    def _known_provider(cls, value: str | None, info: ValidationInfo) -> str | None:
         if value is None:
             return None
         provider, _, name = value.partition(":")
         if provider not in ("bedrock", "openai") or not name:
-            raise ValueError("MEMORY_CHAT_MODEL must be bedrock:<modelId> or openai:<model>")
+            raise ValueError(f"{_ENV[str(info.field_name)]} must be bedrock:<modelId> or openai:<model>")
         return value
 
     @field_validator("memory_now")
@@ -92,6 +94,8 @@ _ENV = {
     "consolidation_reserve_s": "MEMORY_CONSOLIDATION_RESERVE_S",
     "opensearch_endpoint": "OPENSEARCH_ENDPOINT",
     "opensearch_timeout_s": "MEMORY_OPENSEARCH_TIMEOUT_S",
+    "embedding_model": "MEMORY_EMBEDDING_MODEL",
+    "embedding_timeout_s": "MEMORY_EMBEDDING_TIMEOUT_S",
 }
 
 

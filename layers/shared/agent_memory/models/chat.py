@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from agent_memory.errors import ModelUnavailable
+from agent_memory.models.clients import bedrock_runtime, openai_http
 from agent_memory.settings import Settings
 
 
@@ -81,17 +82,5 @@ def chat_model_from_settings(settings: Settings, *, timeout_s: float) -> ChatMod
         return None
     provider, _, name = spec.partition(":")  # the settings guarantee a known provider and a name
     if provider == "bedrock":
-        import boto3
-        from botocore.config import Config
-
-        config = Config(
-            connect_timeout=min(timeout_s, 5),
-            read_timeout=timeout_s,
-            retries={"mode": "standard", "total_max_attempts": 2},
-        )
-        return BedrockChatModel(boto3.client("bedrock-runtime", config=config), name)
-    import httpx
-
-    headers = {"Authorization": f"Bearer {settings.openai_api_key}"} if settings.openai_api_key else {}
-    base_url = settings.openai_base_url.rstrip("/") + "/"
-    return OpenAIChatModel(httpx.Client(base_url=base_url, headers=headers, timeout=timeout_s), name)
+        return BedrockChatModel(bedrock_runtime(timeout_s=timeout_s, connect_timeout_s=5), name)
+    return OpenAIChatModel(openai_http(settings, timeout_s=timeout_s), name)

@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from agent_memory.models.embedding import EMBEDDING_DIMENSION
 from agent_memory.notes import Note
 
 ALIAS = "notes"
 INDEX_VERSION = 1
-EMBEDDING_DIMENSION = 1024  # Titan Text Embeddings v2's default; an OpenAI-compatible model is asked for it too
 
 MAPPING: dict[str, Any] = {
     "dynamic": "strict",
@@ -51,6 +51,10 @@ SETTINGS: dict[str, Any] = {"index": {"knn": True, "number_of_shards": 1, "numbe
 
 class IndexWriteRefused(RuntimeError):
     """The index refused a document of a bulk write."""
+
+
+class IndexSearchFailed(RuntimeError):
+    """One search of a multi-search failed on the node (the other's answer is not used alone)."""
 
 
 class IndexMappingMismatch(RuntimeError):
@@ -80,6 +84,33 @@ def _document(scope_key: str, note: Note, embedding: list[float] | None) -> dict
     if embedding is not None:
         body["embedding"] = embedding
     return body
+
+
+def _hits(answer: dict[str, Any]) -> list[IndexHit]:
+    return [
+        IndexHit(hit["_source"]["scope"], hit["_source"]["day"], int(hit["_source"]["position"]), hit["_score"])
+        for hit in answer["hits"]["hits"]
+    ]
+
+
+def _in_scope(scope_key: str) -> dict[str, Any]:
+    return {"term": {"scope": scope_key}}
+
+
+_HIT_FIELDS = ("scope", "day", "position")
+
+
+def _bm25(scope_key: str, query: str, size: int) -> dict[str, Any]:
+    return {
+        "size": size,
+        "_source": list(_HIT_FIELDS),
+        "query": {
+            "bool": {
+                "filter": [_in_scope(scope_key)],
+                "must": [{"match": {"text": {"query": query, "operator": "or"}}}],
+            }
+        },
+    }
 
 
 def document_id(scope_key: str, note_id: str) -> str:
@@ -141,16 +172,33 @@ class NotesIndex:
         body = _document(scope_key, note, embedding)
         self._client.index(index=self._alias, id=document_id(scope_key, note.id), body=body, routing=scope_key)
 
-    def put_many(self, scope_key: str, notes: list[Note]) -> None:
+    def update_keeping_vector(self, scope_key: str, note: Note) -> bool:
+        """Rewrite the note's fields but its vector (the consolidated flag changed, the text did not), so
+        that no embedding is computed again; False when the index has no such document to update."""
+        from opensearchpy.exceptions import NotFoundError
+
+        try:
+            self._client.update(
+                index=self._alias,
+                id=document_id(scope_key, note.id),
+                body={"doc": _document(scope_key, note, None)},
+                routing=scope_key,
+            )
+        except NotFoundError:
+            return False
+        return True
+
+    def put_many(self, scope_key: str, notes: list[Note], *, embeddings: list[list[float]] | None = None) -> None:
         """Upsert many notes of one scope in one bulk request (the reindex); any item refused is an error."""
         if not notes:
             return
+        vectors: list[list[float] | None] = list(embeddings) if embeddings is not None else [None] * len(notes)
         lines: list[dict[str, Any]] = []
-        for note in notes:
+        for note, vector in zip(notes, vectors, strict=True):
             lines.append(
                 {"index": {"_index": self._alias, "_id": document_id(scope_key, note.id), "routing": scope_key}}
             )
-            lines.append(_document(scope_key, note, None))
+            lines.append(_document(scope_key, note, vector))
         answer = self._client.bulk(body=lines)
         if answer.get("errors"):
             refused = next(item["index"] for item in answer["items"] if "error" in item["index"])
@@ -162,7 +210,7 @@ class NotesIndex:
         body: dict[str, Any] = {
             "size": page_size,
             "_source": ["note_id"],
-            "query": {"bool": {"filter": [{"term": {"scope": scope_key}}]}},
+            "query": {"bool": {"filter": [_in_scope(scope_key)]}},
             "sort": [{"note_id": "asc"}],
         }
         while True:
@@ -183,24 +231,37 @@ class NotesIndex:
 
     def keyword(self, scope_key: str, query: str, *, k: int) -> list[IndexHit]:
         """BM25 on ``text``, any of the query's words, within the scope (filter and routing), best first."""
-        body = {
-            "size": k,
-            "_source": ["scope", "day", "position"],
-            "query": {
-                "bool": {
-                    "filter": [{"term": {"scope": scope_key}}],
-                    "must": [{"match": {"text": {"query": query, "operator": "or"}}}],
-                }
-            },
+        answer = self._client.search(index=self._alias, body=_bm25(scope_key, query, k), routing=scope_key)
+        return _hits(answer)
+
+    def hybrid(
+        self, scope_key: str, query: str, vector: list[float], *, size: int
+    ) -> tuple[list[IndexHit], list[IndexHit]]:
+        """The scope's BM25 ranking and its nearest neighbours of ``vector``, ``size`` each, in one ``_msearch``.
+
+        The two are fused by the caller (reciprocal rank fusion), which needs no score normalisation and no
+        search pipeline on the cluster. The kNN query's scope filter is the Lucene engine's efficient
+        filter: applied while the graph is searched, so the scope's ``size`` nearest come back even when
+        the shard holds many scopes (a post-filter would return fewer).
+        """
+        header = {"index": self._alias, "routing": scope_key}
+        knn = {
+            "size": size,
+            "_source": list(_HIT_FIELDS),
+            "query": {"knn": {"embedding": {"vector": vector, "k": size, "filter": _in_scope(scope_key)}}},
         }
-        answer = self._client.search(index=self._alias, body=body, routing=scope_key)
-        return [
-            IndexHit(hit["_source"]["scope"], hit["_source"]["day"], int(hit["_source"]["position"]), hit["_score"])
-            for hit in answer["hits"]["hits"]
-        ]
+        answer = self._client.msearch(body=[header, _bm25(scope_key, query, size), header, knn])
+        failed = [response["error"] for response in answer["responses"] if "error" in response]
+        if failed:
+            raise IndexSearchFailed(f"a hybrid search half failed: {failed[0]}")
+        keyword, semantic = answer["responses"]
+        return _hits(keyword), _hits(semantic)
 
     def count(self, scope_key: str) -> int:
-        answer = self._client.count(
-            index=self._alias, body={"query": {"term": {"scope": scope_key}}}, routing=scope_key
-        )
+        answer = self._client.count(index=self._alias, body={"query": _in_scope(scope_key)}, routing=scope_key)
         return int(answer["count"])
+
+    def count_without_vector(self, scope_key: str) -> int:
+        """The scope's documents written without an embedding (the model was down): the reindex fills them in."""
+        body = {"query": {"bool": {"filter": [_in_scope(scope_key)], "must_not": [{"exists": {"field": "embedding"}}]}}}
+        return int(self._client.count(index=self._alias, body=body, routing=scope_key)["count"])

@@ -1,0 +1,103 @@
+"""The embedding port and its two real providers, chosen by ``MEMORY_EMBEDDING_MODEL`` (CONTRACT §2).
+
+- ``bedrock:<modelId>``: Bedrock ``InvokeModel`` through boto3, with Titan Text Embeddings v2's request
+  (``inputText``, ``dimensions``, ``normalize``). Titan takes one text per call.
+- ``openai:<model>``: any OpenAI-compatible ``/embeddings`` server (``OPENAI_BASE_URL``, ``OPENAI_API_KEY``),
+  many texts per call.
+
+Every vector has ``EMBEDDING_DIMENSION`` (1,024) numbers, the notes index's ``knn_vector`` dimension: both
+providers ask for it, and an answer of another length is an error, never a vector written or searched with.
+Every call is bounded by the timeout given at construction. Callers degrade on ``EmbeddingUnavailable``
+(recall answers with BM25, the indexer writes the note without its vector): embeddings improve recall,
+they never decide whether it works.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Protocol
+
+from agent_memory.errors import EmbeddingUnavailable
+from agent_memory.models.clients import bedrock_runtime, openai_http
+from agent_memory.settings import Settings
+
+EMBEDDING_DIMENSION = 1024  # Titan Text Embeddings v2's default; an OpenAI-compatible model is asked for it too
+
+
+class EmbeddingModel(Protocol):
+    """Texts in, one vector per text out, in order; raises EmbeddingUnavailable on any failure."""
+
+    def embed(self, texts: list[str]) -> list[list[float]]: ...
+
+
+def _checked(vector: object) -> list[float]:
+    """A vector of the index's dimension with finite numbers, or EmbeddingUnavailable."""
+    if not isinstance(vector, list) or len(vector) != EMBEDDING_DIMENSION:
+        size = len(vector) if isinstance(vector, list) else type(vector).__name__
+        raise EmbeddingUnavailable(f"the embedding model answered a vector of {size}, not {EMBEDDING_DIMENSION}")
+    if not all(isinstance(x, (int, float)) and math.isfinite(x) for x in vector):
+        raise EmbeddingUnavailable("the embedding model answered a vector with a value that is not a finite number")
+    if not any(vector):
+        raise EmbeddingUnavailable("the embedding model answered a zero vector (no direction for cosine)")
+    return [float(x) for x in vector]
+
+
+class BedrockEmbeddingModel:
+    def __init__(self, client: Any, model_id: str) -> None:
+        self._client = client
+        self._model_id = model_id
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        vectors = []
+        for text in texts:
+            try:
+                answer = self._client.invoke_model(
+                    modelId=self._model_id,
+                    contentType="application/json",
+                    accept="application/json",
+                    body=json.dumps({"inputText": text, "dimensions": EMBEDDING_DIMENSION, "normalize": True}),
+                )
+                vector = json.loads(answer["body"].read())["embedding"]
+            except (BotoCoreError, ClientError, KeyError, TypeError, ValueError) as error:
+                raise EmbeddingUnavailable(f"the embedding model failed: {type(error).__name__}") from error
+            vectors.append(_checked(vector))
+        return vectors
+
+
+class OpenAIEmbeddingModel:
+    def __init__(self, http: Any, model: str) -> None:
+        self._http = http
+        self._model = model
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        import httpx
+
+        if not texts:
+            return []
+        try:
+            response = self._http.post(
+                "embeddings",
+                json={"model": self._model, "input": texts, "dimensions": EMBEDDING_DIMENSION},
+            )
+            response.raise_for_status()
+            data = sorted(response.json()["data"], key=lambda item: item["index"])
+            vectors = [item["embedding"] for item in data]
+        except (httpx.HTTPError, ValueError, KeyError, TypeError) as error:
+            raise EmbeddingUnavailable(f"the embedding model failed: {type(error).__name__}") from error
+        if len(vectors) != len(texts):
+            raise EmbeddingUnavailable(f"the embedding model answered {len(vectors)} vectors for {len(texts)} texts")
+        return [_checked(vector) for vector in vectors]
+
+
+def embedding_model_from_settings(settings: Settings, *, timeout_s: float) -> EmbeddingModel | None:
+    """The deployment's embedding model, or None when ``MEMORY_EMBEDDING_MODEL`` is unset."""
+    spec = settings.embedding_model
+    if spec is None:
+        return None
+    provider, _, name = spec.partition(":")  # the settings guarantee a known provider and a name
+    if provider == "bedrock":
+        return BedrockEmbeddingModel(bedrock_runtime(timeout_s=timeout_s, connect_timeout_s=2), name)
+    return OpenAIEmbeddingModel(openai_http(settings, timeout_s=timeout_s), name)

@@ -1,0 +1,22 @@
+"""The unit tier's fixtures."""
+
+from __future__ import annotations
+
+import threading
+from http.server import ThreadingHTTPServer
+
+import pytest
+
+from tests.openai_loopback import OpenAICompatible
+
+
+@pytest.fixture
+def openai_server():
+    """The server's base URL; its answer is a chat completion until a test sets another."""
+    OpenAICompatible.reply = {"choices": [{"message": {"content": "rewritten"}, "finish_reason": "stop"}]}
+    OpenAICompatible.status, OpenAICompatible.delay_s, OpenAICompatible.seen = 200, 0.0, []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), OpenAICompatible)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+    server.server_close()
