@@ -39,7 +39,7 @@ from typing import Any, TypeVar
 
 from moto import mock_aws
 
-from bench import scale
+from bench import hybrid, scale
 
 ROOT = Path(__file__).resolve().parent.parent
 LAYER = ROOT / "layers" / "shared"
@@ -917,6 +917,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         default=scale.Options().recall_calls,
         help="recall sizes as NOTES:WARMUP:CALLS,... (default 100:3:50,1000:2:20,2000:1:8,10000:1:5)",
     )
+    parser.add_argument(
+        "--hybrid-notes", type=int, default=10_000, help="notes indexed on the real node (default 10000)"
+    )
+    parser.add_argument("--hybrid-scopes", type=int, default=100, help="scopes they are spread over (default 100)")
+    parser.add_argument("--hybrid-calls", type=int, default=300, help="timed hybrid recalls (default 300)")
     parser.add_argument("--import-runs", type=int, default=7, help="fresh interpreters per import median (default 7)")
     parser.add_argument("--output", type=Path, default=RESULTS, help="the JSON file to merge into")
     parser.add_argument("--profile", choices=list(OPERATIONS), help="also cProfile one operation's handler")
@@ -969,10 +974,16 @@ def main(argv: list[str] | None = None) -> int:
         load_older_passes=args.load_older_passes,
         recall_calls=args.recall_calls,
     )
-    scaled = scale.measure_all(scale.Toolkit(moto=fresh_moto, fact_text=fact_text, log=log), options)
+    toolkit = scale.Toolkit(moto=fresh_moto, fact_text=fact_text, log=log)
+    scaled = scale.measure_all(toolkit, options)
+    on_node = hybrid.measure_hybrid(
+        toolkit, hybrid.Options(notes=args.hybrid_notes, scopes=args.hybrid_scopes, calls=args.hybrid_calls)
+    )
     print(report(results, imports, flushes, args.calls))
     print()
     print(scale.report(scaled))
+    print()
+    print("\n".join(hybrid.report(on_node)))
     meta = {
         **machine(),
         "calls": args.calls,
@@ -983,8 +994,10 @@ def main(argv: list[str] | None = None) -> int:
         "consolidation_model_s": args.consolidation_model_s,
         "load_older_passes": args.load_older_passes,
         "recall_calls": [list(size) for size in args.recall_calls],
+        "hybrid_calls": args.hybrid_calls,
     }
-    write_results(results, flushes, args.output, meta, scaled.as_json())
+    more = {**scaled.as_json(), **(on_node.as_json() if isinstance(on_node, hybrid.HybridResult) else {})}
+    write_results(results, flushes, args.output, meta, more)
     log(f"wrote {args.output.relative_to(ROOT) if args.output.is_relative_to(ROOT) else args.output}")
     return 0
 

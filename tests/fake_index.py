@@ -1,4 +1,4 @@
-"""A fake notes index that can misbehave on purpose: leak another scope's hits, time out, be down, or fail
+"""A fake notes index that can misbehave on purpose: leak another scope's hits, time out, be down, or refuse
 the writes of chosen notes (to show the stream indexer's partial batch failures).
 
 The real index is tested on a real OpenSearch node (``tests/opensearch``); this fake is for the faults a
@@ -7,10 +7,23 @@ real node will not produce on demand.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from agent_memory.notes import Note
-from agent_memory.search.notes_index import IndexHit, document_id
+from agent_memory.search.notes_index import (
+    BulkOutcome,
+    IndexAction,
+    IndexHit,
+    Remove,
+    UpdateKeepingVector,
+    Upsert,
+    document_id,
+)
+
+
+def _fields(scope_key: str, note: Note) -> dict[str, object]:
+    return {"scope": scope_key, "note_id": note.id, "text": note.text, "consolidated": note.consolidated}
 
 
 @dataclass
@@ -21,37 +34,35 @@ class FakeNotesIndex:
     searches: list[tuple[str, str, int]] = field(default_factory=list)
     vector_searches: list[tuple[str, str, int]] = field(default_factory=list)
     documents: dict[str, dict[str, object]] = field(default_factory=dict)
-    failing_writes: set[str] = field(default_factory=set)  # note ids whose put or delete raises
+    failing_writes: set[str] = field(default_factory=set)  # note ids whose bulk actions it refuses
+    down: Exception | None = None  # raised by every bulk request
+    bulks: list[list[IndexAction]] = field(default_factory=list)
     ensured: int = 0
 
     def ensure(self) -> None:
         self.ensured += 1
 
-    def put(self, scope_key: str, note: Note, *, embedding: list[float] | None = None) -> None:
-        self._maybe_fail(note.id)
-        self.documents[document_id(scope_key, note.id)] = {
-            "scope": scope_key,
-            "note_id": note.id,
-            "text": note.text,
-            "consolidated": note.consolidated,
-            "embedding": embedding,
-        }
-
-    def update_keeping_vector(self, scope_key: str, note: Note) -> bool:
-        self._maybe_fail(note.id)
-        document = self.documents.get(document_id(scope_key, note.id))
-        if document is None:
-            return False
-        document.update(text=note.text, consolidated=note.consolidated)
-        return True
-
-    def delete(self, scope_key: str, note_id: str) -> None:
-        self._maybe_fail(note_id)
-        self.documents.pop(document_id(scope_key, note_id), None)
-
-    def _maybe_fail(self, note_id: str) -> None:
-        if note_id in self.failing_writes:
-            raise ConnectionError(f"the index refused note {note_id}")
+    def bulk(self, actions: Sequence[IndexAction]) -> list[BulkOutcome]:
+        """As the real one: in order, one outcome each; ``failing_writes`` refuses those notes, ``down`` all."""
+        self.bulks.append(list(actions))
+        if self.down is not None:
+            raise self.down
+        outcomes = []
+        for action in actions:
+            key = document_id(action.scope_key, action.note_id)
+            if action.note_id in self.failing_writes:
+                outcomes.append(BulkOutcome(f"{key}: refused on purpose", created=False))
+                continue
+            existed = key in self.documents
+            match action:
+                case Upsert(scope_key, note, embedding):
+                    self.documents[key] = {**_fields(scope_key, note), "embedding": embedding}
+                case UpdateKeepingVector(scope_key, note):
+                    self.documents[key] = {**self.documents.get(key, {}), **_fields(scope_key, note)}
+                case Remove():
+                    self.documents.pop(key, None)
+            outcomes.append(BulkOutcome(None, created=not existed and not isinstance(action, Remove)))
+        return outcomes
 
     def keyword(self, scope_key: str, query: str, *, k: int) -> list[IndexHit]:
         self.searches.append((scope_key, query, k))

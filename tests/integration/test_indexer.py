@@ -6,7 +6,6 @@ import copy
 from functools import cache
 
 import pytest
-from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
 
 from agent_memory import runtime
 from agent_memory.errors import EmbeddingUnavailable
@@ -71,15 +70,44 @@ def test_a_new_note_is_written_with_its_vector_and_the_flag_change_embeds_nothin
     assert index.documents["ws#w-1|2026-11-25.2"]["consolidated"] is True
 
 
-def test_a_flag_change_for_a_note_the_index_lacks_writes_it_whole(index, embedder, lambda_context):
+def test_a_flag_change_for_a_note_the_index_lacks_creates_it_without_a_vector_and_counts_it(
+    index, embedder, lambda_context, capsys
+):
     event = load_event("stream_batch")
     event["Records"] = [r for r in event["Records"] if r["eventName"] == "MODIFY"]
 
     assert _run(event, lambda_context) == {"batchItemFailures": []}
 
     written = index.documents["ws#w-1|2026-11-25.2"]
-    assert written["consolidated"] is True
-    assert written["embedding"] == fake_vector("The team deploys the billing service every Tuesday")
+    assert written["consolidated"] is True and "embedding" not in written
+    assert embedder.calls == []
+    assert '"Name":"IndexerVectorMissing"' in capsys.readouterr().out  # the drift check reports it, reindex fills it
+
+
+def test_a_batch_is_one_embedding_call_and_one_bulk_request_in_stream_order(index, embedder, lambda_context):
+    event = load_event("stream_batch")
+    insert = next(r for r in event["Records"] if r["eventName"] == "INSERT" and "note#" in str(r["dynamodb"]["Keys"]))
+    second = copy.deepcopy(insert)
+    second["dynamodb"]["Keys"]["sk"]["S"] = second["dynamodb"]["NewImage"]["sk"]["S"] = "note#2026-12-03#000000002"
+    second["dynamodb"]["NewImage"]["text"]["S"] = "Walks the dog at seven"
+    second["dynamodb"]["SequenceNumber"] = "998"
+    event["Records"].append(second)
+
+    assert _run(event, lambda_context) == {"batchItemFailures": []}
+
+    assert embedder.calls == [["Prefers green tea over coffee in the morning", "Walks the dog at seven"]]
+    [bulk] = index.bulks
+    assert [type(action).__name__ for action in bulk] == ["Upsert", "UpdateKeepingVector", "Remove", "Upsert"]
+
+
+def test_an_index_that_is_down_fails_every_note_record_for_a_retry(index, lambda_context):
+    index.down = ConnectionError("connection refused")
+    event = load_event("stream_batch")
+
+    answer = _run(event, lambda_context)
+
+    notes = [r["dynamodb"]["SequenceNumber"] for r in event["Records"] if "note#" in str(r["dynamodb"]["Keys"])]
+    assert answer == {"batchItemFailures": [{"itemIdentifier": sequence} for sequence in notes]}
 
 
 def test_an_embedding_failure_writes_the_note_without_its_vector(index, embedder, lambda_context, capsys):
@@ -124,9 +152,9 @@ def test_a_record_without_a_note_image_is_reported_not_swallowed(index, lambda_c
     assert answer == {"batchItemFailures": [{"itemIdentifier": "999"}]}
 
 
-def test_without_an_endpoint_the_whole_batch_fails_and_is_retried(lambda_context):
-    """Every record failed: Powertools fails the invocation, so Lambda retries (and bisects) the batch."""
-    with pytest.raises(BatchProcessingError, match="OPENSEARCH_ENDPOINT"):
+def test_without_an_endpoint_the_invocation_fails_and_is_retried(lambda_context):
+    """The function fails: Lambda retries (and bisects) the batch."""
+    with pytest.raises(RuntimeError, match="OPENSEARCH_ENDPOINT"):
         _run(load_event("stream_batch"), lambda_context)
 
 

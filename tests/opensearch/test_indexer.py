@@ -140,5 +140,5 @@ def test_with_an_embedding_model_notes_get_vectors_and_recall_is_hybrid_through_
         "notes": [{**kitten, "consolidated": True, "score": answer["notes"][0]["score"]}],
         "mode": "semantic",
     }
-    assert embedder.calls == [["adopted a kitten"], ["deploys on fridays"], ["feline"]]
+    assert embedder.calls == [["adopted a kitten", "deploys on fridays"], ["feline"]]  # one call per batch
     assert notes_index.count_without_vector("user#u-1") == 0

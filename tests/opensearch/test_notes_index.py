@@ -8,7 +8,15 @@ import pytest
 
 from agent_memory import runtime
 from agent_memory.notes import Note, Origin
-from agent_memory.search.notes_index import MAPPING, IndexMappingMismatch, NotesIndex, document_id
+from agent_memory.search.notes_index import (
+    MAPPING,
+    BulkOutcome,
+    IndexMappingMismatch,
+    NotesIndex,
+    Remove,
+    UpdateKeepingVector,
+    document_id,
+)
 from tests.conftest import private, shared
 from tests.fake_embeddings import FakeEmbeddingModel, fake_vector
 
@@ -45,11 +53,11 @@ def test_a_drifted_mapping_is_refused(opensearch_client):
 
 
 def test_bm25_within_the_scope_only_best_first(notes_index):
-    notes_index.put("user#u-1", _note(1, "the team deploys the billing service every tuesday"))
-    notes_index.put("user#u-1", _note(2, "the team deploys the kubernetes cluster every friday"))
-    notes_index.put("user#u-1", _note(3, "the team likes pizza"))
-    notes_index.put("user#u-2", _note(1, "kubernetes cluster kubernetes cluster"))
-    notes_index.put("ws#w-a", _note(1, "kubernetes cluster"))
+    notes_index.put_many("user#u-1", [_note(1, "the team deploys the billing service every tuesday")])
+    notes_index.put_many("user#u-1", [_note(2, "the team deploys the kubernetes cluster every friday")])
+    notes_index.put_many("user#u-1", [_note(3, "the team likes pizza")])
+    notes_index.put_many("user#u-2", [_note(1, "kubernetes cluster kubernetes cluster")])
+    notes_index.put_many("ws#w-a", [_note(1, "kubernetes cluster")])
     notes_index.refresh()
 
     hits = notes_index.keyword("user#u-1", "Kubernetes cluster deploys", k=8)
@@ -61,7 +69,7 @@ def test_bm25_within_the_scope_only_best_first(notes_index):
 
 
 def test_documents_are_routed_by_scope(notes_index, opensearch_client):
-    notes_index.put("ws#w-a", _note(1, "routed"))
+    notes_index.put_many("ws#w-a", [_note(1, "routed")])
     document = opensearch_client.get(
         index=notes_index._alias, id=document_id("ws#w-a", "2026-12-03.1"), routing="ws#w-a"
     )
@@ -69,7 +77,7 @@ def test_documents_are_routed_by_scope(notes_index, opensearch_client):
 
 
 def test_a_deleted_note_is_gone_and_deleting_twice_is_fine(notes_index):
-    notes_index.put("user#u-1", _note(1, "likes tea"))
+    notes_index.put_many("user#u-1", [_note(1, "likes tea")])
     notes_index.refresh()
     notes_index.delete("user#u-1", "2026-12-03.1")
     notes_index.delete("user#u-1", "2026-12-03.1")
@@ -79,8 +87,8 @@ def test_a_deleted_note_is_gone_and_deleting_twice_is_fine(notes_index):
 
 
 def test_the_consolidated_flag_reaches_the_index(notes_index, opensearch_client):
-    notes_index.put("user#u-1", _note(1, "likes tea"))
-    notes_index.put("user#u-1", _note(1, "likes tea", consolidated=True))
+    notes_index.put_many("user#u-1", [_note(1, "likes tea")])
+    notes_index.put_many("user#u-1", [_note(1, "likes tea", consolidated=True)])
     document = opensearch_client.get(
         index=notes_index._alias, id=document_id("user#u-1", "2026-12-03.1"), routing="user#u-1"
     )
@@ -92,7 +100,7 @@ def test_recall_through_the_real_node_with_the_scope_check(call, notes_index, mo
     for context, text in [(private(), "deploys the kubernetes cluster"), (shared("w-a"), "kubernetes secrets")]:
         note = call("remember", {"context": context, "arguments": {"text": text}}).body["note"]
         scope_key = "user#u-1" if context["visibility"] == "private" else "ws#w-a"
-        notes_index.put(scope_key, _note(note["position"], text))
+        notes_index.put_many(scope_key, [_note(note["position"], text)])
     notes_index.refresh()
 
     answer = call("recall", {"context": private(), "arguments": {"query": "kubernetes"}})
@@ -103,7 +111,7 @@ def test_recall_through_the_real_node_with_the_scope_check(call, notes_index, mo
 
 
 def _put_embedded(index, scope_key, position, text):
-    index.put(scope_key, _note(position, text), embedding=fake_vector(text))
+    index.put_many(scope_key, [_note(position, text)], embeddings=[fake_vector(text)])
 
 
 def test_hybrid_returns_both_rankings_within_the_scope(notes_index):
@@ -133,7 +141,7 @@ def test_the_knn_filter_finds_the_scopes_neighbours_among_many_nearer_foreign_on
 
 
 def test_a_document_without_a_vector_is_found_by_bm25_and_counted(notes_index):
-    notes_index.put("user#u-1", _note(1, "likes tea"))  # written while the model was down
+    notes_index.put_many("user#u-1", [_note(1, "likes tea")])  # written while the model was down
     _put_embedded(notes_index, "user#u-1", 2, "likes coffee")
     notes_index.refresh()
 
@@ -147,8 +155,15 @@ def test_a_document_without_a_vector_is_found_by_bm25_and_counted(notes_index):
 def test_updating_a_document_keeps_its_vector(notes_index, opensearch_client):
     _put_embedded(notes_index, "user#u-1", 1, "likes tea")
 
-    assert notes_index.update_keeping_vector("user#u-1", _note(1, "likes tea", consolidated=True)) is True
-    assert notes_index.update_keeping_vector("user#u-1", _note(2, "never indexed")) is False
+    outcomes = notes_index.bulk(
+        [
+            UpdateKeepingVector("user#u-1", _note(1, "likes tea", consolidated=True)),
+            UpdateKeepingVector("user#u-1", _note(2, "never indexed")),
+            Remove("user#u-1", "2026-12-03.9"),  # never there: fine
+        ]
+    )
+
+    assert outcomes == [BulkOutcome(None, created=False), BulkOutcome(None, created=True), BulkOutcome(None, False)]
 
     source = opensearch_client.get(
         index=notes_index._alias, id=document_id("user#u-1", "2026-12-03.1"), routing="user#u-1"

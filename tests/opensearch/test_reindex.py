@@ -58,8 +58,8 @@ def test_reindex_removes_documents_of_notes_the_table_no_longer_holds(call, note
         "remember",
         Origin("u-1", "t-1"),
     )
-    notes_index.put("user#u-1", ghost)
-    notes_index.put("user#u-2", ghost)  # another scope's document is not touched
+    notes_index.put_many("user#u-1", [ghost])
+    notes_index.put_many("user#u-2", [ghost])  # another scope's document is not touched
     assert _cli(notes_index, "--scope", "user#u-1", "--check") == 1
     capsys.readouterr()
 
@@ -73,9 +73,9 @@ def test_reindex_removes_documents_of_notes_the_table_no_longer_holds(call, note
 
 def test_reindex_carries_the_tables_consolidated_flag(call, aws, notes_index, opensearch_client):
     note = _remember(call, "likes green tea")
-    notes_index.put(
+    notes_index.put_many(
         "user#u-1",
-        Note(note["day"], note["position"], "stale text", note["created_at"], "remember", Origin("u-1", "t-1")),
+        [Note(note["day"], note["position"], "stale text", note["created_at"], "remember", Origin("u-1", "t-1"))],
     )
     aws.update_item(
         TableName="MemoryTable",
@@ -122,16 +122,14 @@ def test_a_note_written_after_the_query_began_is_not_removed(aws, notes_index):
     notes = NoteStore(aws, "MemoryTable")
     scope = Scope("personal", "u-1")
     for text in ("first", "written while the reindex ran"):
-        notes_index.put(
-            scope.key,
-            notes.append(
-                scope,
-                created=datetime(2026, 12, 3, 10, tzinfo=UTC),
-                text=text,
-                source="remember",
-                origin=Origin("u-1", "t-1"),
-            ),
+        written = notes.append(
+            scope,
+            created=datetime(2026, 12, 3, 10, tzinfo=UTC),
+            text=text,
+            source="remember",
+            origin=Origin("u-1", "t-1"),
         )
+        notes_index.put_many(scope.key, [written])
     read_before_the_second = list(notes.every_note(scope))[:1]
     notes.every_note = lambda _scope: iter(read_before_the_second)  # type: ignore[method-assign]
 

@@ -19,6 +19,7 @@ key, so the stream indexer's insert, update and removal of one note all address 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -59,6 +60,47 @@ class IndexSearchFailed(RuntimeError):
 
 class IndexMappingMismatch(RuntimeError):
     """The live index does not hold the fields (and types) this code relies on: reindex into a new version."""
+
+
+@dataclass(frozen=True, slots=True)
+class Upsert:
+    """Write the note's document whole (its vector too, when there is one)."""
+
+    scope_key: str
+    note: Note
+    embedding: list[float] | None = None
+
+    @property
+    def note_id(self) -> str:
+        return self.note.id
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateKeepingVector:
+    """Rewrite the note's fields but its vector (the consolidated flag changed; a note's text never does), so
+    that no embedding is computed again. A document that is missing is created, without a vector."""
+
+    scope_key: str
+    note: Note
+
+    @property
+    def note_id(self) -> str:
+        return self.note.id
+
+
+@dataclass(frozen=True, slots=True)
+class Remove:
+    scope_key: str
+    note_id: str
+
+
+IndexAction = Upsert | UpdateKeepingVector | Remove
+
+
+@dataclass(frozen=True, slots=True)
+class BulkOutcome:
+    error: str | None  # None: applied
+    created: bool  # the document did not exist before
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,41 +210,47 @@ class NotesIndex:
                 if live.get(field, {}).get("type") != wanted["type"]:
                     raise IndexMappingMismatch(f"index {name}: field {field!r} is not {wanted['type']}: reindex")
 
-    def put(self, scope_key: str, note: Note, *, embedding: list[float] | None = None) -> None:
-        body = _document(scope_key, note, embedding)
-        self._client.index(index=self._alias, id=document_id(scope_key, note.id), body=body, routing=scope_key)
-
-    def update_keeping_vector(self, scope_key: str, note: Note) -> bool:
-        """Rewrite the note's fields but its vector (the consolidated flag changed, the text did not), so
-        that no embedding is computed again; False when the index has no such document to update."""
-        from opensearchpy.exceptions import NotFoundError
-
-        try:
-            self._client.update(
-                index=self._alias,
-                id=document_id(scope_key, note.id),
-                body={"doc": _document(scope_key, note, None)},
-                routing=scope_key,
+    def bulk(self, actions: Sequence[IndexAction]) -> list[BulkOutcome]:
+        """Apply the actions in one ``_bulk`` request, in order (one note's actions share a shard, and a shard
+        applies them in the order sent); one outcome per action. Removing a document already gone is fine."""
+        if not actions:
+            return []
+        lines: list[dict[str, Any]] = []
+        for action in actions:
+            target = {
+                "_index": self._alias,
+                "_id": document_id(action.scope_key, action.note_id),
+                "routing": action.scope_key,
+            }
+            match action:
+                case Upsert(scope_key, note, embedding):
+                    lines += [{"index": target}, _document(scope_key, note, embedding)]
+                case UpdateKeepingVector(scope_key, note):
+                    lines += [{"update": target}, {"doc": _document(scope_key, note, None), "doc_as_upsert": True}]
+                case Remove():
+                    lines.append({"delete": target})
+        answer = self._client.bulk(body=lines)
+        outcomes = []
+        for item in answer["items"]:
+            [(kind, result)] = item.items()
+            error = result.get("error")
+            outcomes.append(
+                BulkOutcome(
+                    error=None
+                    if error is None
+                    else f"{kind} {result.get('_id')}: {error.get('type')}: {error.get('reason')}",
+                    created=result.get("result") == "created",
+                )
             )
-        except NotFoundError:
-            return False
-        return True
+        return outcomes
 
     def put_many(self, scope_key: str, notes: list[Note], *, embeddings: list[list[float]] | None = None) -> None:
         """Upsert many notes of one scope in one bulk request (the reindex); any item refused is an error."""
-        if not notes:
-            return
         vectors: list[list[float] | None] = list(embeddings) if embeddings is not None else [None] * len(notes)
-        lines: list[dict[str, Any]] = []
-        for note, vector in zip(notes, vectors, strict=True):
-            lines.append(
-                {"index": {"_index": self._alias, "_id": document_id(scope_key, note.id), "routing": scope_key}}
-            )
-            lines.append(_document(scope_key, note, vector))
-        answer = self._client.bulk(body=lines)
-        if answer.get("errors"):
-            refused = next(item["index"] for item in answer["items"] if "error" in item["index"])
-            raise IndexWriteRefused(f"bulk write refused {refused['_id']}: {refused['error']}")
+        outcomes = self.bulk([Upsert(scope_key, note, vector) for note, vector in zip(notes, vectors, strict=True)])
+        refused = next((outcome.error for outcome in outcomes if outcome.error), None)
+        if refused:
+            raise IndexWriteRefused(f"bulk write refused {refused}")
 
     def note_ids(self, scope_key: str, *, page_size: int = 1000) -> set[str]:
         """The ids of every note the index holds for the scope (``search_after`` pages on ``note_id``)."""
