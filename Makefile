@@ -73,8 +73,8 @@ format: $(BIN)/.installed ## Apply ruff's fixes and formatting
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-bench: $(BIN)/.installed ## Measure requests, latency and import time; writes docs/benchmarks.json
-	$(BIN)/python -m bench.run
+bench: $(BIN)/.installed ## Every figure (requests, latency, import time, scale, hybrid on a node): docs/benchmarks.md and .json
+	$(BIN)/python -m bench.run $(ARGS)
 
 build: $(SAM_VENV)/.installed ## sam build
 	$(SAM_CLI) build

@@ -10,7 +10,11 @@ requests per call and its latency against its 5-second budget, and the duplicate
 
 Then the figures that grow with the data (bench/scale.py): a nightly consolidation run over 50 groups
 with a 2-second fake model, "Load older" over 90 days of notes, and recall's keyword fallback over
-100, 1,000 and 10,000 notes.
+100, 1,000 and 10,000 notes; and on a throwaway OpenSearch node (bench/hybrid.py), the indexer's
+throughput and hybrid recall at 10,000 notes in 100 scopes.
+
+Every figure goes to docs/benchmarks.json (machine-readable, merged run to run) and the whole report
+to docs/benchmarks.md (rewritten each run, with the command and the machine it ran on).
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ from bench import hybrid, scale
 ROOT = Path(__file__).resolve().parent.parent
 LAYER = ROOT / "layers" / "shared"
 RESULTS = ROOT / "docs" / "benchmarks.json"
+REPORT = ROOT / "docs" / "benchmarks.md"
 
 TABLE = "MemoryTable"
 NOW = "2026-12-03T10:15:00Z"
@@ -849,6 +854,7 @@ def machine() -> dict[str, Any]:
         "cpu_count": os.cpu_count(),
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "command": "make bench",
+        "load_average": [round(load, 2) for load in os.getloadavg()],
         "boto3": package_version("boto3"),
         "moto": package_version("moto"),
     }
@@ -870,6 +876,31 @@ def write_results(
     data["_meta"] = meta  # last, after any key this run added
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=2) + "\n")
+
+
+def write_report(sections: dict[str, str], path: Path, meta: dict[str, Any], argv: list[str] | None) -> None:
+    """docs/benchmarks.md: every figure of this run, with the command and the machine, for a newcomer to redo."""
+    arguments = " ".join(argv if argv is not None else sys.argv[1:])
+    command = f"make bench ARGS={arguments!r}" if arguments else "make bench"
+    lines = [
+        "# Benchmarks",
+        "",
+        "Every figure the issues ask for, from one run of the command below; `make bench` rewrites this file",
+        "(and merges the same figures into `docs/benchmarks.json`). Latency is in-process on moto unless a",
+        "section says otherwise: compare figures only with runs on the same kind of machine.",
+        "",
+        "```sh",
+        command,
+        "```",
+        "",
+        f"Machine: {meta['platform']} ({meta['machine']}, {meta['cpu_count']} CPUs), Python {meta['python']}, "
+        f"boto3 {meta['boto3']}, moto {meta['moto']}; run at {meta['date']}, load average "
+        f"{meta['load_average'][0]:.1f} when it started (other work on the machine makes every figure noisier).",
+    ]
+    for title, text in sections.items():
+        lines += ["", f"## {title}", "", "```text", text.rstrip(), "```"]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n")
 
 
 # --- entry point ----------------------------------------------------------------------------------
@@ -924,6 +955,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--hybrid-calls", type=int, default=300, help="timed hybrid recalls (default 300)")
     parser.add_argument("--import-runs", type=int, default=7, help="fresh interpreters per import median (default 7)")
     parser.add_argument("--output", type=Path, default=RESULTS, help="the JSON file to merge into")
+    parser.add_argument("--report", type=Path, default=REPORT, help="the Markdown report to write")
     parser.add_argument("--profile", choices=list(OPERATIONS), help="also cProfile one operation's handler")
     return parser.parse_args(argv)
 
@@ -979,11 +1011,14 @@ def main(argv: list[str] | None = None) -> int:
     on_node = hybrid.measure_hybrid(
         toolkit, hybrid.Options(notes=args.hybrid_notes, scopes=args.hybrid_scopes, calls=args.hybrid_calls)
     )
-    print(report(results, imports, flushes, args.calls))
-    print()
-    print(scale.report(scaled))
-    print()
-    print("\n".join(hybrid.report(on_node)))
+    sections = {
+        "Requests, latency and cold start of the per-turn operations; the flush": report(
+            results, imports, flushes, args.calls
+        ),
+        "Consolidation, Load older and the keyword fallback's growth": scale.report(scaled),
+        "Hybrid recall and the indexer on a real OpenSearch node": "\n".join(hybrid.report(on_node)),
+    }
+    print("\n\n".join(sections.values()))
     meta = {
         **machine(),
         "calls": args.calls,
@@ -998,7 +1033,9 @@ def main(argv: list[str] | None = None) -> int:
     }
     more = {**scaled.as_json(), **(on_node.as_json() if isinstance(on_node, hybrid.HybridResult) else {})}
     write_results(results, flushes, args.output, meta, more)
-    log(f"wrote {args.output.relative_to(ROOT) if args.output.is_relative_to(ROOT) else args.output}")
+    write_report(sections, args.report, meta, argv)
+    for path in (args.output, args.report):
+        log(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
     return 0
 
 
