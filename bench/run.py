@@ -998,6 +998,7 @@ def main(argv: list[str] | None = None) -> int:
     """A report, not a gate: the exit code is 0 even when a target fails."""
     args = parse_args(argv)
     configure()
+    started = machine()  # its date and load average: when the run began
     imports = cold_starts(args.import_runs)
     results = {name: run_operation(name, args, imports) for name in OPERATIONS}
     flushes = {variant.name: run_flush(variant) for variant in flush_variants(args)}
@@ -1020,7 +1021,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     print("\n\n".join(sections.values()))
     meta = {
-        **machine(),
+        **started,
         "calls": args.calls,
         "warmup": args.warmup,
         "flush_calls": args.flush_calls,
