@@ -181,25 +181,64 @@ def test_every_management_route_is_jwt_authorized_and_in_the_openapi_document():
     assert routed == documented
 
 
-# The notes index is optional: without OpenSearchEndpoint, no indexer and no index permission exist.
+# The notes index is optional (NotesIndex: none, create or existing): without it, no indexer, no domain
+# and no index permission exist.
 INDEXER_RESOURCES = ("IndexerFunction", "IndexerRole", "IndexerLogs", "IndexerFailures")
+DOMAIN_RESOURCES = ("NotesDomain", "NotesDomainLogs", "NotesDomainLogsPolicy")
+ENDPOINT = {
+    "Fn::If": [
+        "CreatesNotesDomain",
+        {"Fn::Sub": "https://${NotesDomain.DomainEndpoint}"},
+        {"Ref": "OpenSearchEndpoint"},
+    ]
+}
+DOMAIN_INDICES = {
+    "Fn::Sub": [
+        "${Domain}/*",
+        {
+            "Domain": {
+                "Fn::If": ["CreatesNotesDomain", {"Fn::GetAtt": "NotesDomain.Arn"}, {"Ref": "OpenSearchResourceArn"}]
+            }
+        },
+    ]
+}
 
 
-def test_the_indexer_and_its_resources_exist_only_with_an_opensearch_endpoint():
+def test_the_index_resources_exist_only_with_a_notes_index_and_the_domain_only_when_created():
     template = load_template()
-    assert template["Parameters"]["OpenSearchEndpoint"]["Default"] == ""
-    assert template["Conditions"]["HasOpenSearch"] == {"Fn::Not": [{"Fn::Equals": [{"Ref": "OpenSearchEndpoint"}, ""]}]}
+    assert template["Parameters"]["NotesIndex"]["Default"] == "none"
+    conditions = template["Conditions"]
+    assert conditions["CreatesNotesDomain"] == {"Fn::Equals": [{"Ref": "NotesIndex"}, "create"]}
+    assert conditions["UsesExistingIndex"] == {"Fn::Equals": [{"Ref": "NotesIndex"}, "existing"]}
+    assert conditions["HasOpenSearch"] == {
+        "Fn::Or": [{"Fn::Condition": "CreatesNotesDomain"}, {"Fn::Condition": "UsesExistingIndex"}]
+    }
     for name in INDEXER_RESOURCES:
         assert template["Resources"][name]["Condition"] == "HasOpenSearch", name
+    for name in DOMAIN_RESOURCES:
+        assert template["Resources"][name]["Condition"] == "CreatesNotesDomain", name
     assert template["Outputs"]["IndexerFailureQueueUrl"]["Condition"] == "HasOpenSearch"
+    assert set(template["Rules"]) == {"ExistingIndexIsNamed", "OnlyAnExistingIndexIsNamed"}
+
+
+def test_the_created_domain_is_encrypted_tls_only_logged_and_leaves_access_to_iam():
+    domain = load_template()["Resources"]["NotesDomain"]["Properties"]
+    assert domain["EngineVersion"] == "OpenSearch_2.19"  # what make opensearch and the test tier run
+    assert domain["EncryptionAtRestOptions"] == {"Enabled": True}
+    assert domain["NodeToNodeEncryptionOptions"] == {"Enabled": True}
+    assert domain["DomainEndpointOptions"]["EnforceHTTPS"] is True
+    assert domain["DomainEndpointOptions"]["TLSSecurityPolicy"].startswith("Policy-Min-TLS-1-2")
+    [statement] = domain["AccessPolicies"]["Statement"]
+    assert statement["Principal"] == {"AWS": {"Fn::Sub": "arn:${AWS::Partition}:iam::${AWS::AccountId}:root"}}
+    assert set(domain["LogPublishingOptions"]) == {"ES_APPLICATION_LOGS", "SEARCH_SLOW_LOGS"}
 
 
 @pytest.mark.parametrize("function", ["ToolsFunction", "ManagementFunction"])
-def test_recall_gets_the_endpoint_only_when_it_is_set(function):
+def test_recall_gets_the_endpoint_only_when_there_is_an_index(function):
     variables = load_template()["Resources"][function]["Properties"]["Environment"]["Variables"]
-    assert variables["OPENSEARCH_ENDPOINT"] == {
-        "Fn::If": ["HasOpenSearch", {"Ref": "OpenSearchEndpoint"}, {"Ref": "AWS::NoValue"}]
-    }
+    assert variables["OPENSEARCH_ENDPOINT"] == {"Fn::If": ["HasOpenSearch", ENDPOINT, {"Ref": "AWS::NoValue"}]}
+    indexer = load_template()["Resources"]["IndexerFunction"]["Properties"]["Environment"]["Variables"]
+    assert indexer["OPENSEARCH_ENDPOINT"] == ENDPOINT
 
 
 def test_the_indexer_reads_the_stream_with_partial_failures_retries_and_an_on_failure_queue():
@@ -255,7 +294,7 @@ def test_the_indexer_role_is_least_privilege():
         "es:ESHttpPost",  # _update: the consolidated flag, keeping the vector
         "es:ESHttpDelete",
     }
-    assert domain["Resource"] == {"Fn::Sub": "${OpenSearchResourceArn}/*"}
+    assert domain["Resource"] == DOMAIN_INDICES
     assert statements["WriteTheNotesIndexCollection"]["Resource"] == {"Ref": "OpenSearchResourceArn"}
     for statement in statements.values():
         assert all("*" not in action for action in _actions(statement))
@@ -273,7 +312,7 @@ def test_recall_may_only_search_the_index(function):
     assert granted == {
         "HasOpenSearchDomain": (
             {"es:ESHttpGet", "es:ESHttpHead", "es:ESHttpPost"},
-            {"Fn::Sub": "${OpenSearchResourceArn}/*"},
+            DOMAIN_INDICES,
         ),
         "HasOpenSearchCollection": ({"aoss:APIAccessAll"}, {"Ref": "OpenSearchResourceArn"}),
     }
