@@ -28,8 +28,9 @@ let config = null;
 let api = null;
 let cleanup = null;
 
-function showBanner(message) {
+function showBanner(message, { signIn = false } = {}) {
   banner.replaceChildren(el('span', {}, message),
+    signIn ? el('a', { href: 'signin', 'data-route': true, onclick: () => { banner.hidden = true; } }, 'Sign in') : null,
     el('button', { type: 'button', class: 'secondary small', onclick: () => { banner.hidden = true; } }, 'Dismiss'));
   banner.hidden = false;
 }
@@ -274,7 +275,7 @@ async function start() {
   }
   api = new Api(config.api_base_url || '', storedToken, (error) => {
     forgetToken();
-    showBanner(`${error.message} — please sign in again.`);
+    showBanner(`${error.message} — please sign in again.`, { signIn: true });
     renderChrome(null);
   });
   render();
