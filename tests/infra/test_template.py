@@ -74,7 +74,8 @@ def test_tool_and_context_routes_use_iam_dashboard_routes_jwt_and_only_health_is
     auth = load_template()["Resources"]["MemoryApi"]["Properties"]["Auth"]
     assert (auth["EnableIamAuthorizer"], auth["DefaultAuthorizer"]) == (True, "AWS_IAM")
     jwt = auth["Authorizers"]["DashboardJwt"]["JwtConfiguration"]
-    assert jwt == {"issuer": {"Ref": "DashboardIssuer"}, "audience": [{"Ref": "DashboardAudience"}]}
+    client_id = {"Fn::If": ["HasDashboardClientId", {"Ref": "DashboardClientId"}, {"Ref": "AWS::NoValue"}]}
+    assert jwt == {"issuer": {"Ref": "DashboardIssuer"}, "audience": [{"Ref": "DashboardAudience"}, client_id]}
     authorizers: dict[str, set[str]] = {}
     for name, function in _resources("AWS::Serverless::Function").items():
         for event in function["Properties"].get("Events", {}).values():
