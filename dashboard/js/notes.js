@@ -25,13 +25,17 @@ export function renderNotes(panel, { api, memory }) {
     });
     if (!ok) return;
     busy(button, true);
+    let goneAlready = null;
     try {
       await api.request('DELETE', `${base}/notes/${encodeURIComponent(note.id)}`);
     } catch (failure) {
-      busy(button, false);
-      say(error, failure.message, 'error');
-      button.focus();
-      return;
+      if (failure.status !== 404) {
+        busy(button, false);
+        say(error, failure.message, 'error');
+        button.focus();
+        return;
+      }
+      goneAlready = failure; // deleted meanwhile (another tab, a teammate): say so, and drop it here too
     }
     // Gone at once, from every list it appears in (the day listing and search results).
     const next = focusTargetAfter(item);
@@ -44,8 +48,13 @@ export function renderNotes(panel, { api, memory }) {
         else list.append(el('li', { class: 'empty' }, 'No notes left here.'));
       }
     }
-    say(error, '');
-    say(status, 'Note deleted.', 'success');
+    if (goneAlready) {
+      say(error, goneAlready.message, 'error');
+      say(status, '');
+    } else {
+      say(error, '');
+      say(status, 'Note deleted.', 'success');
+    }
     (next && next.isConnected ? next : panel.querySelector('#notes-heading')).focus();
   }
 

@@ -46,7 +46,9 @@ CHROMIUM_ARGS = [
 NOW = "2026-12-03T10:15:00Z"
 # What the fake chat model answers, to a compression or a consolidation: long enough (over a fifth of a
 # 25,100-character document) for the compression to be accepted as faithful.
-FAKE_MODEL_REPLY = "# Memory, as the model rewrote it\n" + "\n".join(f"- Fact {i}: kept in a shorter form" for i in range(200))
+FAKE_MODEL_REPLY = "# Memory, as the model rewrote it\n" + "\n".join(
+    f"- Fact {i}: kept in a shorter form" for i in range(200)
+)
 PRIVATE = {"thread_id": "t-1", "visibility": "private"}
 
 # The notes of each instant: (user or workspace, text). A workspace id starts with "w-".
@@ -141,7 +143,9 @@ def site(playwright_browser: Any, dynamodb: str, tmp_path_factory: pytest.TempPa
     for instant, notes in SEED.items():
         if instant == NOW:
             continue
-        with running_stack(logs / instant.replace(":", ""), MEMORY_NOW=instant, AWS_ENDPOINT_URL_DYNAMODB=dynamodb) as seeding:
+        with running_stack(
+            logs / instant.replace(":", ""), MEMORY_NOW=instant, AWS_ENDPOINT_URL_DYNAMODB=dynamodb
+        ) as seeding:
             for owner, text in notes:
                 assert remember(seeding, context_for(owner), text).status == 201
     with (

@@ -112,4 +112,3 @@ def test_checkov_finds_nothing_with_the_dashboard_hosted(tmp_path: Path) -> None
     failed = [f"{c['check_id']} {c['resource']}: {c['check_name']}" for c in report["results"]["failed_checks"]]
     assert not failed, "\n".join(failed)
     assert report["summary"]["resource_count"] > len(DASHBOARD_RESOURCES)
-
