@@ -55,6 +55,16 @@ def assert_accessible(page: Any) -> None:
     assert not violations, "\n".join(violations)
 
 
+def dismiss_dialog(page: Any, opener: Any, name: str, text: str, dismiss: str) -> None:
+    """Open a dialog with its button, check it (content, axe), dismiss it: focus is back on the button."""
+    opener.click()
+    dialog = page.get_by_role("dialog", name=name)
+    expect(dialog).to_contain_text(text)
+    assert_accessible(page)
+    dialog.get_by_role("button", name=dismiss).click()
+    expect(opener).to_be_focused()
+
+
 # --- Curated memory -------------------------------------------------------------------------------------------
 
 
@@ -138,13 +148,7 @@ def test_history_lists_versions_views_one_and_restores_it_after_confirming(page:
     expect(versions.first).to_contain_text("current")
     expect(versions.nth(1)).to_contain_text("edited here")
 
-    view = page.get_by_role("button", name="View version 1")
-    view.click()
-    dialog = page.get_by_role("dialog", name="Version 1")
-    expect(dialog).to_contain_text("- alpha")
-    assert_accessible(page)
-    dialog.get_by_role("button", name="Close").click()
-    expect(view).to_be_focused()
+    dismiss_dialog(page, page.get_by_role("button", name="View version 1"), "Version 1", "- alpha", "Close")
 
     restore = page.get_by_role("button", name="Restore version 1")
     restore.click()
@@ -217,12 +221,7 @@ def test_delete_asks_first_and_the_note_is_gone_at_once(page: Any, site: Site) -
     doomed = page.locator(".note", has_text="Temporary note to delete")
     delete = doomed.get_by_role("button", name="Delete note: Temporary note to delete")
 
-    delete.click()
-    dialog = page.get_by_role("dialog", name="Delete this note?")
-    expect(dialog).to_contain_text("Temporary note to delete")
-    assert_accessible(page)
-    dialog.get_by_role("button", name="Cancel").click()
-    expect(delete).to_be_focused()
+    dismiss_dialog(page, delete, "Delete this note?", "Temporary note to delete", "Cancel")
     expect(doomed).to_have_count(1)
 
     delete.click()

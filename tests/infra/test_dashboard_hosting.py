@@ -3,8 +3,6 @@ only, the OIDC client accepted by the JWT authorizer, and no trace of the local 
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
 import subprocess
 import sys
@@ -12,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from local.template import ROOT, TEMPLATE, load_template
-from tests.infra.test_checkov import CHECKOV, needs_checkov
+from tests.infra.test_checkov import needs_checkov, run_checkov
 
 DASHBOARD_RESOURCES = {
     "DashboardBucket",
@@ -99,16 +97,6 @@ def test_cfn_lint_passes_with_the_dashboard_hosted(tmp_path: Path) -> None:
 @needs_checkov
 def test_checkov_finds_nothing_with_the_dashboard_hosted(tmp_path: Path) -> None:
     hosted_template(tmp_path)
-    result = subprocess.run(
-        [str(CHECKOV), "--config-file", ".checkov.yaml", "--output", "json"],
-        cwd=tmp_path,
-        env={**os.environ, "BC_SKIP_MAPPING": "TRUE"},
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    report = json.loads(result.stdout)
-    failed = [f"{c['check_id']} {c['resource']}: {c['check_name']}" for c in report["results"]["failed_checks"]]
+    _, report, failed = run_checkov(tmp_path)
     assert not failed, "\n".join(failed)
     assert report["summary"]["resource_count"] > len(DASHBOARD_RESOURCES)
