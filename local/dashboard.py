@@ -11,7 +11,6 @@ import json
 import mimetypes
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from local.template import ROOT
@@ -45,7 +44,9 @@ def is_dashboard(path: str) -> bool:
 
 
 def _json(status: int, body: Any) -> PageReply:
-    return PageReply(status, json.dumps(body).encode(), [("Content-Type", "application/json"), ("Cache-Control", "no-store")])
+    return PageReply(
+        status, json.dumps(body).encode(), [("Content-Type", "application/json"), ("Cache-Control", "no-store")]
+    )
 
 
 def _error(status: int, code: str, message: str, **extra: str) -> PageReply:
@@ -63,7 +64,9 @@ def _static(relative: str) -> PageReply | None:
         kind = "text/javascript; charset=utf-8"
     elif kind.startswith("text/") or kind == "application/json":
         kind += "; charset=utf-8"
-    return PageReply(200, candidate.read_bytes(), [("Content-Type", kind), ("Cache-Control", "no-cache"), *SECURITY_HEADERS])
+    return PageReply(
+        200, candidate.read_bytes(), [("Content-Type", kind), ("Cache-Control", "no-cache"), *SECURITY_HEADERS]
+    )
 
 
 def dev_token(body: bytes) -> PageReply:
@@ -102,7 +105,7 @@ def answer(method: str, path: str, body: bytes) -> PageReply:
     found = _static(relative) if relative else None
     if found is not None:
         return found
-    if Path(relative).suffix in (".js", ".css", ".json", ".png", ".svg", ".ico", ".map"):
+    if "." in relative.rsplit("/", 1)[-1]:  # a file name (the page's own URLs never end in one): no such file
         return _error(404, "not_found", f"no such file: {path}")
     # Any other path is one of the page's own URLs (a deep link): the page routes it.
     page = _static("index.html")
