@@ -17,10 +17,10 @@ export SAM_CLI := $(abspath $(SAM_VENV)/bin/sam)
 CHECKOV_VENV := .venv-checkov
 export CHECKOV := $(abspath $(CHECKOV_VENV)/bin/checkov)
 
-.PHONY: help install run test fuzz lint format bench build validate token openapi opensearch reindex clean
+.PHONY: help install run test fuzz lint format bench build validate token openapi opensearch reindex screenshots clean
 
 help: ## List the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
 
 $(BIN)/.installed: requirements-dev.txt layers/shared/requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -40,7 +40,12 @@ $(CHECKOV_VENV)/.installed: requirements-checkov.txt
 	$(CHECKOV_VENV)/bin/pip install --quiet -r requirements-checkov.txt
 	touch $@
 
-install: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed ## Create the virtualenvs
+# axe-core for the dashboard's browser tier (package-lock.json pins it). Without npm the tier says so and skips.
+node_modules/.installed: package.json package-lock.json
+	@if command -v npm >/dev/null; then npm ci --no-audit --no-fund --loglevel=error && touch $@; \
+	else echo "npm not found: the dashboard's browser tier will be skipped (it needs node_modules/axe-core)"; fi
+
+install: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed node_modules/.installed ## Create the virtualenvs and node_modules
 
 run: $(BIN)/.installed ## Start the local stack (API on :3000, Lambda Invoke API on :3001)
 	$(BIN)/python -m local.server
@@ -58,7 +63,7 @@ reindex: $(BIN)/.installed ## Rebuild the notes index of scopes from DynamoDB: m
 	@test -n "$(SCOPES)" || { echo 'SCOPES="user#<id> ws#<id> ..." is required (no Scan lists every scope)'; exit 2; }
 	PYTHONPATH=layers/shared $(BIN)/python -m local.reindex $(foreach scope,$(SCOPES),--scope '$(scope)') $(if $(CHECK),--check,)
 
-test: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed ## Run the whole test suite, template checks (cfn-lint, sam, checkov) included
+test: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed node_modules/.installed ## Run the whole test suite, template checks (cfn-lint, sam, checkov) and the dashboard in Chromium included
 	$(BIN)/pytest --cov --cov-report=term
 
 fuzz: $(BIN)/.installed ## The isolation property test with many more examples (hypothesis profile "fuzz")
@@ -73,6 +78,9 @@ format: $(BIN)/.installed ## Apply ruff's fixes and formatting
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
+screenshots: $(BIN)/.installed node_modules/.installed ## Retake the dashboard's screenshots in docs/screenshots (headless Chromium)
+	DASHBOARD_SCREENSHOTS=docs/screenshots $(BIN)/pytest tests/dashboard -q -k screenshots
+
 bench: $(BIN)/.installed ## Every figure (requests, latency, import time, scale, hybrid on a node): docs/benchmarks.md and .json
 	$(BIN)/python -m bench.run $(ARGS)
 
@@ -85,4 +93,4 @@ validate: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed ##
 	$(CHECKOV) --config-file .checkov.yaml
 
 clean: ## Remove build output and virtualenvs
-	rm -rf .aws-sam $(VENV) $(SAM_VENV) $(CHECKOV_VENV) .pytest_cache .mypy_cache .ruff_cache .coverage .hypothesis
+	rm -rf .aws-sam $(VENV) $(SAM_VENV) $(CHECKOV_VENV) node_modules .pytest_cache .mypy_cache .ruff_cache .coverage .hypothesis

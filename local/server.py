@@ -29,6 +29,7 @@ from types import FrameType
 from typing import Any, NoReturn
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+from local import dashboard
 from local.template import ROOT, Route, function_names, http_routes, load_handler, load_template
 from local.template import table_definitions as template_tables
 from local.token import DEFAULT_SECRET
@@ -480,6 +481,9 @@ class ApiHandler(RequestHandler):
     def answer(self, body: bytes) -> Answer:
         path = urlsplit(self.path).path
         what, function = f"{self.command} {path}", ""
+        if dashboard.is_dashboard(path):  # the page and its local sign-in: not API routes, not in template.yaml
+            page = dashboard.answer(self.command, path, body)
+            return Answer(Reply(page.status, page.body, page.headers), what, "dashboard")
         try:
             route, path_parameters = find_route(api_routes(), self.command, path)
             function = route.function
@@ -602,6 +606,7 @@ def banner(
     api_url = f"http://{HOST}:{api.server_address[1]}"
     lines = [f"Local stack of {ROOT / 'template.yaml'}", f"  HTTP API       {api_url}"]
     lines += [f"    {route.method:<6} {route.path:<28} -> {route.function}" for route in api_routes()]
+    lines.append(f"  Dashboard      {api_url}/dashboard/  (development sign-in: any user id)")
     lines.append(f"  Lambda Invoke  http://{HOST}:{invoke.server_address[1]}  ({', '.join(function_names())})")
     storage = "embedded moto" if embedded else "AWS_ENDPOINT_URL_DYNAMODB"
     tables = f"created {', '.join(created)}" if created else "tables already there, kept"

@@ -20,7 +20,8 @@ needs_checkov = pytest.mark.skipif(
 CONFIG = ROOT / ".checkov.yaml"
 
 
-def _scan(template: Path) -> dict:
+def scan(template: Path) -> dict:
+    """checkov with .checkov.yaml on ``template``; fails on any finding, else returns the report."""
     result = subprocess.run(
         [str(CHECKOV), "--config-file", str(CONFIG), "--file", str(template), "--output", "json"],
         cwd=ROOT,
@@ -49,7 +50,7 @@ def test_checkov_finds_nothing_in_the_template_with_or_without_the_notes_index(t
     for notes_index in ("none", "create", "existing"):
         template = tmp_path / f"template-{notes_index}.yaml"
         template.write_text(source.replace(default, default.replace("none", notes_index, 1)))
-        passed[notes_index] = _scan(template)["summary"]["passed"]
+        passed[notes_index] = scan(template)["summary"]["passed"]
     # The domain, the indexer, its role and queue were scanned: more checks passed than without them.
     assert passed["create"] > passed["none"] > 0
     assert passed["existing"] > passed["none"]

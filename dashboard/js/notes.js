@@ -1,0 +1,174 @@
+// The Recent notes tab: days newest first with their notes, "Load older" by day (next_before), search
+// (semantic, keyword fallback; the answer's mode shown discreetly), and delete behind a confirm dialog.
+
+import { memoryBase, query } from './api.js';
+import { busy, confirmDialog, el, formatDay, formatInstant, formatTime, say } from './ui.js';
+
+const DAYS_PER_PAGE = 2;
+const MODES = { semantic: 'semantic search', hybrid: 'hybrid search', keyword: 'keyword search' };
+
+export function renderNotes(panel, { api, memory }) {
+  const base = memoryBase(memory);
+  const status = el('div', { role: 'status', id: 'notes-status', class: 'message', hidden: true });
+  const error = el('div', { role: 'alert', id: 'notes-error', hidden: true });
+  const daysList = el('div', { id: 'notes-days', class: 'days' });
+  const older = el('button', { type: 'button', id: 'notes-older', class: 'secondary', hidden: true }, 'Load older');
+  const end = el('p', { id: 'notes-end', class: 'muted', hidden: true, tabindex: '-1' }, 'No older notes.');
+  let nextBefore = null;
+
+  // --- delete ---
+  async function remove(note, item, button) {
+    const ok = await confirmDialog({
+      title: 'Delete this note?',
+      text: `“${note.text}” is removed from this memory at once: from this list, from search and from what the agent sees. This cannot be undone.`,
+      confirmLabel: 'Delete note',
+    });
+    if (!ok) return;
+    busy(button, true);
+    let goneAlready = null;
+    try {
+      await api.request('DELETE', `${base}/notes/${encodeURIComponent(note.id)}`);
+    } catch (failure) {
+      if (failure.status !== 404) {
+        busy(button, false);
+        say(error, failure.message, 'error');
+        button.focus();
+        return;
+      }
+      goneAlready = failure; // deleted meanwhile (another tab, a teammate): say so, and drop it here too
+    }
+    // Gone at once, from every list it appears in (the day listing and search results).
+    const next = focusTargetAfter(item);
+    for (const node of panel.querySelectorAll(`li[data-note-id="${CSS.escape(note.id)}"]`)) {
+      const list = node.parentElement;
+      node.remove();
+      if (list && !list.children.length) {
+        const day = list.closest('.day');
+        if (day) day.remove();
+        else list.append(el('li', { class: 'empty' }, 'No notes left here.'));
+      }
+    }
+    if (goneAlready) {
+      say(error, goneAlready.message, 'error');
+      say(status, '');
+    } else {
+      say(error, '');
+      say(status, 'Note deleted.', 'success');
+    }
+    (next && next.isConnected ? next : panel.querySelector('#notes-heading')).focus();
+  }
+
+  function focusTargetAfter(item) {
+    const sibling = item.nextElementSibling || item.previousElementSibling;
+    if (sibling?.querySelector('button')) return sibling.querySelector('button');
+    const day = item.closest('.day');
+    const otherDay = day?.nextElementSibling || day?.previousElementSibling;
+    return otherDay?.querySelector('button') || null;
+  }
+
+  function noteItem(note, { withDay = false, score } = {}) {
+    const item = el('li', { class: 'note', 'data-note-id': note.id });
+    const del = el('button', {
+      type: 'button', class: 'danger small', 'aria-label': `Delete note: ${note.text.slice(0, 80)}`,
+      onclick: () => remove(note, item, del),
+    }, 'Delete');
+    item.append(
+      el('time', { datetime: note.created_at, title: formatInstant(note.created_at) },
+        withDay ? `${note.day} ${formatTime(note.created_at)}` : formatTime(note.created_at)),
+      el('p', { class: 'note-text' }, note.text),
+      el('span', { class: 'note-meta' },
+        el('span', { class: `badge source-${note.source}` }, note.source),
+        note.consolidated ? el('span', { class: 'badge' }, 'consolidated') : null,
+        score !== undefined ? el('span', { class: 'muted' }, `score ${Number(score).toFixed(2)}`) : null),
+      del,
+    );
+    return item;
+  }
+
+  function daySection(day) {
+    const headingId = `day-${day.day}`;
+    return el('section', { class: 'day', 'aria-labelledby': headingId, 'data-day': day.day },
+      el('h4', { id: headingId }, formatDay(day.day)),
+      el('ul', { class: 'notes' }, day.notes.map((note) => noteItem(note))));
+  }
+
+  async function loadDays(before) {
+    say(error, '');
+    busy(older, true);
+    try {
+      const answer = await api.request('GET', `${base}/notes${query({ before, days: DAYS_PER_PAGE })}`);
+      const firstNew = answer.days.length ? daySection(answer.days[0]) : null;
+      daysList.append(...(firstNew ? [firstNew] : []), ...answer.days.slice(1).map(daySection));
+      if (!before && !answer.days.length) daysList.append(el('p', { class: 'empty' }, 'No notes yet.'));
+      nextBefore = answer.next_before;
+      older.hidden = !nextBefore;
+      end.hidden = Boolean(nextBefore) || !daysList.querySelector('.day');
+      if (before && firstNew) firstNew.querySelector('h4').setAttribute('tabindex', '-1');
+      return firstNew;
+    } catch (failure) {
+      say(error, failure.message, 'error');
+      return null;
+    } finally {
+      busy(older, false);
+    }
+  }
+
+  older.addEventListener('click', async () => {
+    const first = await loadDays(nextBefore);
+    if (first) first.querySelector('h4').focus(); // keyboard users land on the first older day
+    else if (older.hidden) end.focus();
+  });
+
+  // --- search ---
+  const searchInput = el('input', { type: 'search', id: 'notes-search', name: 'q', maxlength: 1000, autocomplete: 'off' });
+  const searchButton = el('button', { type: 'submit' }, 'Search');
+  const clear = el('button', { type: 'button', class: 'secondary', hidden: true }, 'Clear search');
+  const results = el('section', { id: 'search-results', class: 'search-results', hidden: true, 'aria-labelledby': 'results-title' });
+
+  async function search(event) {
+    event.preventDefault();
+    const q = searchInput.value.trim();
+    if (!q) {
+      say(error, 'Type what to search for.', 'error');
+      searchInput.focus();
+      return;
+    }
+    say(error, '');
+    busy(searchButton, true);
+    try {
+      const answer = await api.request('GET', `${base}/notes/search${query({ q, k: 20 })}`);
+      const list = el('ul', { class: 'notes' }, answer.notes.map((note) => noteItem(note, { withDay: true, score: note.score })));
+      if (!answer.notes.length) list.append(el('li', { class: 'empty' }, 'No note matches.'));
+      results.replaceChildren(
+        el('h4', { id: 'results-title', tabindex: '-1' },
+          `${answer.notes.length} ${answer.notes.length === 1 ? 'note' : 'notes'} for “${q}”`,
+          el('span', { class: 'mode', id: 'search-mode', title: 'How this search was answered' }, MODES[answer.mode] || answer.mode)),
+        list,
+      );
+      results.hidden = false;
+      clear.hidden = false;
+      results.querySelector('h4').focus();
+    } catch (failure) {
+      say(error, failure.message, 'error');
+    } finally {
+      busy(searchButton, false);
+    }
+  }
+  clear.addEventListener('click', () => {
+    results.hidden = true;
+    results.replaceChildren();
+    clear.hidden = true;
+    searchInput.value = '';
+    searchInput.focus();
+  });
+
+  panel.replaceChildren(
+    el('form', { role: 'search', class: 'search', onsubmit: search },
+      el('label', { for: 'notes-search' }, 'Search notes'),
+      el('div', { class: 'search-row' }, searchInput, searchButton, clear)),
+    status, error, results,
+    el('h3', { id: 'notes-heading', tabindex: '-1' }, 'Notes by day'),
+    daysList, older, end,
+  );
+  return loadDays(null);
+}

@@ -1,0 +1,88 @@
+// Small DOM helpers: building elements, the confirm and view dialogs (focus goes back where it was), messages.
+
+export function el(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith('on')) node.addEventListener(name.slice(2), value);
+    else if (name === 'text') node.textContent = value;
+    else if (value === true) node.setAttribute(name, '');
+    else node.setAttribute(name, String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+export function formatCount(n) {
+  return new Intl.NumberFormat('en').format(n);
+}
+
+/** "2026-12-03 10:15 UTC": days are UTC days everywhere in this service, so times are shown in UTC too. */
+export function formatInstant(iso) {
+  if (!iso) return '—';
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return `${date.toISOString().slice(0, 10)} ${date.toISOString().slice(11, 16)} UTC`;
+}
+
+export function formatTime(iso) {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : `${date.toISOString().slice(11, 16)} UTC`;
+}
+
+export function formatDay(day) {
+  const date = new Date(`${day}T00:00:00Z`);
+  if (Number.isNaN(date.getTime())) return day;
+  return new Intl.DateTimeFormat('en-GB', {
+    weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC',
+  }).format(date);
+}
+
+/** Show a message in a region: role=status for news, role=alert for errors (each region has its role). */
+export function say(region, message, kind = 'info') {
+  region.replaceChildren();
+  region.className = `message ${kind}`;
+  region.hidden = !message;
+  if (message instanceof Node) region.append(message);
+  else if (message) region.textContent = message;
+}
+
+/** A modal confirm dialog; resolves true on confirm. Focus returns to what had it (or to `returnFocus`). */
+export function confirmDialog({ title, text, confirmLabel }) {
+  const dialog = document.getElementById('confirm-dialog');
+  const opener = document.activeElement;
+  dialog.querySelector('#confirm-title').textContent = title;
+  dialog.querySelector('#confirm-text').textContent = text;
+  dialog.querySelector('#confirm-ok').textContent = confirmLabel;
+  dialog.returnValue = 'cancel';
+  return new Promise((resolve) => {
+    dialog.addEventListener('close', () => {
+      const confirmed = dialog.returnValue === 'ok';
+      if (!confirmed && opener instanceof HTMLElement && opener.isConnected) opener.focus();
+      resolve(confirmed);
+    }, { once: true });
+    dialog.showModal();
+    dialog.querySelector('#confirm-cancel').focus();
+  });
+}
+
+export function viewDialog({ title, meta, content }) {
+  const dialog = document.getElementById('view-dialog');
+  const opener = document.activeElement;
+  dialog.querySelector('#view-title').textContent = title;
+  dialog.querySelector('#view-meta').textContent = meta;
+  dialog.querySelector('#view-content').textContent = content || '(empty)';
+  dialog.addEventListener('close', () => {
+    if (opener instanceof HTMLElement && opener.isConnected) opener.focus();
+  }, { once: true });
+  dialog.showModal();
+  dialog.querySelector('button').focus();
+}
+
+export function busy(button, isBusy) {
+  button.disabled = isBusy;
+  button.setAttribute('aria-busy', String(isBusy));
+}

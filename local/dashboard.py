@@ -1,0 +1,113 @@
+"""The dashboard page on the local stack: ``/dashboard`` (static files from ``dashboard/``), its ``config.json``,
+and the development sign-in that mints a token with the local secret.
+
+The sign-in (``POST /dashboard/dev-token``) exists only here: ``template.yaml`` has no such route, and in AWS
+the page signs in with the OIDC provider instead (its ``config.json`` says ``"mode": "oidc"``).
+"""
+
+from __future__ import annotations
+
+import json
+import mimetypes
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from local.template import ROOT
+
+PREFIX = "/dashboard"
+STATIC = ROOT / "dashboard"
+_ID = re.compile(r"^[A-Za-z0-9._@-]{1,128}$")
+# What the page may load and reach; the same policy as the CloudFront response headers in template.yaml.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self' https:; frame-ancestors 'none'; base-uri 'self'; form-action 'self'; object-src 'none'"
+)
+SECURITY_HEADERS = [
+    ("Content-Security-Policy", CONTENT_SECURITY_POLICY),
+    ("X-Content-Type-Options", "nosniff"),
+    ("Referrer-Policy", "no-referrer"),
+    ("X-Frame-Options", "DENY"),
+]
+LOCAL_CONFIG = {"mode": "local", "api_base_url": ""}  # same origin as the API: no CORS needed
+
+
+@dataclass(frozen=True)
+class PageReply:
+    status: int
+    body: bytes
+    headers: list[tuple[str, str]] = field(default_factory=list)
+
+
+def is_dashboard(path: str) -> bool:
+    return path == PREFIX or path.startswith(PREFIX + "/")
+
+
+def _json(status: int, body: Any) -> PageReply:
+    return PageReply(
+        status, json.dumps(body).encode(), [("Content-Type", "application/json"), ("Cache-Control", "no-store")]
+    )
+
+
+def _error(status: int, code: str, message: str, **extra: str) -> PageReply:
+    reply = _json(status, {"error": {"code": code, "message": message}})
+    return PageReply(reply.status, reply.body, reply.headers + list(extra.items()))
+
+
+def _static(relative: str) -> PageReply | None:
+    """A file under dashboard/, never outside it; None when there is no such file."""
+    candidate = (STATIC / relative).resolve()
+    if not candidate.is_relative_to(STATIC.resolve()) or not candidate.is_file():
+        return None
+    kind = mimetypes.guess_type(candidate.name)[0] or "application/octet-stream"
+    if kind in ("text/javascript", "application/javascript"):
+        kind = "text/javascript; charset=utf-8"
+    elif kind.startswith("text/") or kind == "application/json":
+        kind += "; charset=utf-8"
+    return PageReply(
+        200, candidate.read_bytes(), [("Content-Type", kind), ("Cache-Control", "no-cache"), *SECURITY_HEADERS]
+    )
+
+
+def dev_token(body: bytes) -> PageReply:
+    """``{"sub", "workspaces": [..], "admin": bool}`` -> ``{"token"}``, HS256 with the local secret (local/token.py)."""
+    from local.token import mint
+
+    try:
+        request = json.loads(body or b"null")
+    except ValueError:
+        return _error(400, "bad_request", "the body must be JSON")
+    if not isinstance(request, dict):
+        return _error(422, "invalid_input", "the body must be a JSON object")
+    sub, workspaces, admin = request.get("sub"), request.get("workspaces", []), request.get("admin", False)
+    if not isinstance(sub, str) or not _ID.match(sub):
+        return _error(422, "invalid_input", "the user id must be 1 to 128 letters, digits or . _ @ -")
+    if not isinstance(workspaces, list) or not all(isinstance(w, str) and _ID.match(w) for w in workspaces):
+        return _error(422, "invalid_input", "each workspace id must be 1 to 128 letters, digits or . _ @ -")
+    if not isinstance(admin, bool):
+        return _error(422, "invalid_input", "`admin` must be true or false")
+    return _json(200, {"token": mint(sub, sorted(set(workspaces)), admin=admin)})
+
+
+def answer(method: str, path: str, body: bytes) -> PageReply:
+    """What the local stack answers under /dashboard: files, config, the dev sign-in, else the page (deep links)."""
+    relative = path.removeprefix(PREFIX).lstrip("/")
+    if relative == "dev-token":
+        if method != "POST":
+            return _error(405, "method_not_allowed", "POST a JSON body to sign in", Allow="POST")
+        return dev_token(body)
+    if method not in ("GET", "HEAD"):
+        return _error(405, "method_not_allowed", f"{method} is not allowed here", Allow="GET, HEAD")
+    if path == PREFIX:
+        return PageReply(308, b"", [("Location", PREFIX + "/")])
+    if relative == "config.json":
+        return _json(200, LOCAL_CONFIG)
+    found = _static(relative) if relative else None
+    if found is not None:
+        return found
+    if "." in relative.rsplit("/", 1)[-1]:  # a file name (the page's own URLs never end in one): no such file
+        return _error(404, "not_found", f"no such file: {path}")
+    # Any other path is one of the page's own URLs (a deep link): the page routes it.
+    page = _static("index.html")
+    assert page is not None, "dashboard/index.html is missing"
+    return page
