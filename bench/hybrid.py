@@ -261,12 +261,12 @@ def report(result: HybridResult | str) -> list[str]:
         f"{'':<34}{'_msearch alone':>28}"
         f"{percentile_ms(result.msearch_ns, 0.5):>10.3f}{percentile_ms(result.msearch_ns, 0.99):>10.3f}",
         "",
-        f"indexer: {result.notes:,} notes in {result.scopes} personal scopes written to moto, then the table's stream",
-        f"through IndexerFunction's handler in {result.batches} batches ({result.indexing_s:.1f} s, "
-        f"{result.failed_records} failed records): the notes' texts embedded over HTTP by the OpenAI-compatible",
-        "provider (a fake model answering at once, tests/fake_openai.py), one call per batch, and written to",
-        "OpenSearch 2.19.1 with one _bulk per batch. handler: the time in the handler alone; the rest is moto",
-        "serving the stream.",
+        f"indexer: {result.notes:,} notes in {result.scopes} personal scopes written to moto, then the table's",
+        f"stream through IndexerFunction's handler in {result.batches} batches ({result.indexing_s:.1f} s, "
+        f"{result.failed_records} failed records):",
+        "the texts of a batch embedded in one call over HTTP by the OpenAI-compatible provider (a fake model",
+        "answering at once, tests/fake_openai.py), then one _bulk to OpenSearch 2.19.1. handler: the time in",
+        "the handler alone; the rest is moto serving the stream.",
         f"recall: ToolsFunction's handler, {len(result.recall_ns)} calls, a random scope and two words of its notes "
         f"each, k 8 ({modes});",
         "the query embedded (same fake), one _msearch (BM25 + kNN, Lucene HNSW, 20 candidates each), reciprocal",
