@@ -48,6 +48,16 @@ def _remember(call, text, context=None):
     return call("remember", {"context": context or private(), "arguments": {"text": text}}).body["note"]
 
 
+def _fold(aws, note):
+    """What the nightly consolidation does to a folded note: the flag set, the sparse index keys removed."""
+    aws.update_item(
+        TableName="MemoryTable",
+        Key={"pk": {"S": "user#u-1"}, "sk": {"S": f"note#{note['day']}#{note['position']:09d}"}},
+        UpdateExpression="SET consolidated = :yes REMOVE uc_pk, uc_sk",
+        ExpressionAttributeValues={":yes": {"BOOL": True}},
+    )
+
+
 def _recall(call, query, context=None):
     return call("recall", {"context": context or private(), "arguments": {"query": query}}).body["notes"]
 
@@ -80,13 +90,7 @@ def test_a_removed_note_is_gone_from_the_index_and_from_recall(call, aws, index_
 def test_the_consolidated_flag_reaches_the_index(call, aws, index_stream, opensearch_client, notes_index):
     note = _remember(call, "likes green tea")
     index_stream()
-    # What the nightly consolidation does to a folded note: the flag set, the sparse index keys removed.
-    aws.update_item(
-        TableName="MemoryTable",
-        Key={"pk": {"S": "user#u-1"}, "sk": {"S": f"note#{note['day']}#{note['position']:09d}"}},
-        UpdateExpression="SET consolidated = :yes REMOVE uc_pk, uc_sk",
-        ExpressionAttributeValues={":yes": {"BOOL": True}},
-    )
+    _fold(aws, note)
 
     assert index_stream() == {"batchItemFailures": []}
 
@@ -126,12 +130,7 @@ def test_with_an_embedding_model_notes_get_vectors_and_recall_is_hybrid_through_
     _remember(call, "deploys on fridays")
     assert index_stream() == {"batchItemFailures": []}
     # The consolidation flag flips: the document keeps its vector, and no text is embedded again.
-    aws.update_item(
-        TableName="MemoryTable",
-        Key={"pk": {"S": "user#u-1"}, "sk": {"S": f"note#{kitten['day']}#{kitten['position']:09d}"}},
-        UpdateExpression="SET consolidated = :yes REMOVE uc_pk, uc_sk",
-        ExpressionAttributeValues={":yes": {"BOOL": True}},
-    )
+    _fold(aws, kitten)
     assert index_stream() == {"batchItemFailures": []}
 
     answer = call("recall", {"context": private(), "arguments": {"query": "feline", "k": 1}}).body

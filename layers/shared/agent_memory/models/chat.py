@@ -8,10 +8,10 @@ Every call is bounded by the timeout given at construction, so a slow model fail
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from agent_memory.errors import ModelUnavailable
-from agent_memory.models.clients import bedrock_runtime, openai_http
+from agent_memory.models.clients import provider_from_spec
 from agent_memory.settings import Settings
 
 
@@ -77,10 +77,14 @@ class OpenAIChatModel:
 
 def chat_model_from_settings(settings: Settings, *, timeout_s: float) -> ChatModel | None:
     """The deployment's default chat model, or None when ``MEMORY_CHAT_MODEL`` is unset."""
-    spec = settings.chat_model
-    if spec is None:
-        return None
-    provider, _, name = spec.partition(":")  # the settings guarantee a known provider and a name
-    if provider == "bedrock":
-        return BedrockChatModel(bedrock_runtime(timeout_s=timeout_s, connect_timeout_s=5), name)
-    return OpenAIChatModel(openai_http(settings, timeout_s=timeout_s), name)
+    return cast(  # mypy joins the two provider classes to object; both satisfy the port
+        "ChatModel | None",
+        provider_from_spec(
+            settings.chat_model,
+            settings,
+            timeout_s=timeout_s,
+            connect_timeout_s=5,
+            bedrock=BedrockChatModel,
+            openai=OpenAIChatModel,
+        ),
+    )

@@ -6,9 +6,30 @@ or failing model fails the call instead of hanging it.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from agent_memory.settings import Settings
+
+Port = TypeVar("Port")
+
+
+def provider_from_spec(
+    spec: str | None,
+    settings: Settings,
+    *,
+    timeout_s: float,
+    connect_timeout_s: float,
+    bedrock: Callable[[Any, str], Port],
+    openai: Callable[[Any, str], Port],
+) -> Port | None:
+    """The provider that a ``bedrock:<modelId>`` or ``openai:<model>`` setting names, on its bounded client."""
+    if spec is None:
+        return None
+    provider, _, name = spec.partition(":")  # the settings guarantee a known provider and a name
+    if provider == "bedrock":
+        return bedrock(bedrock_runtime(timeout_s=timeout_s, connect_timeout_s=connect_timeout_s), name)
+    return openai(openai_http(settings, timeout_s=timeout_s), name)
 
 
 def bedrock_runtime(*, timeout_s: float, connect_timeout_s: float) -> Any:

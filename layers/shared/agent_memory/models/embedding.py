@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from agent_memory.errors import EmbeddingUnavailable
-from agent_memory.models.clients import bedrock_runtime, openai_http
+from agent_memory.models.clients import provider_from_spec
 from agent_memory.settings import Settings
 
 EMBEDDING_DIMENSION = 1024  # Titan Text Embeddings v2's default; an OpenAI-compatible model is asked for it too
@@ -94,10 +94,14 @@ class OpenAIEmbeddingModel:
 
 def embedding_model_from_settings(settings: Settings, *, timeout_s: float) -> EmbeddingModel | None:
     """The deployment's embedding model, or None when ``MEMORY_EMBEDDING_MODEL`` is unset."""
-    spec = settings.embedding_model
-    if spec is None:
-        return None
-    provider, _, name = spec.partition(":")  # the settings guarantee a known provider and a name
-    if provider == "bedrock":
-        return BedrockEmbeddingModel(bedrock_runtime(timeout_s=timeout_s, connect_timeout_s=2), name)
-    return OpenAIEmbeddingModel(openai_http(settings, timeout_s=timeout_s), name)
+    return cast(  # mypy joins the two provider classes to object; both satisfy the port
+        "EmbeddingModel | None",
+        provider_from_spec(
+            settings.embedding_model,
+            settings,
+            timeout_s=timeout_s,
+            connect_timeout_s=2,
+            bedrock=BedrockEmbeddingModel,
+            openai=OpenAIEmbeddingModel,
+        ),
+    )
