@@ -187,21 +187,26 @@ def throwaway_node(port: int, *, start_timeout_s: float = 120) -> Iterator[str]:
     # Not a private temporary folder: as root the node runs as nobody, who must reach it.
     data = Path(tempfile.mkdtemp(prefix="opensearch-node-"))
     data.chmod(0o755)
-    log = (data / "node.log").open("wb")
-    node = start_node(port, data, stdout=log, stderr=subprocess.STDOUT)
     endpoint = f"http://127.0.0.1:{port}"
-    try:
-        _wait_until_healthy(node, endpoint, data / "node.log", start_timeout_s)
-        yield endpoint
-    finally:
-        node.terminate()
+    with (data / "node.log").open("wb") as log:
+        node: subprocess.Popen[bytes] | None = None
         try:
-            node.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            node.kill()
-            node.wait()
-        log.close()
-        shutil.rmtree(data, ignore_errors=True)
+            node = start_node(port, data, stdout=log, stderr=subprocess.STDOUT)
+            _wait_until_healthy(node, endpoint, data / "node.log", start_timeout_s)
+            yield endpoint
+        finally:
+            if node is not None:
+                _stop(node)
+            shutil.rmtree(data, ignore_errors=True)
+
+
+def _stop(node: subprocess.Popen[bytes]) -> None:
+    node.terminate()
+    try:
+        node.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        node.kill()
+        node.wait()
 
 
 def _wait_until_healthy(node: subprocess.Popen[bytes], endpoint: str, log: Path, timeout_s: float) -> None:

@@ -292,8 +292,7 @@ def test_the_indexer_role_is_least_privilege():
         "es:ESHttpGet",
         "es:ESHttpHead",
         "es:ESHttpPut",
-        "es:ESHttpPost",  # _update: the consolidated flag, keeping the vector
-        "es:ESHttpDelete",
+        "es:ESHttpPost",  # _bulk: upserts, in-place updates and removals of a batch
     }
     assert domain["Resource"] == DOMAIN_INDICES
     assert statements["WriteTheNotesIndexCollection"]["Resource"] == {"Ref": "OpenSearchResourceArn"}

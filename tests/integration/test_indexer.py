@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import copy
+import time
 from functools import cache
 
 import pytest
 
-from agent_memory import runtime
+from agent_memory import indexer, runtime
 from agent_memory.errors import EmbeddingUnavailable
 from local.template import load_handler
 from tests.events import load_event
@@ -164,3 +165,24 @@ def test_the_stream_batch_event_is_realistic():
     assert {r["eventName"] for r in records} == {"INSERT", "MODIFY", "REMOVE"}
     assert any(not r["dynamodb"]["Keys"]["sk"]["S"].startswith("note#") for r in records)
     assert all(r["dynamodb"]["StreamViewType"] == "NEW_AND_OLD_IMAGES" for r in records)
+
+
+class _SlowEmbeddings(FakeEmbeddingModel):
+    def embed(self, texts):
+        time.sleep(1.0)
+        return super().embed(texts)
+
+
+def test_a_model_slower_than_the_time_left_degrades_instead_of_timing_the_function_out(
+    index, monkeypatch, lambda_context, capsys
+):
+    """29 s left, 28.8 s kept for the bulk: the embeddings get 0.2 s, the batch is written without them."""
+    monkeypatch.setattr(runtime, "embedding_model", cache(_SlowEmbeddings))
+    monkeypatch.setattr(indexer, "BULK_RESERVE_S", 28.8)
+    started = time.monotonic()
+
+    assert _run(load_event("stream_batch"), lambda_context) == {"batchItemFailures": []}
+
+    assert time.monotonic() - started < 0.9
+    assert index.documents["user#u-1|2026-12-03.1"]["embedding"] is None
+    assert '"Name":"IndexerEmbeddingFailed"' in capsys.readouterr().out

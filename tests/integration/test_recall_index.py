@@ -167,7 +167,7 @@ def test_a_foreign_hit_in_the_semantic_half_is_filtered_out(call, index, embedde
     assert [(n["id"], n["origin"]["user_id"]) for n in notes] == [(mine["id"], "u-1")]
 
 
-def test_the_fused_answer_holds_at_most_k_notes_and_a_big_k_widens_the_window(call, index, embedder):
+def test_the_fused_answer_holds_at_most_k_notes_each_half_ranking_twenty_candidates(call, index, embedder):
     for i in range(1, 6):
         _remember(call, f"tea note {i}")
     index.hits = [_hit(i, 10.0 - i) for i in range(1, 6)]
@@ -187,3 +187,15 @@ def test_a_hybrid_search_that_fails_gives_the_dynamodb_fallback(call, index, emb
 
     assert answer.body["mode"] == "keyword"
     assert [n["text"] for n in answer.body["notes"]] == ["likes tea"]
+
+
+def test_when_only_bm25_finds_notes_the_mode_says_keyword(call, index, embedder):
+    """No note has a vector yet (the model was down when they were written): only the words matched."""
+    note = _remember(call, "likes tea")
+    index.hits = [_hit(1, 2.0)]
+
+    answer = _recall(call, "tea").body
+
+    assert answer == {"notes": [{**note, "score": round(1 / 61, 6)}], "mode": "keyword"}
+    index.hits = []
+    assert _recall(call, "nothing matches").body == {"notes": [], "mode": "keyword"}  # neither half found one

@@ -17,7 +17,7 @@ from agent_memory.storage.note_store import NoteStore
 from local.stream_mapping import LocalStreamMapping
 from local.template import load_handler
 from tests.conftest import private, shared
-from tests.fake_embeddings import FakeEmbeddingModel
+from tests.fake_embeddings import FakeEmbeddingModel, fake_vector
 
 pytestmark = pytest.mark.slow
 
@@ -141,3 +141,24 @@ def test_with_an_embedding_model_notes_get_vectors_and_recall_is_hybrid_through_
     }
     assert embedder.calls == [["adopted a kitten", "deploys on fridays"], ["feline"]]  # one call per batch
     assert notes_index.count_without_vector("user#u-1") == 0
+
+
+def test_one_notes_insert_flag_and_removal_in_one_batch_apply_in_stream_order(
+    call, aws, index_stream, opensearch_client, notes_index, monkeypatch
+):
+    """One _bulk carries them; the node applies one document's actions in the order sent."""
+    monkeypatch.setattr(runtime, "embedding_model", cache(FakeEmbeddingModel))
+    kept = _remember(call, "adopted a kitten")
+    gone = _remember(call, "deploys on fridays")
+    _fold(aws, kept)
+    _fold(aws, gone)
+    assert NoteStore(aws, "MemoryTable").delete(Scope("personal", "u-1"), gone["day"], gone["position"])
+
+    assert index_stream() == {"batchItemFailures": []}  # six records, one batch
+
+    assert notes_index.note_ids("user#u-1") == {kept["id"]}
+    stored = opensearch_client.get(
+        index=notes_index._alias, id=document_id("user#u-1", kept["id"]), routing="user#u-1"
+    )["_source"]
+    assert stored["consolidated"] is True
+    assert stored["embedding"] == pytest.approx(fake_vector("adopted a kitten"))  # the update kept the vector

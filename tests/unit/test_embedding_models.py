@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import threading
 import time
 
 import boto3
@@ -13,6 +14,7 @@ from botocore.response import StreamingBody
 from botocore.stub import Stubber
 
 from agent_memory.errors import EmbeddingUnavailable
+from agent_memory.models import embedding
 from agent_memory.models.embedding import (
     EMBEDDING_DIMENSION,
     BedrockEmbeddingModel,
@@ -98,7 +100,8 @@ def _titan_request(text):
     }
 
 
-def test_bedrock_titan_v2_one_invoke_per_text():
+def test_bedrock_titan_v2_one_invoke_per_text(monkeypatch):
+    monkeypatch.setattr(embedding, "BEDROCK_CONCURRENCY", 1)  # the Stubber answers in order: one call at a time
     client, model = _bedrock()
     with Stubber(client) as stub:
         stub.add_response("invoke_model", _titan_answer(A), _titan_request("first"))
@@ -106,6 +109,34 @@ def test_bedrock_titan_v2_one_invoke_per_text():
 
         assert model.embed(["first", "second"]) == [A, B]
         stub.assert_no_pending_responses()
+
+
+class _SlowTitan:
+    """A Bedrock runtime client that answers each text's length as its vector, slowly, and counts overlaps."""
+
+    def __init__(self):
+        self.running = self.most = 0
+        self.lock = threading.Lock()
+
+    def invoke_model(self, **request):
+        with self.lock:
+            self.running += 1
+            self.most = max(self.most, self.running)
+        time.sleep(0.05)
+        with self.lock:
+            self.running -= 1
+        text = json.loads(request["body"])["inputText"]
+        return _titan_answer([float(len(text))] * EMBEDDING_DIMENSION)
+
+
+def test_bedrock_embeds_a_list_several_calls_at_a_time_in_order():
+    client = _SlowTitan()
+    texts = [f"text {'x' * n}" for n in range(20)]
+
+    vectors = BedrockEmbeddingModel(client, "amazon.titan-embed-text-v2:0").embed(texts)
+
+    assert [vector[0] for vector in vectors] == [float(len(text)) for text in texts]
+    assert client.most == embedding.BEDROCK_CONCURRENCY
 
 
 @pytest.mark.parametrize("code", ["ThrottlingException", "ModelTimeoutException", "AccessDeniedException"])

@@ -7,7 +7,6 @@ failure leaves nothing written.
 
 from __future__ import annotations
 
-import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -15,6 +14,7 @@ from typing import Any
 
 from agent_memory.api import parse_flush_request
 from agent_memory.clock import utc_now
+from agent_memory.deadline import DeadlineExceeded, within
 from agent_memory.errors import MemoryServiceError, ModelUnavailable
 from agent_memory.models.chat import ChatModel
 from agent_memory.models.prompts import FLUSH_SYSTEM, flush_prompt
@@ -36,31 +36,14 @@ class FlushFailed(Exception):
 
 
 def _within(timeout_s: float, ask: Callable[[], str]) -> str:
-    """Run the model call on its own daemon thread and wait at most ``timeout_s``.
-
-    The budget then holds even when a provider's own timeout does not (a slow stream, a stuck
-    connection). A call that overruns is abandoned: its answer is never written, and since every call
-    has its own thread, an abandoned one never delays the next flush.
-    """
-    outcome: dict[str, Any] = {}
-
-    def _run() -> None:
-        try:
-            outcome["text"] = ask()
-        except Exception as error:  # noqa: BLE001 - handed to the caller below
-            outcome["error"] = error
-
-    worker = threading.Thread(target=_run, name="flush-model", daemon=True)
-    worker.start()
-    worker.join(timeout_s)
-    if worker.is_alive():
-        raise FlushFailed(f"the chat model did not answer within {timeout_s:.1f} s")
-    if isinstance(outcome.get("error"), ModelUnavailable):
-        raise FlushFailed(outcome["error"].message)
-    if "error" in outcome:
-        raise outcome["error"]
-    text: str = outcome["text"]
-    return text
+    """The model's answer within ``timeout_s`` (``deadline.within``: the budget holds even when a provider's
+    own timeout does not), or FlushFailed."""
+    try:
+        return within(timeout_s, ask, name="flush-model")
+    except DeadlineExceeded:
+        raise FlushFailed(f"the chat model did not answer within {timeout_s:.1f} s") from None
+    except ModelUnavailable as error:
+        raise FlushFailed(error.message) from None
 
 
 class FlushService:

@@ -14,8 +14,10 @@
   updates the document in place and keeps its vector, so no embedding is computed twice; a document
   that was missing (its insert never reached the index) is created without a vector, and counted.
   **REMOVE deletes** it; a document already gone is fine (a record can come twice).
-- **An embedding failure degrades, it does not block the stream.** The notes are written without their
-  vectors (BM25 finds them at once; kNN does not), counted as ``IndexerEmbeddingFailed``, and the drift
+- **An embedding failure degrades, it does not block the stream.** A model that fails, or that has not
+  answered for the whole batch while the function's time runs down to ``BULK_RESERVE_S`` (Titan takes
+  one text per call), leaves the notes written without their vectors (BM25 finds them at once; kNN does
+  not), counted as ``IndexerEmbeddingFailed``, and the drift
   check (``make reindex CHECK=1``) reports them until ``make reindex`` fills the vectors in. Failing the
   records instead would hold every later note of the shard back from the index while the model is down.
 - **Idempotent, so retries are safe.** The document id derives from the table key, and one note's actions
@@ -38,6 +40,7 @@ from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import 
 )
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from agent_memory.deadline import DeadlineExceeded, within
 from agent_memory.errors import EmbeddingUnavailable
 from agent_memory.models.embedding import EmbeddingModel
 from agent_memory.notes import note_id
@@ -51,12 +54,18 @@ class MalformedStreamRecord(ValueError):
     """A stream record without the keys or the image the indexer needs (reported as a failed record)."""
 
 
+# Kept back from the function's remaining time for the bulk write after the embeddings: the index
+# client's own bound (MEMORY_OPENSEARCH_TIMEOUT_S, 10 s in AWS) and a margin.
+BULK_RESERVE_S = 15.0
+
+
 class IndexBatch:
     """One invocation's records: staged by ``add``, then written by ``write``."""
 
-    def __init__(self, index: NotesIndex, embedder: EmbeddingModel | None) -> None:
+    def __init__(self, index: NotesIndex, embedder: EmbeddingModel | None, *, embedding_budget_s: float) -> None:
         self._index = index
         self._embedder = embedder
+        self._embedding_budget_s = embedding_budget_s
         self._staged: list[tuple[str, IndexAction]] = []  # (the record's sequence number, what it asks)
 
     def add(self, record: DynamoDBRecord) -> str:
@@ -110,7 +119,7 @@ class IndexBatch:
                 failed.append(sequence)
                 continue
             counts[f"IndexerNotes{type(action).__name__}"] += 1
-            if isinstance(action, UpdateKeepingVector) and outcome.created:
+            if isinstance(action, UpdateKeepingVector) and outcome.created and self._embedder is not None:
                 logger.warning("a modified note was missing from the index; written without its vector")
                 counts["IndexerVectorMissing"] += 1
         for name, count in counts.items():  # one value per metric and batch, not one per note
@@ -121,10 +130,13 @@ class IndexBatch:
         new = [(n, action) for n, action in enumerate(actions) if isinstance(action, Upsert)]
         if self._embedder is None or not new:
             return actions
+        texts = [action.note.text for _, action in new]
+        embedder = self._embedder
         try:
-            vectors = self._embedder.embed([action.note.text for _, action in new])
-        except EmbeddingUnavailable as error:
-            logger.warning("embedding notes failed; indexing them without vectors", extra={"why": error.message})
+            vectors = within(self._embedding_budget_s, lambda: embedder.embed(texts), name="indexer-embedding")
+        except (EmbeddingUnavailable, DeadlineExceeded) as error:
+            why = error.message if isinstance(error, EmbeddingUnavailable) else str(error)
+            logger.warning("embedding notes failed; indexing them without vectors", extra={"why": why})
             metrics.add_metric(name="IndexerEmbeddingFailed", unit="Count", value=len(new))
             return actions
         with_vectors = list(actions)
@@ -144,8 +156,9 @@ class NotesIndexer:
         self, event: dict[str, Any], processor: BatchProcessor, context: LambdaContext
     ) -> PartialItemFailureResponse:
         """Stage every record through ``processor``, write the batch, and report both kinds of failure."""
-        batch = IndexBatch(self._index, self._embedder)
+        budget_s = context.get_remaining_time_in_millis() / 1000 - BULK_RESERVE_S
+        batch = IndexBatch(self._index, self._embedder, embedding_budget_s=budget_s)
         response = process_partial_response(event=event, record_handler=batch.add, processor=processor, context=context)
-        reported = {failure["itemIdentifier"] for failure in response["batchItemFailures"]}
-        response["batchItemFailures"] += [{"itemIdentifier": seq} for seq in batch.write() if seq not in reported]
+        # A record that failed in ``add`` was never staged, so the two lists never share a record.
+        response["batchItemFailures"] += [{"itemIdentifier": sequence} for sequence in batch.write()]
         return response

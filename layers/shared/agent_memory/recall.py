@@ -20,8 +20,9 @@ and beyond that it searches the most recent 2,000.
 The **index** path (OpenSearch, when ``OPENSEARCH_ENDPOINT`` is set) searches every note of the scope:
 - with an embedding model (``MEMORY_EMBEDDING_MODEL``), the query is embedded and one ``_msearch`` asks
   for the scope's BM25 ranking and its nearest neighbours (kNN, cosine); the two are fused by reciprocal
-  rank (``search.fusion``). ``mode`` is ``hybrid`` when the BM25 half found notes holding the query's
-  words, ``semantic`` when only the meaning matched (no note holds any of the words: a paraphrase);
+  rank (``search.fusion``). ``mode`` says which halves found notes: ``hybrid`` both, ``semantic`` only
+  the kNN half (no note holds any of the query's words: a paraphrase), ``keyword`` only BM25 (or none:
+  no note has a vector yet, or the scope is empty);
 - without one, or when embedding the query fails (timeout, error, a vector of the wrong size), BM25
   alone answers, and ``mode`` is ``keyword``.
 Each part degrades to the one below it, never to an error: no vector, BM25 in the index; no index (down,
@@ -127,7 +128,8 @@ class RecallService:
             best, mode = {_place(hit): hit.score for hit in own[0]}, "keyword"
         else:
             best = dict(reciprocal_rank_fusion(*([_place(hit) for hit in ranking] for ranking in own))[:k])
-            mode = "hybrid" if own[0] else "semantic"
+            keyword_hits, semantic_hits = own
+            mode = ("hybrid" if keyword_hits else "semantic") if semantic_hits else "keyword"
         notes = self._notes.get_many(scope, list(best))
         found = [(keyed, best[keyed.note.day, keyed.note.position]) for keyed in notes]
         return Recalled(_only_in_scope(scope, found, already_dropped=dropped), mode)

@@ -29,6 +29,9 @@ from agent_memory.search.notes_index import NotesIndex
 from agent_memory.storage.note_store import NoteStore
 
 BULK_SIZE = 500
+# With vectors, a note's JSON is about 22 kB (1,024 numbers at full precision): 100 of them keep a bulk
+# near 2 MB, well under the 10 MiB request limit of the small instance types.
+VECTOR_BULK_SIZE = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,12 +57,17 @@ class Reindexer:
     """The note store and the index are given, never created here."""
 
     def __init__(
-        self, notes: NoteStore, index: NotesIndex, *, embedder: EmbeddingModel | None = None, bulk_size: int = BULK_SIZE
+        self,
+        notes: NoteStore,
+        index: NotesIndex,
+        *,
+        embedder: EmbeddingModel | None = None,
+        bulk_size: int | None = None,
     ) -> None:
         self._notes = notes
         self._index = index
         self._embedder = embedder
-        self._bulk_size = bulk_size
+        self._bulk_size = bulk_size or (BULK_SIZE if embedder is None else VECTOR_BULK_SIZE)
 
     def reindex(self, scope: Scope) -> Reindexed:
         self._index.ensure()

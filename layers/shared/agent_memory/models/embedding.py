@@ -1,9 +1,12 @@
 """The embedding port and its two real providers, chosen by ``MEMORY_EMBEDDING_MODEL`` (CONTRACT §2).
 
 - ``bedrock:<modelId>``: Bedrock ``InvokeModel`` through boto3, with Titan Text Embeddings v2's request
-  (``inputText``, ``dimensions``, ``normalize``). Titan takes one text per call.
+  (``inputText``, ``dimensions``, ``normalize``). Titan takes one text per call, so a list is embedded
+  ``BEDROCK_CONCURRENCY`` calls at a time (boto3 clients are thread-safe).
 - ``openai:<model>``: any OpenAI-compatible ``/embeddings`` server (``OPENAI_BASE_URL``, ``OPENAI_API_KEY``),
-  many texts per call.
+  many texts per call. The request asks for ``dimensions: 1024``: the model must support it (OpenAI's
+  ``text-embedding-3-*`` do; ``text-embedding-ada-002`` and servers that refuse the field do not, and
+  then every call fails and recall stays in keyword mode, counted as ``RecallEmbeddingFailed``).
 
 Every vector has ``EMBEDDING_DIMENSION`` (1,024) numbers, the notes index's ``knn_vector`` dimension: both
 providers ask for it, and an answer of another length is an error, never a vector written or searched with.
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol, cast
 
 from agent_memory.errors import EmbeddingUnavailable
@@ -23,6 +27,7 @@ from agent_memory.models.clients import provider_from_spec
 from agent_memory.settings import Settings
 
 EMBEDDING_DIMENSION = 1024  # Titan Text Embeddings v2's default; an OpenAI-compatible model is asked for it too
+BEDROCK_CONCURRENCY = 8
 
 
 class EmbeddingModel(Protocol):
@@ -49,22 +54,25 @@ class BedrockEmbeddingModel:
         self._model_id = model_id
 
     def embed(self, texts: list[str]) -> list[list[float]]:
+        if len(texts) <= 1:
+            return [self._embed_one(text) for text in texts]
+        with ThreadPoolExecutor(max_workers=min(BEDROCK_CONCURRENCY, len(texts))) as pool:
+            return list(pool.map(self._embed_one, texts))
+
+    def _embed_one(self, text: str) -> list[float]:
         from botocore.exceptions import BotoCoreError, ClientError
 
-        vectors = []
-        for text in texts:
-            try:
-                answer = self._client.invoke_model(
-                    modelId=self._model_id,
-                    contentType="application/json",
-                    accept="application/json",
-                    body=json.dumps({"inputText": text, "dimensions": EMBEDDING_DIMENSION, "normalize": True}),
-                )
-                vector = json.loads(answer["body"].read())["embedding"]
-            except (BotoCoreError, ClientError, KeyError, TypeError, ValueError) as error:
-                raise EmbeddingUnavailable(f"the embedding model failed: {type(error).__name__}") from error
-            vectors.append(_checked(vector))
-        return vectors
+        try:
+            answer = self._client.invoke_model(
+                modelId=self._model_id,
+                contentType="application/json",
+                accept="application/json",
+                body=json.dumps({"inputText": text, "dimensions": EMBEDDING_DIMENSION, "normalize": True}),
+            )
+            vector = json.loads(answer["body"].read())["embedding"]
+        except (BotoCoreError, ClientError, KeyError, TypeError, ValueError) as error:
+            raise EmbeddingUnavailable(f"the embedding model failed: {type(error).__name__}") from error
+        return _checked(vector)
 
 
 class OpenAIEmbeddingModel:
