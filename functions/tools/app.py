@@ -9,7 +9,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.api import RecallArgs, RememberArgs, UpdateMemoryArgs
 from agent_memory.document import Author
-from agent_memory.http import json_response, make_resolver
+from agent_memory.http import body_text, json_response, make_resolver
 from agent_memory.observability import logger, metrics
 from agent_memory.responses import Health, Recalled, Remembered, SavedDocument, Tools, documented
 from agent_memory.runtime import memory_service, recall_service
@@ -25,7 +25,7 @@ app = make_resolver()
     responses=documented(201, Remembered, "The note as written.", 400, 403, 422, 500, 503),
 )
 def remember() -> Any:
-    call = parse_tool_call(app.current_event.decoded_body, RememberArgs)
+    call = parse_tool_call(body_text(app.current_event), RememberArgs)
     result = memory_service().remember(call.scope, call.context, call.arguments.text)
     return json_response(201, {"note": result.note.as_dict(), "truncated": result.truncated})
 
@@ -36,7 +36,7 @@ def remember() -> Any:
     responses=documented(200, SavedDocument, "The new version.", 400, 403, 409, 422, 500, 503),
 )
 def update_memory() -> Any:
-    call = parse_tool_call(app.current_event.decoded_body, UpdateMemoryArgs)
+    call = parse_tool_call(body_text(app.current_event), UpdateMemoryArgs)
     saved = memory_service().update_memory(
         call.scope,
         call.arguments.content,
@@ -53,7 +53,7 @@ def update_memory() -> Any:
     responses=documented(200, Recalled, "The notes found, best first.", 400, 403, 422, 500, 503),
 )
 def recall() -> Any:
-    call = parse_tool_call(app.current_event.decoded_body, RecallArgs)
+    call = parse_tool_call(body_text(app.current_event), RecallArgs)
     return json_response(200, recall_service().recall(call.scope, call.arguments.query, k=call.arguments.k).as_dict())
 
 

@@ -9,8 +9,18 @@ from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 
-from agent_memory.errors import MemoryServiceError
+from aws_lambda_powertools.utilities.data_classes.common import BaseProxyEvent
+
+from agent_memory.errors import MalformedRequest, MemoryServiceError
 from agent_memory.observability import logger, metrics
+
+
+def body_text(event: BaseProxyEvent) -> str | None:
+    """The request body as text. API Gateway base64-encodes a body that is not UTF-8; that is a 400, never a 500."""
+    try:
+        return event.decoded_body
+    except (ValueError, UnicodeDecodeError):  # binascii.Error is a ValueError
+        raise MalformedRequest("the request body is not UTF-8 text") from None
 
 
 def json_response(status: int, body: Any) -> Response[Any]:
