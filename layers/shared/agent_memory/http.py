@@ -8,7 +8,6 @@ from typing import Any
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
-
 from aws_lambda_powertools.utilities.data_classes.common import BaseProxyEvent
 
 from agent_memory.errors import MalformedRequest, MemoryServiceError
