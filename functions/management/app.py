@@ -54,10 +54,12 @@ SearchSize = Annotated[int, Query(ge=1, le=20)]
 # What each route answers (its success, then its refusals): the OpenAPI document is generated from these.
 _REFUSED = (401, 403, 422, 500, 503)  # every route: the token, membership, the request, the unexpected, storage
 DOCUMENT = documented(200, CurrentDocument, "The current document and the limits.", *_REFUSED)
-PUT_DOCUMENT = documented(200, SavedDocument, "The new version (reason `dashboard`).", 400, 409, *_REFUSED)
+PUT_DOCUMENT = documented(200, SavedDocument, "The new version (reason `dashboard`).", 400, 409, 415, *_REFUSED)
 VERSIONS = documented(200, Versions, "The versions, newest first.", *_REFUSED)
 VERSION = documented(200, OneVersion, "The document as it was.", 404, *_REFUSED)
-RESTORE = documented(200, OneVersion, "A new version with that content (reason `restore`).", 400, 404, 409, *_REFUSED)
+RESTORE = documented(
+    200, OneVersion, "A new version with that content (reason `restore`).", 400, 404, 409, 415, *_REFUSED
+)
 NOTES = documented(200, NotesByDay, "Notes day by day, newest first.", *_REFUSED)
 SEARCH = documented(200, Recalled, "The notes found, best first.", *_REFUSED)
 DELETE_NOTE = documented(204, None, "Deleted: gone from the listing, context, recall and search.", 404, *_REFUSED)

@@ -204,6 +204,7 @@ _REFUSALS = {
     403: "Not allowed: a private thread of another user, a workspace the caller is not a member of, or an "
     "operators' route (`forbidden`).",
     404: "The scope holds no such version or note (`not_found`).",
+    415: "The body is not declared as JSON (`unsupported_media_type`).",
     409: "`version_conflict`: the document changed since the version the write was based on; nothing changed.",
     422: "The request breaks the contract (`invalid_input`, with `details`), or the document is too large even "
     "after compression (`document_too_large`).",
