@@ -300,7 +300,7 @@ class RequestHandler(BaseHTTPRequestHandler):
         log(f"{utc_stamp()} {answer.what} -> {answer.reply.status}{who} {elapsed:.1f}ms")
         self.send(answer.reply)  # after the log line: a client that sees the reply finds its line written
 
-    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = handle_request
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = do_TRACE = handle_request
 
     def log_message(self, format: str, *args: Any) -> None:
         """Silenced: ``handle_request`` writes one line per request instead."""
