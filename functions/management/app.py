@@ -20,7 +20,7 @@ from pydantic import Field
 
 from agent_memory.api import ID_PATTERN, StrictModel
 from agent_memory.auth import Principal, principal_from_event
-from agent_memory.errors import InvalidInput, MemoryServiceError
+from agent_memory.errors import InvalidInput, MemoryServiceError, UnsupportedMediaType
 from agent_memory.http import error_result, json_response, make_resolver
 from agent_memory.observability import logger, metrics
 from agent_memory.responses import (
@@ -251,11 +251,20 @@ def authorize(event: dict[str, Any]) -> Principal:
     return principal
 
 
+def require_json(event: dict[str, Any]) -> None:
+    """The dashboard's bodies are JSON: a body declared as anything else is a 415 (after 401 and 403)."""
+    headers = {str(name).lower(): str(value) for name, value in (event.get("headers") or {}).items()}
+    media_type = headers.get("content-type", "").split(";")[0].strip().lower()
+    if event.get("body") and media_type and media_type != "application/json":
+        raise UnsupportedMediaType(f"the request body must be JSON (application/json), not {media_type}")
+
+
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     try:
         principal = authorize(event)
+        require_json(event)
     except MemoryServiceError as error:
         return error_result(error)
     app.append_context(principal=principal)

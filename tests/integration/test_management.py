@@ -518,12 +518,13 @@ def test_a_busy_day_spanning_several_pages_is_listed_whole(aws):
 # --- bodies that are not JSON (found by tests/fuzz) ---------------------------------------------------------
 
 
-def test_a_body_that_is_not_json_by_its_content_type_is_415_and_changes_nothing(aws):
+@pytest.mark.parametrize("media_type", ["text/plain", "multipart/form-data", "application/x-www-form-urlencoded"])
+def test_a_body_that_is_not_json_by_its_content_type_is_415_and_changes_nothing(aws, media_type):
     answer = manage(
         "personal_put_document",
         body={"content": "# Mine", "expected_version": 0},
         token=USER,
-        headers={"content-type": "text/plain"},
+        headers={"content-type": media_type},
     )
 
     assert answer.status == 415, answer.body

@@ -7,10 +7,7 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
-from aws_lambda_powertools.event_handler.openapi.exceptions import (
-    RequestUnsupportedContentType,
-    RequestValidationError,
-)
+from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from aws_lambda_powertools.utilities.data_classes.common import BaseProxyEvent
 
 from agent_memory.errors import MalformedRequest, MemoryServiceError
@@ -62,11 +59,6 @@ def make_resolver(*, enable_validation: bool = False) -> APIGatewayHttpResolver:
         metrics.add_metric(name="Http422", unit="Count", value=1)
         details = [{"loc": list(e["loc"]), "msg": e.get("msg", ""), "type": e["type"]} for e in error.errors()]
         return error_response(422, "invalid_input", "the request does not match the contract", details)
-
-    @app.exception_handler(RequestUnsupportedContentType)
-    def _not_json(error: RequestUnsupportedContentType) -> Response[Any]:
-        metrics.add_metric(name="Http415", unit="Count", value=1)
-        return error_response(415, "unsupported_media_type", "the request body must be JSON (application/json)")
 
     @app.exception_handler(UnicodeDecodeError)
     def _not_text(error: UnicodeDecodeError) -> Response[Any]:
