@@ -161,6 +161,15 @@ def test_every_operation_answers_as_its_schema_says(case: Case, stack: Stack) ->
     case.validate_response(response, checks=CHECKS)
 
 
+@pytest.mark.parametrize("method", ["TRACE", "QUERY", "PATCH"])
+def test_a_method_the_route_does_not_take_is_a_json_405(stack: Stack, method: str) -> None:
+    """http.server answered TRACE or QUERY with an HTML 501 (found by the coverage phase of make fuzz)."""
+    answer = http(stack, method, "/v1/health")
+
+    assert answer.status == 405
+    assert set(answer.body["error"]) == {"code", "message"}
+
+
 def test_the_fuzzing_reached_every_route_and_got_past_the_edge() -> None:
     """Runs after the fuzzing (same module, declared later): every route was called, and answered 2xx at least once."""
     if not exercised:
