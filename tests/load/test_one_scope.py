@@ -8,7 +8,8 @@ notes that are old enough. The chat model is a fake OpenAI-compatible server in 
 
 Afterwards, read back from the table:
 - every acknowledged note (remember 201, flush ``written``, the seeded old ones) is there exactly once, at
-  its acknowledged day and position, with its text and origin; nothing else is there; positions are unique
+  its acknowledged day and position, with its text and origin; nothing else is there (but the note of a
+  flush that answered ``failed`` because every retry timed out after DynamoDB applied it: counted); positions are unique
   per day and below the day's counter (a gap is allowed: a position whose write failed);
 - every acknowledged ``update_memory`` version is in the history with its text; versions are 1..N without
   a gap, the head at N, and each one is an acknowledged write or a consolidation;
@@ -146,9 +147,19 @@ def test_concurrent_writers_on_one_scope_lose_nothing(load_environment, sandboxe
     }
     assert len(acknowledged) == len(seeded) + len(remembered) + len(flushed_ids), "two writes, one position"
     unnamed_flushes = {body["compaction_id"] for body, note in flushed if note is None}
+    failed_flushes = {body["compaction_id"] for body, answer in by_kind["flush"] if answer.body["status"] == "failed"}
+    ambiguous = 0
     for note_id, item in notes.items():
-        if note_id not in acknowledged and item.get("origin_compaction_id", {}).get("S") in unnamed_flushes:
+        compaction = item.get("origin_compaction_id", {}).get("S")
+        if note_id in acknowledged or compaction is None:
+            continue
+        if compaction in unnamed_flushes:
             acknowledged[note_id] = FLUSH_NOTE  # written, acknowledged by its compaction id
+        elif compaction in failed_flushes:
+            # Every retry of the write and of the claim's release timed out: the flush cannot know that
+            # DynamoDB applied the write, and answers `failed`. Ambiguous, never duplicated (checked below).
+            acknowledged[note_id] = FLUSH_NOTE
+            ambiguous += 1
     lost = sorted(set(acknowledged) - set(notes))
     unacknowledged = {note_id: item["source"]["S"] for note_id, item in notes.items() if note_id not in acknowledged}
     answered = {
@@ -181,9 +192,10 @@ def test_concurrent_writers_on_one_scope_lose_nothing(load_environment, sandboxe
         item["origin_compaction_id"]["S"] for item in notes.values() if item["source"]["S"] == "flush"
     )
     assert max(per_compaction.values(), default=0) <= 1, per_compaction
-    assert sum(per_compaction.values()) == flush_statuses["written"]
     written_for = Counter(body["compaction_id"] for body, _ in flushed)
-    assert written_for == per_compaction
+    assert max(written_for.values(), default=0) <= 1, "two flushes of one compaction event both answered written"
+    assert set(written_for) <= set(per_compaction)
+    assert sum(per_compaction.values()) == flush_statuses["written"] + ambiguous
 
     # --- the document: versions 1..N, the head at N, every acknowledged version kept with its text ----------------
     versions = {int(item["version"]["N"]): item for item in items(aws, "doc#v#")}
@@ -215,5 +227,6 @@ def test_concurrent_writers_on_one_scope_lose_nothing(load_environment, sandboxe
             f"({len(calls) / elapsed:.0f}/s); remember 201 x{len(remembered)}; "
             f"update_memory {dict(update_statuses)}; flush {dict(flush_statuses)}; "
             f"consolidation runs {[(run['groups_done'], run['notes_consolidated']) for run in runs]}; "
-            f"notes {len(notes)} ({len(marked)} consolidated), document v{top} ({dict(reasons)}), position gaps {gaps}"
+            f"notes {len(notes)} ({len(marked)} consolidated), document v{top} ({dict(reasons)}), "
+            f"position gaps {gaps}, flush notes written though answered `failed` (every retry timed out) {ambiguous}"
         )
