@@ -157,7 +157,8 @@ schema = load_schema()
 )
 def test_every_operation_answers_as_its_schema_says(case: Case, stack: Stack) -> None:
     response = case.call(base_url=f"http://127.0.0.1:{stack.api_port}")
-    exercised.setdefault(f"{case.method.upper()} {case.path}", set()).add(response.status_code)
+    operation = f"{case.operation.method.upper()} {case.operation.path}"  # the coverage phase sends other methods
+    exercised.setdefault(operation, set()).add(response.status_code)
     case.validate_response(response, checks=CHECKS)
 
 
