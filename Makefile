@@ -66,8 +66,8 @@ reindex: $(BIN)/.installed ## Rebuild the notes index of scopes from DynamoDB: m
 test: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed node_modules/.installed ## Run the whole test suite, template checks (cfn-lint, sam, checkov) and the dashboard in Chromium included
 	$(BIN)/pytest --cov --cov-report=term
 
-fuzz: $(BIN)/.installed ## The isolation property test with many more examples (hypothesis profile "fuzz")
-	HYPOTHESIS_PROFILE=fuzz $(BIN)/pytest tests/property --hypothesis-show-statistics
+fuzz: $(BIN)/.installed ## The isolation property test and the API's schema fuzzing (schemathesis), with many more examples
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/pytest tests/property tests/fuzz --hypothesis-show-statistics
 
 lint: $(BIN)/.installed ## ruff (lint and format check) and mypy
 	$(BIN)/ruff check .

@@ -303,6 +303,12 @@ class RequestHandler(BaseHTTPRequestHandler):
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = handle_request
 
+    def __getattr__(self, name: str) -> Any:
+        """Any other method (TRACE, QUERY...) is routed too: API Gateway answers it, never http.server's HTML 501."""
+        if name.startswith("do_"):
+            return self.handle_request
+        raise AttributeError(name)
+
     def log_message(self, format: str, *args: Any) -> None:
         """Silenced: ``handle_request`` writes one line per request instead."""
 

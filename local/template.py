@@ -74,6 +74,7 @@ class Route:
     method: str
     path: str
     pattern: re.Pattern[str]
+    authorizer: str = "NONE"  # who API Gateway lets through: AWS_IAM, a JWT authorizer's name, or NONE
 
     @property
     def route_key(self) -> str:
@@ -84,14 +85,23 @@ def _path_pattern(path: str) -> re.Pattern[str]:
     return re.compile("^" + re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>[^/]+)", re.escape(path)) + "$")
 
 
+def _default_authorizer(event: dict[str, Any]) -> str:
+    """The ``DefaultAuthorizer`` of the HTTP API that the event names (``ApiId: !Ref <api>``); NONE if it has none."""
+    api = event["Properties"].get("ApiId", {}).get("Ref")
+    resource = load_template()["Resources"].get(api, {}) if isinstance(api, str) else {}
+    return str(resource.get("Properties", {}).get("Auth", {}).get("DefaultAuthorizer", "NONE"))
+
+
 def http_routes() -> list[Route]:
     """Every ``HttpApi`` event of every function, as the local stack must route them."""
     routes = []
     for name, resource in _resources("AWS::Serverless::Function").items():
         for event in resource["Properties"].get("Events", {}).values():
             if event["Type"] == "HttpApi":
-                path, method = event["Properties"]["Path"], event["Properties"]["Method"].upper()
-                routes.append(Route(name, method, path, _path_pattern(path)))
+                props = event["Properties"]
+                path, method = props["Path"], props["Method"].upper()
+                authorizer = props.get("Auth", {}).get("Authorizer") or _default_authorizer(event)
+                routes.append(Route(name, method, path, _path_pattern(path), authorizer))
     return routes
 
 

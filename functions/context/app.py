@@ -8,17 +8,24 @@ from typing import Any
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from agent_memory.http import json_response, make_resolver
+from agent_memory.http import body_text, json_response, make_resolver
 from agent_memory.observability import logger, metrics
+from agent_memory.responses import MemoryContext, documented
 from agent_memory.runtime import memory_service
 from agent_memory.tool_call import parse_context_call
 
 app = make_resolver()
 
 
-@app.post("/v1/context")
+@app.post(
+    "/v1/context",
+    summary="The memory block to inject before a chat turn",
+    responses=documented(
+        200, MemoryContext, "The document and recent notes; degrades, never fails.", 400, 403, 422, 500
+    ),
+)
 def context() -> Any:
-    _, scope = parse_context_call(app.current_event.decoded_body)
+    _, scope = parse_context_call(body_text(app.current_event))
     return json_response(200, memory_service().context(scope).as_dict())
 
 

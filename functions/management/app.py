@@ -18,11 +18,22 @@ from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEventV2
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import Field
 
-from agent_memory.api import StrictModel
+from agent_memory.api import ID_PATTERN, StrictModel
 from agent_memory.auth import Principal, principal_from_event
-from agent_memory.errors import InvalidInput, MemoryServiceError
+from agent_memory.errors import InvalidInput, MemoryServiceError, UnsupportedMediaType
 from agent_memory.http import error_result, json_response, make_resolver
 from agent_memory.observability import logger, metrics
+from agent_memory.responses import (
+    CurrentDocument,
+    NotesByDay,
+    OneVersion,
+    Recalled,
+    Runs,
+    RunStarted,
+    SavedDocument,
+    Versions,
+    documented,
+)
 from agent_memory.runtime import management, recall_service
 from agent_memory.scope import Scope
 from agent_memory.settings import get_settings
@@ -30,13 +41,30 @@ from agent_memory.settings import get_settings
 app = make_resolver(enable_validation=True)
 
 _WORKSPACE_PATH = re.compile(r"^/v1/memory/workspaces/([^/]*)(?:/|$)")
-WorkspaceId = Annotated[str, Path()]
+WorkspaceId = Annotated[str, Path(pattern=ID_PATTERN)]
+NoteId = Annotated[str, Path(pattern=ID_PATTERN)]
 Version = Annotated[int, Path(ge=1)]
 Limit = Annotated[int, Query(ge=1, le=100)]
 Day = Annotated[str | None, Query(pattern=r"^\d{4}-\d{2}-\d{2}$")]
 Days = Annotated[int, Query(ge=1, le=31)]
 SearchText = Annotated[str, Query(min_length=1, max_length=1000)]
 SearchSize = Annotated[int, Query(ge=1, le=20)]
+
+
+# What each route answers (its success, then its refusals): the OpenAPI document is generated from these.
+_REFUSED = (401, 403, 422, 500, 503)  # every route: the token, membership, the request, the unexpected, storage
+DOCUMENT = documented(200, CurrentDocument, "The current document and the limits.", *_REFUSED)
+PUT_DOCUMENT = documented(200, SavedDocument, "The new version (reason `dashboard`).", 400, 409, 415, *_REFUSED)
+VERSIONS = documented(200, Versions, "The versions, newest first.", *_REFUSED)
+VERSION = documented(200, OneVersion, "The document as it was.", 404, *_REFUSED)
+RESTORE = documented(
+    200, OneVersion, "A new version with that content (reason `restore`).", 400, 404, 409, 415, *_REFUSED
+)
+NOTES = documented(200, NotesByDay, "Notes day by day, newest first.", *_REFUSED)
+SEARCH = documented(200, Recalled, "The notes found, best first.", *_REFUSED)
+DELETE_NOTE = documented(204, None, "Deleted: gone from the listing, context, recall and search.", 404, *_REFUSED)
+RUNS = documented(200, Runs, "The runs, newest first (operators only).", *_REFUSED)
+START_RUN = documented(202, RunStarted, "A run was started (operators only).", *_REFUSED)
 
 
 class DocumentBody(StrictModel):
@@ -88,52 +116,52 @@ def _restore(scope: Scope, version: int, body: RestoreBody) -> Any:
     return json_response(200, {"document": document.as_dict()})
 
 
-@app.get("/v1/memory/personal/document")
+@app.get("/v1/memory/personal/document", responses=DOCUMENT)
 def personal_document() -> Any:
     return _get_document(_personal())
 
 
-@app.get("/v1/memory/workspaces/<workspace_id>/document")
+@app.get("/v1/memory/workspaces/<workspace_id>/document", responses=DOCUMENT)
 def team_document(workspace_id: WorkspaceId) -> Any:
     return _get_document(_team(workspace_id))
 
 
-@app.put("/v1/memory/personal/document")
+@app.put("/v1/memory/personal/document", responses=PUT_DOCUMENT)
 def personal_put_document(body: Annotated[DocumentBody, Body()]) -> Any:
     return _put_document(_personal(), body)
 
 
-@app.put("/v1/memory/workspaces/<workspace_id>/document")
+@app.put("/v1/memory/workspaces/<workspace_id>/document", responses=PUT_DOCUMENT)
 def team_put_document(workspace_id: WorkspaceId, body: Annotated[DocumentBody, Body()]) -> Any:
     return _put_document(_team(workspace_id), body)
 
 
-@app.get("/v1/memory/personal/document/versions")
+@app.get("/v1/memory/personal/document/versions", responses=VERSIONS)
 def personal_versions(limit: Limit = 20, cursor: Annotated[str | None, Query()] = None) -> Any:
     return _versions(_personal(), limit, cursor)
 
 
-@app.get("/v1/memory/workspaces/<workspace_id>/document/versions")
+@app.get("/v1/memory/workspaces/<workspace_id>/document/versions", responses=VERSIONS)
 def team_versions(workspace_id: WorkspaceId, limit: Limit = 20, cursor: Annotated[str | None, Query()] = None) -> Any:
     return _versions(_team(workspace_id), limit, cursor)
 
 
-@app.get("/v1/memory/personal/document/versions/<version>")
+@app.get("/v1/memory/personal/document/versions/<version>", responses=VERSION)
 def personal_version(version: Version) -> Any:
     return _version(_personal(), version)
 
 
-@app.get("/v1/memory/workspaces/<workspace_id>/document/versions/<version>")
+@app.get("/v1/memory/workspaces/<workspace_id>/document/versions/<version>", responses=VERSION)
 def team_version(workspace_id: WorkspaceId, version: Version) -> Any:
     return _version(_team(workspace_id), version)
 
 
-@app.post("/v1/memory/personal/document/versions/<version>/restore")
+@app.post("/v1/memory/personal/document/versions/<version>/restore", responses=RESTORE)
 def personal_restore(version: Version, body: Annotated[RestoreBody, Body()]) -> Any:
     return _restore(_personal(), version, body)
 
 
-@app.post("/v1/memory/workspaces/<workspace_id>/document/versions/<version>/restore")
+@app.post("/v1/memory/workspaces/<workspace_id>/document/versions/<version>/restore", responses=RESTORE)
 def team_restore(workspace_id: WorkspaceId, version: Version, body: Annotated[RestoreBody, Body()]) -> Any:
     return _restore(_team(workspace_id), version, body)
 
@@ -163,46 +191,46 @@ def _search(scope: Scope, q: str, k: int) -> Any:
     return json_response(200, recall_service().recall(scope, q, k=k).as_dict())
 
 
-@app.get("/v1/memory/personal/notes")
+@app.get("/v1/memory/personal/notes", responses=NOTES)
 def personal_notes(before: Day = None, days: Days = 2) -> Any:
     return _notes(_personal(), before, days)
 
 
-@app.get("/v1/memory/workspaces/<workspace_id>/notes")
+@app.get("/v1/memory/workspaces/<workspace_id>/notes", responses=NOTES)
 def team_notes(workspace_id: WorkspaceId, before: Day = None, days: Days = 2) -> Any:
     return _notes(_team(workspace_id), before, days)
 
 
-@app.get("/v1/memory/personal/notes/search")
+@app.get("/v1/memory/personal/notes/search", responses=SEARCH)
 def personal_search(q: SearchText, k: SearchSize = 8) -> Any:
     return _search(_personal(), q, k)
 
 
-@app.get("/v1/memory/workspaces/<workspace_id>/notes/search")
+@app.get("/v1/memory/workspaces/<workspace_id>/notes/search", responses=SEARCH)
 def team_search(workspace_id: WorkspaceId, q: SearchText, k: SearchSize = 8) -> Any:
     return _search(_team(workspace_id), q, k)
 
 
-@app.delete("/v1/memory/personal/notes/<note_id>")
-def personal_delete_note(note_id: Annotated[str, Path()]) -> Any:
+@app.delete("/v1/memory/personal/notes/<note_id>", responses=DELETE_NOTE)
+def personal_delete_note(note_id: NoteId) -> Any:
     return _delete_note(_personal(), note_id)
 
 
-@app.delete("/v1/memory/workspaces/<workspace_id>/notes/<note_id>")
-def team_delete_note(workspace_id: WorkspaceId, note_id: Annotated[str, Path()]) -> Any:
+@app.delete("/v1/memory/workspaces/<workspace_id>/notes/<note_id>", responses=DELETE_NOTE)
+def team_delete_note(workspace_id: WorkspaceId, note_id: NoteId) -> Any:
     return _delete_note(_team(workspace_id), note_id)
 
 
 # --- operators --------------------------------------------------------------------------------------------
 
 
-@app.get("/v1/admin/consolidation/runs")
+@app.get("/v1/admin/consolidation/runs", responses=RUNS)
 def list_runs(limit: Limit = 20) -> Any:
     _principal().require_admin()  # checked before routing too
     return json_response(200, {"runs": management().runs(limit)})
 
 
-@app.post("/v1/admin/consolidation/runs")
+@app.post("/v1/admin/consolidation/runs", responses=START_RUN)
 def start_run() -> Any:
     _principal().require_admin()  # checked before routing too
     run_id = management().start_run(_principal().user_id)
@@ -223,11 +251,20 @@ def authorize(event: dict[str, Any]) -> Principal:
     return principal
 
 
+def require_json(event: dict[str, Any]) -> None:
+    """The dashboard's bodies are JSON: a body declared as anything else is a 415 (after 401 and 403)."""
+    headers = {str(name).lower(): str(value) for name, value in (event.get("headers") or {}).items()}
+    media_type = headers.get("content-type", "").split(";")[0].strip().lower()
+    if event.get("body") and media_type and media_type != "application/json":
+        raise UnsupportedMediaType(f"the request body must be JSON (application/json), not {media_type}")
+
+
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     try:
         principal = authorize(event)
+        require_json(event)
     except MemoryServiceError as error:
         return error_result(error)
     app.append_context(principal=principal)

@@ -9,8 +9,9 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.api import RecallArgs, RememberArgs, UpdateMemoryArgs
 from agent_memory.document import Author
-from agent_memory.http import json_response, make_resolver
+from agent_memory.http import body_text, json_response, make_resolver
 from agent_memory.observability import logger, metrics
+from agent_memory.responses import Health, Recalled, Remembered, SavedDocument, Tools, documented
 from agent_memory.runtime import memory_service, recall_service
 from agent_memory.tool_call import parse_tool_call
 from agent_memory.tool_catalog import tool_definitions
@@ -18,16 +19,24 @@ from agent_memory.tool_catalog import tool_definitions
 app = make_resolver()
 
 
-@app.post("/v1/tools/remember")
+@app.post(
+    "/v1/tools/remember",
+    summary="remember: append one note to the conversation's memory",
+    responses=documented(201, Remembered, "The note as written.", 400, 403, 422, 500, 503),
+)
 def remember() -> Any:
-    call = parse_tool_call(app.current_event.decoded_body, RememberArgs)
+    call = parse_tool_call(body_text(app.current_event), RememberArgs)
     result = memory_service().remember(call.scope, call.context, call.arguments.text)
     return json_response(201, {"note": result.note.as_dict(), "truncated": result.truncated})
 
 
-@app.post("/v1/tools/update_memory")
+@app.post(
+    "/v1/tools/update_memory",
+    summary="update_memory: replace the curated document",
+    responses=documented(200, SavedDocument, "The new version.", 400, 403, 409, 422, 500, 503),
+)
 def update_memory() -> Any:
-    call = parse_tool_call(app.current_event.decoded_body, UpdateMemoryArgs)
+    call = parse_tool_call(body_text(app.current_event), UpdateMemoryArgs)
     saved = memory_service().update_memory(
         call.scope,
         call.arguments.content,
@@ -38,18 +47,26 @@ def update_memory() -> Any:
     return json_response(200, saved.as_dict())
 
 
-@app.post("/v1/tools/recall")
+@app.post(
+    "/v1/tools/recall",
+    summary="recall: search the notes, best first",
+    responses=documented(200, Recalled, "The notes found, best first.", 400, 403, 422, 500, 503),
+)
 def recall() -> Any:
-    call = parse_tool_call(app.current_event.decoded_body, RecallArgs)
+    call = parse_tool_call(body_text(app.current_event), RecallArgs)
     return json_response(200, recall_service().recall(call.scope, call.arguments.query, k=call.arguments.k).as_dict())
 
 
-@app.get("/v1/tools")
+@app.get(
+    "/v1/tools",
+    summary="The tools, with JSON Schemas of their arguments",
+    responses=documented(200, Tools, "The three tools, ready to hand to a model.", 500),
+)
 def list_tools() -> Any:
     return json_response(200, {"tools": tool_definitions()})
 
 
-@app.get("/v1/health")
+@app.get("/v1/health", summary="Health check (open)", responses=documented(200, Health, "The API is up."))
 def health() -> Any:
     return json_response(200, {"status": "ok"})
 

@@ -23,6 +23,7 @@ from agent_memory.settings import get_settings
 from agent_memory.storage.client import make_dynamodb_client
 from local.token import mint
 from tests.conftest import private, write_note
+from tests.events import event_body
 from tests.fakes import FakeChatModel
 from tests.integration.test_consolidation import consolidate, folded_counts, merge, notes_of
 from tests.integration.test_management import manage
@@ -126,6 +127,69 @@ def test_remember_on_failing_storage_is_503_writes_no_note_and_keeps_the_others(
     retried = call("remember", {"context": private(), "arguments": {"text": "written during the outage"}})
     assert retried.status == 201
     assert notes(aws, PERSONAL) == ["kept before the outage", "written during the outage"]
+
+
+class LostAnswerClient:
+    """The real client, except that each operation in ``lost`` is applied but its answer never arrives (a read
+    timeout after DynamoDB applied it; found by tests/load). botocore then sends it again, which is the answer
+    the caller gets, or, its retries spent, raises: ``then_raise`` (an error code) plays that."""
+
+    def __init__(self, real: Any, lost: set[str], then_raise: str | None) -> None:
+        self._real = real
+        self._lost = lost
+        self._then_raise = then_raise
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self._real, name)
+        if name not in self._lost:
+            return method
+
+        def _lost(**kwargs: Any) -> Any:
+            method(**kwargs)  # applied, but its answer never arrives
+            if self._then_raise:
+                raise ClientError({"Error": {"Code": self._then_raise, "Message": "injected"}}, name)
+            return method(**kwargs)
+
+        return _lost
+
+
+@pytest.fixture
+def lost_answers(aws, monkeypatch) -> Callable[..., None]:
+    """``lost_answers("put_item")``: every DynamoDB client built from now on loses these operations' first answer."""
+
+    def _inject(*operations: str, then_raise: str | None = None) -> None:
+        real = make_dynamodb_client
+        monkeypatch.setattr(
+            runtime, "make_dynamodb_client", lambda *a, **k: LostAnswerClient(real(*a, **k), {*operations}, then_raise)
+        )
+        runtime.reset()
+
+    return _inject
+
+
+def test_a_note_put_retried_after_its_answer_was_lost_is_written_once(call, aws, lost_answers):
+    lost_answers("put_item")
+
+    answer = call("remember", {"context": private(), "arguments": {"text": "written once"}})
+
+    assert answer.status == 201
+    assert notes(aws, PERSONAL) == ["written once"]  # not a second copy at the next position
+    assert answer.body["note"]["position"] == 1
+
+
+@pytest.mark.parametrize("then_raise", [None, "InternalServerError"], ids=["retried", "retries-spent"])
+def test_a_flush_whose_transaction_answer_was_lost_is_written_once_and_says_so(
+    call, aws, lost_answers, monkeypatch, then_raise
+):
+    lost_answers("transact_write_items", then_raise=then_raise)
+    monkeypatch.setattr(runtime.flush_service(), "_chat_model", lambda: FakeChatModel(reply=lambda s, p: "Summary."))
+    body = event_body("flush")
+    body["context"] = private()
+
+    answer = call("flush", body)
+
+    assert answer.body["status"] == "written", answer.body
+    assert notes(aws, PERSONAL) == ["Summary."]
 
 
 def test_an_unexpected_storage_error_is_a_500_in_the_error_shape_and_writes_nothing(call, aws, faults):

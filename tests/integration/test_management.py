@@ -513,3 +513,36 @@ def test_a_busy_day_spanning_several_pages_is_listed_whole(aws):
     assert [d["day"] for d in answer["days"]] == ["2026-12-01"]
     assert [n["position"] for n in answer["days"][0]["notes"]] == list(range(45, 0, -1))
     assert answer["next_before"] == "2026-12-01"
+
+
+# --- bodies that are not JSON (found by tests/fuzz) ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("media_type", ["text/plain", "multipart/form-data", "application/x-www-form-urlencoded"])
+def test_a_body_that_is_not_json_by_its_content_type_is_415_and_changes_nothing(aws, media_type):
+    answer = manage(
+        "personal_put_document",
+        body={"content": "# Mine", "expected_version": 0},
+        token=USER,
+        headers={"content-type": media_type},
+    )
+
+    assert answer.status == 415, answer.body
+    assert answer.body["error"]["code"] == "unsupported_media_type"
+    assert manage("personal_document", token=USER).body["document"]["version"] == 0
+
+
+def test_a_body_that_is_not_utf8_is_400_and_changes_nothing(aws):
+    event = load_event("management/personal_put_document")
+    event["headers"]["authorization"] = f"Bearer {USER}"
+    del event["requestContext"]["authorizer"]
+    event["body"], event["isBase64Encoded"] = (
+        base64.b64encode(b'{"content": "\xff\xfe", "expected_version": 0}').decode(),
+        True,
+    )
+
+    result = load_handler("ManagementFunction")(event, LambdaContext())
+
+    assert result["statusCode"] == 400
+    assert json.loads(result["body"])["error"]["code"] == "malformed_request"
+    assert manage("personal_document", token=USER).body["document"]["version"] == 0

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import base64
+import json
+
 import pytest
 
-from tests.conftest import private, shared
+from local.template import load_handler
+from tests.conftest import ROUTE_FUNCTIONS, private, shared
+from tests.events import load_event
 
 
 def _items(aws):
@@ -149,6 +154,19 @@ def test_malformed_bodies_are_4xx_with_the_error_shape(call, aws, raw, status):
     assert set(answer.body) <= {"error", "details"}
     assert set(answer.body["error"]) == {"code", "message"}
     assert "Traceback" not in answer.body["error"]["message"]
+    assert _items(aws) == []
+
+
+@pytest.mark.parametrize("route", ["remember", "update_memory", "recall", "context"])
+def test_a_body_that_is_not_utf8_is_400_not_500(aws, lambda_context, route):
+    """API Gateway passes such a body base64-encoded; decoding it once raised (a 500). Found by tests/fuzz."""
+    event = load_event(route)
+    event["body"], event["isBase64Encoded"] = base64.b64encode(b"\xff\xfe{not utf-8").decode(), True
+
+    result = load_handler(ROUTE_FUNCTIONS[route])(event, lambda_context)
+
+    assert result["statusCode"] == 400
+    assert json.loads(result["body"])["error"]["code"] == "malformed_request"
     assert _items(aws) == []
 
 

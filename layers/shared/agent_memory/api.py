@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, create_model
 
 from agent_memory.errors import InvalidInput, MalformedRequest
 
@@ -54,6 +54,29 @@ class RecallArgs(StrictModel):
     # Non-blank: at least one character that is not whitespace (the schema tells the model so too).
     query: Annotated[str, StringConstraints(pattern=r"\S")] = Field(description="What to look for (not blank).")
     k: Annotated[int, Field(ge=1, le=20)] = Field(default=8, description="How many notes to return (1-20).")
+
+
+class ContextRequest(StrictModel):
+    """The body of ``POST /v1/context``: the conversation context alone (no ``arguments``)."""
+
+    context: ConversationContext
+
+
+def tool_request(arguments: type[StrictModel]) -> type[StrictModel]:
+    """The whole body of a tool route, ``{"context", "arguments"}``, as the OpenAPI document describes it.
+
+    The route does not validate it in one go: it parses it in the contract's order (``parse_envelope``,
+    then the scope, then ``parse_arguments``), so that a refusal of the scope comes before one of the arguments.
+    """
+    name = arguments.__name__.removesuffix("Args") + "Request"
+    model: type[StrictModel] = create_model(
+        name,
+        __base__=StrictModel,
+        __doc__=f"A tool call: the conversation context and the model's arguments ({arguments.__doc__})",
+        context=(ConversationContext, ...),
+        arguments=(arguments, ...),
+    )
+    return model
 
 
 class ChatMessage(StrictModel):

@@ -23,6 +23,12 @@ class MalformedRequest(MemoryServiceError):
     status, code = 400, "malformed_request"
 
 
+class UnsupportedMediaType(MemoryServiceError):
+    """The body is declared as something other than JSON."""
+
+    status, code = 415, "unsupported_media_type"
+
+
 class InvalidInput(MemoryServiceError):
     """The request is well-formed JSON but breaks a rule of the contract."""
 

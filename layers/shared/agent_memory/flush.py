@@ -95,10 +95,15 @@ class FlushService:
             )
         except Exception as error:  # noqa: BLE001 - every failure is an answer, and the claim is given back
             reason = str(error) if isinstance(error, FlushFailed | MemoryServiceError) else type(error).__name__
+            kept = self._release(scope, request.compaction_id, token)
+            if kept is not None and kept.status == "written" and kept.token == token:
+                # The note and the claim's mark went in one transaction, whose answer was lost (a timeout
+                # after DynamoDB applied it): the note is written, and the answer must say so.
+                logger.warning("flush written although its write failed", extra={"reason": reason})
+                return self._answer("written", note=self._stored_note(scope, kept, deadline))
             logger.warning(
                 "flush failed", extra={"scope": scope.kind, "compaction_id": request.compaction_id, "reason": reason}
             )
-            self._release(scope, request.compaction_id, token)
             return self._answer("failed", reason=reason)
         logger.info(
             "flush note written",
@@ -121,19 +126,26 @@ class FlushService:
     def _duplicate(self, scope: Scope, marker: FlushMarker) -> dict[str, Any]:
         if marker.status != "written" or marker.note_id is None:
             return self._answer("duplicate", reason="another invocation is flushing this compaction event")
-        where = parse_note_id(marker.note_id)
-        try:
-            note = self._notes.get(scope, *where) if where else None
-        except Exception:  # noqa: BLE001 - the answer is still "duplicate", only without the note
-            logger.exception("could not read the earlier flush note")
-            note = None
-        return self._answer("duplicate", note=note)
+        return self._answer("duplicate", note=self._stored_note(scope, marker))
 
-    def _release(self, scope: Scope, compaction_id: str, token: str) -> None:
+    def _stored_note(self, scope: Scope, marker: FlushMarker, deadline: float | None = None) -> Note | None:
+        """The note a ``written`` marker names; None if it cannot be read (in time): the answer stands without it."""
+        where = parse_note_id(marker.note_id) if marker.note_id else None
+        if where is None or (deadline is not None and time.monotonic() + WRITE_RESERVE_S / 2 > deadline):
+            return None
         try:
-            self._flushes.release(scope, compaction_id, token=token)
+            return self._notes.get(scope, *where)
+        except Exception:  # noqa: BLE001 - the status is known; only the note is missing from the answer
+            logger.exception("could not read the flush note")
+            return None
+
+    def _release(self, scope: Scope, compaction_id: str, token: str) -> FlushMarker | None:
+        """Give the claim back; the marker that kept it, if any (None too when the release itself failed)."""
+        try:
+            return self._flushes.release(scope, compaction_id, token=token)
         except Exception:  # noqa: BLE001 - the claim's lease expires by itself
             logger.exception("could not release the flush claim; it expires by itself")
+            return None
 
     @staticmethod
     def _answer(status: str, *, note: Note | None = None, reason: str | None = None) -> dict[str, Any]:

@@ -8,9 +8,18 @@ from typing import Any
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from aws_lambda_powertools.utilities.data_classes.common import BaseProxyEvent
 
-from agent_memory.errors import MemoryServiceError
+from agent_memory.errors import MalformedRequest, MemoryServiceError
 from agent_memory.observability import logger, metrics
+
+
+def body_text(event: BaseProxyEvent) -> str | None:
+    """The request body as text. API Gateway base64-encodes a body that is not UTF-8; that is a 400, never a 500."""
+    try:
+        return event.decoded_body
+    except (ValueError, UnicodeDecodeError):  # binascii.Error is a ValueError
+        raise MalformedRequest("the request body is not UTF-8 text") from None
 
 
 def json_response(status: int, body: Any) -> Response[Any]:
@@ -50,6 +59,12 @@ def make_resolver(*, enable_validation: bool = False) -> APIGatewayHttpResolver:
         metrics.add_metric(name="Http422", unit="Count", value=1)
         details = [{"loc": list(e["loc"]), "msg": e.get("msg", ""), "type": e["type"]} for e in error.errors()]
         return error_response(422, "invalid_input", "the request does not match the contract", details)
+
+    @app.exception_handler(UnicodeDecodeError)
+    def _not_text(error: UnicodeDecodeError) -> Response[Any]:
+        """A body that is not UTF-8 (API Gateway passes it base64-encoded), read by the validation of a route."""
+        metrics.add_metric(name="Http400", unit="Count", value=1)
+        return error_response(400, "malformed_request", "the request body is not UTF-8 text")
 
     @app.exception_handler(MemoryServiceError)
     def _domain_error(error: MemoryServiceError) -> Response[Any]:

@@ -38,6 +38,11 @@ def _schema(model: type[StrictModel]) -> dict[str, Any]:
     return schema
 
 
+def tool_arguments() -> dict[str, type[StrictModel]]:
+    """Each tool's ``arguments`` model by name; the tool's route is ``POST /v1/tools/<name>``."""
+    return {name: model for name, model, _ in _TOOLS}
+
+
 @cache
 def tool_definitions() -> list[dict[str, Any]]:
     return [

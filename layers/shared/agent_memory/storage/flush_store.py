@@ -30,6 +30,7 @@ class FlushMarker:
 
     status: str  # "in_progress" or "written"
     note_id: str | None
+    token: str | None = None  # the claiming invocation's
 
 
 def _key(scope: Scope, compaction_id: str) -> dict[str, Any]:
@@ -62,10 +63,7 @@ class FlushStore:
         except ClientError as error:
             if error_code(error) != "ConditionalCheckFailedException":
                 raise as_unavailable(error) or error from None
-            item = error.response.get("Item") or {}
-            return FlushMarker(
-                status=item.get("status", {}).get("S", "in_progress"), note_id=item.get("note_id", {}).get("S")
-            )
+            return _marker(error.response.get("Item") or {})
 
     def completion(self, scope: Scope, compaction_id: str, *, token: str) -> Callable[[Note], dict[str, Any]]:
         """The transaction item that marks the claim ``written``; it fails if the claim is no longer ours."""
@@ -89,8 +87,12 @@ class FlushStore:
 
         return _mark
 
-    def release(self, scope: Scope, compaction_id: str, *, token: str) -> None:
-        """Give the event back after a failure (only if the claim is still ours and not written)."""
+    def release(self, scope: Scope, compaction_id: str, *, token: str) -> FlushMarker | None:
+        """Give the event back after a failure (only if the claim is still ours and not written).
+
+        None when it was given back; else the marker that kept it, in the same request: ``written`` with
+        this invocation's token means that its note was written after all (its answer was lost).
+        """
         try:
             self._client.delete_item(
                 TableName=self._table,
@@ -98,7 +100,18 @@ class FlushStore:
                 ConditionExpression="#status = :in_progress AND #token = :token",
                 ExpressionAttributeNames={"#status": "status", "#token": "token"},
                 ExpressionAttributeValues={":in_progress": {"S": "in_progress"}, ":token": {"S": token}},
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
             )
+            return None
         except ClientError as error:
             if error_code(error) != "ConditionalCheckFailedException":
                 raise
+            return _marker(error.response.get("Item") or {})
+
+
+def _marker(item: dict[str, Any]) -> FlushMarker:
+    return FlushMarker(
+        status=item.get("status", {}).get("S", "in_progress"),
+        note_id=item.get("note_id", {}).get("S"),
+        token=item.get("token", {}).get("S"),
+    )

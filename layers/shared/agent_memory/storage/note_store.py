@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -87,11 +88,22 @@ _BATCH_GET_ATTEMPTS = 3
 
 
 def _position_taken(error: ClientError) -> bool:
-    """The note's own conditional put failed: another note already holds this position."""
+    """The note's own conditional put failed: a note already holds this position."""
     if error_code(error) == "ConditionalCheckFailedException":
         return True
     codes = cancellation_codes(error)
     return bool(codes) and codes[0] == "ConditionalCheckFailed"
+
+
+def _holder_write_id(error: ClientError) -> str | None:
+    """The ``write_id`` of the note that holds the position, as the failed condition returned it."""
+    if error_code(error) == "ConditionalCheckFailedException":
+        item = error.response.get("Item") or {}
+    else:
+        reasons = error.response.get("CancellationReasons") or [{}]
+        item = reasons[0].get("Item") or {}
+    write_id: str | None = item.get("write_id", {}).get("S")
+    return write_id
 
 
 class NoteStore:
@@ -116,12 +128,16 @@ class NoteStore:
         The counter's atomic ADD makes positions unique. The note's put is still conditional, and on a
         collision (a counter restored from an older backup, or an emulator without atomic updates) the
         note takes the next position instead: a gap is possible, a duplicate or an overwrite never.
+        The note carries this call's ``write_id``: when the client retries a put whose answer was lost
+        (a timeout after DynamoDB wrote it), the condition fails on the note this very call wrote, and
+        that is a success, not a collision (taking the next position would write the note twice).
 
         ``created`` (UTC) gives the note its day and its ``created_at``. ``together_with`` gives a second
         transaction item (e.g. the flush's completion mark) that must succeed with the note or neither is
         written; its failure surfaces as a ClientError.
         """
         day, created_at = created.date().isoformat(), iso(created)
+        write_id = uuid.uuid4().hex
         for _ in range(_POSITION_ATTEMPTS):
             note = Note(
                 day=day,
@@ -133,8 +149,9 @@ class NoteStore:
             )
             put = {
                 "TableName": self._table,
-                "Item": _note_item(scope, note),
+                "Item": {**_note_item(scope, note), "write_id": {"S": write_id}},
                 "ConditionExpression": "attribute_not_exists(sk)",
+                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
             }
             try:
                 if together_with is None:
@@ -145,6 +162,8 @@ class NoteStore:
             except ClientError as error:
                 if not _position_taken(error):
                     raise as_unavailable(error) or error from None
+                if _holder_write_id(error) == write_id:
+                    return note  # our own earlier attempt, retried by the client after its answer was lost
         raise StorageUnavailable("could not find a free position for the note; nothing was written, try again")
 
     def _next_position(self, scope: Scope, day: str) -> int:
