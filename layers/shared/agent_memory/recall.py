@@ -36,17 +36,19 @@ partition key), whatever path found it; a foreign one is dropped and logged, nev
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from agent_memory.errors import EmbeddingUnavailable
-from agent_memory.models.embedding import EmbeddingModel
 from agent_memory.notes import Note
 from agent_memory.observability import logger, metrics
 from agent_memory.scope import Scope
 from agent_memory.search.bm25 import rank
 from agent_memory.search.fusion import reciprocal_rank_fusion
-from agent_memory.search.notes_index import IndexHit, NotesIndex
 from agent_memory.storage.note_store import KeyedNote, NoteStore
+
+if TYPE_CHECKING:  # given, never built here: their modules load only where an index is configured
+    from agent_memory.models.embedding import EmbeddingModel
+    from agent_memory.search.notes_index import IndexHit, NotesIndex
 
 RecallMode = Literal["semantic", "hybrid", "keyword"]
 

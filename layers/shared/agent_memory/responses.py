@@ -20,9 +20,12 @@ DAY_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
 
 
 class Answer(BaseModel):
-    """An answer's shape: exactly these keys."""
+    """An answer's shape: exactly these keys.
 
-    model_config = ConfigDict(extra="forbid")
+    ``defer_build``: the functions never validate with these models (they only describe answers for the
+    OpenAPI document), so their validators are built on first use instead of at import: cold start."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 # --- errors -----------------------------------------------------------------------------------------------

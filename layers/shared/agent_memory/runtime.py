@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from functools import cache
+from typing import TYPE_CHECKING
 
 from agent_memory.consolidation import Caps, Consolidator
 from agent_memory.flush import FLUSH_BUDGET_S, FlushService
-from agent_memory.indexer import NotesIndexer
 from agent_memory.management import Management
 from agent_memory.models.chat import chat_model_from_settings
-from agent_memory.models.embedding import EmbeddingModel, embedding_model_from_settings
 from agent_memory.recall import RecallService
-from agent_memory.search.notes_index import NotesIndex, make_opensearch_client
 from agent_memory.service import MemoryService
 from agent_memory.settings import get_settings
 from agent_memory.storage.client import make_dynamodb_client
@@ -19,6 +17,11 @@ from agent_memory.storage.consolidation_store import ConsolidationStore
 from agent_memory.storage.document_store import DocumentStore
 from agent_memory.storage.flush_store import FlushStore
 from agent_memory.storage.note_store import NoteStore
+
+if TYPE_CHECKING:  # imported where used: a deployment without an index (or the indexer) never loads them
+    from agent_memory.indexer import NotesIndexer
+    from agent_memory.models.embedding import EmbeddingModel
+    from agent_memory.search.notes_index import NotesIndex
 
 
 @cache
@@ -103,6 +106,8 @@ def recall_service() -> RecallService:
 @cache
 def embedding_model() -> EmbeddingModel | None:
     """The embedding model, when ``MEMORY_EMBEDDING_MODEL`` is set; bounded by ``MEMORY_EMBEDDING_TIMEOUT_S``."""
+    from agent_memory.models.embedding import embedding_model_from_settings
+
     settings = get_settings()
     return embedding_model_from_settings(settings, timeout_s=settings.embedding_timeout_s)
 
@@ -113,6 +118,8 @@ def notes_index() -> NotesIndex | None:
     settings = get_settings()
     if settings.opensearch_endpoint is None:
         return None
+    from agent_memory.search.notes_index import NotesIndex, make_opensearch_client
+
     return NotesIndex(make_opensearch_client(settings.opensearch_endpoint, timeout_s=settings.opensearch_timeout_s))
 
 
@@ -120,6 +127,8 @@ def notes_index() -> NotesIndex | None:
 def notes_indexer() -> NotesIndexer:
     """The stream indexer. Its index is ensured once per sandbox before the first write: written through
     a missing alias, OpenSearch would create a plain index named like the alias, with a guessed mapping."""
+    from agent_memory.indexer import NotesIndexer
+
     index = notes_index()
     if index is None:
         raise RuntimeError("the stream indexer needs OPENSEARCH_ENDPOINT")

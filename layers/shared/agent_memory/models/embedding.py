@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import math
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol, cast
 
 from agent_memory.errors import EmbeddingUnavailable
@@ -56,6 +55,8 @@ class BedrockEmbeddingModel:
     def embed(self, texts: list[str]) -> list[list[float]]:
         if len(texts) <= 1:
             return [self._embed_one(text) for text in texts]
+        from concurrent.futures import ThreadPoolExecutor  # only Titan needs it, and only for a list
+
         with ThreadPoolExecutor(max_workers=min(BEDROCK_CONCURRENCY, len(texts))) as pool:
             return list(pool.map(self._embed_one, texts))
 
