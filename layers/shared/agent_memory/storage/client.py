@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from agent_memory.errors import StorageUnavailable
@@ -50,6 +51,25 @@ def cancellation_codes(error: ClientError) -> list[str]:
     if error_code(error) != "TransactionCanceledException":
         return []
     return [str(reason.get("Code")) for reason in error.response.get("CancellationReasons") or []]
+
+
+def query_pages(client: Any, request: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Every page of a Query, in order, until DynamoDB says there is no more (or the caller stops reading).
+
+    ``request`` is read again for each page, so a caller may change it between pages (e.g. its ``Limit``).
+    A throttle or a server fault is a StorageUnavailable; any other error is raised as it is.
+    """
+    from botocore.exceptions import ClientError
+
+    while True:
+        try:
+            page: dict[str, Any] = client.query(**request)
+        except ClientError as error:
+            raise as_unavailable(error) or error from None
+        yield page
+        if "LastEvaluatedKey" not in page:
+            return
+        request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
 def as_unavailable(error: ClientError) -> StorageUnavailable | None:

@@ -21,7 +21,7 @@ from botocore.exceptions import ClientError
 
 from agent_memory.notes import note_id
 from agent_memory.scope import Scope
-from agent_memory.storage.client import as_unavailable, error_code
+from agent_memory.storage.client import as_unavailable, error_code, query_pages
 from agent_memory.storage.keys import UNCONSOLIDATED_INDEX, unconsolidated_shard, unconsolidated_shards
 
 PENDING_SK = "consolidation#pending"
@@ -62,15 +62,8 @@ class ConsolidationStore:
             "ExpressionAttributeValues": {":shard": {"S": shard}, **values},
             "ScanIndexForward": True,
         }
-        while True:
-            try:
-                page = self._client.query(**kwargs)
-            except ClientError as error:
-                raise as_unavailable(error) or error from None
+        for page in query_pages(self._client, kwargs):
             yield from page["Items"]
-            if "LastEvaluatedKey" not in page:
-                return
-            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
     def pending_marks(self) -> list[PendingMarks]:
         """Every group that a run folded but did not finish marking."""

@@ -14,7 +14,7 @@ from agent_memory.clock import iso
 from agent_memory.errors import StorageUnavailable
 from agent_memory.notes import Note, Origin
 from agent_memory.scope import Scope
-from agent_memory.storage.client import as_unavailable, cancellation_codes, error_code
+from agent_memory.storage.client import as_unavailable, cancellation_codes, error_code, query_pages
 from agent_memory.storage.keys import (
     NOTE_PREFIX,
     day_sk,
@@ -221,11 +221,7 @@ class NoteStore:
             "Limit": min(_DAY_PAGE_MAX, _NOTES_PER_DAY_PAGE * (days + 1)),
         }
         found: list[tuple[str, list[Note]]] = []
-        while True:
-            try:
-                page = self._client.query(**kwargs)
-            except ClientError as error:
-                raise as_unavailable(error) or error from None
+        for page in query_pages(self._client, kwargs):
             for item in page["Items"]:
                 note = note_from_item(item)
                 if not found or found[-1][0] != note.day:
@@ -233,9 +229,7 @@ class NoteStore:
                         return found, True
                     found.append((note.day, []))
                 found[-1][1].append(note)
-            if "LastEvaluatedKey" not in page:
-                return found, False
-            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        return found, False
 
     def newest_texts(self, scope: Scope, *, limit: int) -> list[NoteText]:
         """The scope's ``limit`` newest notes, newest first, text only: a Query on its ``note#`` range.
@@ -253,18 +247,15 @@ class NoteStore:
             "ProjectionExpression": "pk, sk, #text",
             "ExpressionAttributeNames": {"#text": "text"},
             "ScanIndexForward": False,
+            "Limit": limit,
         }
-        while len(texts) < limit:
-            try:
-                answer = self._client.query(**request, Limit=limit - len(texts))
-            except ClientError as error:
-                raise as_unavailable(error) or error from None
-            for item in answer["Items"]:
+        for page in query_pages(self._client, request):
+            for item in page["Items"]:
                 day, position = parse_note_sk(item["sk"]["S"])
                 texts.append(NoteText(item["pk"]["S"], day, position, item["text"]["S"]))
-            if "LastEvaluatedKey" not in answer:
+            if len(texts) >= limit:
                 break
-            request["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+            request["Limit"] = limit - len(texts)  # the next page asks only for what is still wanted
         return texts
 
     def get_many(self, scope: Scope, wanted: list[tuple[str, int]]) -> list[KeyedNote]:
@@ -318,15 +309,8 @@ class NoteStore:
             "ExpressionAttributeValues": {":pk": {"S": scope.key}, ":notes": {"S": NOTE_PREFIX}},
             "Limit": page_size,
         }
-        while True:
-            try:
-                answer = self._client.query(**request)
-            except ClientError as error:
-                raise as_unavailable(error) or error from None
-            yield from (note_from_item(item) for item in answer["Items"])
-            if "LastEvaluatedKey" not in answer:
-                return
-            request["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+        for page in query_pages(self._client, request):
+            yield from (note_from_item(item) for item in page["Items"])
 
     def count(self, scope: Scope) -> int:
         """How many notes the scope holds: a paged ``Select=COUNT`` Query (for the drift check)."""
@@ -336,13 +320,4 @@ class NoteStore:
             "ExpressionAttributeValues": {":pk": {"S": scope.key}, ":notes": {"S": NOTE_PREFIX}},
             "Select": "COUNT",
         }
-        total = 0
-        while True:
-            try:
-                answer = self._client.query(**request)
-            except ClientError as error:
-                raise as_unavailable(error) or error from None
-            total += int(answer["Count"])
-            if "LastEvaluatedKey" not in answer:
-                return total
-            request["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+        return sum(int(page["Count"]) for page in query_pages(self._client, request))
