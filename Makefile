@@ -18,6 +18,7 @@ CHECKOV_VENV := .venv-checkov
 export CHECKOV := $(abspath $(CHECKOV_VENV)/bin/checkov)
 
 .PHONY: help install run test fuzz lint format bench build validate token openapi opensearch reindex screenshots clean
+.PHONY: unit
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -65,6 +66,9 @@ reindex: $(BIN)/.installed ## Rebuild the notes index of scopes from DynamoDB: m
 
 test: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed node_modules/.installed ## Run the whole test suite, template checks (cfn-lint, sam, checkov) and the dashboard in Chromium included
 	$(BIN)/pytest --cov --cov-report=term
+
+unit: $(BIN)/.installed ## The fast loop: the unit tests only, under 30 s, nothing but .venv (no Java, browser or moto server)
+	$(BIN)/pytest tests/unit -q
 
 fuzz: $(BIN)/.installed ## The isolation property test and the API's schema fuzzing (schemathesis), with many more examples
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/pytest tests/property tests/fuzz --hypothesis-show-statistics

@@ -16,7 +16,7 @@ def openai_server():
     OpenAICompatible.reply = {"choices": [{"message": {"content": "rewritten"}, "finish_reason": "stop"}]}
     OpenAICompatible.status, OpenAICompatible.delay_s, OpenAICompatible.seen = 200, 0.0, []
     server = ThreadingHTTPServer(("127.0.0.1", 0), OpenAICompatible)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}/v1"
     server.shutdown()
     server.server_close()

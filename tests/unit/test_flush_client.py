@@ -47,7 +47,7 @@ def lambda_client():
     _FakeLambda.delay_s, _FakeLambda.status, _FakeLambda.headers_out = 0.0, 200, {}
     _FakeLambda.body, _FakeLambda.seen = {"status": "written", "note": None}, []
     server = ThreadingHTTPServer(("127.0.0.1", 0), _FakeLambda)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     yield flush_lambda_client(
         endpoint_url=f"http://127.0.0.1:{server.server_address[1]}",
         region_name="us-east-1",

@@ -1,0 +1,127 @@
+"""The flush's answers and its 5-second budget (docs/api.md §4), the table's answers from botocore's Stubber.
+
+Every path answers a status and never raises; a failure gives the claim back and writes no note.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+import pytest
+from botocore.stub import Stubber
+
+from agent_memory.flush import WRITE_RESERVE_S, FlushService
+from agent_memory.storage.flush_store import FlushStore
+from agent_memory.storage.note_store import NoteStore
+from tests.fakes import FakeChatModel
+
+TABLE = "MemoryTable"
+EVENT = {
+    "context": {"user_id": "u-1", "thread_id": "t-1", "visibility": "private"},
+    "compaction_id": "c-1",
+    "messages": [{"role": "user", "content": "Let's plan the Lisbon trip"}],
+}
+
+
+@pytest.fixture
+def table() -> Iterator[tuple[Any, Stubber]]:
+    client = boto3.client("dynamodb", region_name="eu-west-1")
+    with Stubber(client) as stubber:
+        yield client, stubber
+        stubber.assert_no_pending_responses()
+
+
+def service(client: Any, model: FakeChatModel | None, *, enabled: bool = True, budget_s: float = 5.0) -> FlushService:
+    return FlushService(
+        NoteStore(client, TABLE), FlushStore(client, TABLE), lambda: model, enabled=enabled, budget_s=budget_s
+    )
+
+
+def test_a_disabled_flush_answers_disabled_without_a_request_or_a_model_call(table: tuple[Any, Stubber]) -> None:
+    client, _ = table  # no response queued: any request would fail the test
+    model = FakeChatModel()
+
+    answer = service(client, model, enabled=False).flush(EVENT)
+
+    assert answer == {"status": "disabled", "note": None}
+    assert model.calls == []
+
+
+@pytest.mark.parametrize(
+    "event",
+    [None, [], {**EVENT, "messages": []}, {**EVENT, "compaction_id": "has space"}, {**EVENT, "extra": 1}],
+)
+def test_a_malformed_event_is_failed_with_a_reason_and_touches_nothing(table: tuple[Any, Stubber], event: Any) -> None:
+    client, _ = table
+
+    answer = service(client, FakeChatModel()).flush(event)
+
+    assert (answer["status"], answer["note"]) == ("failed", None)
+    assert answer["reason"].startswith("invalid_input")
+
+
+def test_no_chat_model_is_failed_and_the_claim_is_given_back(table: tuple[Any, Stubber]) -> None:
+    client, stubber = table
+    stubber.add_response("put_item", {}, None)  # the claim
+    stubber.add_response("delete_item", {}, None)  # given back
+
+    answer = service(client, None).flush(EVENT)
+
+    assert answer["status"] == "failed"
+    assert "MEMORY_CHAT_MODEL" in answer["reason"]
+
+
+def test_a_model_slower_than_the_budget_is_failed_within_the_budget(table: tuple[Any, Stubber]) -> None:
+    client, stubber = table
+    stubber.add_response("put_item", {}, None)
+    stubber.add_response("delete_item", {}, None)
+    model = FakeChatModel(delay_s=3.0)
+    budget_s = WRITE_RESERVE_S + 0.4
+
+    started = time.monotonic()
+    answer = service(client, model, budget_s=budget_s).flush(EVENT)
+    elapsed = time.monotonic() - started
+
+    assert answer["status"] == "failed"
+    assert "did not answer within" in answer["reason"]
+    assert elapsed < model.delay_s  # the answer did not wait for the model
+
+
+def test_a_budget_spent_before_the_model_is_asked_is_failed_without_a_model_call(table: tuple[Any, Stubber]) -> None:
+    client, stubber = table
+    stubber.add_response("put_item", {}, None)
+    stubber.add_response("delete_item", {}, None)
+    model = FakeChatModel()
+
+    answer = service(client, model, budget_s=WRITE_RESERVE_S / 2).flush(EVENT)
+
+    assert answer["status"] == "failed"
+    assert "budget ran out" in answer["reason"]
+    assert model.calls == []
+
+
+def test_a_model_failure_is_failed_with_its_message(table: tuple[Any, Stubber]) -> None:
+    client, stubber = table
+    stubber.add_response("put_item", {}, None)
+    stubber.add_response("delete_item", {}, None)
+
+    answer = service(client, FakeChatModel(fail_with="the model is throttled")).flush(EVENT)
+
+    assert (answer["status"], answer["reason"]) == ("failed", "the model is throttled")
+
+
+def test_a_compaction_already_claimed_is_a_duplicate_without_a_model_call(table: tuple[Any, Stubber]) -> None:
+    client, stubber = table
+    held = {"pk": {"S": "user#u-1"}, "sk": {"S": "flush#c-1"}, "status": {"S": "in_progress"}, "token": {"S": "x"}}
+    stubber.add_client_error(
+        "put_item", "ConditionalCheckFailedException", "taken", 400, response_meta=None, modeled_fields={"Item": held}
+    )
+    model = FakeChatModel()
+
+    answer = service(client, model).flush(EVENT)
+
+    assert (answer["status"], answer["note"]) == ("duplicate", None)
+    assert model.calls == []
