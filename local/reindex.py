@@ -30,7 +30,7 @@ from agent_memory.search.notes_index import NotesIndex, make_opensearch_client
 from agent_memory.settings import get_settings
 from agent_memory.storage.client import make_dynamodb_client
 from agent_memory.storage.note_store import NoteStore
-from local.server import LOCAL_ENVIRONMENT
+from local.environment import LOCAL_ENVIRONMENT
 
 
 def _scope(value: str) -> Scope:

@@ -117,6 +117,6 @@ class LocalStreamMapping:
 
 
 def _log(message: str) -> None:
-    from local.server import log
+    from local.environment import log
 
     log(message)

@@ -19,6 +19,7 @@ from moto.server import ThreadedMotoServer
 from agent_memory import runtime
 from agent_memory.notes import Origin
 from agent_memory.scope import Scope
+from local.lambda_context import LambdaContext
 from local.template import load_handler, table_definitions
 from tests.events import load_event
 from tests.moto_support import atomic_moto_requests
@@ -56,17 +57,6 @@ def aws() -> Iterator[Any]:
         for definition in table_definitions().values():
             client.create_table(**definition)
         yield client
-
-
-@dataclass(frozen=True)
-class LambdaContext:
-    function_name: str = "ToolsFunction"
-    memory_limit_in_mb: int = 512
-    invoked_function_arn: str = "arn:aws:lambda:eu-west-1:123456789012:function:ToolsFunction"
-    aws_request_id: str = "c6af9ac6-7b61-11e6-9a41-93e812345678"
-
-    def get_remaining_time_in_millis(self) -> int:
-        return 29_000
 
 
 @pytest.fixture

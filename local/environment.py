@@ -1,0 +1,131 @@
+"""The local stack's environment: what a Lambda sandbox of this service would see, minus AWS, and its DynamoDB.
+
+The defaults that make the handlers run on a laptop, the layers on ``sys.path``, the embedded moto (or the
+DynamoDB that ``AWS_ENDPOINT_URL_DYNAMODB`` names) with the template's tables, and the stack's own log.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from datetime import UTC, datetime
+from typing import Any
+
+from local.template import ROOT, load_template
+from local.template import table_definitions as template_tables
+from local.token import DEFAULT_SECRET
+
+HOST = "127.0.0.1"
+ACCOUNT_ID = "123456789012"
+
+# What a Lambda sandbox of this service would see, minus AWS: fake credentials and quiet telemetry.
+# setdefault semantics: anything the user exported wins.
+LOCAL_ENVIRONMENT = {
+    "AWS_ACCESS_KEY_ID": "local",
+    "AWS_SECRET_ACCESS_KEY": "local",
+    "AWS_DEFAULT_REGION": "us-east-1",
+    "AWS_ACCOUNT_ID_ENDPOINT_MODE": "disabled",
+    "MEMORY_TABLE_NAME": "MemoryTable",  # locally a table is named by its logical id
+    # No JWT authorizer locally: the management handler verifies HS256 tokens signed with this (CONTRACT §5).
+    "MEMORY_LOCAL_JWT_SECRET": DEFAULT_SECRET,
+    "MEMORY_CONSOLIDATE_FUNCTION": "ConsolidateFunction",
+    "POWERTOOLS_SERVICE_NAME": "agent-memory",
+    "POWERTOOLS_LOG_LEVEL": "WARNING",
+    "POWERTOOLS_METRICS_DISABLED": "true",
+    "POWERTOOLS_TRACE_DISABLED": "true",
+}
+
+
+def log(message: str) -> None:
+    """The stack's own output (banner, one line per request, failures) goes to stderr; stdout is the functions'."""
+    print(message, file=sys.stderr, flush=True)
+
+
+def utc_stamp() -> str:
+    """Wall-clock time for log lines (never ``MEMORY_NOW``: that freezes the service's clock, not the log's)."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def env_port(name: str, default: int) -> int:
+    value = os.environ.get(name, str(default))
+    if not value.isdigit() or not 0 < int(value) < 65536:
+        raise SystemExit(f"{name} must be a TCP port number, not {value!r}")
+    return int(value)
+
+
+def prepare_environment() -> None:
+    """Set the local defaults and make the layers importable, before any handler or boto3 client exists.
+
+    Lambda puts a layer's content on ``sys.path`` (``/opt/python``); here each layer's ``ContentUri`` is.
+    """
+    for name, value in LOCAL_ENVIRONMENT.items():
+        os.environ.setdefault(name, value)
+    for resource in load_template()["Resources"].values():
+        if resource["Type"] == "AWS::Serverless::LayerVersion":
+            path = str(ROOT / resource["Properties"]["ContentUri"])
+            if path not in sys.path:
+                sys.path.insert(0, path)
+    # Powertools warns on every handler that records no metric; locally that is noise, not a hint.
+    warnings.filterwarnings("ignore", message="No application metrics to publish", category=UserWarning)
+
+
+def drop_unpublished_metrics() -> None:
+    """Keep EMF blobs off the console when metrics are disabled.
+
+    Powertools 3.37 honours ``POWERTOOLS_METRICS_DISABLED`` only in ``flush_metrics``, which then keeps the
+    metric set instead of clearing it; once a metric holds 100 values, ``add_metric`` prints the EMF blob
+    anyway. Lambda starts every sandbox afresh; this long-lived process clears the set after each event.
+    """
+    from aws_lambda_powertools import Metrics
+    from aws_lambda_powertools.metrics.functions import is_metrics_disabled
+
+    if is_metrics_disabled():
+        Metrics().clear_metrics()  # the metric set is shared by every Metrics instance of the process
+
+
+def start_embedded_dynamodb() -> Any:
+    """moto's server on a free port, unless the user points ``AWS_ENDPOINT_URL_DYNAMODB`` elsewhere.
+
+    The variable is boto3's own, so the handlers' clients follow it without knowing about the local stack.
+    """
+    if os.environ.get("AWS_ENDPOINT_URL_DYNAMODB"):
+        return None
+    import logging
+
+    from moto.server import ThreadedMotoServer
+
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per DynamoDB call
+    server = ThreadedMotoServer(ip_address=HOST, port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = f"http://{host}:{port}"
+    return server
+
+
+def ensure_tables(endpoint: str) -> list[str]:
+    """Create the template's tables that the endpoint lacks; never touch one that exists (it holds data).
+
+    Returns the names created. Waits until each is ACTIVE, so that the first request finds it usable.
+    """
+    import boto3
+    from botocore.config import Config
+    from botocore.exceptions import ClientError, EndpointConnectionError
+
+    config = Config(connect_timeout=2, retries={"mode": "standard", "max_attempts": 3})  # fail fast if unreachable
+    client = boto3.client("dynamodb", endpoint_url=endpoint, config=config)
+    created = []
+    try:
+        for name, definition in template_tables().items():
+            try:
+                client.describe_table(TableName=name)
+                continue
+            except ClientError as error:
+                if error.response.get("Error", {}).get("Code") != "ResourceNotFoundException":
+                    raise
+            client.create_table(**definition)
+            client.get_waiter("table_exists").wait(TableName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 60})
+            created.append(name)
+    except EndpointConnectionError as error:
+        raise SystemExit(f"cannot reach DynamoDB at {endpoint} (AWS_ENDPOINT_URL_DYNAMODB): {error}") from error
+    return created
