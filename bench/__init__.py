@@ -5,3 +5,5 @@ latency on moto next to a floor of the bare boto3 calls it needs, and the cold i
 function that serves it; it prints a table with the targets of the issue and merges the numbers into
 ``docs/benchmarks.json``, where later operations add their own keys.
 """
+
+from __future__ import annotations

@@ -30,7 +30,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from bench.scale import (
+from bench.keyword_recall import recall_items
+from bench.runner import (
     TABLE,
     Context,
     Toolkit,
@@ -38,7 +39,6 @@ from bench.scale import (
     clear_metrics,
     percentile_ms,
     quiet_powertools,
-    recall_items,
 )
 
 

@@ -1,0 +1,354 @@
+"""The per-turn operations (context, remember, update_memory): DynamoDB requests and latency against a floor.
+
+Latency is measured in-process on moto, next to a *floor*: the bare boto3 calls each operation cannot do
+without, made on the same moto in the same run. moto answers in-process and costs far more than a network
+round trip's CPU, so absolute numbers only compare within a run; the ratio to the floor is what tells how
+much our own code adds per call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import partial
+from typing import Any
+
+from moto import mock_aws
+
+from bench.cold_start import ColdStart
+from bench.runner import (
+    NOW_MS,
+    TABLE,
+    TODAY,
+    YESTERDAY,
+    LambdaContext,
+    RequestCounter,
+    create_tables,
+    document_text,
+    fact_text,
+    instrumented_client,
+    log,
+    percentile_ms,
+    timed,
+)
+
+# One scope per operation, so that writes never grow the partition another operation reads.
+CONTEXT_USER = "bench-context"
+REMEMBER_USER = "bench-remember"
+UPDATE_WORKSPACE = "bench-update"
+FLOOR_REMEMBER_PK = "user#bench-remember-floor"
+FLOOR_UPDATE_PK = "ws#bench-update-floor"
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One route: how to build its i-th event, the status it must answer, and its bare-boto3 floor.
+
+    ``tidy`` runs untimed after the i-th pair of calls, to keep moto's costs from growing with the run.
+    """
+
+    name: str
+    function: str  # the logical id of the function in template.yaml
+    status: int
+    event: Callable[[int], dict[str, Any]]
+    floor: Callable[[int], object]
+    tidy: Callable[[int], object] = lambda _: None
+
+
+def _conversation(route: str, **overrides: Any) -> dict[str, Any]:
+    """The conversation context of ``events/<route>.json``, with the bench's own ids."""
+    from tests.events import event_body
+
+    context: dict[str, Any] = {**event_body(route)["context"], **overrides}
+    return context
+
+
+def context_operation(client: Any) -> Operation:
+    """The per-turn read. Floor: GetItem of the head, then one Query of today's and yesterday's notes."""
+    from agent_memory.service import RECENT_NOTES_QUERY_LIMIT
+    from agent_memory.storage.keys import DOC_HEAD, notes_of_days
+    from tests.events import load_event
+
+    context = _conversation("context", user_id=CONTEXT_USER, thread_owner_id=CONTEXT_USER, document_version=1)
+    pk = {"S": f"user#{CONTEXT_USER}"}
+    low, high = notes_of_days(YESTERDAY, TODAY)
+
+    def floor(_: int) -> object:
+        client.get_item(TableName=TABLE, Key={"pk": pk, "sk": {"S": DOC_HEAD}}, ConsistentRead=False)
+        return client.query(
+            TableName=TABLE,
+            KeyConditionExpression="pk = :pk AND sk BETWEEN :low AND :high",
+            ExpressionAttributeValues={":pk": pk, ":low": {"S": low}, ":high": {"S": high}},
+            ScanIndexForward=False,
+            Limit=RECENT_NOTES_QUERY_LIMIT,
+        )
+
+    return Operation("context", "ContextFunction", 200, lambda _: load_event("context", {"context": context}), floor)
+
+
+def remember_operation(client: Any) -> Operation:
+    """A note appended. Floor: the day counter's atomic ADD, then the conditional PutItem of the note."""
+    from agent_memory.storage.keys import day_sk, note_sk, unconsolidated_shard
+    from tests.events import load_event
+
+    context = _conversation("remember", user_id=REMEMBER_USER, thread_owner_id=REMEMBER_USER)
+
+    def event(index: int) -> dict[str, Any]:
+        return load_event("remember", {"context": context, "arguments": {"text": fact_text(index)}})
+
+    def floor(index: int) -> object:
+        counter = client.update_item(
+            TableName=TABLE,
+            Key={"pk": {"S": FLOOR_REMEMBER_PK}, "sk": {"S": day_sk(TODAY)}},
+            UpdateExpression="ADD next_position :one",
+            ExpressionAttributeValues={":one": {"N": "1"}},
+            ReturnValues="UPDATED_NEW",
+        )
+        position = int(counter["Attributes"]["next_position"]["N"])
+        item = {
+            "pk": {"S": FLOOR_REMEMBER_PK},
+            "sk": {"S": note_sk(TODAY, position)},
+            "day": {"S": TODAY},
+            "position": {"N": str(position)},
+            "text": {"S": fact_text(index).removeprefix("- ")},
+            "created_at": {"S": NOW_MS},
+            "source": {"S": "remember"},
+            "origin_user_id": {"S": REMEMBER_USER},
+            "origin_thread_id": {"S": context["thread_id"]},
+            "consolidated": {"BOOL": False},
+            "uc_pk": {"S": unconsolidated_shard(FLOOR_REMEMBER_PK)},
+            "uc_sk": {"S": f"{NOW_MS}#{FLOOR_REMEMBER_PK}#{TODAY}.{position}"},
+        }
+        return client.put_item(TableName=TABLE, Item=item, ConditionExpression="attribute_not_exists(sk)")
+
+    return Operation("remember", "ToolsFunction", 201, event, floor)
+
+
+def update_memory_operation(client: Any) -> Operation:
+    """A 2,000-character rewrite at the version the caller saw (call i sends ``document_version`` i).
+
+    Floor: one TransactWriteItems putting the new version's item and moving the head, both conditional.
+    """
+    from agent_memory.storage.keys import DOC_HEAD, version_sk
+    from tests.events import load_event
+
+    context = _conversation("update_memory", workspace_id=UPDATE_WORKSPACE)
+
+    def event(index: int) -> dict[str, Any]:
+        body = {"context": {**context, "document_version": index}, "arguments": {"content": document_text(2000, index)}}
+        return load_event("update_memory", body)
+
+    def floor(index: int) -> object:
+        version = index + 1
+        attributes = {
+            "pk": {"S": FLOOR_UPDATE_PK},
+            "content": {"S": document_text(2000, index)},
+            "version": {"N": str(version)},
+            "updated_at": {"S": NOW_MS},
+            "reason": {"S": "tool"},
+            "by_user_id": {"S": context["user_id"]},
+            "by_thread_id": {"S": context["thread_id"]},
+        }
+        head_condition: dict[str, Any] = (
+            {"ConditionExpression": "attribute_not_exists(sk)"}
+            if index == 0
+            else {
+                "ConditionExpression": "version = :expected",
+                "ExpressionAttributeValues": {":expected": {"N": str(index)}},
+            }
+        )
+        version_item = {**attributes, "sk": {"S": version_sk(version)}}
+        head_item = {**attributes, "sk": {"S": DOC_HEAD}}
+        return client.transact_write_items(
+            TransactItems=[
+                {"Put": {"TableName": TABLE, "Item": version_item, "ConditionExpression": "attribute_not_exists(sk)"}},
+                {"Put": {"TableName": TABLE, "Item": head_item, **head_condition}},
+            ]
+        )
+
+    def tidy(index: int) -> None:
+        # moto deep-copies the whole table on every TransactWriteItems (its rollback), so a table that
+        # grows by two items a call makes each call slower than the last. Superseded versions are never
+        # read by a write, so deleting them keeps the table, and moto's share, the same for every call.
+        for pk in (f"ws#{UPDATE_WORKSPACE}", FLOOR_UPDATE_PK):
+            client.delete_item(TableName=TABLE, Key={"pk": {"S": pk}, "sk": {"S": version_sk(index)}})
+
+    return Operation("update_memory", "ToolsFunction", 200, event, floor, tidy)
+
+
+# The operations measured, in order; each builds its Operation from the floor's client.
+OPERATIONS: dict[str, Callable[[Any], Operation]] = {
+    "context": context_operation,
+    "remember": remember_operation,
+    "update_memory": update_memory_operation,
+}
+
+
+def seed_context_scope(client: Any) -> None:
+    """A realistic scope for the per-turn read: a 3,000-character document and 10 notes over two days.
+
+    Written through the stores so the items have exactly the service's shape.
+    """
+    from agent_memory.document import Author
+    from agent_memory.notes import Origin
+    from agent_memory.scope import Scope
+    from agent_memory.storage.document_store import DocumentStore
+    from agent_memory.storage.note_store import NoteStore
+
+    scope = Scope("personal", CONTEXT_USER)
+    author = Author(user_id=CONTEXT_USER, thread_id="t-1")
+    DocumentStore(client, TABLE).save(
+        scope, document_text(3000, 0), expected_version=0, updated_at=NOW_MS, reason="tool", by=author
+    )
+    notes = NoteStore(client, TABLE)
+    for index in range(10):
+        day = TODAY if index % 2 else YESTERDAY
+        origin = Origin(user_id=CONTEXT_USER, thread_id=f"t-{index}")
+        text = fact_text(index).removeprefix("- ")
+        created = datetime.fromisoformat(f"{day}T09:{index:02d}:00+00:00")
+        notes.append(scope, created=created, text=text, source="remember", origin=origin)
+
+
+@dataclass
+class Samples:
+    """Latencies in nanoseconds and the distinct request sequences seen, of the service and its floor."""
+
+    service_ns: list[int] = field(default_factory=list)
+    floor_ns: list[int] = field(default_factory=list)
+    service_requests: set[tuple[str, ...]] = field(default_factory=set)
+    floor_requests: set[tuple[str, ...]] = field(default_factory=set)
+
+
+def measure(operation: Operation, counter: RequestCounter, *, warmup: int, calls: int) -> Samples:
+    """Warm up, then time ``calls`` handler calls, each followed by one floor call.
+
+    Service and floor alternate so that a noisy neighbour or a clock change on this shared machine hits
+    both alike. Events are built before the loop, so only the handler itself is timed.
+    """
+    from agent_memory.observability import metrics
+    from local.template import load_handler
+
+    handler = load_handler(operation.function)
+    context = LambdaContext(function_name=operation.function)
+    events = [operation.event(index) for index in range(warmup + calls)]
+    samples = Samples()
+    for index, event in enumerate(events):
+        service_ns, answer = timed(partial(handler, event, context))
+        service_requests = counter.take()
+        # With printing disabled, Powertools never clears its metric set and prints it anyway once a
+        # metric holds 100 values; clearing it here, untimed, is what an enabled flush does per call.
+        metrics.clear_metrics()
+        if answer["statusCode"] != operation.status:
+            raise SystemExit(f"{operation.name} call {index} answered {answer['statusCode']}: {answer.get('body')}")
+        floor_ns, _ = timed(partial(operation.floor, index))
+        floor_requests = counter.take()
+        operation.tidy(index)
+        counter.take()
+        if index >= warmup:
+            samples.service_ns.append(service_ns)
+            samples.floor_ns.append(floor_ns)
+            samples.service_requests.add(service_requests)
+            samples.floor_requests.add(floor_requests)
+    return samples
+
+
+@dataclass(frozen=True)
+class Result:
+    """One operation's numbers, as the report prints them and docs/benchmarks.json keeps them."""
+
+    name: str
+    function: str
+    requests: tuple[str, ...]  # the longest sequence seen, should calls differ
+    floor_requests: tuple[str, ...]
+    varying_requests: bool
+    p50_ms: float
+    p99_ms: float
+    floor_p50_ms: float
+    import_ms: float
+
+    @property
+    def ratio(self) -> float:
+        return self.p50_ms / self.floor_p50_ms
+
+    def as_json(self) -> dict[str, Any]:
+        """The shape of docs/benchmarks.json, shared with the operations later issues add."""
+        return {
+            "requests": len(self.requests),
+            "p50_ms": round(self.p50_ms, 3),
+            "p99_ms": round(self.p99_ms, 3),
+            "floor_p50_ms": round(self.floor_p50_ms, 3),
+            "import_ms": round(self.import_ms, 1),
+        }
+
+
+def summarize(operation: Operation, samples: Samples, import_ms: float) -> Result:
+    return Result(
+        name=operation.name,
+        function=operation.function,
+        requests=max(samples.service_requests, key=len),
+        floor_requests=max(samples.floor_requests, key=len),
+        varying_requests=len(samples.service_requests) > 1,
+        p50_ms=percentile_ms(samples.service_ns, 0.50),
+        p99_ms=percentile_ms(samples.service_ns, 0.99),
+        floor_p50_ms=percentile_ms(samples.floor_ns, 0.50),
+        import_ms=import_ms,
+    )
+
+
+def inclusive_seconds(stats: pstats.Stats, function_name: str) -> float:
+    """Total inclusive time of every function of that name (none of those summed here recurse)."""
+    entries: dict[tuple[str, int, str], tuple[Any, ...]] = stats.stats  # type: ignore[attr-defined]
+    return float(sum(entry[3] for key, entry in entries.items() if key[2] == function_name))
+
+
+def profile(operation: Operation, first_index: int, calls: int, limit: int = 40) -> None:
+    """cProfile over ``calls`` more handler calls, to show where our code spends its share.
+
+    moto's own cost dwarfs ours in every call, so the listing is limited to our code and Powertools,
+    ordered by inclusive time, after a summary of handler time outside botocore's API calls.
+    """
+    from agent_memory.observability import metrics
+    from local.template import load_handler
+
+    handler = load_handler(operation.function)
+    context = LambdaContext(function_name=operation.function)
+    profiler = cProfile.Profile()
+    for index in range(first_index, first_index + calls):
+        event = operation.event(index)
+        profiler.enable()
+        handler(event, context)
+        profiler.disable()
+        metrics.clear_metrics()
+        operation.tidy(index)
+    stats = pstats.Stats(profiler, stream=sys.stdout)
+    total_ms = inclusive_seconds(stats, "lambda_handler") / calls * 1e3
+    dynamodb_ms = inclusive_seconds(stats, "_make_api_call") / calls * 1e3
+    print(
+        f"\nprofile of {calls} {operation.name} calls (cProfile slows every call down): {total_ms:.3f} ms per call"
+        f" in the handler, {dynamodb_ms:.3f} in botocore and moto, {total_ms - dynamodb_ms:.3f} in the rest"
+    )
+    stats.sort_stats("cumulative").print_stats(r"agent_memory|/functions/|aws_lambda_powertools", limit)
+
+
+def run_operation(name: str, args: argparse.Namespace, imports: dict[str, ColdStart]) -> Result:
+    """One operation on a moto of its own (fresh tables, the seeded scope), its floor side by side.
+
+    A fresh moto per operation keeps one operation's writes from slowing the next one's calls.
+    """
+    with mock_aws():
+        counter = RequestCounter()
+        client = instrumented_client(counter)
+        create_tables(client)
+        seed_context_scope(client)
+        counter.take()
+        operation = OPERATIONS[name](client)
+        log(f"timing {name}: {args.warmup} warm-up + {args.calls} calls, each followed by its floor")
+        samples = measure(operation, counter, warmup=args.warmup, calls=args.calls)
+        if args.profile == name:
+            profile(operation, first_index=args.warmup + args.calls, calls=args.calls)
+    return summarize(operation, samples, imports[operation.function].import_ms)
