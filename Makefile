@@ -77,6 +77,7 @@ lint: $(BIN)/.installed ## ruff (lint and format check) and mypy
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy layers/shared/agent_memory functions local bench client
+	$(BIN)/python tools/proxies.py
 
 format: $(BIN)/.installed ## Apply ruff's fixes and formatting
 	$(BIN)/ruff check --fix .

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from http.server import ThreadingHTTPServer
+from typing import Any
 
+import boto3
 import pytest
+from botocore.stub import Stubber
 
 from tests.openai_loopback import OpenAICompatible
 
@@ -20,3 +24,12 @@ def openai_server():
     yield f"http://127.0.0.1:{server.server_address[1]}/v1"
     server.shutdown()
     server.server_close()
+
+
+@pytest.fixture
+def table() -> Iterator[tuple[Any, Stubber]]:
+    """A DynamoDB client whose answers the test queues (botocore's Stubber); an unqueued request fails the test."""
+    client = boto3.client("dynamodb", region_name="eu-west-1")
+    with Stubber(client) as stubber:
+        yield client, stubber
+        stubber.assert_no_pending_responses()

@@ -6,10 +6,8 @@ Every path answers a status and never raises; a failure gives the claim back and
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from typing import Any
 
-import boto3
 import pytest
 from botocore.stub import Stubber
 
@@ -24,14 +22,6 @@ EVENT = {
     "compaction_id": "c-1",
     "messages": [{"role": "user", "content": "Let's plan the Lisbon trip"}],
 }
-
-
-@pytest.fixture
-def table() -> Iterator[tuple[Any, Stubber]]:
-    client = boto3.client("dynamodb", region_name="eu-west-1")
-    with Stubber(client) as stubber:
-        yield client, stubber
-        stubber.assert_no_pending_responses()
 
 
 def service(client: Any, model: FakeChatModel | None, *, enabled: bool = True, budget_s: float = 5.0) -> FlushService:

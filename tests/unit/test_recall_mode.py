@@ -6,11 +6,8 @@ Stubber, built by the store's own item writer, so only the recall logic is under
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-import boto3
-import pytest
 from botocore.stub import Stubber
 
 from agent_memory.errors import EmbeddingUnavailable
@@ -37,14 +34,6 @@ NOTES = {1: note(1, "Prefers metric units"), 2: note(2, "Has a kitten called Mis
 
 def hit(position: int, score: float = 1.0, scope: Scope = SCOPE) -> IndexHit:
     return IndexHit(scope.key, "2026-12-03", position, score)
-
-
-@pytest.fixture
-def table() -> Iterator[tuple[Any, Stubber]]:
-    client = boto3.client("dynamodb", region_name="eu-west-1")
-    with Stubber(client) as stubber:
-        yield client, stubber
-        stubber.assert_no_pending_responses()
 
 
 def answers_batch_get(stubber: Stubber, positions: list[int], scope: Scope = SCOPE) -> None:
