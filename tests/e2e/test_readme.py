@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import shlex
 import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -120,3 +121,15 @@ def test_the_readme_commands_are_found(tmp_path: Path) -> None:
     assert inline_make_commands(text) == ["make unit"]
     assert as_pattern('{"a":...}').fullmatch('{"a":1,"b":2}')
     assert not as_pattern('{"a":...}').fullmatch('{"b":1}')
+
+
+def test_the_local_stack_pages_python_runs_against_the_stack(stack: Stack) -> None:
+    """docs/local-stack.md's Invoke API example, as written but for the port."""
+    (example,) = re.findall(r"^```python\n(.*?)^```", (ROOT / "docs" / "local-stack.md").read_text(), re.M | re.S)
+    code = example.replace("127.0.0.1:3001", f"127.0.0.1:{stack.lambda_port}")
+
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=30)
+
+    assert done.returncode == 0, done.stderr
+    assert "'statusCode': 200" in done.stdout
+    assert """'body': '{"status":"ok"}'""" in done.stdout
