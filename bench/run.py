@@ -1,20 +1,10 @@
-"""Measure remember, update_memory and context: DynamoDB requests, latency against a floor, cold import.
+"""Every figure the issues ask for (``make bench``, ``python -m bench.run``): area by area, into one report.
 
-Run with ``make bench`` (``python -m bench.run``). Latency is measured in-process on moto, next to a
-*floor*: the bare boto3 calls each operation cannot do without, made on the same moto in the same run.
-moto answers in-process and costs far more than a network round trip's CPU, so absolute numbers only
-compare within a run; the ratio to the floor is what tells how much our own code adds per call.
-
-The pre-compaction flush is measured too, with a fake chat model of fixed latency (0 ms and 1 s): its
-requests per call and its latency against its 5-second budget, and the duplicate call's.
-
-Then the figures that grow with the data (bench/scale.py): a nightly consolidation run over 50 groups
-with a 2-second fake model, "Load older" over 90 days of notes, and recall's keyword fallback over
-100, 1,000 and 10,000 notes; and on a throwaway OpenSearch node (bench/hybrid.py), the indexer's
-throughput and hybrid recall at 10,000 notes in 100 scopes.
-
-Every figure goes to docs/benchmarks.json (machine-readable, merged run to run) and the whole report
-to docs/benchmarks.md (rewritten each run, with the command and the machine it ran on).
+The areas, each a module on the shared runner (``bench.runner``): the per-turn operations against their
+floor (``operations``), the flush (``flush``), cold import (``cold_start``), what grows with the data
+(``scale``: ``consolidation``, ``load_older``, ``keyword_recall``) and, on a throwaway OpenSearch node,
+``hybrid``. Every figure goes to docs/benchmarks.json (merged run to run) and the whole report to
+docs/benchmarks.md (rewritten each run, with the command and the machine it ran on).
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """Figures that grow with the data: the nightly consolidation, "Load older" and recall's keyword fallback.
 
-Called by ``bench.run`` (which runs as ``__main__``, so this module never imports it): ``run`` hands in a
-``Toolkit`` with a fresh counted moto, the note texts and its logger, and merges what ``measure_all``
-returns into docs/benchmarks.json. Each figure runs on a moto of its own.
+Each lives in its own module; ``bench.run`` hands ``measure_all`` a ``Toolkit`` (a fresh counted moto, the
+note texts, its logger) and merges the results into docs/benchmarks.json. Each figure runs on a moto of its own.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """Logger and Metrics, created once per process (their settings come from POWERTOOLS_* variables).
 
-There is deliberately no Powertools Tracer: it imports the X-Ray SDK at start-up. Measured like Lambda
-(`make bench`'s cold import, 11 alternating runs of ToolsFunction), import plus the first call's client
-build took 427 + 96 ms with it and 226 + 176 ms without: about 115 ms less per cold start on the per-turn
-path. The template turns on Lambda's active tracing, which records each invocation's segments without any
-SDK in the function; DynamoDB calls no longer show as subsegments.
+No Powertools Tracer: it imports the X-Ray SDK on every cold start of the per-turn path; Lambda's active
+tracing (template.yaml) records each invocation without it. The figures are in docs/operations.md.
 """
 
 from __future__ import annotations
