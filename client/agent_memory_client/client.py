@@ -69,7 +69,7 @@ class MemoryClient:
         self.flush_function = flush_function
         self._lambda_endpoint = lambda_endpoint
         self._lambda_client = lambda_client
-        self._region = region
+        self._region = region or sigv4.region_of(endpoint)  # the flush runs in the API's region
 
     def close(self) -> None:
         self._transport.close()
@@ -141,7 +141,12 @@ class MemoryClient:
         """Invoke ``FlushFunction`` before a summary; never raises (every problem is ``failed``)."""
         if self._lambda_client is None:
             kwargs = {"region_name": self._region} if self._region else {}
-            self._lambda_client = flush_lambda_client(timeout_s=timeout_s, endpoint_url=self._lambda_endpoint, **kwargs)
+            try:
+                self._lambda_client = flush_lambda_client(
+                    timeout_s=timeout_s, endpoint_url=self._lambda_endpoint, **kwargs
+                )
+            except Exception as error:  # noqa: BLE001 - no region, a broken profile: the flush never raises
+                return {"status": "failed", "note": None, "reason": f"no Lambda client: {type(error).__name__}"}
         answer = flush_before_compaction(
             self._lambda_client,
             self.flush_function,

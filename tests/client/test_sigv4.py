@@ -144,3 +144,32 @@ def test_signing_is_chosen_by_the_endpoint() -> None:
 def test_the_region_comes_from_an_execute_api_hostname() -> None:
     assert region_of(API + "/v1/tools") == "eu-west-1"
     assert region_of("https://memory.example.com") is None
+
+
+def test_without_credentials_given_the_standard_chain_signs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIACHAIN")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "chain-secret")
+    monkeypatch.setenv("AWS_SESSION_TOKEN", "chain-token")
+    sent: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(200, json={"tools": []})
+
+    MemoryClient(API, http=httpx.Client(transport=httpx.MockTransport(answer))).list_tools()
+
+    assert "Credential=AKIACHAIN/" in sent[0].headers["authorization"]
+    assert sent[0].headers["x-amz-security-token"] == "chain-token"
+
+
+def test_the_flush_uses_the_apis_region_and_never_raises_without_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    aws = MemoryClient(API)
+    assert aws._region == "eu-west-1"
+    monkeypatch.delenv("AWS_DEFAULT_REGION", raising=False)
+    monkeypatch.delenv("AWS_REGION", raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", "/nonexistent")
+    nowhere = MemoryClient("https://memory.example.com")
+    outcome = nowhere.flush(
+        ConversationContext(user_id="u-1", thread_id="t-1"), "c-1", [{"role": "user", "content": "x"}]
+    )
+    assert outcome == {"status": "failed", "note": None, "reason": "no Lambda client: NoRegionError"}
