@@ -32,7 +32,7 @@ import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 
 from agent_memory_client.client import MemoryClient
-from agent_memory_client.errors import MemoryApiError
+from agent_memory_client.errors import MemoryApiError, MemoryTransportError
 from agent_memory_client.types import ConversationContext, ToolDefinition
 
 CONTEXT_URI = "memory://context"
@@ -109,6 +109,8 @@ class MemoryMcp:
             answer = await anyio.to_thread.run_sync(call)
         except MemoryApiError as error:
             return _refused(error.code, error.message, error.details)
+        except MemoryTransportError as error:
+            return _refused("unavailable", f"the memory service did not answer: {error}")
         return types.CallToolResult(content=_text(answer), structured_content=answer, is_error=False)
 
     async def list_resources(self, ctx: ServerRequestContext[Any], params: Any) -> types.ListResourcesResult:
