@@ -103,8 +103,9 @@ class Agent:
         if summarize is not None:
             summary = summarize(self.history)
         else:
+            # The same tools: Converse refuses a history holding tool calls without them.
             ask = [*self.history, {"role": "user", "content": SUMMARY_REQUEST}]
-            summary = self.model.reply(INSTRUCTIONS, ask, []).text
+            summary = self.model.reply(INSTRUCTIONS, ask, self.conversation.tools(format=self.model.tool_format)).text
         self.out(f"summary: {summary}")
         self.history = [{"role": "user", "content": summary}, {"role": "assistant", "content": "Understood."}]
 

@@ -14,6 +14,7 @@ from botocore.stub import Stubber
 
 from examples.agent_chat import Agent
 from examples.models import BedrockConverse, OpenAIChat
+from tests.client.conftest import FLUSH_SUMMARY
 
 pytestmark = pytest.mark.slow
 
@@ -49,13 +50,28 @@ def test_a_bedrock_converse_turn_runs_the_tool_call_with_the_conversations_conte
             conversation, BedrockConverse("anthropic.claude-3-5-haiku-20241022-v1:0", client=client), out=lines.append
         )
 
+        stub.add_response(
+            "converse",
+            {
+                "output": {"message": {"role": "assistant", "content": [{"text": "The user bought a bike."}]}},
+                "stopReason": "end_turn",
+                "usage": usage,
+                "metrics": {"latencyMs": 1},
+            },
+        )
         answer = agent.turn("I bought a bike")
+        agent.compact()  # flush (FlushFunction on the stack), then the model's own summary
         stub.assert_no_pending_responses()
 
     assert answer == "Noted."
+    assert any(line.startswith("flush: written") for line in lines)
+    assert agent.history == [
+        {"role": "user", "content": "The user bought a bike."},
+        {"role": "assistant", "content": "Understood."},
+    ]
     notes = memory.get_context(conversation.context)["recent_notes"]
-    assert [note["text"] for note in notes] == ["Owns a bike"]
-    assert notes[0]["origin"] == {"user_id": "a-bedrock", "thread_id": "t-1"}
+    assert [(note["source"], note["text"]) for note in notes] == [("flush", FLUSH_SUMMARY), ("remember", "Owns a bike")]
+    assert notes[1]["origin"] == {"user_id": "a-bedrock", "thread_id": "t-1"}
 
 
 def test_an_openai_compatible_turn_sends_the_tools_and_returns_the_results(memory: MemoryClient) -> None:
