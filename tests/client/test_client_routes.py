@@ -67,6 +67,25 @@ def test_remember_refusals_carry_the_contract_code(memory: MemoryClient) -> None
     assert memory.get_context(conversation_context("c-refuse"))["recent_notes"] == []
 
 
+@pytest.mark.parametrize("route", ["remember", "update_memory", "recall", "context"])
+def test_every_tools_and_context_route_refuses_a_foreign_thread_and_a_shared_context_without_workspace(
+    memory: MemoryClient, route: str
+) -> None:
+    calls = {
+        "remember": lambda ctx: memory.remember(ctx, "a fact"),
+        "update_memory": lambda ctx: memory.update_memory(ctx, "# doc"),
+        "recall": lambda ctx: memory.recall(ctx, "fact"),
+        "context": memory.get_context,
+    }
+    with pytest.raises(Forbidden) as foreign:
+        calls[route](conversation_context("c-every", thread_owner_id="u-owner"))
+    with pytest.raises(InvalidInput) as no_workspace:
+        calls[route](ConversationContext(user_id="c-every", thread_id="t-1", visibility="shared"))
+
+    assert (foreign.value.status, foreign.value.code) == (403, "forbidden")
+    assert (no_workspace.value.status, no_workspace.value.code) == (422, "invalid_input")
+
+
 def test_an_argument_naming_a_scope_is_refused_and_writes_nothing(memory: MemoryClient) -> None:
     ctx = conversation_context("c-scope")
 
