@@ -1,4 +1,4 @@
-"""One local stack (``python -m local.server``, as ``make run``) with the fake chat model, for the client's tests.
+"""One local stack (``python -m local.server``, as ``make run``) with the fake chat model, for this package's tests.
 
 The stack is started by the end-to-end tier's own ``running_stack``; the model is ``tests/fake_openai.py``,
 so that a flush is ``written`` as it would be in AWS with Bedrock.
@@ -18,13 +18,13 @@ from tests.fake_openai import FakeOpenAI, fake_openai_server
 FLUSH_SUMMARY = "Planning the billing migration; open: payments sign-off from Dana."
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def fake_model() -> Iterator[FakeOpenAI]:
     with fake_openai_server(reply=FLUSH_SUMMARY) as model:
         yield model
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def client_stack(tmp_path_factory: pytest.TempPathFactory, fake_model: FakeOpenAI) -> Iterator[Stack]:
     logs = tmp_path_factory.mktemp("client-stack")
     with running_stack(logs, MEMORY_CHAT_MODEL="openai:fake", OPENAI_BASE_URL=fake_model.base_url) as stack:
