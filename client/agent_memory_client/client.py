@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, cast
+from typing import Any, Self, cast
 
 import httpx
 
@@ -40,7 +40,22 @@ from agent_memory_client.types import (
 WRITE_TOOLS = frozenset({"remember", "update_memory"})
 
 
-class MemoryClient:
+class _Closing:
+    """A client holds one connection pool: ``close()`` it, or use the client in a ``with`` block."""
+
+    _transport: Transport
+
+    def close(self) -> None:
+        self._transport.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+
+class MemoryClient(_Closing):
     """The chat backend's client for the tools, the context and the flush (SigV4 in AWS, nothing locally)."""
 
     def __init__(
@@ -70,15 +85,6 @@ class MemoryClient:
         self._lambda_endpoint = lambda_endpoint
         self._lambda_client = lambda_client
         self._region = region or sigv4.region_of(endpoint)  # the flush runs in the API's region
-
-    def close(self) -> None:
-        self._transport.close()
-
-    def __enter__(self) -> MemoryClient:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.close()
 
     # --- tools and context (§3) ---------------------------------------------------------------------------
 
@@ -158,7 +164,7 @@ class MemoryClient:
         return cast(FlushResult, answer)
 
 
-class ManagementClient:
+class ManagementClient(_Closing):
     """The dashboard's routes (§5) with a bearer JWT; ``workspace=None`` means the token subject's personal memory."""
 
     def __init__(
@@ -172,15 +178,6 @@ class ManagementClient:
     ) -> None:
         self._transport = Transport(endpoint, signing="none", timeout_s=timeout_s, retry=retry, http=http)
         self._token = token
-
-    def close(self) -> None:
-        self._transport.close()
-
-    def __enter__(self) -> ManagementClient:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.close()
 
     def _call(self, method: str, path: str, **kwargs: Any) -> Any:
         token = self._token() if callable(self._token) else self._token
