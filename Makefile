@@ -99,3 +99,7 @@ validate: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed ##
 
 clean: ## Remove build output and virtualenvs
 	rm -rf .aws-sam $(VENV) $(SAM_VENV) $(CHECKOV_VENV) node_modules .pytest_cache .mypy_cache .ruff_cache .coverage .hypothesis
+
+.PHONY: demo
+demo: $(BIN)/.installed ## An offline, scripted agent conversation (examples/agent_chat.py) against a local stack it starts
+	PYTHONPATH=client $(BIN)/python -m examples.demo $(ARGS)

@@ -1,8 +1,8 @@
 """A small client for the chat backend: call the pre-compaction flush and never let it fail compaction.
 
-Copy this module into the chat backend (it needs only boto3)::
+It needs only botocore::
 
-    lam = flush_lambda_client()                      # once per process
+    lam = flush_lambda_client()                      # once per process (endpoint_url=... against make run)
     outcome = flush_before_compaction(lam, function_name, context=ctx, compaction_id=cid, messages=msgs)
     # outcome["status"] in {"written", "duplicate", "disabled", "failed"}; summarization proceeds regardless
 
@@ -15,19 +15,40 @@ from __future__ import annotations
 import json
 import threading
 from typing import Any
+from urllib.parse import urlsplit
 
 FLUSH_TIMEOUT_S = 5.0
 STATUSES = {"written", "duplicate", "disabled", "failed"}
+LOCAL_REGION = "us-east-1"
 
 
-def flush_lambda_client(*, timeout_s: float = FLUSH_TIMEOUT_S, **client_kwargs: Any) -> Any:
+def flush_lambda_client(
+    *, timeout_s: float = FLUSH_TIMEOUT_S, endpoint_url: str | None = None, **client_kwargs: Any
+) -> Any:
     """A Lambda client sized for the flush: no retries (the flush is idempotent per compaction id, and a
-    retry would only eat the budget) and socket timeouts within the budget."""
-    import boto3
-    from botocore.config import Config
+    retry would only eat the budget) and socket timeouts within the budget.
 
+    In AWS it uses the standard credential chain and region (``AWS_REGION``/``AWS_DEFAULT_REGION``, the
+    profile). Against the local stack (``endpoint_url="http://127.0.0.1:3001"``) the region defaults to
+    the configured one or us-east-1, and the credentials to placeholders the local stack does not check:
+    the call works in a shell without any AWS configuration (instead of raising ``NoRegionError``).
+    """
+    from botocore.config import Config
+    from botocore.session import get_session
+
+    session = get_session()
+    if endpoint_url is not None and is_loopback(endpoint_url):
+        client_kwargs.setdefault("region_name", session.get_config_variable("region") or LOCAL_REGION)
+        client_kwargs.setdefault("aws_access_key_id", "local")  # never looked for: no instance metadata probe
+        client_kwargs.setdefault("aws_secret_access_key", "local")
     config = Config(connect_timeout=min(1.0, timeout_s), read_timeout=timeout_s, retries={"total_max_attempts": 1})
-    return boto3.client("lambda", config=config, **client_kwargs)
+    return session.create_client("lambda", config=config, endpoint_url=endpoint_url, **client_kwargs)
+
+
+def is_loopback(url: str) -> bool:
+    """Whether ``url`` points at this machine (the local stack), where nothing is signed."""
+    host = (urlsplit(url).hostname or "").lower()
+    return host in {"localhost", "::1"} or host.startswith("127.")
 
 
 def _failed(reason: str) -> dict[str, Any]:

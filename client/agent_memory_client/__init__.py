@@ -1,0 +1,48 @@
+"""A Python client for the agent memory service (docs/client.md).
+
+- :class:`MemoryClient`: the chat backend's tools, context and flush (SigV4 in AWS, unsigned locally);
+- :class:`ManagementClient`: the dashboard's routes with a bearer JWT;
+- :class:`Conversation`: the one object a backend holds per conversation (prompt, tools, tool calls, flush);
+- ``python -m agent_memory_client.mcp_server``: an MCP server (``pip install agent-memory-client[mcp]``).
+"""
+
+from agent_memory_client.client import ManagementClient, MemoryClient
+from agent_memory_client.conversation import Conversation
+from agent_memory_client.errors import (
+    BadRequest,
+    Forbidden,
+    InvalidInput,
+    MemoryApiError,
+    MemoryClientError,
+    MemoryTransportError,
+    NotFound,
+    RateLimited,
+    ServiceUnavailable,
+    Unauthorized,
+    VersionConflict,
+)
+from agent_memory_client.flush import FLUSH_TIMEOUT_S, flush_before_compaction, flush_lambda_client
+from agent_memory_client.transport import RetryPolicy
+from agent_memory_client.types import ConversationContext
+
+__all__ = [
+    "FLUSH_TIMEOUT_S",
+    "BadRequest",
+    "Conversation",
+    "ConversationContext",
+    "Forbidden",
+    "InvalidInput",
+    "ManagementClient",
+    "MemoryApiError",
+    "MemoryClient",
+    "MemoryClientError",
+    "MemoryTransportError",
+    "NotFound",
+    "RateLimited",
+    "RetryPolicy",
+    "ServiceUnavailable",
+    "Unauthorized",
+    "VersionConflict",
+    "flush_before_compaction",
+    "flush_lambda_client",
+]

@@ -1,0 +1,88 @@
+"""The one object a chat backend holds per conversation.
+
+::
+
+    conversation = Conversation(client, ConversationContext(user_id="u-1", thread_id="t-9"))
+    system = conversation.system_prompt()                    # before each turn: the memory block
+    tools = conversation.tools(format="bedrock")             # or openai-chat, openai-responses, anthropic
+    ...                                                      # the model answers with a tool call
+    result = conversation.handle(name, arguments)            # run it with this conversation's context
+    conversation.flush(compaction_id, messages)              # before summarizing the conversation
+
+The model only ever supplies a tool's arguments; the user, the thread and the workspace come from the
+context given here, and an argument naming one of them is refused by the service (a 422 the model sees).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from agent_memory_client.client import MemoryClient
+from agent_memory_client.errors import MemoryApiError
+from agent_memory_client.formats import convert
+from agent_memory_client.types import ConversationContext, FlushResult, MemoryContext, ToolDefinition
+
+
+class Conversation:
+    def __init__(self, client: MemoryClient, context: ConversationContext) -> None:
+        self.client = client
+        self.context = context
+        self._tools: list[ToolDefinition] | None = None
+        self.last_context: MemoryContext | None = None
+
+    def system_prompt(self) -> str:
+        """``POST /v1/context``'s ``system_prompt``, to inject before this turn. The document's version shown
+        is remembered, so that an ``update_memory`` of this turn is refused (409) if someone changed it since."""
+        self.last_context = self.client.get_context(self.context)
+        self.context = replace(self.context, document_version=self.last_context["document"]["version"])
+        return self.last_context["system_prompt"]
+
+    def tool_definitions(self) -> list[ToolDefinition]:
+        """``GET /v1/tools``, read once per conversation object."""
+        if self._tools is None:
+            self._tools = self.client.list_tools()
+        return self._tools
+
+    def tool_names(self) -> set[str]:
+        return {tool["name"] for tool in self.tool_definitions()}
+
+    def tools(self, format: str = "openai-chat") -> list[dict[str, Any]]:
+        """The memory tools in a provider's request shape (see :mod:`agent_memory_client.formats`)."""
+        return convert(self.tool_definitions(), format)
+
+    def handle(self, tool_name: str, arguments: Mapping[str, Any] | str | None) -> dict[str, Any]:
+        """Run a model's tool call with this conversation's context and answer what to give back to the model:
+        the service's answer, or ``{"error": {"code", "message"}}`` when the service refused the call (bad
+        arguments, a stale document version, a quota), so that the model can correct itself.
+
+        ``arguments`` may be the JSON text OpenAI returns. A tool that is not a memory tool is a ValueError:
+        ask :meth:`tool_names` first when the model has other tools too."""
+        if tool_name not in self.tool_names():
+            raise ValueError(f"not a memory tool: {tool_name!r}")
+        if isinstance(arguments, str):
+            try:
+                parsed = json.loads(arguments) if arguments.strip() else {}
+            except ValueError:
+                return {"error": {"code": "invalid_input", "message": "the tool arguments are not valid JSON"}}
+        else:
+            parsed = dict(arguments or {})
+        if not isinstance(parsed, dict):
+            return {"error": {"code": "invalid_input", "message": "the tool arguments must be a JSON object"}}
+        context = self.context if tool_name == "update_memory" else replace(self.context, document_version=None)
+        try:
+            answer = self.client.call_tool(context, tool_name, parsed)
+        except MemoryApiError as error:
+            refusal: dict[str, Any] = {"code": error.code, "message": error.message}
+            if error.details:
+                refusal["details"] = error.details
+            return {"error": refusal}
+        if tool_name == "update_memory":  # the model's own write is the version it now knows
+            self.context = replace(self.context, document_version=answer["document"]["version"])
+        return answer
+
+    def flush(self, compaction_id: str, messages: Sequence[Mapping[str, str]]) -> FlushResult:
+        """Ask ``FlushFunction`` for a note of the conversation before summarizing it; never raises."""
+        return self.client.flush(replace(self.context, document_version=None), compaction_id, messages)

@@ -1,0 +1,1 @@
+"""Runnable examples: a terminal chat agent with memory (``python -m examples.agent_chat``) and ``make demo``."""

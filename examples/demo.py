@@ -1,0 +1,121 @@
+"""``make demo``: the offline agent conversation, with everything it needs started and stopped around it.
+
+It starts, on free ports of 127.0.0.1, the tests' fake OpenAI-compatible chat model (``tests/fake_openai.py``:
+the flush needs a chat model to write its note, and none can run here) and the local stack (``python -m
+local.server``, as ``make run``, with ``MEMORY_CHAT_MODEL=openai:fake``), then plays
+``python -m examples.agent_chat --offline`` against them and stops both. With ``--api-url`` it uses a stack
+that is already running instead (then the flush writes only if that stack has a chat model).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+
+from examples import agent_chat
+
+ROOT = Path(__file__).resolve().parents[1]
+FLUSH_NOTE = "Ana is planning the billing migration (cutover week of January 12); open: Dana's payments sign-off."
+NOW = "2026-12-03T10:15:00Z"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _clean_environment(**settings: str) -> dict[str, str]:
+    """This shell's environment without AWS, memory or OpenAI settings: the demo sets its own."""
+    prefixes = ("AWS_", "MEMORY_", "POWERTOOLS_", "OPENAI_", "FAKE_")
+    return {**{k: v for k, v in os.environ.items() if not k.startswith(prefixes)}, **settings}
+
+
+def _wait(url: str, process: subprocess.Popen[bytes], timeout_s: float = 60) -> None:
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise SystemExit(f"demo: {process.args!r} exited with {process.returncode}")
+        try:
+            with opener.open(url, timeout=2) as answer:
+                json.loads(answer.read())
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise SystemExit(f"demo: {url} did not answer within {timeout_s:g} s")
+
+
+@contextmanager
+def _process(args: list[str], env: dict[str, str], ready_url: str) -> Iterator[None]:
+    process = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _wait(ready_url, process)
+        yield
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@contextmanager
+def local_stack_with_fake_model() -> Iterator[str]:
+    """The fake chat model and the local stack on free ports; yields the API's URL."""
+    model_port, api_port, lambda_port = _free_port(), _free_port(), _free_port()
+    python_path = os.pathsep.join([str(ROOT / "layers" / "shared"), str(ROOT)])
+    model_env = _clean_environment(FAKE_REPLY=FLUSH_NOTE, PYTHONPATH=python_path)
+    stack_env = _clean_environment(
+        MEMORY_API_PORT=str(api_port),
+        MEMORY_LAMBDA_PORT=str(lambda_port),
+        MEMORY_NOW=NOW,
+        MEMORY_CHAT_MODEL="openai:fake",
+        OPENAI_BASE_URL=f"http://127.0.0.1:{model_port}/v1",
+        OPENAI_API_KEY="fake",
+    )
+    with ExitStack() as running:
+        running.enter_context(
+            _process(
+                [sys.executable, "-m", "tests.fake_openai", str(model_port)],
+                model_env,
+                f"http://127.0.0.1:{model_port}/calls",
+            )
+        )
+        running.enter_context(
+            _process([sys.executable, "-m", "local.server"], stack_env, f"http://127.0.0.1:{api_port}/v1/health")
+        )
+        yield f"http://127.0.0.1:{api_port}|http://127.0.0.1:{lambda_port}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="make demo", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--api-url", default=None, help="an already running stack (else one is started)")
+    parser.add_argument("--user", default="ana")
+    args = parser.parse_args(argv)
+    started = time.monotonic()
+    with ExitStack() as running:
+        if args.api_url:
+            endpoints = ["--api-url", args.api_url]
+        else:
+            api_url, lambda_url = running.enter_context(local_stack_with_fake_model()).split("|")
+            endpoints = ["--api-url", api_url, "--lambda-url", lambda_url]
+        print(f"demo: memory API {endpoints[1]}, user {args.user!r}, scripted fake model (offline)\n", flush=True)
+        code = agent_chat.main([*endpoints, "--offline", "--user", args.user, "--thread", "t-demo"])
+    print(f"\ndemo: done in {time.monotonic() - started:.1f} s")
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

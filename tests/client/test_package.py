@@ -1,0 +1,32 @@
+"""The client stands alone: importing it loads nothing of the service (no layer, pydantic, Powertools, boto3)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+CLIENT = Path(__file__).resolve().parents[2] / "client"
+SERVICE_MODULES = ("agent_memory", "pydantic", "aws_lambda_powertools", "boto3", "jwt", "opensearchpy", "mcp")
+
+
+def test_importing_the_client_loads_none_of_the_services_dependencies() -> None:
+    probe = (
+        "import sys, agent_memory_client, agent_memory_client.conversation, agent_memory_client.formats\n"
+        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({SERVICE_MODULES!r})))"
+    )
+    # -I: isolated, so only the client folder (and site-packages for httpx, botocore) is on the path.
+    out = subprocess.run(
+        [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(CLIENT)!r})\n{probe}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert out.strip() == "[]"
+
+
+def test_the_package_declares_only_httpx_and_botocore() -> None:
+    project = tomllib.loads((CLIENT / "pyproject.toml").read_text())["project"]
+    assert [spec.split(">")[0] for spec in project["dependencies"]] == ["httpx", "botocore"]
+    assert project["optional-dependencies"]["mcp"][0].startswith("mcp>=2.3.0")
