@@ -76,7 +76,7 @@ fuzz: $(BIN)/.installed ## The isolation property test and the API's schema fuzz
 lint: $(BIN)/.installed ## ruff (lint and format check) and mypy
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy layers/shared/agent_memory functions local bench client
+	$(BIN)/mypy layers/shared/agent_memory functions local bench client examples
 	$(BIN)/python tools/proxies.py
 
 format: $(BIN)/.installed ## Apply ruff's fixes and formatting
