@@ -20,9 +20,16 @@ from pydantic import Field
 
 from agent_memory.api import ID_PATTERN, StrictModel
 from agent_memory.auth import Principal, principal_from_event
-from agent_memory.errors import InvalidInput, MemoryServiceError, UnsupportedMediaType
-from agent_memory.http import error_result, json_response, make_resolver
+from agent_memory.errors import InvalidInput, MalformedRequest, MemoryServiceError, UnsupportedMediaType
+from agent_memory.http import body_text, error_result, json_response, make_resolver
 from agent_memory.observability import logger, metrics
+from agent_memory.parsing import (
+    check_integer_parameters,
+    media_type,
+    normalise_content_type,
+    parse_json_object,
+    plain_integer,
+)
 from agent_memory.responses import (
     CurrentDocument,
     NotesByDay,
@@ -41,6 +48,8 @@ from agent_memory.settings import get_settings
 app = make_resolver(enable_validation=True)
 
 _WORKSPACE_PATH = re.compile(r"^/v1/memory/workspaces/([^/]*)(?:/|$)")
+_VERSION_PATH = re.compile(r"/document/versions/([^/]+)")
+INTEGER_QUERY = frozenset({"limit", "days", "k"})
 WorkspaceId = Annotated[str, Path(pattern=ID_PATTERN)]
 NoteId = Annotated[str, Path(pattern=ID_PATTERN)]
 Version = Annotated[int, Path(ge=1)]
@@ -253,10 +262,27 @@ def authorize(event: dict[str, Any]) -> Principal:
 
 def require_json(event: dict[str, Any]) -> None:
     """The dashboard's bodies are JSON: a body declared as anything else is a 415 (after 401 and 403)."""
-    headers = {str(name).lower(): str(value) for name, value in (event.get("headers") or {}).items()}
-    media_type = headers.get("content-type", "").split(";")[0].strip().lower()
-    if event.get("body") and media_type and media_type != "application/json":
-        raise UnsupportedMediaType(f"the request body must be JSON (application/json), not {media_type}")
+    declared = media_type(event.get("headers"))
+    if event.get("body") and declared and declared != "application/json":
+        raise UnsupportedMediaType(f"the request body must be JSON (application/json), not {declared}")
+    normalise_content_type(event)
+
+
+def check_request(event: dict[str, Any]) -> None:
+    """The request's own parts, before any route reads them (CONTRACT §6): the body is one JSON object
+    (no repeated key, at most 32 deep, no lone surrogate), integers are plain decimals."""
+    proxy = APIGatewayProxyEventV2(event)
+    text = body_text(proxy) if event.get("body") else None  # not UTF-8: 400, as before
+    if text:
+        try:
+            parse_json_object(text)
+        except MalformedRequest as error:  # the dashboard's routes have always answered 422 for this
+            details = [{"loc": ["body"], "msg": error.message, "type": "json_invalid"}]
+            raise InvalidInput(error.message, details=details) from None
+    check_integer_parameters(event.get("queryStringParameters"), INTEGER_QUERY)
+    version = _VERSION_PATH.search(proxy.path or "")
+    if version:
+        plain_integer(version.group(1), loc=["path", "version"])
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
@@ -265,6 +291,7 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
     try:
         principal = authorize(event)
         require_json(event)
+        check_request(event)
     except MemoryServiceError as error:
         return error_result(error)
     app.append_context(principal=principal)

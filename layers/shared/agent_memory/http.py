@@ -7,7 +7,10 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
-from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from aws_lambda_powertools.event_handler.openapi.exceptions import (
+    RequestUnsupportedContentType,
+    RequestValidationError,
+)
 from aws_lambda_powertools.utilities.data_classes.common import BaseProxyEvent
 
 from agent_memory.errors import MalformedRequest, MemoryServiceError
@@ -53,6 +56,11 @@ def make_resolver(*, enable_validation: bool = False) -> APIGatewayHttpResolver:
     annotations (and can describe them in OpenAPI); its refusals become the contract's 422.
     """
     app = APIGatewayHttpResolver(enable_validation=enable_validation)
+
+    @app.exception_handler(RequestUnsupportedContentType)
+    def _unsupported(_: RequestUnsupportedContentType) -> Response[Any]:
+        metrics.add_metric(name="Http415", unit="Count", value=1)
+        return error_response(415, "unsupported_media_type", "the request body must be JSON (application/json)")
 
     @app.exception_handler(RequestValidationError)
     def _invalid(error: RequestValidationError) -> Response[Any]:
