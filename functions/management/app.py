@@ -22,9 +22,11 @@ from agent_memory.api import ID_PATTERN, StrictModel
 from agent_memory.auth import Principal, principal_from_event
 from agent_memory.errors import InvalidInput, MalformedRequest, MemoryServiceError, UnsupportedMediaType
 from agent_memory.http import body_text, error_result, json_response, make_resolver
+from agent_memory.idempotency import Answer
 from agent_memory.observability import logger, metrics
 from agent_memory.parsing import (
     check_integer_parameters,
+    idempotency_key,
     media_type,
     normalise_content_type,
     parse_json_object,
@@ -41,7 +43,7 @@ from agent_memory.responses import (
     Versions,
     documented,
 )
-from agent_memory.runtime import management, recall_service
+from agent_memory.runtime import idempotency, management, recall_service
 from agent_memory.scope import Scope
 from agent_memory.settings import get_settings
 
@@ -107,9 +109,19 @@ def _get_document(scope: Scope) -> Any:
     return json_response(200, management().document(scope))
 
 
+def _once(scope: Scope, route: str, request: dict[str, Any], run: Any) -> Any:
+    """A write that honours ``Idempotency-Key`` (CONTRACT §6): a repeat gets the first answer, writes nothing."""
+    key = idempotency_key(app.current_event.headers)
+    answer = idempotency().run_once(scope, route, key, {"user_id": _principal().user_id, **request}, run)
+    return json_response(answer.status, answer.body)
+
+
 def _put_document(scope: Scope, body: DocumentBody) -> Any:
-    saved = management().save(scope, body.content, body.expected_version, _principal().user_id)
-    return json_response(200, saved.as_dict())
+    def _save() -> Answer:
+        saved = management().save(scope, body.content, body.expected_version, _principal().user_id)
+        return Answer(200, saved.as_dict())
+
+    return _once(scope, "put_document", body.model_dump(), _save)
 
 
 def _versions(scope: Scope, limit: int, cursor: str | None) -> Any:
@@ -121,8 +133,11 @@ def _version(scope: Scope, version: int) -> Any:
 
 
 def _restore(scope: Scope, version: int, body: RestoreBody) -> Any:
-    document = management().restore(scope, version, body.expected_version, _principal().user_id)
-    return json_response(200, {"document": document.as_dict()})
+    def _run() -> Answer:
+        document = management().restore(scope, version, body.expected_version, _principal().user_id)
+        return Answer(200, {"document": document.as_dict()})
+
+    return _once(scope, "restore", {"version": version, **body.model_dump()}, _run)
 
 
 @app.get("/v1/memory/personal/document", responses=DOCUMENT)
