@@ -45,7 +45,9 @@ from agent_memory.responses import (
 )
 from agent_memory.runtime import idempotency, management, recall_service
 from agent_memory.scope import Scope
-from agent_memory.settings import get_settings
+from agent_memory.settings import get_settings, require_valid_settings
+
+require_valid_settings()  # a setting the service cannot use fails the initialisation, with one line
 
 app = make_resolver(enable_validation=True)
 

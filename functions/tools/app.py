@@ -15,8 +15,11 @@ from agent_memory.observability import logger, metrics
 from agent_memory.parsing import idempotency_key
 from agent_memory.responses import Health, Recalled, Remembered, SavedDocument, Tools, documented
 from agent_memory.runtime import idempotency, memory_service, recall_service
+from agent_memory.settings import require_valid_settings
 from agent_memory.tool_call import ToolCall, parse_tool_call
 from agent_memory.tool_catalog import tool_definitions
+
+require_valid_settings()  # a setting the service cannot use fails the initialisation, with one line
 
 app = make_resolver()
 

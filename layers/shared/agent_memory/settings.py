@@ -103,3 +103,25 @@ _ENV = {
 def get_settings() -> Settings:
     """The process's settings; cached because the environment of a Lambda sandbox never changes."""
     return Settings.model_validate({field: os.environ[var] for field, var in _ENV.items() if var in os.environ})
+
+
+class SettingsError(RuntimeError):
+    """A setting the service cannot use: raised at start (the local stack, a Lambda's initialisation)."""
+
+
+def require_valid_settings() -> Settings:
+    """The settings, or SettingsError with one line naming the variable, e.g.
+    ``MEMORY_CONSOLIDATION_MAX_NOTES=0 is refused: Input should be greater than or equal to 1``.
+
+    Called when a process starts, so that a bad setting stops it there instead of failing every request.
+    """
+    from pydantic import ValidationError
+
+    try:
+        return get_settings()
+    except ValidationError as error:
+        first = error.errors(include_url=False)[0]
+        field = str(first["loc"][0]) if first["loc"] else ""
+        variable = _ENV.get(field, field)
+        shown = os.environ.get(variable, "")
+        raise SettingsError(f"{variable}={shown[:80]} is refused: {first['msg']}") from None
