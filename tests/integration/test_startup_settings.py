@@ -12,7 +12,7 @@ import pytest
 
 from agent_memory.settings import SettingsError, get_settings, require_valid_settings
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[2]  # the clone
 BAD = {"MEMORY_CONSOLIDATION_MAX_NOTES": "0"}
 LINE = "MEMORY_CONSOLIDATION_MAX_NOTES=0 is refused: Input should be greater than or equal to 1"
 
