@@ -43,7 +43,7 @@ from typing import Any, TypeVar
 
 from moto import mock_aws
 
-from bench import hybrid, scale
+from bench import hybrid, local_load, scale
 
 ROOT = Path(__file__).resolve().parent.parent
 LAYER = ROOT / "layers" / "shared"
@@ -1018,6 +1018,7 @@ def main(argv: list[str] | None = None) -> int:
         ),
         "Consolidation, Load older and the keyword fallback's growth": scale.report(scaled),
         "Hybrid recall and the indexer on a real OpenSearch node": "\n".join(hybrid.report(on_node)),
+        "200 concurrent clients against the local stack": local_load.report(local_load.measure_on_local_stack()),
     }
     print("\n\n".join(sections.values()))
     meta = {
