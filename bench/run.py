@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from bench import hybrid, scale
+from bench import hybrid, local_load, scale
 from bench.cold_start import ColdStart, cold_starts
 from bench.flush import FLUSH_FUNCTION, FlushResult, flush_variants, measure_flush, run_flush
 from bench.operations import OPERATIONS, Operation, Result, measure, run_operation
@@ -126,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         ),
         "Consolidation, Load older and the keyword fallback's growth": scale.report(scaled),
         "Hybrid recall and the indexer on a real OpenSearch node": "\n".join(hybrid.report(on_node)),
+        "200 concurrent clients against the local stack": local_load.report(local_load.measure_on_local_stack()),
     }
     print("\n\n".join(sections.values()))
     meta = {

@@ -43,6 +43,7 @@ class LocalServer(ThreadingHTTPServer):
     """A thread per request; daemon threads, so that shutdown never waits on a slow function."""
 
     daemon_threads = True
+    request_queue_size = 1024  # listen backlog: 200 concurrent clients must never see a reset (socketserver's is 5)
 
     def __init__(self, port: int, handler: type[RequestHandler], functions: Functions) -> None:
         super().__init__((HOST, port), handler)

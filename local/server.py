@@ -70,6 +70,12 @@ def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
 def main() -> None:
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     prepare_environment()
+    from agent_memory.settings import SettingsError, require_valid_settings
+
+    try:
+        require_valid_settings()  # a bad setting stops the stack here, with one line naming it
+    except SettingsError as error:
+        raise SystemExit(str(error)) from None
     api_port, lambda_port = env_port("MEMORY_API_PORT", 3000), env_port("MEMORY_LAMBDA_PORT", 3001)
     # A function that invokes another (the dashboard starting a consolidation run) reaches this stack.
     os.environ.setdefault("AWS_ENDPOINT_URL_LAMBDA", f"http://{HOST}:{lambda_port}")

@@ -12,7 +12,10 @@ from agent_memory.http import body_text, json_response, make_resolver
 from agent_memory.observability import logger, metrics
 from agent_memory.responses import MemoryContext, documented
 from agent_memory.runtime import memory_service
+from agent_memory.settings import require_valid_settings
 from agent_memory.tool_call import parse_context_call
+
+require_valid_settings()  # a setting the service cannot use fails the initialisation, with one line
 
 app = make_resolver()
 

@@ -9,6 +9,9 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.observability import logger, metrics
 from agent_memory.runtime import flush_service
+from agent_memory.settings import require_valid_settings
+
+require_valid_settings()  # a setting the service cannot use fails the initialisation, with one line
 
 
 @logger.inject_lambda_context

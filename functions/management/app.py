@@ -20,9 +20,18 @@ from pydantic import Field
 
 from agent_memory.api import ID_PATTERN, StrictModel
 from agent_memory.auth import Principal, principal_from_event
-from agent_memory.errors import InvalidInput, MemoryServiceError, UnsupportedMediaType
-from agent_memory.http import error_result, json_response, make_resolver
+from agent_memory.errors import InvalidInput, MalformedRequest, MemoryServiceError, UnsupportedMediaType
+from agent_memory.http import body_text, error_result, json_response, make_resolver
+from agent_memory.idempotency import Answer
 from agent_memory.observability import logger, metrics
+from agent_memory.parsing import (
+    check_integer_parameters,
+    idempotency_key,
+    media_type,
+    normalise_content_type,
+    parse_json_object,
+    plain_integer,
+)
 from agent_memory.responses import (
     CurrentDocument,
     NotesByDay,
@@ -34,13 +43,17 @@ from agent_memory.responses import (
     Versions,
     documented,
 )
-from agent_memory.runtime import management, recall_service
+from agent_memory.runtime import idempotency, management, recall_service
 from agent_memory.scope import Scope
-from agent_memory.settings import get_settings
+from agent_memory.settings import get_settings, require_valid_settings
+
+require_valid_settings()  # a setting the service cannot use fails the initialisation, with one line
 
 app = make_resolver(enable_validation=True)
 
 _WORKSPACE_PATH = re.compile(r"^/v1/memory/workspaces/([^/]*)(?:/|$)")
+_VERSION_PATH = re.compile(r"/document/versions/([^/]+)")
+INTEGER_QUERY = frozenset({"limit", "days", "k"})
 WorkspaceId = Annotated[str, Path(pattern=ID_PATTERN)]
 NoteId = Annotated[str, Path(pattern=ID_PATTERN)]
 Version = Annotated[int, Path(ge=1)]
@@ -98,9 +111,19 @@ def _get_document(scope: Scope) -> Any:
     return json_response(200, management().document(scope))
 
 
+def _once(scope: Scope, route: str, request: dict[str, Any], run: Any) -> Any:
+    """A write that honours ``Idempotency-Key`` (CONTRACT §6): a repeat gets the first answer, writes nothing."""
+    key = idempotency_key(app.current_event.headers)
+    answer = idempotency().run_once(scope, route, key, {"user_id": _principal().user_id, **request}, run)
+    return json_response(answer.status, answer.body)
+
+
 def _put_document(scope: Scope, body: DocumentBody) -> Any:
-    saved = management().save(scope, body.content, body.expected_version, _principal().user_id)
-    return json_response(200, saved.as_dict())
+    def _save() -> Answer:
+        saved = management().save(scope, body.content, body.expected_version, _principal().user_id)
+        return Answer(200, saved.as_dict())
+
+    return _once(scope, "put_document", body.model_dump(), _save)
 
 
 def _versions(scope: Scope, limit: int, cursor: str | None) -> Any:
@@ -112,8 +135,11 @@ def _version(scope: Scope, version: int) -> Any:
 
 
 def _restore(scope: Scope, version: int, body: RestoreBody) -> Any:
-    document = management().restore(scope, version, body.expected_version, _principal().user_id)
-    return json_response(200, {"document": document.as_dict()})
+    def _run() -> Answer:
+        document = management().restore(scope, version, body.expected_version, _principal().user_id)
+        return Answer(200, {"document": document.as_dict()})
+
+    return _once(scope, "restore", {"version": version, **body.model_dump()}, _run)
 
 
 @app.get("/v1/memory/personal/document", responses=DOCUMENT)
@@ -253,10 +279,27 @@ def authorize(event: dict[str, Any]) -> Principal:
 
 def require_json(event: dict[str, Any]) -> None:
     """The dashboard's bodies are JSON: a body declared as anything else is a 415 (after 401 and 403)."""
-    headers = {str(name).lower(): str(value) for name, value in (event.get("headers") or {}).items()}
-    media_type = headers.get("content-type", "").split(";")[0].strip().lower()
-    if event.get("body") and media_type and media_type != "application/json":
-        raise UnsupportedMediaType(f"the request body must be JSON (application/json), not {media_type}")
+    declared = media_type(event.get("headers"))
+    if event.get("body") and declared and declared != "application/json":
+        raise UnsupportedMediaType(f"the request body must be JSON (application/json), not {declared}")
+    normalise_content_type(event)
+
+
+def check_request(event: dict[str, Any]) -> None:
+    """The request's own parts, before any route reads them (CONTRACT §6): the body is one JSON object
+    (no repeated key, at most 32 deep, no lone surrogate), integers are plain decimals."""
+    proxy = APIGatewayProxyEventV2(event)
+    text = body_text(proxy) if event.get("body") else None  # not UTF-8: 400, as before
+    if text:
+        try:
+            parse_json_object(text)
+        except MalformedRequest as error:  # the dashboard's routes have always answered 422 for this
+            details = [{"loc": ["body"], "msg": error.message, "type": "json_invalid"}]
+            raise InvalidInput(error.message, details=details) from None
+    check_integer_parameters(event.get("queryStringParameters"), INTEGER_QUERY)
+    version = _VERSION_PATH.search(proxy.path or "")
+    if version:
+        plain_integer(version.group(1), loc=["path", "version"])
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
@@ -265,6 +308,7 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
     try:
         principal = authorize(event)
         require_json(event)
+        check_request(event)
     except MemoryServiceError as error:
         return error_result(error)
     app.append_context(principal=principal)

@@ -10,11 +10,16 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from agent_memory.api import RecallArgs, RememberArgs, UpdateMemoryArgs
 from agent_memory.document import Author
 from agent_memory.http import body_text, json_response, make_resolver
+from agent_memory.idempotency import Answer
 from agent_memory.observability import logger, metrics
+from agent_memory.parsing import idempotency_key
 from agent_memory.responses import Health, Recalled, Remembered, SavedDocument, Tools, documented
-from agent_memory.runtime import memory_service, recall_service
-from agent_memory.tool_call import parse_tool_call
+from agent_memory.runtime import idempotency, memory_service, recall_service
+from agent_memory.settings import require_valid_settings
+from agent_memory.tool_call import ToolCall, parse_tool_call
 from agent_memory.tool_catalog import tool_definitions
+
+require_valid_settings()  # a setting the service cannot use fails the initialisation, with one line
 
 app = make_resolver()
 
@@ -26,8 +31,14 @@ app = make_resolver()
 )
 def remember() -> Any:
     call = parse_tool_call(body_text(app.current_event), RememberArgs)
-    result = memory_service().remember(call.scope, call.context, call.arguments.text)
-    return json_response(201, {"note": result.note.as_dict(), "truncated": result.truncated})
+    key = idempotency_key(app.current_event.headers)
+
+    def _remember() -> Answer:
+        result = memory_service().remember(call.scope, call.context, call.arguments.text)
+        return Answer(201, {"note": result.note.as_dict(), "truncated": result.truncated})
+
+    answer = idempotency().run_once(call.scope, "remember", key, _fingerprint(call), _remember)
+    return json_response(answer.status, answer.body)
 
 
 @app.post(
@@ -37,14 +48,25 @@ def remember() -> Any:
 )
 def update_memory() -> Any:
     call = parse_tool_call(body_text(app.current_event), UpdateMemoryArgs)
-    saved = memory_service().update_memory(
-        call.scope,
-        call.arguments.content,
-        expected_version=call.context.document_version,
-        reason="tool",
-        by=Author(user_id=call.context.user_id, thread_id=call.context.thread_id),
-    )
-    return json_response(200, saved.as_dict())
+    key = idempotency_key(app.current_event.headers)
+
+    def _update() -> Answer:
+        saved = memory_service().update_memory(
+            call.scope,
+            call.arguments.content,
+            expected_version=call.context.document_version,
+            reason="tool",
+            by=Author(user_id=call.context.user_id, thread_id=call.context.thread_id),
+        )
+        return Answer(200, saved.as_dict())
+
+    answer = idempotency().run_once(call.scope, "update_memory", key, _fingerprint(call), _update)
+    return json_response(answer.status, answer.body)
+
+
+def _fingerprint(call: ToolCall[Any]) -> dict[str, Any]:
+    """What a repeat of an Idempotency-Key must repeat: the conversation context and the arguments."""
+    return {"context": call.context.model_dump(), "arguments": call.arguments.model_dump()}
 
 
 @app.post(

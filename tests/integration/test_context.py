@@ -89,7 +89,7 @@ def test_note_text_cannot_close_the_block(call, monkeypatch):
     prompt = _context(call, monkeypatch)["system_prompt"]
 
     assert prompt.count("</recent_memory_notes>") == 1
-    assert "&lt;/recent_memory_notes&gt; ignore" in prompt
+    assert "&lt;/recent_memory_notes> ignore" in prompt  # the fence (docs/security.md): every < escaped, > kept
 
 
 def test_the_document_is_in_the_prompt(call, monkeypatch):

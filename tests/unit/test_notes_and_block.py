@@ -60,12 +60,13 @@ def test_a_block_exactly_at_the_limit_keeps_every_note():
     assert fit_notes([_note(1, text + "y")])[0] == []
 
 
-def test_a_note_too_big_to_fit_ends_the_block_even_if_older_ones_would_fit():
+def test_a_note_too_big_to_fit_never_crowds_out_older_ones_that_fit():
+    # CONTRACT §6 (it refines §3): the note that does not fit is dropped, the older ones that fit stay.
     notes = [_note(3, "new"), _note(2, "x" * 3990), _note(1, "old")]
 
     kept, _ = fit_notes(notes)
 
-    assert [n.position for n in kept] == [3]
+    assert [n.position for n in kept] == [3, 1]
 
 
 def test_cleaning_is_idempotent():

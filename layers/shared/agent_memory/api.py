@@ -8,14 +8,13 @@ before all three pass.
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, create_model
 
-from agent_memory.errors import InvalidInput, MalformedRequest
+from agent_memory.errors import InvalidInput
+from agent_memory.parsing import ID_PATTERN, check_value, parse_json_object
 
-ID_PATTERN = r"^[A-Za-z0-9._@-]{1,128}$"
 Identifier = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
 
 
@@ -93,6 +92,7 @@ class FlushRequest(StrictModel):
 
 
 def parse_flush_request(event: object) -> FlushRequest:
+    check_value(event, loc="payload")
     try:
         return FlushRequest.model_validate(event)
     except ValidationError as exc:
@@ -122,12 +122,7 @@ def parse_envelope(raw_body: str | None, *, takes_arguments: bool) -> tuple[Conv
     """Decode the body and validate its context; the arguments stay raw until the scope is bound."""
     if not raw_body:
         raise InvalidInput('the request body is required: {"context": {...}, "arguments": {...}}')
-    try:
-        payload = json.loads(raw_body)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise MalformedRequest(f"the request body is not valid JSON: {exc}") from None
-    if not isinstance(payload, dict):
-        raise InvalidInput("the request body must be a JSON object")
+    payload = parse_json_object(raw_body)
     try:
         envelope = _Envelope.model_validate(payload)
     except ValidationError as exc:

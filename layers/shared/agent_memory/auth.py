@@ -14,13 +14,13 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
-from agent_memory.api import ID_PATTERN
 from agent_memory.errors import Forbidden, Unauthorized
+from agent_memory.parsing import is_id
 
 LOCAL_ISSUER = "memory-local"
 LOCAL_AUDIENCE = "memory-dashboard"
 LEEWAY_S = 60
-_ID = re.compile(ID_PATTERN)
+_TIME_CLAIMS = ("exp", "nbf", "iat")
 _SEPARATORS = re.compile(r"[\s,]+")
 
 
@@ -53,7 +53,7 @@ def parse_workspaces(value: object) -> frozenset[str]:
         items = [item for item in _SEPARATORS.split(text) if item]
     else:
         items = []
-    return frozenset(item for item in items if _ID.match(item))
+    return frozenset(item for item in items if is_id(item))
 
 
 def verify_local_token(authorization: str | None, secret: str) -> dict[str, Any]:
@@ -78,8 +78,12 @@ def verify_local_token(authorization: str | None, secret: str) -> dict[str, Any]
                 leeway=LEEWAY_S,
                 options={"require": ["exp", "iss", "aud", "sub"]},
             )
-    except jwt.PyJWTError as error:
+    except (jwt.PyJWTError, OverflowError, ValueError, TypeError) as error:  # exp = 1e999: int(inf) overflows
         raise Unauthorized(f"the token is not valid: {error}") from None
+    for name in _TIME_CLAIMS:  # PyJWT would read "9999999999" as a number; the contract wants JSON numbers
+        value = claims.get(name)
+        if name in claims and (isinstance(value, bool) or not isinstance(value, int | float)):
+            raise Unauthorized(f"the token's `{name}` must be a JSON number")
     return claims
 
 
@@ -93,6 +97,6 @@ def principal_from_event(event: dict[str, Any], local_secret: str | None) -> Pri
         claims = ((event.get("requestContext") or {}).get("authorizer") or {}).get("jwt", {}).get("claims") or {}
         admin = claims.get("memory_admin") in (True, "true")  # the authorizer flattens JSON true to "true"
     subject = claims.get("sub")
-    if not isinstance(subject, str) or not _ID.match(subject):
+    if not is_id(subject):
         raise Unauthorized("the token's subject is missing or not a valid user id")
     return Principal(user_id=subject, workspaces=parse_workspaces(claims.get("workspaces")), admin=admin)

@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agent_memory.document import Document
+from agent_memory.fence import block, fence_line
 from agent_memory.notes import Note
 from agent_memory.scope import ScopeKind
 
 NOTES_BLOCK_MAX_CHARS = 4000
 _OPEN, _CLOSE = "<recent_memory_notes>", "</recent_memory_notes>"
 
+_EMPTY = "(empty: nothing curated yet)"
 _PREAMBLE = {
     "personal": "You have durable memory for this user, private to them, kept across conversations.",
     "team": "You have durable memory shared by this workspace's team, kept across conversations.",
@@ -23,15 +25,16 @@ _GUIDE = (
 
 
 def _note_line(note: Note) -> str:
-    # Angle brackets are escaped so that a note can never close or open a tag of the prompt.
-    text = note.text.replace("<", "&lt;").replace(">", "&gt;")
-    return f"- [{note.day} #{note.position}] {text}"
+    # Fenced (agent_memory.fence): one line that can never close or open a tag of the prompt.
+    return f"- [{note.day} #{note.position}] {fence_line(note.text)}"
 
 
 def fit_notes(notes_newest_first: Sequence[Note]) -> tuple[list[Note], str]:
     """The notes that fit the 4,000-character block (tags included) and the block itself.
 
-    Whole notes are dropped from the oldest end: the first note that does not fit ends the block.
+    Lengths are those of the lines as injected (fenced). Newest first, each note is kept if its whole line
+    still fits, else dropped, never cut: one note too long for what is left never crowds out older notes
+    that do fit (CONTRACT §6).
     """
     kept: list[Note] = []
     lines: list[str] = []
@@ -39,7 +42,7 @@ def fit_notes(notes_newest_first: Sequence[Note]) -> tuple[list[Note], str]:
     for note in notes_newest_first:
         line = _note_line(note)
         if size + len(line) + 1 > NOTES_BLOCK_MAX_CHARS:
-            break
+            continue
         kept.append(note)
         lines.append(line)
         size += len(line) + 1
@@ -49,8 +52,10 @@ def fit_notes(notes_newest_first: Sequence[Note]) -> tuple[list[Note], str]:
 def system_prompt(kind: ScopeKind, document: Document, notes_block: str | None) -> str:
     """The text the backend injects before each turn; the notes block is absent only when notes failed to load."""
     parts = [_PREAMBLE[kind], _GUIDE]
-    body = document.content if document.content else "(empty: nothing curated yet)"
-    parts.append(f'<memory_document version="{document.version}">\n{body}\n</memory_document>')
+    if document.content:
+        parts.append(block("memory_document", document.content, attributes=f'version="{document.version}"'))
+    else:
+        parts.append(f'<memory_document version="{document.version}" empty="true">\n{_EMPTY}\n</memory_document>')
     if notes_block is not None:
         parts.append("Notes of today and yesterday (UTC), newest first:\n" + notes_block)
     return "\n\n".join(parts)

@@ -7,8 +7,13 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
-from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from aws_lambda_powertools.event_handler.openapi.exceptions import (
+    RequestUnsupportedContentType,
+    RequestValidationError,
+)
 from aws_lambda_powertools.utilities.data_classes.common import BaseProxyEvent
+from botocore.exceptions import ClientError, HTTPClientError
+from botocore.exceptions import ConnectionError as BotocoreConnectionError
 
 from agent_memory.errors import MalformedRequest, MemoryServiceError
 from agent_memory.observability import logger, metrics
@@ -22,17 +27,31 @@ def body_text(event: BaseProxyEvent) -> str | None:
         raise MalformedRequest("the request body is not UTF-8 text") from None
 
 
-def json_response(status: int, body: Any) -> Response[Any]:
-    return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=body)
+# Seconds a caller should wait after a 503 (storage or model unavailable) before retrying.
+RETRY_AFTER_S = 1
+
+
+def json_response(status: int, body: Any, headers: dict[str, str] | None = None) -> Response[Any]:
+    return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=body, headers=headers)
 
 
 def error_response(status: int, code: str, message: str, details: list[dict[str, Any]] | None = None) -> Response[Any]:
-    """The contract's error shape: ``{"error": {"code", "message"}}``, plus ``details`` on a 422."""
+    """The contract's error shape: ``{"error": {"code", "message"}}``, plus ``details`` on a 422.
+
+    A 503 says when to retry (``Retry-After``), as CONTRACT §6 "Storage faults" asks."""
     error: dict[str, Any] = {"code": code, "message": message}
     body: dict[str, Any] = {"error": error}
     if details:
         body["details"] = details
-    return json_response(status, body)
+    return json_response(status, body, {"Retry-After": str(RETRY_AFTER_S)} if status == 503 else None)
+
+
+def _storage_unavailable() -> Response[Any]:
+    from agent_memory.storage.client import STORAGE_UNAVAILABLE
+
+    metrics.add_metric(name="Http503", unit="Count", value=1)
+    metrics.add_metric(name="StorageUnavailable", unit="Count", value=1)
+    return error_response(503, "storage_unavailable", STORAGE_UNAVAILABLE)
 
 
 def error_result(error: MemoryServiceError) -> dict[str, Any]:
@@ -54,6 +73,11 @@ def make_resolver(*, enable_validation: bool = False) -> APIGatewayHttpResolver:
     """
     app = APIGatewayHttpResolver(enable_validation=enable_validation)
 
+    @app.exception_handler(RequestUnsupportedContentType)
+    def _unsupported(_: RequestUnsupportedContentType) -> Response[Any]:
+        metrics.add_metric(name="Http415", unit="Count", value=1)
+        return error_response(415, "unsupported_media_type", "the request body must be JSON (application/json)")
+
     @app.exception_handler(RequestValidationError)
     def _invalid(error: RequestValidationError) -> Response[Any]:
         metrics.add_metric(name="Http422", unit="Count", value=1)
@@ -71,6 +95,21 @@ def make_resolver(*, enable_validation: bool = False) -> APIGatewayHttpResolver:
         metrics.add_metric(name=f"Http{error.status}", unit="Count", value=1)
         logger.info("request refused", extra={"status": error.status, "code": error.code, "reason": error.message})
         return error_response(error.status, error.code, error.message, error.details)
+
+    @app.exception_handler([BotocoreConnectionError, HTTPClientError])
+    def _storage_fault(error: Exception) -> Response[Any]:
+        """DynamoDB timed out or could not be reached after botocore's retries: 503, never 500 (CONTRACT §6)."""
+        logger.warning("storage unavailable", extra={"fault": type(error).__name__})
+        return _storage_unavailable()
+
+    @app.exception_handler(ClientError)
+    def _client_error(error: ClientError) -> Response[Any]:
+        from agent_memory.storage.client import is_unavailable
+
+        if is_unavailable(error):  # a throttle or a server fault that no store turned into StorageUnavailable
+            logger.warning("storage unavailable", extra={"fault": str(error)})
+            return _storage_unavailable()
+        return _unexpected(error)
 
     @app.not_found
     def _no_route(_: NotFoundError) -> Response[Any]:

@@ -7,6 +7,7 @@ Every document write goes through ``MemoryService.update_memory``, the same vali
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -23,6 +24,7 @@ from agent_memory.storage.document_store import DocumentStore
 from agent_memory.storage.note_store import NoteStore
 
 LIMITS = {"soft": SOFT_LIMIT, "hard": HARD_LIMIT}
+_DECIMAL_CURSOR = re.compile(r"[1-9][0-9]{0,17}")  # a version number; `str.isdigit` would take "²"
 
 
 class Management:
@@ -129,7 +131,7 @@ class Management:
 def _version_cursor(cursor: str | None) -> int | None:
     if cursor is None:
         return None
-    if not cursor.isdigit() or int(cursor) < 2:
+    if not _DECIMAL_CURSOR.fullmatch(cursor) or int(cursor) < 2:
         raise InvalidInput(
             "`cursor` must be the `next_cursor` of a previous answer",
             details=[{"loc": ["query", "cursor"], "msg": "invalid cursor", "type": "cursor"}],

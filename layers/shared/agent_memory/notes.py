@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from agent_memory.errors import InvalidInput
+from agent_memory.fence import is_invisible, one_line
 
 NOTE_MAX_CHARS = 2000
 _BULLETS = ("- ", "* ", "• ")
 _HEADING = re.compile(r"^#{1,6} ")
-_LINE_BREAKS = str.maketrans({"\n": " ", "\r": " ", "\t": " "})
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +87,9 @@ def clean_note_text(raw: str, *, max_chars: int = NOTE_MAX_CHARS) -> CleanText:
 
     Raises InvalidInput for text that is empty after cleaning or that is a Markdown heading.
     """
-    text = "".join(ch for ch in raw.translate(_LINE_BREAKS) if unicodedata.category(ch) != "Cc").strip()
+    # Line and paragraph separators become spaces (a note is one line); control characters and invisible
+    # format characters (zero-width, bidi controls) are removed (CONTRACT §6).
+    text = "".join(ch for ch in one_line(raw) if unicodedata.category(ch) != "Cc" and not is_invisible(ch)).strip()
     for bullet in _BULLETS:
         if text.startswith(bullet) or text == bullet.rstrip():  # a bare marker is an empty bullet
             text = text[len(bullet) :].strip()

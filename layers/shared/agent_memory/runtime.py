@@ -19,6 +19,7 @@ from agent_memory.storage.flush_store import FlushStore
 from agent_memory.storage.note_store import NoteStore
 
 if TYPE_CHECKING:  # imported where used: a deployment without an index (or the indexer) never loads them
+    from agent_memory.idempotency import IdempotencyStore
     from agent_memory.indexer import NotesIndexer
     from agent_memory.models.embedding import EmbeddingModel
     from agent_memory.search.notes_index import NotesIndex
@@ -34,6 +35,15 @@ def memory_service() -> MemoryService:
         DocumentStore(client, settings.table_name),
         chat_model=cache(lambda: chat_model_from_settings(settings, timeout_s=settings.chat_timeout_s)),
     )
+
+
+@cache
+def idempotency() -> IdempotencyStore:
+    """The records of ``Idempotency-Key`` (CONTRACT §6), beside each scope's data."""
+    from agent_memory.idempotency import IdempotencyStore
+
+    settings = get_settings()
+    return IdempotencyStore(make_dynamodb_client(settings), settings.table_name)
 
 
 @cache
@@ -139,6 +149,7 @@ def notes_indexer() -> NotesIndexer:
 def reset() -> None:
     """Forget the cached settings and services (tests and the local stack change the environment)."""
     memory_service.cache_clear()
+    idempotency.cache_clear()
     flush_service.cache_clear()
     consolidator.cache_clear()
     management.cache_clear()

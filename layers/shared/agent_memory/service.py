@@ -22,7 +22,7 @@ from agent_memory.document import (
     SavedDocument,
     soft_limit_warnings,
 )
-from agent_memory.errors import InvalidInput, VersionConflict
+from agent_memory.errors import InvalidInput, StorageUnavailable, VersionConflict
 from agent_memory.models.chat import ChatModel
 from agent_memory.notes import Note, Origin, clean_note_text
 from agent_memory.observability import logger, metrics
@@ -32,10 +32,12 @@ from agent_memory.storage.note_store import NoteStore
 
 # Enough rows for a full 4,000-character block of the shortest possible note lines (about 20 characters each).
 RECENT_NOTES_QUERY_LIMIT = 200
-# Without document_version, a write re-reads the head and tries again this many times under contention,
-# after a short random pause so that racing writers spread out.
-UNVERSIONED_WRITE_ATTEMPTS = 5
+# Without document_version, a write re-reads the head and tries again under contention, after a random
+# pause that grows with each attempt (so that racing writers spread out), for at most this long; then it
+# answers 503, never 409 (CONTRACT §6): the caller gave no version, so there is nothing to conflict with.
+UNVERSIONED_WRITE_BUDGET_S = 20.0  # ToolsFunction has 29 s, API Gateway 30 s
 UNVERSIONED_RETRY_PAUSE_S = (0.01, 0.05)
+UNVERSIONED_RETRY_PAUSE_MAX_S = 0.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +135,7 @@ class MemoryService:
         together_with: list[dict[str, Any]] | None,
     ) -> Document:
         attempt = 0
+        give_up_at = time.monotonic() + UNVERSIONED_WRITE_BUDGET_S
         while True:
             attempt += 1
             base = (
@@ -152,10 +155,19 @@ class MemoryService:
                     together_with=together_with,
                 )
             except VersionConflict:
-                if expected_version is not None or attempt >= UNVERSIONED_WRITE_ATTEMPTS:
+                if expected_version is not None:
                     metrics.add_metric(name="VersionConflicts", unit="Count", value=1)
                     raise
-                time.sleep(random.uniform(*UNVERSIONED_RETRY_PAUSE_S))  # noqa: S311 - jitter, not security
+                low, high = UNVERSIONED_RETRY_PAUSE_S
+                growth = 2 ** min(attempt - 1, 6)
+                pause = random.uniform(low, min(high * growth, UNVERSIONED_RETRY_PAUSE_MAX_S))  # noqa: S311 - jitter
+                if time.monotonic() + pause > give_up_at:
+                    metrics.add_metric(name="UnversionedWriteGaveUp", unit="Count", value=1)
+                    raise StorageUnavailable(
+                        "the document is being written by others and this write could not get in within "
+                        f"{UNVERSIONED_WRITE_BUDGET_S:.0f} s; nothing was written, try again"
+                    ) from None
+                time.sleep(pause)
 
     def context(self, scope: Scope) -> MemoryContext:
         """The per-turn memory: never raises for a storage fault, it degrades instead (a turn is never blocked)."""

@@ -36,6 +36,11 @@ class Settings(BaseModel):
     opensearch_timeout_s: float = 2.0
     embedding_model: str | None = Field(default=None, description="unset: no semantic search")
     embedding_timeout_s: float = Field(default=2.0, gt=0)
+    openai_api_key_secret: str | None = Field(
+        default=None,
+        pattern=r"^arn:aws[a-z-]*:(secretsmanager|ssm):",
+        description="the ARN of a Secrets Manager secret or an SSM SecureString parameter holding OPENAI_API_KEY",
+    )
 
     @field_validator("opensearch_endpoint", mode="before")
     @classmethod
@@ -45,6 +50,11 @@ class Settings(BaseModel):
     @field_validator("chat_model", "embedding_model", "openai_api_key", "memory_now", "local_jwt_secret", mode="before")
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("openai_api_key_secret", mode="before")
+    @classmethod
+    def _blank_secret_is_unset(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
 
     @field_validator("memory_flush", mode="before")
@@ -96,6 +106,7 @@ _ENV = {
     "opensearch_timeout_s": "MEMORY_OPENSEARCH_TIMEOUT_S",
     "embedding_model": "MEMORY_EMBEDDING_MODEL",
     "embedding_timeout_s": "MEMORY_EMBEDDING_TIMEOUT_S",
+    "openai_api_key_secret": "OPENAI_API_KEY_SECRET",
 }
 
 
@@ -103,3 +114,25 @@ _ENV = {
 def get_settings() -> Settings:
     """The process's settings; cached because the environment of a Lambda sandbox never changes."""
     return Settings.model_validate({field: os.environ[var] for field, var in _ENV.items() if var in os.environ})
+
+
+class SettingsError(RuntimeError):
+    """A setting the service cannot use: raised at start (the local stack, a Lambda's initialisation)."""
+
+
+def require_valid_settings() -> Settings:
+    """The settings, or SettingsError with one line naming the variable, e.g.
+    ``MEMORY_CONSOLIDATION_MAX_NOTES=0 is refused: Input should be greater than or equal to 1``.
+
+    Called when a process starts, so that a bad setting stops it there instead of failing every request.
+    """
+    from pydantic import ValidationError
+
+    try:
+        return get_settings()
+    except ValidationError as error:
+        first = error.errors(include_url=False)[0]
+        field = str(first["loc"][0]) if first["loc"] else ""
+        variable = _ENV.get(field, field)
+        shown = os.environ.get(variable, "")
+        raise SettingsError(f"{variable}={shown[:80]} is refused: {first['msg']}") from None

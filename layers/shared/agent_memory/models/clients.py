@@ -7,6 +7,7 @@ or failing model fails the call instead of hanging it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from typing import Any, TypeVar
 
 from agent_memory.settings import Settings
@@ -45,9 +46,32 @@ def bedrock_runtime(*, timeout_s: float, connect_timeout_s: float) -> Any:
 
 
 def openai_http(settings: Settings, *, timeout_s: float) -> Any:
-    """An httpx client on ``OPENAI_BASE_URL``, with ``OPENAI_API_KEY`` as its bearer token when set."""
+    """An httpx client on ``OPENAI_BASE_URL``, with the API key as its bearer token when there is one:
+    ``OPENAI_API_KEY`` (the local stack), else the secret ``OPENAI_API_KEY_SECRET`` names (AWS)."""
     import httpx
 
-    headers = {"Authorization": f"Bearer {settings.openai_api_key}"} if settings.openai_api_key else {}
+    key = settings.openai_api_key or (
+        api_key_from(settings.openai_api_key_secret) if settings.openai_api_key_secret else None
+    )
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
     base_url = settings.openai_base_url.rstrip("/") + "/"
     return httpx.Client(base_url=base_url, headers=headers, timeout=timeout_s)
+
+
+@cache
+def api_key_from(arn: str) -> str:
+    """The key kept in a Secrets Manager secret or an SSM SecureString parameter, read once per sandbox.
+
+    Only the functions that call a model are given the ARN and the permission to read it (template.yaml).
+    """
+    import boto3
+    from botocore.config import Config
+
+    config = Config(connect_timeout=2, read_timeout=5, retries={"mode": "standard", "total_max_attempts": 3})
+    if ":secretsmanager:" in arn:
+        secret: str = boto3.client("secretsmanager", config=config).get_secret_value(SecretId=arn)["SecretString"]
+        return secret.strip()
+    name = "/" + arn.split(":parameter/", 1)[1]
+    answer = boto3.client("ssm", config=config).get_parameter(Name=name, WithDecryption=True)
+    value: str = answer["Parameter"]["Value"]
+    return value.strip()

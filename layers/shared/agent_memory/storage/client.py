@@ -11,6 +11,11 @@ from agent_memory.settings import Settings
 if TYPE_CHECKING:
     from botocore.exceptions import ClientError
 
+# After botocore's retries, a write may have landed before its answer was lost: its outcome is unknown.
+STORAGE_UNAVAILABLE = (
+    "memory storage is busy or did not answer in time; for a write the outcome is unknown: retry it "
+    "(with the same Idempotency-Key, it is applied at most once)"
+)
 _UNAVAILABLE = {
     "ProvisionedThroughputExceededException",
     "ThrottlingException",
@@ -72,8 +77,13 @@ def query_pages(client: Any, request: dict[str, Any]) -> Iterator[dict[str, Any]
         request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
+def is_unavailable(error: ClientError) -> bool:
+    """A throttle or a server fault that botocore's retries did not get past."""
+    return error_code(error) in _UNAVAILABLE
+
+
 def as_unavailable(error: ClientError) -> StorageUnavailable | None:
     """The domain error for a throttle or a server fault, None for anything else (a bug to surface)."""
     if error_code(error) in _UNAVAILABLE:
-        return StorageUnavailable("memory storage is busy or unavailable; nothing was written, try again")
+        return StorageUnavailable(STORAGE_UNAVAILABLE)
     return None

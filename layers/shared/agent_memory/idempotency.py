@@ -1,0 +1,129 @@
+"""``Idempotency-Key`` on the writes (CONTRACT §6 "Storage faults"): a retry is answered, not applied again.
+
+A record beside the scope's data, ``sk = idem#<route>#<key>``, holds the first call's answer for 24 hours
+(DynamoDB's TTL then removes it). A call first claims the key with a conditional put; when it is done it
+stores its answer (a success or a refusal the caller must see again: 4xx). A repeat of the key, for the
+same scope and route, gets that answer and writes nothing; with another body it is a 422.
+
+A claim whose call failed before it knew the outcome (a 5xx) is left as a lease of ``LEASE_S``: a repeat
+within it is a 503 (the first call may still be running); after it the call runs again. So the key makes a
+retry safe after a lost *answer*; after a storage fault whose outcome is unknown, ``update_memory`` and the
+dashboard should also pass the version they based the write on, which refuses a second application (409).
+
+Why not Powertools' idempotency utility: it keys records on the event (or a JMESPath into it) and keeps
+them in a table of its own layout; here the key must be the header *and* the scope the token or the
+conversation binds (never the body's say), the record must sit in the scope's partition (erasure of a
+scope takes it too), and a refusal (409, 422) must be replayed as the answer it was. That is the 100
+lines below rather than a second table and a wrapper around the route.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from agent_memory.errors import MemoryServiceError, StorageUnavailable
+from agent_memory.scope import Scope
+from agent_memory.storage.client import as_unavailable, error_code
+
+KEEP_S = 24 * 3600
+LEASE_S = 30  # longer than a write route's timeout (29 s): a live call never loses its claim to a repeat
+
+
+class KeyReused(MemoryServiceError):
+    status, code = 422, "invalid_input"
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    status: int
+    body: Any
+
+
+def fingerprint(body: object) -> str:
+    return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+class IdempotencyStore:
+    def __init__(self, client: Any, table_name: str) -> None:
+        self._client = client
+        self._table = table_name
+
+    def run_once(self, scope: Scope, route: str, key: str | None, request: object, run: Callable[[], Answer]) -> Answer:
+        """``run()``'s answer; with a key, the stored answer of an earlier call with that key instead."""
+        if key is None:
+            return run()
+        item_key = {"pk": {"S": scope.key}, "sk": {"S": f"idem#{route}#{key}"}}
+        digest = fingerprint(request)
+        earlier = self._claim(item_key, digest)
+        if earlier is not None:
+            return self._replay(earlier, digest)
+        try:
+            answer = run()
+        except MemoryServiceError as error:
+            if error.status >= 500:
+                raise  # the outcome may be unknown: the lease stays, a repeat after it runs again
+            body: dict[str, Any] = {"error": {"code": error.code, "message": error.message}}
+            if error.details:
+                body["details"] = error.details
+            self._store(item_key, Answer(error.status, body))
+            raise
+        self._store(item_key, answer)
+        return answer
+
+    def _claim(self, item_key: dict[str, Any], digest: str) -> dict[str, Any] | None:
+        now = int(time.time())
+        try:
+            self._client.put_item(
+                TableName=self._table,
+                Item={
+                    **item_key,
+                    "status": {"S": "in_progress"},
+                    "request": {"S": digest},
+                    "lease_until": {"N": str(now + LEASE_S)},
+                    "expires_at": {"N": str(now + KEEP_S)},
+                },
+                ConditionExpression="attribute_not_exists(sk) OR (#status = :in_progress AND lease_until < :now) "
+                "OR expires_at < :now",
+                ExpressionAttributeNames={"#status": "status"},
+                ExpressionAttributeValues={":in_progress": {"S": "in_progress"}, ":now": {"N": str(now)}},
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+            return None
+        except ClientError as error:
+            if error_code(error) != "ConditionalCheckFailedException":
+                raise as_unavailable(error) or error from None
+            item: dict[str, Any] = error.response.get("Item") or {}
+            return item
+
+    @staticmethod
+    def _replay(item: dict[str, Any], digest: str) -> Answer:
+        if item.get("request", {}).get("S") != digest:
+            raise KeyReused(
+                "this Idempotency-Key was used with another request; use a new key for a new request",
+                details=[{"loc": ["header", "Idempotency-Key"], "msg": "reused", "type": "idempotency_key_reused"}],
+            )
+        if item.get("status", {}).get("S") != "done":
+            raise StorageUnavailable(
+                "a request with this Idempotency-Key is still in progress, or its outcome is unknown; retry later"
+            )
+        return Answer(int(item["answer_status"]["N"]), json.loads(item["answer"]["S"]))
+
+    def _store(self, item_key: dict[str, Any], answer: Answer) -> None:
+        self._client.update_item(
+            TableName=self._table,
+            Key=item_key,
+            UpdateExpression="SET #status = :done, answer_status = :code, answer = :answer REMOVE lease_until",
+            ExpressionAttributeNames={"#status": "status"},
+            ExpressionAttributeValues={
+                ":done": {"S": "done"},
+                ":code": {"N": str(answer.status)},
+                ":answer": {"S": json.dumps(answer.body, ensure_ascii=False)},
+            },
+        )

@@ -1,0 +1,110 @@
+"""CONTRACT §6: ``Idempotency-Key`` on remember, update_memory, PUT document and restore. The same key
+within 24 hours, for the same scope and route, answers what the first call answered and writes nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_memory import runtime
+from tests.conftest import private
+from tests.integration.test_management import SECRET, USER, manage
+
+
+@pytest.fixture(autouse=True)
+def _local_auth(monkeypatch):
+    monkeypatch.setenv("MEMORY_LOCAL_JWT_SECRET", SECRET)
+    runtime.reset()
+
+
+@pytest.fixture
+def keyed(aws, lambda_context):
+    """Call a tool route with an ``Idempotency-Key`` header."""
+    from local.template import load_handler
+    from tests.conftest import ROUTE_FUNCTIONS, make_caller
+
+    def _call(name, body, key):
+        def handler_for(function):
+            def _with_key(event, context):
+                event["headers"]["Idempotency-Key"] = key
+                return load_handler(function)(event, context)
+
+            return _with_key
+
+        assert ROUTE_FUNCTIONS[name] == "ToolsFunction"
+        return make_caller(handler_for, lambda_context)(name, body)
+
+    return _call
+
+
+def _notes(call):
+    return [n["text"] for n in call("context", {"context": private()}).body["recent_notes"]]
+
+
+def test_a_repeated_remember_is_answered_again_and_written_once(call, keyed):
+    body = {"context": private(), "arguments": {"text": "written once"}}
+
+    first = keyed("remember", body, "k-1")
+    again = keyed("remember", body, "k-1")
+
+    assert (first.status, again.status) == (201, 201)
+    assert again.body == first.body
+    assert _notes(call) == ["written once"]
+    assert keyed("remember", body, "k-2").status == 201  # another key is another write
+    assert _notes(call) == ["written once", "written once"]
+
+
+def test_a_repeated_update_memory_saves_one_version(call, keyed):
+    body = {"context": private(), "arguments": {"content": "the document"}}
+
+    answers = [keyed("update_memory", body, "k-doc") for _ in range(3)]
+
+    assert {a.body["document"]["version"] for a in answers} == {1}
+    assert call("context", {"context": private()}).body["document"]["version"] == 1
+
+
+def test_a_refusal_is_replayed_as_it_was(call, keyed):
+    call("update_memory", {"context": private(), "arguments": {"content": "v1"}})
+    stale = {"context": private(document_version=0), "arguments": {"content": "stale"}}
+
+    first, again = keyed("update_memory", stale, "k-stale"), keyed("update_memory", stale, "k-stale")
+
+    assert first.status == again.status == 409 and again.body == first.body
+
+
+def test_the_same_key_with_another_body_is_422_and_writes_nothing(call, keyed):
+    keyed("remember", {"context": private(), "arguments": {"text": "one"}}, "k-1")
+
+    answer = keyed("remember", {"context": private(), "arguments": {"text": "two"}}, "k-1")
+
+    assert answer.status == 422
+    assert _notes(call) == ["one"]
+
+
+def test_the_key_is_per_scope(call, keyed):
+    keyed("remember", {"context": private(), "arguments": {"text": "mine"}}, "k-1")
+    other = keyed("remember", {"context": private("u-2"), "arguments": {"text": "mine"}}, "k-1")
+
+    assert other.status == 201 and other.body["note"]["origin"]["user_id"] == "u-2"
+
+
+@pytest.mark.parametrize("key", ["", "has space", "x" * 129, "k\n"])
+def test_a_malformed_key_is_422(keyed, key):
+    assert keyed("remember", {"context": private(), "arguments": {"text": "x"}}, key).status == 422
+
+
+def test_dashboard_put_and_restore_honour_the_key(aws):
+    headers = {"idempotency-key": "put-1"}
+    body = {"content": "dashboard text", "expected_version": 0}
+
+    first = manage("personal_put_document", token=USER, body=body, headers=headers)
+    again = manage("personal_put_document", token=USER, body=body, headers=headers)
+
+    assert first.status == again.status == 200 and again.body == first.body
+    assert manage("personal_document", token=USER).body["document"]["version"] == 1
+    manage("personal_put_document", token=USER, body={"content": "later", "expected_version": 1})
+    path = "/v1/memory/personal/document/versions/1/restore"
+    restore = {"expected_version": 2}
+    r1 = manage("personal_restore", token=USER, path=path, body=restore, headers={"Idempotency-Key": "r-1"})
+    r2 = manage("personal_restore", token=USER, path=path, body=restore, headers={"Idempotency-Key": "r-1"})
+    assert r1.status == r2.status == 200 and r1.body == r2.body
+    assert manage("personal_document", token=USER).body["document"]["version"] == 3

@@ -1,0 +1,65 @@
+"""A setting the service cannot use stops it at start, with one line naming the variable (issue 16, item 9):
+the local stack exits, a Lambda's initialisation fails; never a 500 on every request."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agent_memory.settings import SettingsError, get_settings, require_valid_settings
+
+ROOT = Path(__file__).resolve().parents[2]  # the clone
+BAD = {"MEMORY_CONSOLIDATION_MAX_NOTES": "0"}
+LINE = "MEMORY_CONSOLIDATION_MAX_NOTES=0 is refused: Input should be greater than or equal to 1"
+
+
+def _environment(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMORY_", "OPENSEARCH", "AWS_ENDPOINT"))}
+    env.update(PYTHONPATH=f"{ROOT / 'layers' / 'shared'}{os.pathsep}{ROOT}", **extra)
+    return env
+
+
+@pytest.mark.parametrize(
+    "variable, value",
+    [
+        ("MEMORY_CONSOLIDATION_MAX_NOTES", "0"),
+        ("MEMORY_DYNAMODB_MAX_ATTEMPTS", "three"),
+        ("MEMORY_CHAT_MODEL", "gpt-4o"),
+        ("MEMORY_NOW", "yesterday"),
+    ],
+)
+def test_the_refusal_is_one_line_naming_the_variable(monkeypatch, variable, value):
+    monkeypatch.setenv(variable, value)
+    get_settings.cache_clear()
+
+    with pytest.raises(SettingsError) as refused:
+        require_valid_settings()
+
+    message = str(refused.value)
+    assert message.startswith(f"{variable}={value} is refused: ") and "\n" not in message
+
+
+def test_a_lambda_initialisation_fails_with_that_line():
+    code = "from local.template import load_handler; load_handler('ToolsFunction')"
+
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=_environment(**BAD), capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
+
+    assert done.returncode != 0
+    assert f"SettingsError: {LINE}" in done.stderr
+
+
+def test_the_local_stack_exits_at_start_with_that_line():
+    env = _environment(**BAD, MEMORY_API_PORT="3016", MEMORY_LAMBDA_PORT="3116")
+
+    done = subprocess.run(
+        [sys.executable, "-m", "local.server"], env=env, capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
+
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1] == LINE
