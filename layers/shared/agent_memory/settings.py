@@ -36,6 +36,8 @@ class Settings(BaseModel):
     opensearch_timeout_s: float = 2.0
     embedding_model: str | None = Field(default=None, description="unset: no semantic search")
     embedding_timeout_s: float = Field(default=2.0, gt=0)
+    embedding_dimensions: int = Field(default=1024, ge=1, le=16_000, description="checked against every vector")
+    recall_keyword_weight: float = Field(default=0.6, ge=0, le=1, description="BM25's share of the fused score")
 
     @field_validator("opensearch_endpoint", mode="before")
     @classmethod
@@ -96,6 +98,8 @@ _ENV = {
     "opensearch_timeout_s": "MEMORY_OPENSEARCH_TIMEOUT_S",
     "embedding_model": "MEMORY_EMBEDDING_MODEL",
     "embedding_timeout_s": "MEMORY_EMBEDDING_TIMEOUT_S",
+    "embedding_dimensions": "MEMORY_EMBEDDING_DIMENSIONS",
+    "recall_keyword_weight": "MEMORY_RECALL_KEYWORD_WEIGHT",
 }
 
 

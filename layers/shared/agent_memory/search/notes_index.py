@@ -26,9 +26,11 @@ from urllib.parse import urlsplit
 
 from agent_memory.models.embedding import EMBEDDING_DIMENSION
 from agent_memory.notes import Note
+from agent_memory.search.analysis import ANALYZER, INDEX_ANALYSIS
 
 ALIAS = "notes"
-INDEX_VERSION = 1
+# 2: ``text`` is analysed like the table's BM25 (search.analysis: stop words, Porter2 stems).
+INDEX_VERSION = 2
 
 MAPPING: dict[str, Any] = {
     "dynamic": "strict",
@@ -37,7 +39,7 @@ MAPPING: dict[str, Any] = {
         "note_id": {"type": "keyword"},
         "day": {"type": "date", "format": "yyyy-MM-dd"},
         "position": {"type": "integer"},
-        "text": {"type": "text"},  # BM25, the standard analyzer (lower-cased words)
+        "text": {"type": "text", "analyzer": ANALYZER},  # BM25 on the terms of search.analysis
         "embedding": {
             "type": "knn_vector",
             "dimension": EMBEDDING_DIMENSION,
@@ -47,7 +49,10 @@ MAPPING: dict[str, Any] = {
         "created_at": {"type": "date"},
     },
 }
-SETTINGS: dict[str, Any] = {"index": {"knn": True, "number_of_shards": 1, "number_of_replicas": 0}}
+SETTINGS: dict[str, Any] = {
+    "index": {"knn": True, "number_of_shards": 1, "number_of_replicas": 0},
+    "analysis": INDEX_ANALYSIS,
+}
 
 
 class IndexWriteRefused(RuntimeError):
