@@ -15,6 +15,7 @@ from agent_memory import runtime
 from agent_memory.errors import EmbeddingUnavailable
 from agent_memory.search.vectors import decode, model_tag
 from agent_memory.storage.keys import note_sk
+from local import reindex
 from tests.conftest import private
 from tests.fake_embeddings import FakeEmbeddingModel
 
@@ -134,3 +135,27 @@ def test_another_scopes_notes_never_come_back(call, embedder):
 
     assert [n["id"] for n in _recall(call, "feline")["notes"]] == [mine["id"]]
     assert [n["text"] for n in _recall(call, "feline", context=private("u-2"))["notes"]] == ["their kitten"]
+
+
+def test_notes_written_before_the_model_get_their_vectors_from_the_fill(call, aws, monkeypatch, capsys):
+    monkeypatch.delenv("MEMORY_EMBEDDING_MODEL", raising=False)
+    runtime.reset()
+    old = _remember(call, "Adopted two cats last spring")
+    _remember(call, "Drives a blue sedan")
+    fake = FakeEmbeddingModel()
+    monkeypatch.setenv("MEMORY_EMBEDDING_MODEL", MODEL)
+    runtime.reset()
+    monkeypatch.setattr(runtime, "embedding_model", cache(lambda: fake))
+    assert "vec" not in _item(aws, old)
+
+    assert reindex.main(["--scope", "user#u-1", "--check"], embedder=fake) == 1
+    assert reindex.main(["--scope", "user#u-1"], embedder=fake) == 0
+    assert reindex.main(["--scope", "user#u-1", "--check"], embedder=fake) == 0
+
+    out = [line for line in capsys.readouterr().out.splitlines() if line.startswith("user#")]
+    assert out == [
+        "user#u-1\tnotes=2\twithout_vector=2",
+        "user#u-1\tnotes=2\twithout_vector=2\twritten=2",
+        "user#u-1\tnotes=2\twithout_vector=0",
+    ]
+    assert _recall(call, "kitten")["notes"][0]["id"] == old["id"]

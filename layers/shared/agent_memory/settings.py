@@ -63,6 +63,8 @@ class Settings(BaseModel):
         if value is None:
             return None
         provider, _, name = value.partition(":")
+        if value == "local:minilm" and info.field_name == "embedding_model":
+            return value  # in process (models.minilm), opt-in
         if provider not in ("bedrock", "openai") or not name:
             raise ValueError(f"{_ENV[str(info.field_name)]} must be bedrock:<modelId> or openai:<model>")
         return value

@@ -10,7 +10,8 @@
 
 Every vector has ``MEMORY_EMBEDDING_DIMENSIONS`` numbers (default ``EMBEDDING_DIMENSION``, 1,024, the notes
 index's ``knn_vector`` dimension): both remote providers ask for it, and an answer of another length is an
-error, never a vector written or searched with.
+error, never a vector written or searched with. ``local:minilm`` (all-MiniLM-L6-v2 in process, numpy only:
+``models.minilm``; opt-in) pads its 384 numbers with zeros to the setting.
 Every call is bounded by the timeout given at construction. Callers degrade on ``EmbeddingUnavailable``
 (recall answers with BM25, the indexer writes the note without its vector): embeddings improve recall,
 they never decide whether it works.
@@ -107,6 +108,10 @@ class OpenAIEmbeddingModel:
 
 def embedding_model_from_settings(settings: Settings, *, timeout_s: float) -> EmbeddingModel | None:
     """The deployment's embedding model, or None when ``MEMORY_EMBEDDING_MODEL`` is unset."""
+    if settings.embedding_model == "local:minilm":
+        from agent_memory.models.minilm import MiniLMEmbeddingModel
+
+        return MiniLMEmbeddingModel(dimensions=settings.embedding_dimensions)
     return cast(  # mypy joins the two provider classes to object; both satisfy the port
         "EmbeddingModel | None",
         provider_from_spec(

@@ -203,6 +203,11 @@ class NotesIndex:
         self._alias = alias
         self._index = f"{alias}-v{version}"
 
+    @property
+    def name(self) -> str:
+        """The versioned index this code writes (``notes-v<N>``)."""
+        return self._index
+
     def ensure(self) -> None:
         """Create the versioned index and point the alias at it if missing; check the live mapping."""
         if not self._client.indices.exists_alias(name=self._alias):
