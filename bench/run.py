@@ -43,7 +43,7 @@ from typing import Any, TypeVar
 
 from moto import mock_aws
 
-from bench import hybrid, scale
+from bench import hybrid, recall_quality, scale
 
 ROOT = Path(__file__).resolve().parent.parent
 LAYER = ROOT / "layers" / "shared"
@@ -1019,6 +1019,10 @@ def main(argv: list[str] | None = None) -> int:
         "Consolidation, Load older and the keyword fallback's growth": scale.report(scaled),
         "Hybrid recall and the indexer on a real OpenSearch node": "\n".join(hybrid.report(on_node)),
     }
+    quality = recall_quality.measure_quality(log, on_node=True), recall_quality.measure_latency(log)
+    sections["Recall quality (dev set) and hybrid recall without OpenSearch"] = "\n".join(
+        recall_quality.report(*quality)
+    )
     print("\n\n".join(sections.values()))
     meta = {
         **started,

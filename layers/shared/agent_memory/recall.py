@@ -43,6 +43,7 @@ partition key), whatever path found it; a foreign one is dropped and logged, nev
 from __future__ import annotations
 
 import heapq
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -53,7 +54,7 @@ from agent_memory.scope import Scope
 from agent_memory.search.bm25 import rank
 from agent_memory.search.fusion import DEFAULT_KEYWORD_WEIGHT, weighted_fusion
 from agent_memory.search.vectors import QueryVector, decode
-from agent_memory.storage.note_store import KeyedNote, NoteStore
+from agent_memory.storage.note_store import KeyedNote, NoteStore, NoteText
 
 if TYPE_CHECKING:  # given, never built here: their modules load only where an index is configured
     from agent_memory.models.embedding import EmbeddingModel
@@ -179,15 +180,21 @@ class RecallService:
         if vector is None or tag is None:
             order = [(r.index, r.score) for r in ranked[:k]]
         else:
-            window, query_vector = max(k, HYBRID_MIN_WINDOW), QueryVector(vector)
-            stored = ((n, decode(row.vector, tag=tag)) for n, row in enumerate(own) if row.vector is not None)
-            similar = heapq.nlargest(window, ((n, query_vector.cosine(v)) for n, v in stored if v), key=_second)
+            window = max(k, HYBRID_MIN_WINDOW)
+            similar = cosine_ranking(QueryVector(vector), own, tag=tag, size=window)
             keyword = [(r.index, r.score) for r in ranked[:window]]
             order, mode = weighted_fusion(keyword, similar, keyword_weight=self._keyword_weight)[:k], "hybrid"
         best = {(own[n].day, own[n].position): score for n, score in order}
         notes = self._notes.get_many(scope, list(best))
         hits = [(keyed, best[keyed.note.day, keyed.note.position]) for keyed in notes]
         return Recalled(_only_in_scope(scope, hits, already_dropped=len(rows) - len(own)), mode)
+
+
+def cosine_ranking(query: QueryVector, rows: Sequence[NoteText], *, tag: int, size: int) -> list[tuple[int, float]]:
+    """The ``size`` rows (their places in ``rows``) whose stored vector of model ``tag`` is nearest the
+    query, with their cosines, best first; rows without one are left out. Ties keep the rows' order."""
+    stored = ((n, decode(row.vector, tag=tag)) for n, row in enumerate(rows) if row.vector is not None)
+    return heapq.nlargest(size, ((n, query.cosine(v)) for n, v in stored if v), key=_second)
 
 
 def _second(pair: tuple[int, float]) -> float:
