@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_memory.search.fusion import RANK_CONSTANT, reciprocal_rank_fusion, weighted_fusion
+from agent_memory.search.fusion import RANK_CONSTANT, query_coverage, reciprocal_rank_fusion, weighted_fusion
 
 
 def test_an_item_ranked_by_both_halves_comes_first():
@@ -39,6 +39,22 @@ def test_bm25s_clear_first_hit_stays_first_where_rrf_loses_it():
 
 def test_one_half_empty_or_equal_scores():
     assert [i for i, _ in weighted_fusion([], [("a", 0.3), ("b", 0.1)])] == ["a", "b"]
-    assert weighted_fusion([("a", 2.0)], []) == [("a", pytest.approx(0.6))]
-    assert weighted_fusion([], [("a", 0.5), ("b", 0.5)]) == [("a", pytest.approx(0.4)), ("b", pytest.approx(0.4))]
+    assert weighted_fusion([("a", 2.0)], [], keyword_weight=0.6) == [("a", pytest.approx(0.6))]
+    equal = weighted_fusion([], [("a", 0.5), ("b", 0.5)], keyword_weight=0.6)
+    assert equal == [("a", pytest.approx(0.4)), ("b", pytest.approx(0.4))]
     assert weighted_fusion([], []) == []
+
+
+def test_coverage_lets_a_note_only_cosine_finds_pass_notes_matching_one_word_of_the_query():
+    """ "does Maya have any pets?": many notes hold "Maya" only; the kitten note holds no query word."""
+    keyword = [(f"maya-{n}", 2.0) for n in range(12)]
+    semantic = [("kitten", 0.7)] + [(f"maya-{n}", 0.2) for n in range(12)]
+    coverage = {f"maya-{n}": 0.5 for n in range(12)}
+
+    without = [item for item, _ in weighted_fusion(keyword, semantic, keyword_weight=0.6)]
+    with_coverage = [item for item, _ in weighted_fusion(keyword, semantic, keyword_weight=0.6, coverage=coverage)]
+
+    assert without.index("kitten") == 12
+    assert with_coverage[0] == "kitten"
+    assert query_coverage(["maya", "pet"], ["maya", "ask", "summari"]) == 0.5
+    assert query_coverage([], ["anything"]) == 1.0

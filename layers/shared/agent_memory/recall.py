@@ -51,8 +51,8 @@ from agent_memory.errors import EmbeddingUnavailable
 from agent_memory.notes import Note
 from agent_memory.observability import logger, metrics
 from agent_memory.scope import Scope
-from agent_memory.search.bm25 import rank
-from agent_memory.search.fusion import DEFAULT_KEYWORD_WEIGHT, weighted_fusion
+from agent_memory.search.bm25 import query_terms, rank, words
+from agent_memory.search.fusion import DEFAULT_KEYWORD_WEIGHT, query_coverage, weighted_fusion
 from agent_memory.search.vectors import QueryVector, decode
 from agent_memory.storage.note_store import KeyedNote, NoteStore, NoteText
 
@@ -146,8 +146,11 @@ class RecallService:
             best, mode = {_place(hit): hit.score for hit in own[0]}, "keyword"
         else:
             keyword_hits, semantic_hits = own
+            terms = query_terms(query)
+            coverage = {_place(hit): query_coverage(terms, words(hit.text)) for hit in keyword_hits if hit.text}
             halves = ([(_place(hit), hit.score) for hit in half] for half in own)
-            best = dict(weighted_fusion(*halves, keyword_weight=self._keyword_weight)[:k])
+            fused = weighted_fusion(*halves, keyword_weight=self._keyword_weight, coverage=coverage)
+            best = dict(fused[:k])
             mode = ("hybrid" if keyword_hits else "semantic") if semantic_hits else "keyword"
         notes = self._notes.get_many(scope, list(best))
         found = [(keyed, best[keyed.note.day, keyed.note.position]) for keyed in notes]
@@ -183,7 +186,10 @@ class RecallService:
             window = max(k, HYBRID_MIN_WINDOW)
             similar = cosine_ranking(QueryVector(vector), own, tag=tag, size=window)
             keyword = [(r.index, r.score) for r in ranked[:window]]
-            order, mode = weighted_fusion(keyword, similar, keyword_weight=self._keyword_weight)[:k], "hybrid"
+            terms = query_terms(query)
+            coverage = {n: query_coverage(terms, words(own[n].text)) for n, _ in keyword}
+            fused = weighted_fusion(keyword, similar, keyword_weight=self._keyword_weight, coverage=coverage)
+            order, mode = fused[:k], "hybrid"
         best = {(own[n].day, own[n].position): score for n, score in order}
         notes = self._notes.get_many(scope, list(best))
         hits = [(keyed, best[keyed.note.day, keyed.note.position]) for keyed in notes]

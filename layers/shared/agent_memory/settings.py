@@ -37,7 +37,7 @@ class Settings(BaseModel):
     embedding_model: str | None = Field(default=None, description="unset: no semantic search")
     embedding_timeout_s: float = Field(default=2.0, gt=0)
     embedding_dimensions: int = Field(default=1024, ge=1, le=16_000, description="checked against every vector")
-    recall_keyword_weight: float = Field(default=0.6, ge=0, le=1, description="BM25's share of the fused score")
+    recall_keyword_weight: float = Field(default=0.8, ge=0, le=1, description="BM25's share of the fused score")
 
     @field_validator("opensearch_endpoint", mode="before")
     @classmethod

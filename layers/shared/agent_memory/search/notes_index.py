@@ -116,6 +116,7 @@ class IndexHit:
     day: str
     position: int
     score: float
+    text: str = ""  # the note's text, for the fusion's query coverage
 
 
 def _document(scope_key: str, note: Note, embedding: list[float] | None) -> dict[str, Any]:
@@ -135,7 +136,13 @@ def _document(scope_key: str, note: Note, embedding: list[float] | None) -> dict
 
 def _hits(answer: dict[str, Any]) -> list[IndexHit]:
     return [
-        IndexHit(hit["_source"]["scope"], hit["_source"]["day"], int(hit["_source"]["position"]), hit["_score"])
+        IndexHit(
+            hit["_source"]["scope"],
+            hit["_source"]["day"],
+            int(hit["_source"]["position"]),
+            hit["_score"],
+            hit["_source"].get("text", ""),
+        )
         for hit in answer["hits"]["hits"]
     ]
 
@@ -144,7 +151,7 @@ def _in_scope(scope_key: str) -> dict[str, Any]:
     return {"term": {"scope": scope_key}}
 
 
-_HIT_FIELDS = ("scope", "day", "position")
+_HIT_FIELDS = ("scope", "day", "position", "text")
 
 
 def _bm25(scope_key: str, query: str, size: int) -> dict[str, Any]:
