@@ -65,3 +65,10 @@ def test_a_query_of_another_length_compares_on_the_common_part():
 
     assert QueryVector([1.0, 0.0, 1.0, 0.0, 0.0]).cosine(stored) == pytest.approx(1.0)
     assert QueryVector([0.0, 1.0]).cosine(stored) == pytest.approx(0.0)
+
+
+def test_many_cosines_at_once_equal_the_one_by_one_ones():
+    stored = [decode(encode(_random(n, seed), tag=TAG), tag=TAG) for seed, n in enumerate((384, 380, 16, 384))]
+    query = QueryVector(_random(384, 99) + [0.0] * 640)
+
+    assert query.cosines(stored) == pytest.approx([query.cosine(v) for v in stored], abs=1e-5)

