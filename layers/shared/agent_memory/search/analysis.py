@@ -31,7 +31,7 @@ import Stemmer  # PyStemmer: the Snowball stemmers in C (imports in 2 ms; the pu
 # The Snowball project's English stop list (snowball-website/algorithms/english/stop.txt): pronouns,
 # auxiliaries and question words as well as articles. Lucene's default ``_english_`` set (33 words) keeps
 # "what", "did", "she", "have": in a question put to memory ("what did she have for lunch?") those
-# match half the notes of a scope and decide BM25's first hit (measured: docs/recall-and-index.md).
+# match half the notes of a scope and decide BM25's first hit (measured: docs/recall-quality.md).
 _STOP_LIST = """
 i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her
 hers herself it its itself they them their theirs themselves what which who whom this that these

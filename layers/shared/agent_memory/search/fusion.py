@@ -17,7 +17,7 @@ sum keeps BM25's strong first hits first and still lifts the notes that only cos
 Min-max normalisation of the cosines is needed because a model's cosines live in a narrow band (MiniLM's
 unrelated texts score 0 to 0.2, related 0.4 to 0.8) that differs between models; dividing BM25 by its
 maximum keeps "no match" at 0. The default weight is the best of 0.3..0.8 on the dev set for recall@1
-whose recall@1 is not below BM25's alone (docs/recall-and-index.md).
+whose recall@1 is not below BM25's alone (docs/recall-quality.md).
 
 **Reciprocal rank fusion**: an item's score is the sum of ``1 / (RANK_CONSTANT + rank)`` over the rankings
 that hold it; 60 is the constant of the original paper (Cormack, Clarke and Büttcher, SIGIR 2009).

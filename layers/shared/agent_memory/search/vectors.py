@@ -19,7 +19,7 @@
 at 1,024. A note item is about 0.3 to 0.5 KB, so with MiniLM it stays within one write unit (1 KB) for
 most notes and with Titan 1,024 it takes two; the recall Query reads (and is billed for) the whole item,
 so 1,000 notes are about 0.8 MB with MiniLM (one 1 MB page, about 100 read units eventually consistent)
-against 0.4 MB without vectors. docs/recall-and-index.md has the figures.
+against 0.4 MB without vectors. docs/recall-quality.md has the figures.
 """
 
 from __future__ import annotations
