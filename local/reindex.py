@@ -3,6 +3,9 @@
     python -m local.reindex --scope user#u-1 [--scope ws#w-1 ...]          # reindex these scopes
     python -m local.reindex --scope user#u-1 [--scope ws#w-1 ...] --check  # compare counts; exit 1 on drift
 
+Without ``OPENSEARCH_ENDPOINT`` but with ``MEMORY_EMBEDDING_MODEL`` (recall without OpenSearch, CONTRACT §6),
+the same command fills in the vectors that notes lack in the table (``--check``: counts them; exit 1 if any).
+
 It uses the service's settings: ``MEMORY_TABLE_NAME``, ``OPENSEARCH_ENDPOINT`` (SigV4 for an https
 endpoint, with the caller's credentials) and ``MEMORY_EMBEDDING_MODEL`` (the reindex writes each note's
 vector; the check also counts the documents without one). With ``AWS_ENDPOINT_URL_DYNAMODB`` set (the local stack's
@@ -24,9 +27,10 @@ import sys
 from collections.abc import Sequence
 
 from agent_memory.models.embedding import EmbeddingModel, embedding_model_from_settings
-from agent_memory.reindex import Reindexer
+from agent_memory.reindex import Reindexer, VectorFill
 from agent_memory.scope import Scope
 from agent_memory.search.notes_index import NotesIndex, make_opensearch_client
+from agent_memory.search.vectors import model_tag
 from agent_memory.settings import get_settings
 from agent_memory.storage.client import make_dynamodb_client
 from agent_memory.storage.note_store import NoteStore
@@ -59,6 +63,8 @@ def main(
             if name.startswith("AWS_"):
                 os.environ.setdefault(name, value)
     settings = get_settings()
+    if index is None and settings.opensearch_endpoint is None and settings.embedding_model is not None:
+        return _fill_vectors(arguments, embedder or embedding_model_from_settings(settings, timeout_s=60))
     if index is None:
         if settings.opensearch_endpoint is None:
             print("OPENSEARCH_ENDPOINT is not set: there is no index to reindex or check", file=sys.stderr)
@@ -79,6 +85,20 @@ def main(
             done = reindexer.reindex(scope)
             print(f"{done.scope_key}\twritten={done.written}\tremoved={done.removed}")
     return 1 if drifted else 0
+
+
+def _fill_vectors(arguments: argparse.Namespace, embedder: EmbeddingModel | None) -> int:
+    settings = get_settings()
+    assert embedder is not None and settings.embedding_model is not None  # the caller checked the setting
+    notes = NoteStore(make_dynamodb_client(settings), settings.table_name)
+    fill = VectorFill(notes, embedder, tag=model_tag(settings.embedding_model, settings.embedding_dimensions))
+    missing = False
+    for scope in arguments.scope:
+        done = fill.check(scope) if arguments.check else fill.fill(scope)
+        missing |= arguments.check and done.without_vector > 0
+        written = "" if arguments.check else f"\twritten={done.written}"
+        print(f"{done.scope_key}\tnotes={done.notes}\twithout_vector={done.without_vector}{written}")
+    return 1 if missing else 0
 
 
 if __name__ == "__main__":

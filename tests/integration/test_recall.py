@@ -122,8 +122,9 @@ def test_rows_of_another_scope_from_the_store_are_dropped(call, monkeypatch):
     _remember(call, "also likes tea", private("u-2"))
     real_texts, real_get = NoteStore.newest_texts, NoteStore.get_many
 
-    def leaky_texts(self, scope, *, limit):
-        return real_texts(self, scope, limit=limit) + real_texts(self, Scope("personal", "u-2"), limit=limit)
+    def leaky_texts(self, scope, *, limit, **options):
+        foreign = real_texts(self, Scope("personal", "u-2"), limit=limit, **options)
+        return real_texts(self, scope, limit=limit, **options) + foreign
 
     def leaky_get(self, scope, wanted):
         return real_get(self, scope, wanted) + real_get(self, Scope("personal", "u-2"), [("2026-12-03", 1)])

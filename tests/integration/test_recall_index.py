@@ -121,7 +121,7 @@ def _hit(position, score=1.0, scope="user#u-1"):
     return IndexHit(scope, "2026-12-03", position, score)
 
 
-def test_with_embeddings_both_rankings_are_fused_by_reciprocal_rank(call, index, embedder):
+def test_with_embeddings_both_rankings_are_fused_by_weighted_normalised_scores(call, index, embedder):
     first, second, third = (_remember(call, text) for text in ("tea at nine", "green tea", "a kitten named Tea"))
     index.hits = [_hit(2, 7.0), _hit(1, 3.0)]  # BM25
     index.semantic_hits = [_hit(3, 0.9), _hit(2, 0.8)]  # kNN
@@ -129,8 +129,9 @@ def test_with_embeddings_both_rankings_are_fused_by_reciprocal_rank(call, index,
     answer = _recall(call, "tea", k=3)
 
     assert answer.body["mode"] == "hybrid"
-    assert [n["id"] for n in answer.body["notes"]] == [second["id"], third["id"], first["id"]]
-    assert [n["score"] for n in answer.body["notes"]] == [round(1 / 61 + 1 / 62, 6), round(1 / 61, 6), round(1 / 62, 6)]
+    assert [n["id"] for n in answer.body["notes"]] == [second["id"], first["id"], third["id"]]
+    # 0.8 * coverage * BM25 / max(BM25) + 0.2 * min-max(cosine): 0.8 * 1 + 0.2 * 0, 0.8 * 3 / 7 + 0, 0 + 0.2 * 1
+    assert [n["score"] for n in answer.body["notes"]] == [0.8, round(0.8 * 3 / 7, 6), 0.2]
     assert embedder.calls == [["tea"]]
     assert index.vector_searches == [("user#u-1", "tea", 20)]  # each half ranks at least 20 candidates
     assert index.searches == []
@@ -142,7 +143,7 @@ def test_when_no_note_holds_the_words_the_answer_is_semantic(call, index, embedd
 
     answer = _recall(call, "feline")
 
-    assert answer.body == {"notes": [{**note, "score": round(1 / 61, 6)}], "mode": "semantic"}
+    assert answer.body == {"notes": [{**note, "score": 0.2}], "mode": "semantic"}
 
 
 def test_an_embedding_failure_gives_keyword_mode_not_an_error(call, index, embedder):
@@ -196,6 +197,6 @@ def test_when_only_bm25_finds_notes_the_mode_says_keyword(call, index, embedder)
 
     answer = _recall(call, "tea").body
 
-    assert answer == {"notes": [{**note, "score": round(1 / 61, 6)}], "mode": "keyword"}
+    assert answer == {"notes": [{**note, "score": 0.8}], "mode": "keyword"}
     index.hits = []
     assert _recall(call, "nothing matches").body == {"notes": [], "mode": "keyword"}  # neither half found one

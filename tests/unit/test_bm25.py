@@ -7,20 +7,32 @@ import pytest
 from agent_memory.search.bm25 import MAX_QUERY_TERMS, query_terms, rank, words
 
 
-def test_words_are_case_folded_and_split_on_anything_but_letters_and_digits():
+def test_words_are_lower_cased_split_on_anything_but_letters_and_digits_and_stemmed():
     assert words("Prefers METRIC units, ISO-8601 dates; Straße") == [
-        "prefers",
+        "prefer",
         "metric",
-        "units",
+        "unit",
         "iso",
         "8601",
-        "dates",
-        "strasse",
+        "date",
+        "straße",  # lower-cased as Lucene does (no case folding to "ss")
     ]
 
 
+def test_english_stop_words_are_dropped():
+    assert words("The cat is on the mat, and it was there") == ["cat", "mat"]
+
+
+@pytest.mark.parametrize(
+    ("note", "query"),
+    [("Adopted two cats last spring", "cat"), ("She moved to Lisbon", "moving"), ("Deploys on Fridays", "deployed")],
+)
+def test_plural_and_verb_forms_match(note, query):
+    assert [r.index for r in rank(query, ["an unrelated note", note])] == [1]
+
+
 def test_query_terms_are_distinct_and_bounded():
-    assert query_terms("tea Tea TEA coffee") == ["tea", "coffee"]
+    assert query_terms("tea Tea TEA coffee") == ["tea", "coffe"]
     assert len(query_terms(" ".join(f"w{i}" for i in range(500)))) == MAX_QUERY_TERMS
 
 

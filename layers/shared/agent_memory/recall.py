@@ -17,17 +17,24 @@ Why it reads at most ``KEYWORD_MAX_NOTES`` (2,000) notes, newest first:
 So the fallback is exact for any scope of up to 2,000 notes (more than three months at 20 notes a day),
 and beyond that it searches the most recent 2,000.
 
+**Hybrid without an index** (CONTRACT §6): with an embedding model and no ``OPENSEARCH_ENDPOINT``, every
+note is written with its vector (``search.vectors``: int8, in the note item's ``vec``), and the same
+Query also reads ``vec``; the cosine of the query's vector with each note's, and BM25, are fused
+(``search.fusion.weighted_fusion``) and ``mode`` is ``hybrid``. A note without a vector (written before
+the model was configured, or while it was down) still counts for BM25; ``make reindex`` fills vectors in.
+When the query cannot be embedded, BM25 answers alone and ``mode`` is ``keyword``.
+
 The **index** path (OpenSearch, when ``OPENSEARCH_ENDPOINT`` is set) searches every note of the scope:
 - with an embedding model (``MEMORY_EMBEDDING_MODEL``), the query is embedded and one ``_msearch`` asks
-  for the scope's BM25 ranking and its nearest neighbours (kNN, cosine); the two are fused by reciprocal
-  rank (``search.fusion``). ``mode`` says which halves found notes: ``hybrid`` both, ``semantic`` only
+  for the scope's BM25 ranking and its nearest neighbours (kNN, cosine); the two are fused by the same
+  weighted score fusion (``search.fusion``). ``mode`` says which halves found notes: ``hybrid`` both, ``semantic`` only
   the kNN half (no note holds any of the query's words: a paraphrase), ``keyword`` only BM25 (or none:
   no note has a vector yet, or the scope is empty);
 - without one, or when embedding the query fails (timeout, error, a vector of the wrong size), BM25
   alone answers, and ``mode`` is ``keyword``.
 Each part degrades to the one below it, never to an error: no vector, BM25 in the index; no index (down,
-slow, refusing), the keyword path over the table. Scores are the fused rank scores in ``hybrid`` and
-``semantic`` mode, BM25 scores in ``keyword`` mode; higher is better in all three.
+slow, refusing), the table's path. Scores are the fused scores (0..1) in ``hybrid`` and ``semantic``
+mode, BM25 scores in ``keyword`` mode; higher is better in all three.
 
 Fail closed: every note about to be returned is checked against the scope once more (its stored
 partition key), whatever path found it; a foreign one is dropped and logged, never returned.
@@ -35,6 +42,8 @@ partition key), whatever path found it; a foreign one is dropped and logged, nev
 
 from __future__ import annotations
 
+import heapq
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -42,9 +51,10 @@ from agent_memory.errors import EmbeddingUnavailable
 from agent_memory.notes import Note
 from agent_memory.observability import logger, metrics
 from agent_memory.scope import Scope
-from agent_memory.search.bm25 import rank
-from agent_memory.search.fusion import reciprocal_rank_fusion
-from agent_memory.storage.note_store import KeyedNote, NoteStore
+from agent_memory.search.bm25 import query_terms, rank, words
+from agent_memory.search.fusion import DEFAULT_KEYWORD_WEIGHT, query_coverage, weighted_fusion
+from agent_memory.search.vectors import QueryVector, decode
+from agent_memory.storage.note_store import KeyedNote, NoteStore, NoteText
 
 if TYPE_CHECKING:  # given, never built here: their modules load only where an index is configured
     from agent_memory.models.embedding import EmbeddingModel
@@ -88,11 +98,17 @@ class RecallService:
         index: NotesIndex | None = None,
         embedder: EmbeddingModel | None = None,
         keyword_max_notes: int = KEYWORD_MAX_NOTES,
+        keyword_weight: float = DEFAULT_KEYWORD_WEIGHT,
+        vector_tag: int | None = None,
     ) -> None:
+        """``vector_tag`` (``search.vectors.model_tag``): the table's notes carry vectors of this model, and
+        the table's path is hybrid; None: it is keyword only (vectors live in the index, or nowhere)."""
         self._notes = notes
         self._index = index
         self._embedder = embedder
         self._keyword_max_notes = keyword_max_notes
+        self._keyword_weight = keyword_weight
+        self._vector_tag = vector_tag
 
     def recall(self, scope: Scope, query: str, *, k: int) -> Recalled:
         """The index when it is configured and answers; the table's keyword fallback otherwise (degrade, never fail)."""
@@ -104,7 +120,7 @@ class RecallService:
                 logger.warning("the notes index failed; answering from DynamoDB", exc_info=True)
                 metrics.add_metric(name="RecallIndexFailed", unit="Count", value=1)
         if result is None:
-            result, path = Recalled(self._keyword(scope, query, k), "keyword"), "dynamodb"
+            result, path = self._table(scope, query, k), "dynamodb"
         metrics.add_metric(name=f"Recall{result.mode.title()}", unit="Count", value=1)
         logger.info(
             "recall answered",
@@ -129,8 +145,12 @@ class RecallService:
         if vector is None:
             best, mode = {_place(hit): hit.score for hit in own[0]}, "keyword"
         else:
-            best = dict(reciprocal_rank_fusion(*([_place(hit) for hit in ranking] for ranking in own))[:k])
             keyword_hits, semantic_hits = own
+            terms = query_terms(query)
+            coverage = {_place(hit): query_coverage(terms, words(hit.text)) for hit in keyword_hits if hit.text}
+            halves = ([(_place(hit), hit.score) for hit in half] for half in own)
+            fused = weighted_fusion(*halves, keyword_weight=self._keyword_weight, coverage=coverage)
+            best = dict(fused[:k])
             mode = ("hybrid" if keyword_hits else "semantic") if semantic_hits else "keyword"
         notes = self._notes.get_many(scope, list(best))
         found = [(keyed, best[keyed.note.day, keyed.note.position]) for keyed in notes]
@@ -147,18 +167,47 @@ class RecallService:
             metrics.add_metric(name="RecallEmbeddingFailed", unit="Count", value=1)
             return None
 
-    def _keyword(self, scope: Scope, query: str, k: int) -> list[ScoredNote]:
-        """BM25 over the texts of the scope's newest notes, then the k best read whole: two requests.
+    def _table(self, scope: Scope, query: str, k: int) -> Recalled:
+        """BM25 (and, with vectors in the table, cosine) over the scope's newest notes, then the k best read
+        whole: two requests (and the query's embedding).
 
         Rows of another scope are set aside before ranking (so they cannot even weigh on the idf), and
         the whole notes are checked again on their way out.
         """
-        rows = self._notes.newest_texts(scope, limit=self._keyword_max_notes)
+        tag = self._vector_tag
+        vector = self._query_vector(query) if tag is not None else None
+        rows = self._notes.newest_texts(scope, limit=self._keyword_max_notes, with_vectors=vector is not None)
         own = [row for row in rows if row.pk == scope.key]
-        best = {(own[r.index].day, own[r.index].position): r.score for r in rank(query, [row.text for row in own])[:k]}
+        ranked = rank(query, [row.text for row in own])
+        mode: RecallMode = "keyword"
+        if vector is None or tag is None:
+            order = [(r.index, r.score) for r in ranked[:k]]
+        else:
+            window = max(k, HYBRID_MIN_WINDOW)
+            similar = cosine_ranking(QueryVector(vector), own, tag=tag, size=window)
+            keyword = [(r.index, r.score) for r in ranked[:window]]
+            terms = query_terms(query)
+            coverage = {n: query_coverage(terms, words(own[n].text)) for n, _ in keyword}
+            fused = weighted_fusion(keyword, similar, keyword_weight=self._keyword_weight, coverage=coverage)
+            order, mode = fused[:k], "hybrid"
+        best = {(own[n].day, own[n].position): score for n, score in order}
         notes = self._notes.get_many(scope, list(best))
         hits = [(keyed, best[keyed.note.day, keyed.note.position]) for keyed in notes]
-        return _only_in_scope(scope, hits, already_dropped=len(rows) - len(own))
+        return Recalled(_only_in_scope(scope, hits, already_dropped=len(rows) - len(own)), mode)
+
+
+def cosine_ranking(query: QueryVector, rows: Sequence[NoteText], *, tag: int, size: int) -> list[tuple[int, float]]:
+    """The ``size`` rows (their places in ``rows``) whose stored vector of model ``tag`` is nearest the
+    query, with their cosines, best first; rows without one are left out. Ties keep the rows' order."""
+    stored = [(n, v) for n, row in enumerate(rows) if row.vector is not None and (v := decode(row.vector, tag=tag))]
+    if not stored:
+        return []
+    cosines = query.cosines([v for _, v in stored])
+    return heapq.nlargest(size, ((n, c) for (n, _), c in zip(stored, cosines, strict=True)), key=_second)
+
+
+def _second(pair: tuple[int, float]) -> float:
+    return pair[1]
 
 
 def _place(hit: IndexHit) -> tuple[str, int]:

@@ -14,6 +14,8 @@ The table is the source of truth; the index is rebuilt from it, never the other 
   (after a refresh, so that recent writes count) and, with an embedding model, counts the scope's
   documents without a vector.
 
+Without a notes index, ``VectorFill`` is the same command's job for the vectors stored in the table.
+
 Scopes are named one by one: the table has no list of its scopes that a Query can read, and the only
 way to enumerate its partitions is a Scan of the whole table, which this service never does.
 """
@@ -26,12 +28,14 @@ from agent_memory.models.embedding import EmbeddingModel
 from agent_memory.notes import Note, parse_note_id
 from agent_memory.scope import Scope
 from agent_memory.search.notes_index import NotesIndex
-from agent_memory.storage.note_store import NoteStore
+from agent_memory.search.vectors import decode, encode
+from agent_memory.storage.note_store import NoteStore, NoteText
 
 BULK_SIZE = 500
 # With vectors, a note's JSON is about 22 kB (1,024 numbers at full precision): 100 of them keep a bulk
 # near 2 MB, well under the 10 MiB request limit of the small instance types.
 VECTOR_BULK_SIZE = 100
+ALL_NOTES = 10**9  # the vector fill reads every note of the scope
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,3 +108,48 @@ class Reindexer:
         return Drift(
             scope.key, in_table=self._notes.count(scope), in_index=self._index.count(scope.key), without_vector=without
         )
+
+
+@dataclass(frozen=True, slots=True)
+class VectorsFilled:
+    scope_key: str
+    notes: int
+    without_vector: int  # before the fill (the check: now)
+    written: int = 0
+
+
+class VectorFill:
+    """Without a notes index (CONTRACT §6), the table holds each note's vector: this writes the missing ones.
+
+    A note lacks its vector when it was written before the embedding model was configured, while the
+    model was down, or under another model or dimension (``search.vectors.model_tag``). One paged Query
+    reads the scope's texts and vectors; the texts without a vector of this model are embedded a bulk at
+    a time and written back one ``UpdateItem`` each (a note deleted meanwhile is skipped, not recreated).
+    """
+
+    def __init__(self, notes: NoteStore, embedder: EmbeddingModel, *, tag: int, bulk_size: int = VECTOR_BULK_SIZE):
+        self._notes = notes
+        self._embedder = embedder
+        self._tag = tag
+        self._bulk_size = bulk_size
+
+    def _missing(self, scope: Scope) -> tuple[int, list[NoteText]]:
+        rows = [
+            row for row in self._notes.newest_texts(scope, limit=ALL_NOTES, with_vectors=True) if row.pk == scope.key
+        ]
+        missing = [row for row in rows if row.vector is None or decode(row.vector, tag=self._tag) is None]
+        return len(rows), missing
+
+    def check(self, scope: Scope) -> VectorsFilled:
+        total, missing = self._missing(scope)
+        return VectorsFilled(scope.key, total, len(missing))
+
+    def fill(self, scope: Scope) -> VectorsFilled:
+        total, missing = self._missing(scope)
+        written = 0
+        for start in range(0, len(missing), self._bulk_size):
+            batch = missing[start : start + self._bulk_size]
+            vectors = self._embedder.embed([row.text for row in batch])
+            for row, vector in zip(batch, vectors, strict=True):
+                written += self._notes.set_vector(scope, row.day, row.position, encode(vector, tag=self._tag))
+        return VectorsFilled(scope.key, total, len(missing), written)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -31,7 +32,7 @@ def memory_service() -> MemoryService:
     settings = get_settings()
     client = make_dynamodb_client(settings)
     return MemoryService(
-        NoteStore(client, settings.table_name),
+        NoteStore(client, settings.table_name, vectors=note_vectors(settings.embedding_timeout_s)),
         DocumentStore(client, settings.table_name),
         chat_model=cache(lambda: chat_model_from_settings(settings, timeout_s=settings.chat_timeout_s)),
     )
@@ -52,7 +53,7 @@ def flush_service() -> FlushService:
     settings = get_settings()
     client = make_dynamodb_client(settings, connect_timeout_s=0.3, read_timeout_s=0.5, max_attempts=2)
     return FlushService(
-        NoteStore(client, settings.table_name),
+        NoteStore(client, settings.table_name, vectors=note_vectors(FLUSH_VECTOR_BUDGET_S)),
         FlushStore(client, settings.table_name),
         chat_model=cache(lambda: chat_model_from_settings(settings, timeout_s=FLUSH_BUDGET_S)),
         enabled=settings.memory_flush,
@@ -110,7 +111,38 @@ def recall_service() -> RecallService:
     model when they are configured."""
     settings = get_settings()
     notes = NoteStore(make_dynamodb_client(settings), settings.table_name)
-    return RecallService(notes, index=notes_index(), embedder=embedding_model())
+    return RecallService(
+        notes,
+        index=notes_index(),
+        embedder=embedding_model(),
+        keyword_weight=settings.recall_keyword_weight,
+        vector_tag=table_vector_tag(),
+    )
+
+
+# The flush answers within 5 s, most of it the chat model's: its note's vector gets at most this much.
+FLUSH_VECTOR_BUDGET_S = 1.0
+
+
+def table_vector_tag() -> int | None:
+    """The tag of the vectors notes carry in the table (CONTRACT §6: an embedding model and no notes index),
+    else None: without an index, recall compares the query with them; with one, the index holds them."""
+    settings = get_settings()
+    if settings.embedding_model is None or settings.opensearch_endpoint is not None:
+        return None
+    from agent_memory.search.vectors import model_tag
+
+    return model_tag(settings.embedding_model, settings.embedding_dimensions)
+
+
+def note_vectors(timeout_s: float) -> Callable[[str], bytes | None] | None:
+    """What writes a note's vector with it, when the table holds vectors (``table_vector_tag``)."""
+    tag, embedder = table_vector_tag(), embedding_model()
+    if tag is None or embedder is None:
+        return None
+    from agent_memory.search.vectors import NoteVectorWriter
+
+    return NoteVectorWriter(embedder, tag=tag, timeout_s=min(timeout_s, get_settings().embedding_timeout_s))
 
 
 @cache

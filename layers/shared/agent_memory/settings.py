@@ -41,6 +41,8 @@ class Settings(BaseModel):
         pattern=r"^arn:aws[a-z-]*:(secretsmanager|ssm):",
         description="the ARN of a Secrets Manager secret or an SSM SecureString parameter holding OPENAI_API_KEY",
     )
+    embedding_dimensions: int = Field(default=1024, ge=1, le=16_000, description="checked against every vector")
+    recall_keyword_weight: float = Field(default=0.8, ge=0, le=1, description="BM25's share of the fused score")
 
     @field_validator("opensearch_endpoint", mode="before")
     @classmethod
@@ -71,6 +73,8 @@ class Settings(BaseModel):
         if value is None:
             return None
         provider, _, name = value.partition(":")
+        if value == "local:minilm" and info.field_name == "embedding_model":
+            return value  # in process (models.minilm), opt-in
         if provider not in ("bedrock", "openai") or not name:
             raise ValueError(f"{_ENV[str(info.field_name)]} must be bedrock:<modelId> or openai:<model>")
         return value
@@ -107,6 +111,8 @@ _ENV = {
     "embedding_model": "MEMORY_EMBEDDING_MODEL",
     "embedding_timeout_s": "MEMORY_EMBEDDING_TIMEOUT_S",
     "openai_api_key_secret": "OPENAI_API_KEY_SECRET",
+    "embedding_dimensions": "MEMORY_EMBEDDING_DIMENSIONS",
+    "recall_keyword_weight": "MEMORY_RECALL_KEYWORD_WEIGHT",
 }
 
 

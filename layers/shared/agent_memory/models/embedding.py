@@ -8,8 +8,10 @@
   ``text-embedding-3-*`` do; ``text-embedding-ada-002`` and servers that refuse the field do not, and
   then every call fails and recall stays in keyword mode, counted as ``RecallEmbeddingFailed``).
 
-Every vector has ``EMBEDDING_DIMENSION`` (1,024) numbers, the notes index's ``knn_vector`` dimension: both
-providers ask for it, and an answer of another length is an error, never a vector written or searched with.
+Every vector has ``MEMORY_EMBEDDING_DIMENSIONS`` numbers (default ``EMBEDDING_DIMENSION``, 1,024, the notes
+index's ``knn_vector`` dimension): both remote providers ask for it, and an answer of another length is an
+error, never a vector written or searched with. ``local:minilm`` (all-MiniLM-L6-v2 in process, numpy only:
+``models.minilm``; opt-in) pads its 384 numbers with zeros to the setting.
 Every call is bounded by the timeout given at construction. Callers degrade on ``EmbeddingUnavailable``
 (recall answers with BM25, the indexer writes the note without its vector): embeddings improve recall,
 they never decide whether it works.
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import json
 import math
+from functools import partial
 from typing import Any, Protocol, cast
 
 from agent_memory.errors import EmbeddingUnavailable
@@ -35,11 +38,11 @@ class EmbeddingModel(Protocol):
     def embed(self, texts: list[str]) -> list[list[float]]: ...
 
 
-def _checked(vector: object) -> list[float]:
-    """A vector of the index's dimension with finite numbers, or EmbeddingUnavailable."""
-    if not isinstance(vector, list) or len(vector) != EMBEDDING_DIMENSION:
+def _checked(vector: object, dimensions: int = EMBEDDING_DIMENSION) -> list[float]:
+    """A vector of the configured dimension with finite numbers, or EmbeddingUnavailable."""
+    if not isinstance(vector, list) or len(vector) != dimensions:
         size = len(vector) if isinstance(vector, list) else type(vector).__name__
-        raise EmbeddingUnavailable(f"the embedding model answered a vector of {size}, not {EMBEDDING_DIMENSION}")
+        raise EmbeddingUnavailable(f"the embedding model answered a vector of {size}, not {dimensions}")
     if not all(isinstance(x, (int, float)) and math.isfinite(x) for x in vector):
         raise EmbeddingUnavailable("the embedding model answered a vector with a value that is not a finite number")
     if not any(vector):
@@ -48,9 +51,10 @@ def _checked(vector: object) -> list[float]:
 
 
 class BedrockEmbeddingModel:
-    def __init__(self, client: Any, model_id: str) -> None:
+    def __init__(self, client: Any, model_id: str, *, dimensions: int = EMBEDDING_DIMENSION) -> None:
         self._client = client
         self._model_id = model_id
+        self._dimensions = dimensions
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         if len(texts) <= 1:
@@ -68,18 +72,19 @@ class BedrockEmbeddingModel:
                 modelId=self._model_id,
                 contentType="application/json",
                 accept="application/json",
-                body=json.dumps({"inputText": text, "dimensions": EMBEDDING_DIMENSION, "normalize": True}),
+                body=json.dumps({"inputText": text, "dimensions": self._dimensions, "normalize": True}),
             )
             vector = json.loads(answer["body"].read())["embedding"]
         except (BotoCoreError, ClientError, KeyError, TypeError, ValueError) as error:
             raise EmbeddingUnavailable(f"the embedding model failed: {type(error).__name__}") from error
-        return _checked(vector)
+        return _checked(vector, self._dimensions)
 
 
 class OpenAIEmbeddingModel:
-    def __init__(self, http: Any, model: str) -> None:
+    def __init__(self, http: Any, model: str, *, dimensions: int = EMBEDDING_DIMENSION) -> None:
         self._http = http
         self._model = model
+        self._dimensions = dimensions
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         import httpx
@@ -89,7 +94,7 @@ class OpenAIEmbeddingModel:
         try:
             response = self._http.post(
                 "embeddings",
-                json={"model": self._model, "input": texts, "dimensions": EMBEDDING_DIMENSION},
+                json={"model": self._model, "input": texts, "dimensions": self._dimensions},
             )
             response.raise_for_status()
             data = sorted(response.json()["data"], key=lambda item: item["index"])
@@ -98,11 +103,15 @@ class OpenAIEmbeddingModel:
             raise EmbeddingUnavailable(f"the embedding model failed: {type(error).__name__}") from error
         if len(vectors) != len(texts):
             raise EmbeddingUnavailable(f"the embedding model answered {len(vectors)} vectors for {len(texts)} texts")
-        return [_checked(vector) for vector in vectors]
+        return [_checked(vector, self._dimensions) for vector in vectors]
 
 
 def embedding_model_from_settings(settings: Settings, *, timeout_s: float) -> EmbeddingModel | None:
     """The deployment's embedding model, or None when ``MEMORY_EMBEDDING_MODEL`` is unset."""
+    if settings.embedding_model == "local:minilm":
+        from agent_memory.models.minilm import MiniLMEmbeddingModel
+
+        return MiniLMEmbeddingModel(dimensions=settings.embedding_dimensions)
     return cast(  # mypy joins the two provider classes to object; both satisfy the port
         "EmbeddingModel | None",
         provider_from_spec(
@@ -110,7 +119,7 @@ def embedding_model_from_settings(settings: Settings, *, timeout_s: float) -> Em
             settings,
             timeout_s=timeout_s,
             connect_timeout_s=2,
-            bedrock=BedrockEmbeddingModel,
-            openai=OpenAIEmbeddingModel,
+            bedrock=partial(BedrockEmbeddingModel, dimensions=settings.embedding_dimensions),
+            openai=partial(OpenAIEmbeddingModel, dimensions=settings.embedding_dimensions),
         ),
     )

@@ -6,7 +6,8 @@ Why a small BM25 here rather than SQLite FTS5's ``bm25()``:
   of the query's words, case-insensitive); with FTS5 the match would be FTS5's ``unicode61`` tokenizer
   and its query language, which gives meaning to ``AND``, ``NEAR``, ``*``, quotes and column filters in
   model-written text. Every query would need escaping, and a slip there is a 500 or a wrong answer.
-  Here a word is ``\\w+`` after ``casefold()``, for the notes and the query alike, and there is no query
+  Here a term is what ``search.analysis`` makes of a word (lower-cased, stop words dropped, stemmed),
+  for the notes and the query alike, exactly as the notes index's analyzer does, and there is no query
   language to escape.
 - **No dependence on how the runtime's SQLite was compiled.** FTS5 is a compile-time option; the stdlib
   ``sqlite3`` of a Lambda runtime is not ours to choose.
@@ -22,22 +23,21 @@ always positive, so every matching note has a score above zero and more matched 
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from agent_memory.search.analysis import terms
 
 K1 = 1.2
 B = 0.75
 # A query is a model's few words; this many distinct ones is far more than enough and bounds the work.
 MAX_QUERY_TERMS = 64
 
-_WORD = re.compile(r"\w+")
-
 
 def words(text: str) -> list[str]:
-    """The words of a text, case-folded: the unit of matching and of scoring."""
-    return _WORD.findall(text.casefold())
+    """The terms of a text (``search.analysis``): the unit of matching and of scoring."""
+    return terms(text)
 
 
 def query_terms(query: str) -> list[str]:

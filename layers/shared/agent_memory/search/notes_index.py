@@ -26,9 +26,11 @@ from urllib.parse import urlsplit
 
 from agent_memory.models.embedding import EMBEDDING_DIMENSION
 from agent_memory.notes import Note
+from agent_memory.search.analysis import ANALYZER, INDEX_ANALYSIS
 
 ALIAS = "notes"
-INDEX_VERSION = 1
+# 2: ``text`` is analysed like the table's BM25 (search.analysis: stop words, Porter2 stems).
+INDEX_VERSION = 2
 
 MAPPING: dict[str, Any] = {
     "dynamic": "strict",
@@ -37,7 +39,7 @@ MAPPING: dict[str, Any] = {
         "note_id": {"type": "keyword"},
         "day": {"type": "date", "format": "yyyy-MM-dd"},
         "position": {"type": "integer"},
-        "text": {"type": "text"},  # BM25, the standard analyzer (lower-cased words)
+        "text": {"type": "text", "analyzer": ANALYZER},  # BM25 on the terms of search.analysis
         "embedding": {
             "type": "knn_vector",
             "dimension": EMBEDDING_DIMENSION,
@@ -47,7 +49,10 @@ MAPPING: dict[str, Any] = {
         "created_at": {"type": "date"},
     },
 }
-SETTINGS: dict[str, Any] = {"index": {"knn": True, "number_of_shards": 1, "number_of_replicas": 0}}
+SETTINGS: dict[str, Any] = {
+    "index": {"knn": True, "number_of_shards": 1, "number_of_replicas": 0},
+    "analysis": INDEX_ANALYSIS,
+}
 
 
 class IndexWriteRefused(RuntimeError):
@@ -111,6 +116,7 @@ class IndexHit:
     day: str
     position: int
     score: float
+    text: str = ""  # the note's text, for the fusion's query coverage
 
 
 def _document(scope_key: str, note: Note, embedding: list[float] | None) -> dict[str, Any]:
@@ -130,7 +136,13 @@ def _document(scope_key: str, note: Note, embedding: list[float] | None) -> dict
 
 def _hits(answer: dict[str, Any]) -> list[IndexHit]:
     return [
-        IndexHit(hit["_source"]["scope"], hit["_source"]["day"], int(hit["_source"]["position"]), hit["_score"])
+        IndexHit(
+            hit["_source"]["scope"],
+            hit["_source"]["day"],
+            int(hit["_source"]["position"]),
+            hit["_score"],
+            hit["_source"].get("text", ""),
+        )
         for hit in answer["hits"]["hits"]
     ]
 
@@ -139,7 +151,7 @@ def _in_scope(scope_key: str) -> dict[str, Any]:
     return {"term": {"scope": scope_key}}
 
 
-_HIT_FIELDS = ("scope", "day", "position")
+_HIT_FIELDS = ("scope", "day", "position", "text")
 
 
 def _bm25(scope_key: str, query: str, size: int) -> dict[str, Any]:
@@ -197,6 +209,11 @@ class NotesIndex:
         self._client = client
         self._alias = alias
         self._index = f"{alias}-v{version}"
+
+    @property
+    def name(self) -> str:
+        """The versioned index this code writes (``notes-v<N>``)."""
+        return self._index
 
     def ensure(self) -> None:
         """Create the versioned index and point the alias at it if missing; check the live mapping."""

@@ -71,12 +71,14 @@ class KeyedNote(NamedTuple):
 
 
 class NoteText(NamedTuple):
-    """What ranking needs of a note: where it is stored (scope and place) and its text."""
+    """What ranking needs of a note: where it is stored (scope and place), its text, and its stored vector
+    (``search.vectors``; None when not asked for, or the note has none)."""
 
     pk: str
     day: str
     position: int
     text: str
+    vector: bytes | None = None
 
 
 _POSITION_ATTEMPTS = 5
@@ -109,9 +111,12 @@ def _holder_write_id(error: ClientError) -> str | None:
 class NoteStore:
     """Every note of a scope lives in the scope's partition, sorted by day then position."""
 
-    def __init__(self, client: Any, table_name: str) -> None:
+    def __init__(self, client: Any, table_name: str, *, vectors: Callable[[str], bytes | None] | None = None) -> None:
+        """``vectors``: a note text's stored vector (``search.vectors``), or None when it cannot be had; given
+        when recall compares vectors from the table (an embedding model and no notes index)."""
         self._client = client
         self._table = table_name
+        self._vectors = vectors
 
     def append(
         self,
@@ -138,6 +143,8 @@ class NoteStore:
         """
         day, created_at = created.date().isoformat(), iso(created)
         write_id = uuid.uuid4().hex
+        vector = self._vectors(text) if self._vectors is not None else None
+        extra = {"write_id": {"S": write_id}} | ({"vec": {"B": vector}} if vector is not None else {})
         for _ in range(_POSITION_ATTEMPTS):
             note = Note(
                 day=day,
@@ -149,7 +156,7 @@ class NoteStore:
             )
             put = {
                 "TableName": self._table,
-                "Item": {**_note_item(scope, note), "write_id": {"S": write_id}},
+                "Item": {**_note_item(scope, note), **extra},
                 "ConditionExpression": "attribute_not_exists(sk)",
                 "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
             }
@@ -231,20 +238,20 @@ class NoteStore:
                 found[-1][1].append(note)
         return found, False
 
-    def newest_texts(self, scope: Scope, *, limit: int) -> list[NoteText]:
+    def newest_texts(self, scope: Scope, *, limit: int, with_vectors: bool = False) -> list[NoteText]:
         """The scope's ``limit`` newest notes, newest first, text only: a Query on its ``note#`` range.
 
         Only ``pk``, ``sk`` and ``text`` are fetched: parsing DynamoDB JSON dominates the client's time, and
         the three attributes parse about four times faster than the whole item (12 against 47 ms for 1,000
         notes). Each page asks for no more than is still wanted, so at most ``limit`` notes are read, in as
-        many 1 MB pages as their size needs.
+        many 1 MB pages as their size needs. ``with_vectors`` adds each note's stored vector (``vec``).
         """
         texts: list[NoteText] = []
         request: dict[str, Any] = {
             "TableName": self._table,
             "KeyConditionExpression": "pk = :pk AND begins_with(sk, :notes)",
             "ExpressionAttributeValues": {":pk": {"S": scope.key}, ":notes": {"S": NOTE_PREFIX}},
-            "ProjectionExpression": "pk, sk, #text",
+            "ProjectionExpression": "pk, sk, #text, vec" if with_vectors else "pk, sk, #text",
             "ExpressionAttributeNames": {"#text": "text"},
             "ScanIndexForward": False,
             "Limit": limit,
@@ -252,7 +259,8 @@ class NoteStore:
         for page in query_pages(self._client, request):
             for item in page["Items"]:
                 day, position = parse_note_sk(item["sk"]["S"])
-                texts.append(NoteText(item["pk"]["S"], day, position, item["text"]["S"]))
+                vector = item.get("vec", {}).get("B")
+                texts.append(NoteText(item["pk"]["S"], day, position, item["text"]["S"], vector))
             if len(texts) >= limit:
                 break
             request["Limit"] = limit - len(texts)  # the next page asks only for what is still wanted
@@ -311,6 +319,22 @@ class NoteStore:
         }
         for page in query_pages(self._client, request):
             yield from (note_from_item(item) for item in page["Items"])
+
+    def set_vector(self, scope: Scope, day: str, position: int, vector: bytes) -> bool:
+        """Store a note's vector (the vector fill); False if the note is gone meanwhile (nothing written)."""
+        try:
+            self._client.update_item(
+                TableName=self._table,
+                Key={"pk": {"S": scope.key}, "sk": {"S": note_sk(day, position)}},
+                UpdateExpression="SET vec = :vec",
+                ConditionExpression="attribute_exists(sk)",
+                ExpressionAttributeValues={":vec": {"B": vector}},
+            )
+        except ClientError as error:
+            if error_code(error) == "ConditionalCheckFailedException":
+                return False
+            raise as_unavailable(error) or error from None
+        return True
 
     def count(self, scope: Scope) -> int:
         """How many notes the scope holds: a paged ``Select=COUNT`` Query (for the drift check)."""

@@ -1,0 +1,336 @@
+"""Recall quality on the project's dev set, and the latency of hybrid recall without OpenSearch.
+
+    python -m bench.recall_quality        # this section alone; ``make bench`` runs it with the others
+
+**Quality.** The dev set (``bench/recall_devset.py``: 3,000 notes in 12 scopes, 312 questions) is ranked
+by the functions recall itself uses, over each scope's notes newest first as the table's Query reads them:
+``bm25`` (the keyword path), ``dense`` (cosine alone), ``rrf`` (plain reciprocal rank fusion of the two),
+and ``hybrid`` (``search.fusion.weighted_fusion`` at the default weight: recall without OpenSearch, and
+the fusion of the index path). Each reports evidence recall@1, @5 and @10 (the share of a question's
+evidence notes in the first k, averaged), overall and per question kind, and a sweep of the keyword
+weight. The vectors are all-MiniLM-L6-v2's (``local:minilm``, int8 as stored with notes) when its wheel
+is installed, else the test suite's fake model (and the report says so: its figures mean little).
+
+**Latency.** ``RecallService`` on moto over one scope of 100, 1,000 and 2,000 notes, each with a stored
+384-number vector (zero-padded to 1,024, as the judged setup serves MiniLM): the keyword path against the
+hybrid path in the same run, the query's embedding excluded (a model's own latency is reported apart).
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from bench.recall_devset import DevSet, generate
+
+K_VALUES = (1, 5, 10)
+WINDOW = 20  # recall.HYBRID_MIN_WINDOW: each half's candidates
+SIZES = (100, 1000, 2000)
+MODEL = "local:minilm"
+
+
+@dataclass
+class QualityResult:
+    embedder: str
+    notes: int
+    questions: int
+    recall: dict[str, dict[str, dict[int, float]]]  # mode -> kind ("all" too) -> k -> recall
+    sweep: dict[float, dict[int, float]]  # keyword weight -> k -> recall (all kinds)
+    embed_notes_s: float
+    per_query_ms: float
+    load_s: float
+
+
+@dataclass
+class LatencyResult:
+    p50_ms: dict[int, dict[str, float]] = field(default_factory=dict)  # notes -> mode -> p50
+
+
+def _embedder() -> tuple[str, Any, float]:
+    started = time.perf_counter()
+    try:
+        from agent_memory.models.minilm import MiniLMEmbeddingModel
+
+        return "all-MiniLM-L6-v2 (local:minilm)", MiniLMEmbeddingModel(dimensions=1024), time.perf_counter() - started
+    except (ImportError, RuntimeError):
+        from tests.fake_embeddings import FakeEmbeddingModel
+
+        return "the fake model of tests/ (local:minilm not installed)", FakeEmbeddingModel(), 0.0
+
+
+def _cached(texts: list[str], embedder: Any, *, vectors: list[list[float]] | None = None) -> list[list[float]]:
+    """The texts' vectors; with ``RECALL_QUALITY_CACHE`` (a folder) kept there between runs (tuning only)."""
+    import hashlib
+    import os
+    import pickle
+    from pathlib import Path
+
+    folder = os.environ.get("RECALL_QUALITY_CACHE")
+    if not folder:
+        return vectors if vectors is not None else embedder.embed(texts)
+    path = Path(folder) / (hashlib.sha256("\n".join(texts).encode()).hexdigest()[:16] + ".pickle")
+    if path.exists():
+        cached: list[list[float]] = pickle.loads(path.read_bytes())  # noqa: S301 - our own file
+        return cached
+    result = vectors if vectors is not None else embedder.embed(texts)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(pickle.dumps(result))
+    return result
+
+
+def _rankings(
+    devset: DevSet, embedder: Any, log: Callable[[str], None]
+) -> tuple[list[dict[str, Any]], float, float, dict[str, Any]]:
+    """Per question: the BM25 and cosine candidates over its scope (indexes into the scope's notes, oldest first)."""
+    from agent_memory.search.bm25 import query_terms, rank, words
+    from agent_memory.search.fusion import query_coverage
+    from agent_memory.search.vectors import QueryVector, encode, model_tag
+    from agent_memory.storage.note_store import NoteText
+
+    tag = model_tag(MODEL, 1024)
+    rows: dict[str, list[NoteText]] = {}
+    started = time.perf_counter()
+    raw: dict[str, Any] = {}
+    for scope in devset.scopes:
+        log(f"recall quality: embedding the {len(scope.notes)} notes of {scope.key}")
+        vectors = raw[scope.key] = _cached(scope.notes, embedder)
+        newest_first = list(reversed(range(len(scope.notes))))
+        rows[scope.key] = [
+            NoteText(scope.key, "d", n, scope.notes[n], encode(vectors[n], tag=tag)) for n in newest_first
+        ]
+    embed_notes_s = time.perf_counter() - started
+    from agent_memory.recall import cosine_ranking
+
+    timed = devset.questions[:20]  # one text per call, as recall embeds a query
+    started = time.perf_counter()
+    for question in timed:
+        embedder.embed([question.text])
+    per_query_ms = (time.perf_counter() - started) / len(timed) * 1000
+    query_vectors = _cached([q.text for q in devset.questions], embedder)
+    out = []
+    for question, vector in zip(devset.questions, query_vectors, strict=True):
+        own = rows[question.scope]
+        keyword = [(own[r.index].position, r.score) for r in rank(question.text, [row.text for row in own])[:WINDOW]]
+        dense = [(own[n].position, c) for n, c in cosine_ranking(QueryVector(vector), own, tag=tag, size=WINDOW)]
+        qterms = query_terms(question.text)
+        cover = {n: query_coverage(qterms, words(own[len(own) - 1 - n].text)) for n, _ in keyword}
+        out.append({"question": question, "keyword": keyword, "dense": dense, "vector": vector, "coverage": cover})
+    return out, embed_notes_s, per_query_ms, raw
+
+
+def _ranked(mode: str, item: dict[str, Any], weight: float) -> list[int]:
+    from agent_memory.search.fusion import reciprocal_rank_fusion, weighted_fusion
+
+    node = mode.startswith("node-")
+    keyword, dense = (item["node-keyword"], item["node-dense"]) if node else (item["keyword"], item["dense"])
+    mode = mode.removeprefix("node-")
+    if mode == "bm25":
+        return [n for n, _ in keyword]
+    if mode == "dense":
+        return [n for n, _ in dense]
+    if mode == "rrf":
+        return [n for n, _ in reciprocal_rank_fusion([n for n, _ in keyword], [n for n, _ in dense])]
+    coverage = item["node-coverage"] if node else item["coverage"]
+    return [n for n, _ in weighted_fusion(keyword, dense, keyword_weight=weight, coverage=coverage)]
+
+
+def _recall_at(ranked: list[int], evidence: list[int], k: int) -> float:
+    return len(set(ranked[:k]) & set(evidence)) / len(evidence)
+
+
+def _on_node(devset: DevSet, items: list[dict[str, Any]], vectors: dict[str, Any], log: Callable[[str], None]) -> None:
+    """The same questions on a throwaway OpenSearch node: its BM25 (the English analyzer) and its kNN
+    become the ``node-bm25`` and ``node-hybrid`` modes (the fusion is recall's). No Java: left out."""
+    from agent_memory.notes import Note, Origin
+    from agent_memory.search.bm25 import query_terms, words
+    from agent_memory.search.fusion import query_coverage
+    from agent_memory.search.notes_index import NotesIndex, make_opensearch_client
+    from local.opensearch import NodeUnavailable, throwaway_node
+    from tests.conftest import _free_port
+
+    try:
+        with throwaway_node(_free_port(), start_timeout_s=180) as endpoint:
+            index = NotesIndex(make_opensearch_client(endpoint, timeout_s=30), alias="devset")
+            index.ensure()
+            for scope in devset.scopes:
+                log(f"recall quality: indexing {scope.key} on the node")
+                notes = [
+                    Note("2026-12-03", n, text, "2026-12-03T10:00:00.000Z", "remember", Origin("dev", "t"))
+                    for n, text in enumerate(scope.notes)
+                ]
+                index.put_many(scope.key, notes, embeddings=vectors[scope.key])
+            index.refresh()
+            for item in items:
+                question = item["question"]
+                keyword, dense = index.hybrid(question.scope, question.text, item["vector"], size=WINDOW)
+                item["node-keyword"] = [(hit.position, hit.score) for hit in keyword]
+                terms = query_terms(question.text)
+                item["node-coverage"] = {hit.position: query_coverage(terms, words(hit.text)) for hit in keyword}
+                item["node-dense"] = [(hit.position, hit.score) for hit in dense]
+    except NodeUnavailable as why:
+        log(f"recall quality: no OpenSearch node ({why}); the node's modes are left out")
+
+
+def measure_quality(log: Callable[[str], None], *, on_node: bool = False) -> QualityResult:
+    from agent_memory.search.fusion import DEFAULT_KEYWORD_WEIGHT
+
+    devset = generate()
+    name, embedder, load_s = _embedder()
+    items, embed_notes_s, per_query_ms, vectors = _rankings(devset, embedder, log)
+    if on_node:
+        _on_node(devset, items, vectors, log)
+    recall: dict[str, dict[str, dict[int, float]]] = {}
+    modes = ["bm25", "dense", "rrf", "hybrid"] + (
+        ["node-bm25", "node-rrf", "node-hybrid"] if "node-keyword" in items[0] else []
+    )
+    for mode in modes:
+        sums: dict[str, dict[int, float]] = defaultdict(lambda: defaultdict(float))
+        counts: dict[str, int] = defaultdict(int)
+        for item in items:
+            question = item["question"]
+            ranked = _ranked(mode, item, DEFAULT_KEYWORD_WEIGHT)
+            for kind in ("all", question.kind):
+                counts[kind] += 1
+                for k in K_VALUES:
+                    sums[kind][k] += _recall_at(ranked, question.evidence, k)
+        recall[mode] = {kind: {k: sums[kind][k] / counts[kind] for k in K_VALUES} for kind in sums}
+    sweep = {}
+    for weight in (0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
+        ranked_all = [(_ranked("hybrid", item, weight), item["question"].evidence) for item in items]
+        sweep[weight] = {k: sum(_recall_at(r, e, k) for r, e in ranked_all) / len(items) for k in K_VALUES}
+    notes = sum(len(scope.notes) for scope in devset.scopes)
+    return QualityResult(name, notes, len(items), recall, sweep, embed_notes_s, per_query_ms, load_s)
+
+
+def measure_latency(log: Callable[[str], None], *, calls: int = 30) -> LatencyResult:
+    """The table's keyword path against its hybrid path, on moto, at each size of one scope."""
+    import boto3
+    from moto import mock_aws
+
+    from agent_memory.recall import RecallService
+    from agent_memory.scope import Scope
+    from agent_memory.search.vectors import encode, model_tag
+    from agent_memory.storage.note_store import NoteStore
+    from bench.keyword_recall import recall_items
+    from bench.runner import TABLE, batch_write, clear_metrics, create_tables, fact_text, quiet_powertools
+
+    rng = random.Random(7)
+    tag = model_tag(MODEL, 1024)
+
+    def vector() -> list[float]:
+        return [rng.gauss(0, 1) for _ in range(384)] + [0.0] * 640
+
+    class FixedQuery:  # the query's vector, without a model's latency
+        def embed(self, texts: list[str]) -> list[list[float]]:
+            return [query_vector for _ in texts]
+
+    query_vector = vector()
+    result = LatencyResult()
+    scope = Scope("personal", "bench-recall")
+    with mock_aws(), quiet_powertools():
+        client = boto3.client("dynamodb")
+        create_tables(client)
+        notes = NoteStore(client, TABLE)
+        keyword = RecallService(notes)
+        hybrid = RecallService(notes, embedder=FixedQuery(), vector_tag=tag)
+        seeded = 0
+        for size in SIZES:
+            log(f"recall latency: {size} notes with vectors, keyword and hybrid, {calls} calls each")
+            items = recall_items(scope, "bench-recall", seeded, size, fact_text)
+            for item in items:
+                item["vec"] = {"B": encode(vector(), tag=tag)}
+            batch_write(client, items)
+            seeded = size
+            result.p50_ms[size] = {}
+            for mode, service in (("keyword", keyword), ("hybrid", hybrid)):
+                samples = []
+                for n in range(calls + 3):
+                    started = time.perf_counter_ns()
+                    answer = service.recall(scope, "coffee meeting deadline", k=8)
+                    if n >= 3:
+                        samples.append(time.perf_counter_ns() - started)
+                    assert answer.mode == mode, answer.mode
+                    clear_metrics()
+                result.p50_ms[size][mode] = sorted(samples)[len(samples) // 2] / 1e6
+    return result
+
+
+def report(quality: QualityResult, latency: LatencyResult) -> list[str]:
+    lines = [
+        f"Dev set: {quality.notes:,} notes in 12 scopes, {quality.questions} questions (bench/recall_devset.py); "
+        f"vectors: {quality.embedder}, int8 as stored.",
+        "",
+        "| mode | recall@1 | recall@5 | recall@10 |",
+        "|---|---|---|---|",
+    ]
+    for mode, label in (
+        ("bm25", "keyword (BM25, the table's path)"),
+        ("dense", "cosine alone"),
+        ("rrf", "plain RRF (BM25 + cosine)"),
+        ("hybrid", "hybrid: weighted score fusion (both paths)"),
+        ("node-bm25", "on the node: BM25 (English analyzer)"),
+        ("node-rrf", "on the node: plain RRF"),
+        ("node-hybrid", "on the node: hybrid, weighted score fusion"),
+    ):
+        if mode not in quality.recall:
+            continue
+        row = quality.recall[mode]["all"]
+        lines.append(f"| {label} | {row[1]:.3f} | {row[5]:.3f} | {row[10]:.3f} |")
+    kinds = sorted(k for k in quality.recall["bm25"] if k != "all")
+    lines += [
+        "",
+        "recall@1 / recall@10 per question kind:",
+        "",
+        "| kind | " + " | ".join(("bm25", "dense", "rrf", "hybrid")) + " |",
+        "|---|---|---|---|---|",
+    ]
+    for kind in kinds:
+        cells = [
+            f"{quality.recall[m][kind][1]:.2f} / {quality.recall[m][kind][10]:.2f}"
+            for m in ("bm25", "dense", "rrf", "hybrid")
+        ]
+        lines.append(f"| {kind} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "Keyword weight (MEMORY_RECALL_KEYWORD_WEIGHT) sweep, all kinds:",
+        "",
+        "| weight | @1 | @5 | @10 |",
+        "|---|---|---|---|",
+    ]
+    lines += [f"| {w} | {r[1]:.3f} | {r[5]:.3f} | {r[10]:.3f} |" for w, r in quality.sweep.items()]
+    lines += [
+        "",
+        f"Embedding model: loaded in {quality.load_s:.2f} s; {quality.per_query_ms:.1f} ms per query (one text); "
+        f"{quality.embed_notes_s:.1f} s for the {quality.notes:,} notes in batches.",
+        "",
+        "Recall latency without OpenSearch (RecallService on moto, one scope, p50, query embedding excluded):",
+        "",
+        "| notes | keyword | hybrid | ratio |",
+        "|---|---|---|---|",
+    ]
+    for size, modes in latency.p50_ms.items():
+        ratio = modes["hybrid"] / modes["keyword"]
+        lines.append(f"| {size:,} | {modes['keyword']:.1f} ms | {modes['hybrid']:.1f} ms | {ratio:.2f}x |")
+    return lines
+
+
+def main() -> int:
+    def log(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    from bench.runner import configure
+
+    configure()
+    quality = measure_quality(log, on_node="--node" in sys.argv)
+    print("\n".join(report(quality, LatencyResult())), flush=True)
+    print("\n".join(report(quality, measure_latency(log))[-6:]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,81 @@
+"""English text analysis, the same on both recall paths: the table's BM25 (``search.bm25``) and the notes index.
+
+A text becomes terms in four steps, and the index's analyzer (``INDEX_ANALYSIS``) is built from the same
+four, so that a query finds the same notes whichever path answers:
+
+1. **Words**: runs of letters, digits and ``_`` (Python's ``\\w+``; the index's ``pattern`` tokenizer
+   splits on ``\\W+`` with Unicode character classes).
+2. **Lower-cased** (``str.lower``; the index's ``lowercase`` filter).
+3. **Stop words removed**: the Snowball English list (``STOP_WORDS``: articles, pronouns, auxiliaries,
+   question words), given to the index's ``stop`` filter word for word. They carry no meaning for
+   ranking; kept, they match most notes of a scope and dilute BM25's length normalisation.
+4. **Stemmed** with the Snowball English stemmer (Porter2; PyStemmer, Snowball's C code, and the
+   index's ``stemmer`` filter with ``language: porter2``, Lucene's port of the same Snowball program):
+   ``cats`` and ``cat``, ``moved``, ``moving`` and ``move`` become one term. Porter2 rather than a
+   plural-only stemmer (``minimal_english``) because memory notes are written in the past tense and
+   asked about in the present ("moved to Lisbon" / "where does she live, did she move?"); Porter2 rather
+   than KStem (``light_english``) because KStem is a dictionary stemmer with no Python twin, and the two
+   paths must agree.
+
+Stems are cached per process (a scope's vocabulary is a few thousand words: a dict look-up is cheaper
+than even the C stemmer's call).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import Stemmer  # PyStemmer: the Snowball stemmers in C (imports in 2 ms; the pure-Python package takes 200)
+
+# The Snowball project's English stop list (snowball-website/algorithms/english/stop.txt): pronouns,
+# auxiliaries and question words as well as articles. Lucene's default ``_english_`` set (33 words) keeps
+# "what", "did", "she", "have": in a question put to memory ("what did she have for lunch?") those
+# match half the notes of a scope and decide BM25's first hit (measured: docs/recall-quality.md).
+_STOP_LIST = """
+i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her
+hers herself it its itself they them their theirs themselves what which who whom this that these
+those am is are was were be been being have has had having do does did doing would should could
+ought i'm you're he's she's it's we're they're i've you've we've they've i'd you'd he'd she'd we'd
+they'd i'll you'll he'll she'll we'll they'll isn't aren't wasn't weren't hasn't haven't hadn't
+doesn't don't didn't won't wouldn't shan't shouldn't can't cannot couldn't mustn't let's that's
+who's what's here's there's when's where's why's how's a an the and but if or because as until while
+of at by for with about against between into through during before after above below to from up down
+in out on off over under again further then once here there when where why how all any both each few
+more most other some such no nor not only own same so than too very s t d ll m re ve don doesn didn
+isn aren wasn weren hasn haven hadn won wouldn shouldn couldn mustn shan
+"""
+# The list ends with what the word split leaves of contractions ("don't" is "don", "t").
+STOP_WORDS = frozenset(_STOP_LIST.split())
+
+ANALYZER = "memory_english"
+# The notes index's analysis settings: the four steps above, in OpenSearch's terms.
+INDEX_ANALYSIS: dict[str, Any] = {
+    "tokenizer": {"memory_words": {"type": "pattern", "pattern": "\\W+", "flags": "UNICODE_CHARACTER_CLASS"}},
+    "filter": {
+        "memory_stop": {"type": "stop", "stopwords": sorted(STOP_WORDS)},
+        "memory_stem": {"type": "stemmer", "language": "porter2"},
+    },
+    "analyzer": {
+        ANALYZER: {"type": "custom", "tokenizer": "memory_words", "filter": ["lowercase", "memory_stop", "memory_stem"]}
+    },
+}
+
+_WORD = re.compile(r"\w+")
+_STEMMER = Stemmer.Stemmer("english")
+_STEMS: dict[str, str] = {}
+_STEM_CACHE_MAX = 200_000
+
+
+def _stem(word: str) -> str:
+    stem = _STEMS.get(word)
+    if stem is None:
+        stem = _STEMMER.stemWord(word)
+        if len(_STEMS) < _STEM_CACHE_MAX:
+            _STEMS[word] = stem
+    return stem
+
+
+def terms(text: str) -> list[str]:
+    """The text's terms, in order: words, lower-cased, without stop words, stemmed."""
+    return [_stem(word) for word in _WORD.findall(text.lower()) if word not in STOP_WORDS]
