@@ -96,6 +96,7 @@ class SavedDocument(Answer):
 class Remembered(Answer):
     note: Note
     truncated: bool = Field(description="The text was capped at 2,000 characters.")
+    redacted: list[str] = Field(description="The kinds of secret replaced by `[redacted: <kind>]`; empty if none.")
 
 
 class Recalled(Answer):
@@ -207,10 +208,12 @@ _REFUSALS = {
     403: "Not allowed: a private thread of another user, a workspace the caller is not a member of, or an "
     "operators' route (`forbidden`).",
     404: "The scope holds no such version or note (`not_found`).",
+    429: "`quota_exceeded`: the scope has written its notes for today; `Retry-After` says when to try again.",
     415: "The body is not declared as JSON (`unsupported_media_type`).",
     409: "`version_conflict`: the document changed since the version the write was based on; nothing changed.",
     422: "The request breaks the contract (`invalid_input`, with `details`), or the document is too large even "
-    "after compression (`document_too_large`).",
+    "after compression (`document_too_large`), or the write would pass the scope's characters quota "
+    "(`quota_exceeded`).",
     500: "An unexpected error (`internal_error`); nothing was half-written.",
     503: "DynamoDB or the chat model failed after retries (`storage_unavailable`, `model_unavailable`); nothing "
     "was written.",

@@ -17,6 +17,7 @@ from agent_memory.storage.consolidation_store import ConsolidationStore
 from agent_memory.storage.document_store import DocumentStore
 from agent_memory.storage.flush_store import FlushStore
 from agent_memory.storage.note_store import NoteStore
+from agent_memory.storage.usage_store import Quota
 
 if TYPE_CHECKING:  # imported where used: a deployment without an index (or the indexer) never loads them
     from agent_memory.indexer import NotesIndexer
@@ -30,10 +31,16 @@ def memory_service() -> MemoryService:
     settings = get_settings()
     client = make_dynamodb_client(settings)
     return MemoryService(
-        NoteStore(client, settings.table_name),
+        NoteStore(client, settings.table_name, quota=quota()),
         DocumentStore(client, settings.table_name),
         chat_model=cache(lambda: chat_model_from_settings(settings, timeout_s=settings.chat_timeout_s)),
+        redact_extra=settings.redact_extra,
     )
+
+
+def quota() -> Quota:
+    settings = get_settings()
+    return Quota(notes_per_day=settings.quota_notes_per_day, chars=settings.quota_chars)
 
 
 @cache
@@ -42,10 +49,11 @@ def flush_service() -> FlushService:
     settings = get_settings()
     client = make_dynamodb_client(settings, connect_timeout_s=0.3, read_timeout_s=0.5, max_attempts=2)
     return FlushService(
-        NoteStore(client, settings.table_name),
+        NoteStore(client, settings.table_name, quota=quota()),
         FlushStore(client, settings.table_name),
         chat_model=cache(lambda: chat_model_from_settings(settings, timeout_s=FLUSH_BUDGET_S)),
         enabled=settings.memory_flush,
+        redact_extra=settings.redact_extra,
     )
 
 

@@ -36,6 +36,24 @@ class Settings(BaseModel):
     opensearch_timeout_s: float = 2.0
     embedding_model: str | None = Field(default=None, description="unset: no semantic search")
     embedding_timeout_s: float = Field(default=2.0, gt=0)
+    redact_extra: frozenset[str] = Field(default=frozenset(), description="email, phone: also redacted")
+    quota_notes_per_day: int = Field(default=500, ge=1)
+    quota_chars: int = Field(default=2_000_000, ge=1)
+    injection_ttl_days: int = Field(default=30, ge=1)
+
+    @field_validator("redact_extra", mode="before")
+    @classmethod
+    def _extra_kinds(cls, value: object) -> object:
+        """``MEMORY_REDACT_EXTRA``: comma-separated kinds, each one of ``redaction.EXTRA_KINDS``."""
+        from agent_memory.redaction import EXTRA_KINDS
+
+        if not isinstance(value, str):
+            return value
+        kinds = frozenset(part.strip().lower() for part in value.split(",") if part.strip())
+        unknown = kinds - EXTRA_KINDS
+        if unknown:
+            raise ValueError(f"MEMORY_REDACT_EXTRA names unknown kinds {sorted(unknown)}; known: {sorted(EXTRA_KINDS)}")
+        return kinds
 
     @field_validator("opensearch_endpoint", mode="before")
     @classmethod
@@ -96,6 +114,10 @@ _ENV = {
     "opensearch_timeout_s": "MEMORY_OPENSEARCH_TIMEOUT_S",
     "embedding_model": "MEMORY_EMBEDDING_MODEL",
     "embedding_timeout_s": "MEMORY_EMBEDDING_TIMEOUT_S",
+    "redact_extra": "MEMORY_REDACT_EXTRA",
+    "quota_notes_per_day": "MEMORY_QUOTA_NOTES_PER_DAY",
+    "quota_chars": "MEMORY_QUOTA_CHARS",
+    "injection_ttl_days": "MEMORY_INJECTION_TTL_DAYS",
 }
 
 

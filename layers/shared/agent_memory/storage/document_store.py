@@ -79,13 +79,15 @@ class DocumentStore:
         by: Author,
         folded_note_ids: list[str] | None = None,
         together_with: list[dict[str, Any]] | None = None,
+        usage_change: dict[str, Any] | None = None,
     ) -> Document:
         """Save ``content`` as version ``expected_version + 1``.
 
         ``folded_note_ids`` records on the version which notes a consolidation folded into it, and
         ``together_with`` adds transaction items that must be written with it (the consolidation's
-        pending-marks record). Raises VersionConflict when the head is no longer at ``expected_version``;
-        nothing is written then.
+        pending-marks record). ``usage_change`` (``UsageStore.change_item``) moves the scope's
+        character counter in the same transaction; its failed condition is the quota's refusal. Raises
+        VersionConflict when the head is no longer at ``expected_version``; nothing is written then.
         """
         document = Document(content=content, version=expected_version + 1, updated_at=updated_at)
         attributes: dict[str, Any] = {
@@ -117,6 +119,7 @@ class DocumentStore:
             },
             {"Put": {"TableName": self._table, "Item": {**attributes, "sk": {"S": DOC_HEAD}}, **head_condition}},
             *(together_with or []),
+            *([usage_change] if usage_change else []),
         ]
         attempts = 0
         while True:
@@ -130,9 +133,15 @@ class DocumentStore:
                     raise VersionConflict(
                         f"the document is no longer at version {expected_version}; read it again and reapply the change"
                     ) from None
+                if usage_change and codes[len(items) - 1 : len(items)] == ["ConditionalCheckFailed"]:
+                    raise QuotaRefused from None
                 if "TransactionConflict" in codes and attempts < _TRANSACTION_ATTEMPTS:
                     continue  # another transaction held the item; ours did nothing, so trying again is safe
                 raise as_unavailable(error) or error from None
 
 
 _TRANSACTION_ATTEMPTS = 3
+
+
+class QuotaRefused(Exception):
+    """The ``usage_change`` item's condition failed: the version would take the scope over its quota."""

@@ -23,6 +23,7 @@ from agent_memory.storage.keys import (
     parse_note_sk,
     unconsolidated_shard,
 )
+from agent_memory.storage.usage_store import Quota, UsageStore, notes_quota_error
 
 
 def _note_item(scope: Scope, note: Note) -> dict[str, Any]:
@@ -109,9 +110,10 @@ def _holder_write_id(error: ClientError) -> str | None:
 class NoteStore:
     """Every note of a scope lives in the scope's partition, sorted by day then position."""
 
-    def __init__(self, client: Any, table_name: str) -> None:
+    def __init__(self, client: Any, table_name: str, quota: Quota | None = None) -> None:
         self._client = client
         self._table = table_name
+        self._usage = UsageStore(client, table_name, quota)
 
     def append(
         self,
@@ -136,12 +138,28 @@ class NoteStore:
         transaction item (e.g. the flush's completion mark) that must succeed with the note or neither is
         written; its failure surfaces as a ClientError.
         """
+        self._usage.reserve(scope, len(text))  # over the characters quota: refused here, nothing written
+        try:
+            return self._append(scope, created, text, source, origin, together_with)
+        except BaseException:
+            self._usage.give_back(scope, len(text))
+            raise
+
+    def _append(
+        self,
+        scope: Scope,
+        created: datetime,
+        text: str,
+        source: str,
+        origin: Origin,
+        together_with: Callable[[Note], dict[str, Any]] | None,
+    ) -> Note:
         day, created_at = created.date().isoformat(), iso(created)
         write_id = uuid.uuid4().hex
         for _ in range(_POSITION_ATTEMPTS):
             note = Note(
                 day=day,
-                position=self._next_position(scope, day),
+                position=self._next_position(scope, day, created),
                 text=text,
                 created_at=created_at,
                 source=source,
@@ -166,18 +184,41 @@ class NoteStore:
                     return note  # our own earlier attempt, retried by the client after its answer was lost
         raise StorageUnavailable("could not find a free position for the note; nothing was written, try again")
 
-    def _next_position(self, scope: Scope, day: str) -> int:
+    def _next_position(self, scope: Scope, day: str, now: datetime) -> int:
+        """The day's next position; the counter is also the day's count of notes, so the daily quota is its
+        condition (no extra request)."""
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "Key": {"pk": {"S": scope.key}, "sk": {"S": day_sk(day)}},
+            "UpdateExpression": "ADD next_position :one",
+            "ExpressionAttributeValues": {":one": {"N": "1"}},
+            "ReturnValues": "UPDATED_NEW",
+        }
+        quota = self._usage.quota
+        if quota is not None:
+            request["ConditionExpression"] = "attribute_not_exists(next_position) OR next_position < :quota"
+            request["ExpressionAttributeValues"][":quota"] = {"N": str(quota.notes_per_day)}
         try:
-            counter = self._client.update_item(
-                TableName=self._table,
-                Key={"pk": {"S": scope.key}, "sk": {"S": day_sk(day)}},
-                UpdateExpression="ADD next_position :one",
-                ExpressionAttributeValues={":one": {"N": "1"}},
-                ReturnValues="UPDATED_NEW",
-            )
+            counter = self._client.update_item(**request)
         except ClientError as error:
+            if quota is not None and error_code(error) == "ConditionalCheckFailedException":
+                raise notes_quota_error(quota, now) from None
             raise as_unavailable(error) or error from None
         return int(counter["Attributes"]["next_position"]["N"])
+
+    def written_on(self, scope: Scope, day: str) -> int:
+        """How many notes the scope wrote on ``day`` (its position counter)."""
+        try:
+            item = self._client.get_item(
+                TableName=self._table, Key={"pk": {"S": scope.key}, "sk": {"S": day_sk(day)}}
+            ).get("Item")
+        except ClientError as error:
+            raise as_unavailable(error) or error from None
+        return int(item["next_position"]["N"]) if item else 0
+
+    @property
+    def usage(self) -> UsageStore:
+        return self._usage
 
     def get(self, scope: Scope, day: str, position: int) -> Note | None:
         try:
@@ -192,15 +233,17 @@ class NoteStore:
     def delete(self, scope: Scope, day: str, position: int) -> bool:
         """Remove one note; False if the scope holds no such note. The stream carries the removal to the index."""
         try:
-            self._client.delete_item(
+            old = self._client.delete_item(
                 TableName=self._table,
                 Key={"pk": {"S": scope.key}, "sk": {"S": note_sk(day, position)}},
                 ConditionExpression="attribute_exists(sk)",
+                ReturnValues="ALL_OLD",
             )
         except ClientError as error:
             if error_code(error) == "ConditionalCheckFailedException":
                 return False
             raise as_unavailable(error) or error from None
+        self._usage.give_back(scope, len(old.get("Attributes", {}).get("text", {}).get("S", "")))
         return True
 
     def days_before(self, scope: Scope, *, before: str, days: int) -> tuple[list[tuple[str, list[Note]]], bool]:
