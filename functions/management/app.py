@@ -23,6 +23,7 @@ from agent_memory.auth import Principal, principal_from_event
 from agent_memory.errors import InvalidInput, MemoryServiceError, UnsupportedMediaType
 from agent_memory.http import error_result, json_response, make_resolver
 from agent_memory.observability import logger, metrics
+from agent_memory.people_routes import router as people_router
 from agent_memory.responses import (
     CurrentDocument,
     NotesByDay,
@@ -39,6 +40,7 @@ from agent_memory.scope import Scope
 from agent_memory.settings import get_settings
 
 app = make_resolver(enable_validation=True)
+app.include_router(people_router)  # export, erase, injections, usage (docs/api.md §6)
 
 _WORKSPACE_PATH = re.compile(r"^/v1/memory/workspaces/([^/]*)(?:/|$)")
 WorkspaceId = Annotated[str, Path(pattern=ID_PATTERN)]
@@ -244,7 +246,10 @@ def authorize(event: dict[str, Any]) -> Principal:
     # that no route is ever reached by a path that this check reads differently.
     path = APIGatewayProxyEventV2(event).path or ""
     workspace = _WORKSPACE_PATH.match(path)
-    if workspace:
+    method = APIGatewayProxyEventV2(event).request_context.http.method
+    if workspace and method == "DELETE" and path.rstrip("/") == workspace.group(0).rstrip("/"):
+        principal.require_admin()  # erasing a whole workspace is for operators, members or not
+    elif workspace:
         principal.require_member(workspace.group(1))
     elif path.startswith("/v1/admin/"):
         principal.require_admin()

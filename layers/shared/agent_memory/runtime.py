@@ -5,10 +5,12 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING
 
+from agent_memory.clock import utc_now
 from agent_memory.consolidation import Caps, Consolidator
 from agent_memory.flush import FLUSH_BUDGET_S, FlushService
 from agent_memory.management import Management
 from agent_memory.models.chat import chat_model_from_settings
+from agent_memory.observability import logger
 from agent_memory.recall import RecallService
 from agent_memory.service import MemoryService
 from agent_memory.settings import get_settings
@@ -19,10 +21,16 @@ from agent_memory.storage.flush_store import FlushStore
 from agent_memory.storage.note_store import NoteStore
 from agent_memory.storage.usage_store import Quota
 
-if TYPE_CHECKING:  # imported where used: a deployment without an index (or the indexer) never loads them
+if TYPE_CHECKING:
     from agent_memory.indexer import NotesIndexer
+    from agent_memory.injections import InjectionRecorder
     from agent_memory.models.embedding import EmbeddingModel
+    from agent_memory.people import People
+    from agent_memory.scope import Scope
     from agent_memory.search.notes_index import NotesIndex
+    from agent_memory.service import (
+        MemoryContext,  # imported where used: a deployment without an index (or the indexer) never loads them
+    )
 
 
 @cache
@@ -103,6 +111,51 @@ def management() -> Management:
 
 
 @cache
+def people() -> People:
+    """Export, erase and usage (the management function); the index, when configured, is cleared by the erase."""
+    from agent_memory.people import People
+    from agent_memory.storage.scope_items import ScopeItems
+
+    settings = get_settings()
+    client = make_dynamodb_client(settings)
+    return People(
+        ScopeItems(client, settings.table_name),
+        DocumentStore(client, settings.table_name),
+        NoteStore(client, settings.table_name, quota=quota()),
+        index=notes_index(),
+        quota=quota(),
+    )
+
+
+@cache
+def injection_recorder() -> InjectionRecorder:
+    """The per-turn record's writer: its own client, bounded tighter still (it runs behind the turn)."""
+    from agent_memory.injections import InjectionRecorder
+
+    settings = get_settings()
+    client = make_dynamodb_client(settings, connect_timeout_s=0.5, read_timeout_s=1.0, max_attempts=2)
+    return InjectionRecorder(client, settings.table_name, ttl_days=settings.injection_ttl_days)
+
+
+def record_injection(scope: Scope, thread_id: str, memory: MemoryContext) -> None:
+    """Queue the record of what this turn was shown; never raises (a turn is never failed by its record)."""
+    from agent_memory.injections import Injection
+
+    try:
+        injection_recorder().record(
+            Injection(
+                scope,
+                utc_now(),
+                thread_id,
+                memory.document.version,
+                [note.id for note in memory.recent_notes],
+            )
+        )
+    except Exception:  # noqa: BLE001 - best effort by design (agent_memory.injections)
+        logger.exception("could not queue the injection record")
+
+
+@cache
 def recall_service() -> RecallService:
     """Recall reads notes with the same bounded client as the other tools, and the index and the embedding
     model when they are configured."""
@@ -150,6 +203,8 @@ def reset() -> None:
     flush_service.cache_clear()
     consolidator.cache_clear()
     management.cache_clear()
+    people.cache_clear()
+    injection_recorder.cache_clear()
     recall_service.cache_clear()
     notes_index.cache_clear()
     embedding_model.cache_clear()

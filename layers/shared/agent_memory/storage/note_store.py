@@ -216,6 +216,24 @@ class NoteStore:
             raise as_unavailable(error) or error from None
         return int(item["next_position"]["N"]) if item else 0
 
+    def load(self, scope: Scope, note: Note) -> None:
+        """Write a note as it was exported (same day, position, origin, flag); its day's counter moves past it."""
+        try:
+            self._client.put_item(
+                TableName=self._table, Item=_note_item(scope, note), ConditionExpression="attribute_not_exists(sk)"
+            )
+            self._client.update_item(
+                TableName=self._table,
+                Key={"pk": {"S": scope.key}, "sk": {"S": day_sk(note.day)}},
+                UpdateExpression="SET next_position = :p",
+                ConditionExpression="attribute_not_exists(next_position) OR next_position < :p",
+                ExpressionAttributeValues={":p": {"N": str(note.position)}},
+            )
+        except ClientError as error:
+            if error_code(error) != "ConditionalCheckFailedException":
+                raise as_unavailable(error) or error from None
+        self._usage.add(scope, len(note.text))
+
     @property
     def usage(self) -> UsageStore:
         return self._usage

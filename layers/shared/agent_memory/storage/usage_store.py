@@ -83,6 +83,10 @@ class UsageStore:
     def give_back(self, scope: Scope, chars: int) -> None:
         """Count ``chars`` fewer (a note deleted, or a reservation whose write failed). Best effort: if this
         fails, the counter over-counts (never under-counts) until the scope is erased."""
+        self.add(scope, -chars)
+
+    def add(self, scope: Scope, chars: int) -> None:
+        """Move the counter by ``chars`` without a quota check (best effort, as ``give_back``)."""
         if not chars:
             return
         try:
@@ -90,7 +94,7 @@ class UsageStore:
                 TableName=self._table,
                 Key=self._key(scope),
                 UpdateExpression="ADD chars :n",
-                ExpressionAttributeValues={":n": {"N": str(-chars)}},
+                ExpressionAttributeValues={":n": {"N": str(chars)}},
             )
         except Exception:  # noqa: BLE001 - the caller's own outcome matters more than the counter
             logger.warning("could not give characters back to the usage counter", extra={"scope": scope.kind})
