@@ -129,11 +129,16 @@ def people() -> People:
 
 @cache
 def injection_recorder() -> InjectionRecorder:
-    """The per-turn record's writer: its own client, bounded tighter still (it runs behind the turn)."""
+    """The per-turn record's writer: its own session and client (used from its thread only: boto3 sessions are
+    not thread-safe), bounded tighter still, since it runs behind the turn."""
+    import boto3
+    from botocore.config import Config
+
     from agent_memory.injections import InjectionRecorder
 
     settings = get_settings()
-    client = make_dynamodb_client(settings, connect_timeout_s=0.5, read_timeout_s=1.0, max_attempts=2)
+    config = Config(connect_timeout=0.5, read_timeout=1.0, retries={"mode": "standard", "total_max_attempts": 2})
+    client = boto3.session.Session().client("dynamodb", config=config)
     return InjectionRecorder(client, settings.table_name, ttl_days=settings.injection_ttl_days)
 
 

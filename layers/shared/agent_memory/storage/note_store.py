@@ -125,7 +125,8 @@ class NoteStore:
         origin: Origin,
         together_with: Callable[[Note], dict[str, Any]] | None = None,
     ) -> Note:
-        """Two requests: take the next position of the day atomically, then write the note there.
+        """Two requests: take the next position of the day atomically, then write the note there, in one
+        transaction with the scope's characters counter (``storage.usage_store``).
 
         The counter's atomic ADD makes positions unique. The note's put is still conditional, and on a
         collision (a counter restored from an older backup, or an emulator without atomic updates) the
@@ -138,22 +139,7 @@ class NoteStore:
         transaction item (e.g. the flush's completion mark) that must succeed with the note or neither is
         written; its failure surfaces as a ClientError.
         """
-        self._usage.reserve(scope, len(text))  # over the characters quota: refused here, nothing written
-        try:
-            return self._append(scope, created, text, source, origin, together_with)
-        except BaseException:
-            self._usage.give_back(scope, len(text))
-            raise
-
-    def _append(
-        self,
-        scope: Scope,
-        created: datetime,
-        text: str,
-        source: str,
-        origin: Origin,
-        together_with: Callable[[Note], dict[str, Any]] | None,
-    ) -> Note:
+        usage = self._usage.change_item(scope, len(text))  # the characters quota, in the note's own transaction
         day, created_at = created.date().isoformat(), iso(created)
         write_id = uuid.uuid4().hex
         for _ in range(_POSITION_ATTEMPTS):
@@ -171,13 +157,13 @@ class NoteStore:
                 "ConditionExpression": "attribute_not_exists(sk)",
                 "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
             }
+            items = [{"Put": put}, usage, *([together_with(note)] if together_with is not None else [])]
             try:
-                if together_with is None:
-                    self._client.put_item(**put)
-                else:
-                    self._client.transact_write_items(TransactItems=[{"Put": put}, together_with(note)])
+                self._client.transact_write_items(TransactItems=items)
                 return note
             except ClientError as error:
+                if cancellation_codes(error)[1:2] == ["ConditionalCheckFailed"]:
+                    raise self._usage.refusal(len(text)) from None
                 if not _position_taken(error):
                     raise as_unavailable(error) or error from None
                 if _holder_write_id(error) == write_id:

@@ -1,9 +1,9 @@
 """Per-scope quotas (docs/api.md §6 "Quotas"): the characters a scope stores, kept in one counter item.
 
 - ``usage`` (sort key) holds ``chars``: the current document's length plus every note's text length. A note
-  reserves its characters with one conditional ``ADD`` before it is written (and gives them back if the
-  write fails); a document version moves the counter by its change in length inside the version's own
-  transaction; a deleted note gives its characters back. Over the quota, the write is refused, never cut.
+  adds its length, and a document version its change in length, with a conditional ``ADD`` inside the
+  write's own transaction (no extra request for a note); a deleted note gives its characters back. Over
+  the quota, the write is refused whole, never cut.
 - Notes per day need no item of their own: the day's position counter (``day#<day>``) already counts the
   notes written that day, and its atomic ``ADD`` is made conditional on the quota (``storage.note_store``).
 """
@@ -19,7 +19,7 @@ from botocore.exceptions import ClientError
 from agent_memory.errors import NotesQuotaExceeded, StorageQuotaExceeded
 from agent_memory.observability import logger
 from agent_memory.scope import Scope
-from agent_memory.storage.client import as_unavailable, error_code
+from agent_memory.storage.client import as_unavailable
 
 USAGE_SK = "usage"
 
@@ -59,26 +59,6 @@ class UsageStore:
 
     def _key(self, scope: Scope) -> dict[str, Any]:
         return {"pk": {"S": scope.key}, "sk": {"S": USAGE_SK}}
-
-    def reserve(self, scope: Scope, chars: int) -> None:
-        """Count ``chars`` more, or raise StorageQuotaExceeded if that would pass the quota (nothing counted)."""
-        request: dict[str, Any] = {
-            "TableName": self._table,
-            "Key": self._key(scope),
-            "UpdateExpression": "ADD chars :n",
-            "ExpressionAttributeValues": {":n": {"N": str(chars)}},
-        }
-        if self.quota is not None:
-            if chars > self.quota.chars:
-                raise chars_quota_error(self.quota, chars)
-            request["ConditionExpression"] = "attribute_not_exists(chars) OR chars <= :max"
-            request["ExpressionAttributeValues"][":max"] = {"N": str(self.quota.chars - chars)}
-        try:
-            self._client.update_item(**request)
-        except ClientError as error:
-            if error_code(error) == "ConditionalCheckFailedException" and self.quota is not None:
-                raise chars_quota_error(self.quota, chars) from None
-            raise as_unavailable(error) or error from None
 
     def give_back(self, scope: Scope, chars: int) -> None:
         """Count ``chars`` fewer (a note deleted, or a reservation whose write failed). Best effort: if this
