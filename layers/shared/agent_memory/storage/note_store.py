@@ -26,7 +26,7 @@ from agent_memory.storage.keys import (
 from agent_memory.storage.usage_store import Quota, UsageStore, notes_quota_error
 
 
-def _note_item(scope: Scope, note: Note) -> dict[str, Any]:
+def note_item(scope: Scope, note: Note) -> dict[str, Any]:
     item: dict[str, Any] = {
         "pk": {"S": scope.key},
         "sk": {"S": note_sk(note.day, note.position)},
@@ -62,6 +62,9 @@ def note_from_item(item: dict[str, Any]) -> Note:
         ),
         consolidated=item["consolidated"]["BOOL"],
     )
+
+
+_note_item = note_item  # the bench's seeding (bench/scale.py) uses this name
 
 
 class KeyedNote(NamedTuple):
@@ -153,7 +156,7 @@ class NoteStore:
             )
             put = {
                 "TableName": self._table,
-                "Item": {**_note_item(scope, note), "write_id": {"S": write_id}},
+                "Item": {**note_item(scope, note), "write_id": {"S": write_id}},
                 "ConditionExpression": "attribute_not_exists(sk)",
                 "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
             }
@@ -206,7 +209,7 @@ class NoteStore:
         """Write a note as it was exported (same day, position, origin, flag); its day's counter moves past it."""
         try:
             self._client.put_item(
-                TableName=self._table, Item=_note_item(scope, note), ConditionExpression="attribute_not_exists(sk)"
+                TableName=self._table, Item=note_item(scope, note), ConditionExpression="attribute_not_exists(sk)"
             )
             self._client.update_item(
                 TableName=self._table,

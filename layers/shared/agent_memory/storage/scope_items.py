@@ -69,7 +69,7 @@ class ScopeItems:
             "ExpressionAttributeValues": {":pk": {"S": scope.key}, **({":prefix": {"S": prefix}} if prefix else {})},
             "ProjectionExpression": "sk, #text",
             "ExpressionAttributeNames": {"#text": "text"},
-            "Limit": 100,
+            "Limit": 1000,
         }
         if author is not None:  # one pass over the notes: reading from the start again would re-read the others
             request["FilterExpression"] = "origin_user_id = :author"
