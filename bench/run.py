@@ -43,7 +43,7 @@ from typing import Any, TypeVar
 
 from moto import mock_aws
 
-from bench import hybrid, scale
+from bench import hybrid, people, scale
 
 ROOT = Path(__file__).resolve().parent.parent
 LAYER = ROOT / "layers" / "shared"
@@ -1012,12 +1012,14 @@ def main(argv: list[str] | None = None) -> int:
     on_node = hybrid.measure_hybrid(
         toolkit, hybrid.Options(notes=args.hybrid_notes, scopes=args.hybrid_scopes, calls=args.hybrid_calls)
     )
+    controls = people.measure_people(toolkit)  # export and erase at 100,000 notes, the injection record's cost
     sections = {
         "Requests, latency and cold start of the per-turn operations; the flush": report(
             results, imports, flushes, args.calls
         ),
         "Consolidation, Load older and the keyword fallback's growth": scale.report(scaled),
         "Hybrid recall and the indexer on a real OpenSearch node": "\n".join(hybrid.report(on_node)),
+        "People's control: export, erase and the injection record": people.report(controls),
     }
     print("\n\n".join(sections.values()))
     meta = {
@@ -1033,6 +1035,7 @@ def main(argv: list[str] | None = None) -> int:
         "hybrid_calls": args.hybrid_calls,
     }
     more = {**scaled.as_json(), **(on_node.as_json() if isinstance(on_node, hybrid.HybridResult) else {})}
+    more.update(controls.as_json())
     write_results(results, flushes, args.output, meta, more)
     write_report(sections, args.report, meta, argv)
     for path in (args.output, args.report):
