@@ -119,3 +119,31 @@ def test_deleting_a_note_gives_its_characters_back(call, aws, quotas):
 
     assert deleted.status == 204
     assert _remember(call, "b" * 20).status == 201
+
+
+def test_a_note_whose_transaction_conflicts_on_the_shared_counter_is_sent_again(call, aws, monkeypatch):
+    """Concurrent writers of one scope share its characters counter: DynamoDB cancels one transaction with a
+    TransactionConflict, which did nothing; the note is sent again, written once."""
+    from botocore.exceptions import ClientError
+
+    client = runtime.memory_service()._notes._client
+    real = client.transact_write_items
+    conflicts = iter([True, True])
+
+    def conflicting(**kwargs):
+        if next(conflicts, False):
+            raise ClientError(
+                {
+                    "Error": {"Code": "TransactionCanceledException", "Message": "conflict"},
+                    "CancellationReasons": [{"Code": "None"}, {"Code": "TransactionConflict"}],
+                },
+                "TransactWriteItems",
+            )
+        return real(**kwargs)
+
+    monkeypatch.setattr(client, "transact_write_items", conflicting)
+
+    answer = _remember(call, "written despite two conflicts")
+
+    assert answer.status == 201
+    assert _notes(aws) == ["written despite two conflicts"]

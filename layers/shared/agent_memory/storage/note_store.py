@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -84,6 +85,7 @@ class NoteText(NamedTuple):
 
 
 _POSITION_ATTEMPTS = 5
+_CONFLICT_ATTEMPTS = 5
 # Notes read per page when listing days: about ten per day asked for (a typical day's worth), so a page
 # reads little more than it shows, and a busy day costs one more Query, never one per empty day.
 _NOTES_PER_DAY_PAGE = 10
@@ -162,7 +164,7 @@ class NoteStore:
             }
             items = [{"Put": put}, usage, *([together_with(note)] if together_with is not None else [])]
             try:
-                self._client.transact_write_items(TransactItems=items)
+                self._transact(items)
                 return note
             except ClientError as error:
                 if cancellation_codes(error)[1:2] == ["ConditionalCheckFailed"]:
@@ -172,6 +174,21 @@ class NoteStore:
                 if _holder_write_id(error) == write_id:
                     return note  # our own earlier attempt, retried by the client after its answer was lost
         raise StorageUnavailable("could not find a free position for the note; nothing was written, try again")
+
+    def _transact(self, items: list[dict[str, Any]]) -> None:
+        """The note's transaction. Concurrent writers of one scope share its characters counter: a transaction
+        cancelled for a conflict on it did nothing, so it is sent again (a few times, after a short pause)."""
+        for attempt in range(_CONFLICT_ATTEMPTS):
+            try:
+                self._client.transact_write_items(TransactItems=items)
+                return
+            except ClientError as error:
+                codes = cancellation_codes(error)
+                if "TransactionConflict" not in codes or "ConditionalCheckFailed" in codes:
+                    raise
+                if attempt == _CONFLICT_ATTEMPTS - 1:
+                    raise StorageUnavailable("memory storage is busy; nothing was written, try again") from None
+                time.sleep(random.uniform(0.005, 0.02) * 2**attempt)  # noqa: S311 - jitter, not security
 
     def _next_position(self, scope: Scope, day: str, now: datetime) -> int:
         """The day's next position; the counter is also the day's count of notes, so the daily quota is its
