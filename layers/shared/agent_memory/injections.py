@@ -2,7 +2,8 @@
 and the note ids it injected, for which thread, kept ``MEMORY_INJECTION_TTL_DAYS`` (DynamoDB's TTL).
 
 The record is off the per-turn path's latency: ``record`` only puts the record on an in-process queue (a
-few microseconds) and a background thread writes the queue in batches (BatchWriteItem, 25 at a time) with
+few microseconds) and a background thread writes the queue in batches (BatchWriteItem of what arrived
+within a second, at most 25) with
 tight client bounds. The turn never waits for it, and a failed write never fails a turn. What this costs:
 in Lambda the thread runs while the sandbox is not frozen, i.e. during later invocations as well; a record
 still queued when a sandbox is recycled is lost (counted in ``InjectionsDropped`` when the queue is full or
@@ -32,6 +33,7 @@ from agent_memory.storage.client import query_pages
 INJECTION_PREFIX = "inj#"
 _QUEUE_MAX = 10_000
 _BATCH = 25
+_LINGER_S = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,9 +83,10 @@ class InjectionRecorder:
     def _write_forever(self) -> None:
         while True:
             batch = [self._queue.get()]
-            while len(batch) < _BATCH:
+            until = time.monotonic() + _LINGER_S  # gather the turns of the next moments: one request for many
+            while len(batch) < _BATCH and (left := until - time.monotonic()) > 0:
                 try:
-                    batch.append(self._queue.get_nowait())
+                    batch.append(self._queue.get(timeout=left))
                 except queue.Empty:
                     break
             try:
