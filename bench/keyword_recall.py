@@ -38,7 +38,7 @@ def recall_items(scope: Any, user: str, first: int, last: int, fact_text: Callab
     Notes past the consolidation's 7 days are flagged consolidated, as the nightly run leaves them.
     """
     from agent_memory.notes import Note, Origin
-    from agent_memory.storage.note_store import _note_item
+    from agent_memory.storage.note_store import note_item
 
     week_ago = (TODAY - timedelta(days=7)).isoformat()
     items = []
@@ -54,7 +54,7 @@ def recall_items(scope: Any, user: str, first: int, last: int, fact_text: Callab
             origin=Origin(user, f"t-{index}"),
             consolidated=day < week_ago,
         )
-        items.append(_note_item(scope, note))
+        items.append(note_item(scope, note))
     return items
 
 

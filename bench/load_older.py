@@ -55,7 +55,7 @@ def measure_load_older(toolkit: Toolkit, options: Options) -> LoadOlderResult:
 
     from agent_memory.notes import Note, Origin
     from agent_memory.scope import Scope
-    from agent_memory.storage.note_store import _note_item
+    from agent_memory.storage.note_store import note_item
     from local.template import load_handler
     from local.token import mint
     from tests.events import load_event
@@ -76,7 +76,7 @@ def measure_load_older(toolkit: Toolkit, options: Options) -> LoadOlderResult:
                 origin=Origin(user, f"t-{index}"),
                 consolidated=day < (TODAY - timedelta(days=7)).isoformat(),
             )
-            items.append(_note_item(scope, note))
+            items.append(note_item(scope, note))
             index += 1
     os.environ["MEMORY_LOCAL_JWT_SECRET"] = LOCAL_JWT_SECRET  # before moto() rebuilds the settings
     try:

@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from bench import hybrid, local_load, recall_quality, scale
+from bench import hybrid, local_load, people, recall_quality, scale
 from bench.cold_start import ColdStart, cold_starts
 from bench.flush import FLUSH_FUNCTION, FlushResult, flush_variants, measure_flush, run_flush
 from bench.operations import OPERATIONS, Operation, Result, measure, run_operation
@@ -120,12 +120,14 @@ def main(argv: list[str] | None = None) -> int:
     on_node = hybrid.measure_hybrid(
         toolkit, hybrid.Options(notes=args.hybrid_notes, scopes=args.hybrid_scopes, calls=args.hybrid_calls)
     )
+    controls = people.measure_people(toolkit)  # export and erase of a large scope, the injection record's cost
     sections = {
         "Requests, latency and cold start of the per-turn operations; the flush": report(
             results, imports, flushes, args.calls
         ),
         "Consolidation, Load older and the keyword fallback's growth": scale.report(scaled),
         "Hybrid recall and the indexer on a real OpenSearch node": "\n".join(hybrid.report(on_node)),
+        "People's control: export, erase and the injection record": people.report(controls),
         "200 concurrent clients against the local stack": local_load.report(local_load.measure_on_local_stack()),
     }
     quality = recall_quality.measure_quality(log, on_node=True), recall_quality.measure_latency(log)
@@ -146,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
         "hybrid_calls": args.hybrid_calls,
     }
     more = {**scaled.as_json(), **(on_node.as_json() if isinstance(on_node, hybrid.HybridResult) else {})}
+    more.update(controls.as_json())
     write_results(results, flushes, args.output, meta, more)
     write_report(sections, args.report, meta, argv)
     for path in (args.output, args.report):

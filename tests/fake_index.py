@@ -75,3 +75,12 @@ class FakeNotesIndex:
         if self.failure is not None:
             raise self.failure
         return self.hits[:size], self.semantic_hits[:size]
+
+    def note_ids(self, scope_key: str) -> set[str]:
+        return {str(doc["note_id"]) for doc in self.documents.values() if doc.get("scope") == scope_key}
+
+    def refresh(self) -> None:
+        pass
+
+    def count(self, scope_key: str) -> int:
+        return len(self.note_ids(scope_key))

@@ -8,6 +8,7 @@
 
 import { Api, ApiError, loadConfig, errorFrom } from './api.js';
 import { renderCurated } from './curated.js';
+import { renderData } from './data.js';
 import { renderJobs } from './jobs.js';
 import { renderNotes } from './notes.js';
 import { beginSignIn, completeSignIn } from './oidc.js';
@@ -22,6 +23,7 @@ const ID_PATTERN = /^[A-Za-z0-9._@-]{1,128}$/;
 const TABS = [
   { id: 'curated', label: 'Curated memory', render: renderCurated },
   { id: 'notes', label: 'Recent notes', render: renderNotes },
+  { id: 'data', label: 'Your data', render: renderData },
 ];
 
 let config = null;
@@ -140,7 +142,7 @@ function renderMemory(memory, params) {
     }
     if (!rendered.has(id)) {
       rendered.add(id);
-      TABS.find((tab) => tab.id === id).render(panels[id], { api, memory });
+      TABS.find((tab) => tab.id === id).render(panels[id], { api, memory, user: currentUser() });
     }
   }
   main.replaceChildren(heading(title), el('p', { class: 'intro' }, intro), tablist, ...Object.values(panels));

@@ -79,6 +79,7 @@ export function renderNotes(panel, { api, memory }) {
       el('span', { class: 'note-meta' },
         el('span', { class: `badge source-${note.source}` }, note.source),
         note.consolidated ? el('span', { class: 'badge' }, 'consolidated') : null,
+        note.origin ? el('span', { class: 'muted note-origin' }, `from thread ${note.origin.thread_id}`) : null,
         score !== undefined ? el('span', { class: 'muted' }, `score ${Number(score).toFixed(2)}`) : null),
       del,
     );

@@ -11,7 +11,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from agent_memory.http import body_text, json_response, make_resolver
 from agent_memory.observability import logger, metrics
 from agent_memory.responses import MemoryContext, documented
-from agent_memory.runtime import memory_service
+from agent_memory.runtime import memory_service, record_injection
 from agent_memory.settings import require_valid_settings
 from agent_memory.tool_call import parse_context_call
 
@@ -28,8 +28,10 @@ app = make_resolver()
     ),
 )
 def context() -> Any:
-    _, scope = parse_context_call(body_text(app.current_event))
-    return json_response(200, memory_service().context(scope).as_dict())
+    conversation, scope = parse_context_call(body_text(app.current_event))
+    memory = memory_service().context(scope)
+    record_injection(scope, conversation.thread_id, memory)  # queued: written behind the turn, never awaited
+    return json_response(200, memory.as_dict())
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)

@@ -32,6 +32,7 @@ from agent_memory.parsing import (
     parse_json_object,
     plain_integer,
 )
+from agent_memory.people_routes import router as people_router
 from agent_memory.responses import (
     CurrentDocument,
     NotesByDay,
@@ -50,6 +51,7 @@ from agent_memory.settings import get_settings, require_valid_settings
 require_valid_settings()  # a setting the service cannot use fails the initialisation, with one line
 
 app = make_resolver(enable_validation=True)
+app.include_router(people_router)  # export, erase, injections, usage (docs/api.md §6)
 
 _WORKSPACE_PATH = re.compile(r"^/v1/memory/workspaces/([^/]*)(?:/|$)")
 _VERSION_PATH = re.compile(r"/document/versions/([^/]+)")
@@ -270,7 +272,10 @@ def authorize(event: dict[str, Any]) -> Principal:
     # that no route is ever reached by a path that this check reads differently.
     path = APIGatewayProxyEventV2(event).path or ""
     workspace = _WORKSPACE_PATH.match(path)
-    if workspace:
+    method = APIGatewayProxyEventV2(event).request_context.http.method
+    if workspace and method == "DELETE" and path.rstrip("/") == workspace.group(0).rstrip("/"):
+        principal.require_admin()  # erasing a whole workspace is for operators, members or not
+    elif workspace:
         principal.require_member(workspace.group(1))
     elif path.startswith("/v1/admin/"):
         principal.require_admin()

@@ -27,7 +27,7 @@ app = make_resolver()
 @app.post(
     "/v1/tools/remember",
     summary="remember: append one note to the conversation's memory",
-    responses=documented(201, Remembered, "The note as written.", 400, 403, 422, 500, 503),
+    responses=documented(201, Remembered, "The note as written.", 400, 403, 422, 429, 500, 503),
 )
 def remember() -> Any:
     call = parse_tool_call(body_text(app.current_event), RememberArgs)
@@ -35,7 +35,7 @@ def remember() -> Any:
 
     def _remember() -> Answer:
         result = memory_service().remember(call.scope, call.context, call.arguments.text)
-        return Answer(201, {"note": result.note.as_dict(), "truncated": result.truncated})
+        return Answer(201, {"note": result.note.as_dict(), "truncated": result.truncated, "redacted": result.redacted})
 
     answer = idempotency().run_once(call.scope, "remember", key, _fingerprint(call), _remember)
     return json_response(answer.status, answer.body)

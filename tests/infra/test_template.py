@@ -100,7 +100,7 @@ TABLE_ACTIONS = {
         "dynamodb:Query",
         "dynamodb:BatchGetItem",  # recall reads its k best notes whole in one request
     },
-    "ContextFunction": {"dynamodb:GetItem", "dynamodb:Query"},
+    "ContextFunction": {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:BatchWriteItem"},  # injection records
     "FlushFunction": {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
     "ManagementFunction": {
         "dynamodb:GetItem",
@@ -108,6 +108,8 @@ TABLE_ACTIONS = {
         "dynamodb:PutItem",
         "dynamodb:DeleteItem",
         "dynamodb:Query",
+        "dynamodb:UpdateItem",  # the characters counter
+        "dynamodb:BatchWriteItem",  # erase
     },
     "ConsolidateFunction": {
         "dynamodb:GetItem",
@@ -115,6 +117,8 @@ TABLE_ACTIONS = {
         "dynamodb:UpdateItem",
         "dynamodb:DeleteItem",
         "dynamodb:Query",
+        "dynamodb:ConditionCheckItem",  # a folded note must still exist when its version is written
+        "dynamodb:BatchGetItem",  # the same, for the notes a transaction has no room for
     },
 }
 # Functions that read the sparse index get it named, not a wildcard over every index.

@@ -112,7 +112,7 @@ def assert_503(answer) -> None:
 
 
 @pytest.mark.parametrize("code", UNAVAILABLE)
-@pytest.mark.parametrize("operation", ["update_item", "put_item"])  # the day counter, then the note itself
+@pytest.mark.parametrize("operation", ["update_item", "transact_write_items"])  # the day counter, then the note
 def test_remember_on_failing_storage_is_503_writes_no_note_and_keeps_the_others(
     call, aws, faults, monkeypatch, operation, code
 ):
@@ -168,7 +168,7 @@ def lost_answers(aws, monkeypatch) -> Callable[..., None]:
 
 
 def test_a_note_put_retried_after_its_answer_was_lost_is_written_once(call, aws, lost_answers):
-    lost_answers("put_item")
+    lost_answers("transact_write_items")
 
     answer = call("remember", {"context": private(), "arguments": {"text": "written once"}})
 
@@ -193,7 +193,7 @@ def test_a_flush_whose_transaction_answer_was_lost_is_written_once_and_says_so(
 
 
 def test_an_unexpected_storage_error_is_a_500_in_the_error_shape_and_writes_nothing(call, aws, faults):
-    faults(put_item="ValidationException")
+    faults(transact_write_items="ValidationException")
 
     answer = call("remember", {"context": private(), "arguments": {"text": "never half-written"}})
 

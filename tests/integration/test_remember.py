@@ -35,6 +35,7 @@ def test_the_answer_is_the_note_as_the_contract_shows_it(call):
             "origin": {"user_id": "u-1", "thread_id": "t-9"},
         },
         "truncated": False,
+        "redacted": [],
     }
 
 

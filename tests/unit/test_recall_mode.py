@@ -16,7 +16,7 @@ from agent_memory.recall import RecallService
 from agent_memory.scope import Scope
 from agent_memory.search.notes_index import IndexHit
 from agent_memory.storage.keys import note_sk
-from agent_memory.storage.note_store import NoteStore, _note_item
+from agent_memory.storage.note_store import NoteStore, note_item
 from tests.fake_embeddings import FakeEmbeddingModel
 from tests.fake_index import FakeNotesIndex
 
@@ -37,7 +37,7 @@ def hit(position: int, score: float = 1.0, scope: Scope = SCOPE) -> IndexHit:
 
 
 def answers_batch_get(stubber: Stubber, positions: list[int], scope: Scope = SCOPE) -> None:
-    items = [_note_item(scope, NOTES[position]) for position in positions]
+    items = [note_item(scope, NOTES[position]) for position in positions]
     stubber.add_response("batch_get_item", {"Responses": {TABLE: items}}, None)
 
 

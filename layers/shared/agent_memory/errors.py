@@ -82,3 +82,20 @@ class StorageUnavailable(MemoryServiceError):
     """DynamoDB refused or failed after the client's retries; nothing was written."""
 
     status, code = 503, "storage_unavailable"
+
+
+class NotesQuotaExceeded(MemoryServiceError):
+    """The scope has written ``MEMORY_QUOTA_NOTES_PER_DAY`` notes today; ``retry_after`` is the wait, in
+    seconds, until the next UTC midnight (the ``Retry-After`` header)."""
+
+    status, code = 429, "quota_exceeded"
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class StorageQuotaExceeded(MemoryServiceError):
+    """The write would take the scope over ``MEMORY_QUOTA_CHARS`` stored characters; nothing was written."""
+
+    status, code = 422, "quota_exceeded"

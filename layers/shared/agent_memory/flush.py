@@ -20,6 +20,7 @@ from agent_memory.models.chat import ChatModel
 from agent_memory.models.prompts import FLUSH_SYSTEM, flush_prompt
 from agent_memory.notes import Note, Origin, clean_note_text, parse_note_id
 from agent_memory.observability import logger, metrics
+from agent_memory.redaction import redact
 from agent_memory.scope import Scope, bind_scope
 from agent_memory.storage.flush_store import FlushMarker, FlushStore
 from agent_memory.storage.note_store import NoteStore
@@ -55,7 +56,9 @@ class FlushService:
         *,
         enabled: bool,
         budget_s: float = FLUSH_BUDGET_S,
+        redact_extra: frozenset[str] = frozenset(),
     ) -> None:
+        self._redact_extra = redact_extra
         self._notes = notes
         self._flushes = flushes
         self._chat_model = chat_model
@@ -82,7 +85,7 @@ class FlushService:
             return self._duplicate(scope, existing)
         try:
             text = self._ask_model([(m.role, m.content) for m in request.messages], deadline)
-            cleaned = clean_note_text(text, max_chars=FLUSH_NOTE_MAX_CHARS)
+            cleaned = clean_note_text(redact(text, extra=self._redact_extra).text, max_chars=FLUSH_NOTE_MAX_CHARS)
             if time.monotonic() + WRITE_RESERVE_S / 2 > deadline:  # the write needs about 0.3 s at worst
                 raise FlushFailed("the 5-second budget ran out before the note could be written")
             note = self._notes.append(

@@ -94,7 +94,10 @@ def make_resolver(*, enable_validation: bool = False) -> APIGatewayHttpResolver:
     def _domain_error(error: MemoryServiceError) -> Response[Any]:
         metrics.add_metric(name=f"Http{error.status}", unit="Count", value=1)
         logger.info("request refused", extra={"status": error.status, "code": error.code, "reason": error.message})
-        return error_response(error.status, error.code, error.message, error.details)
+        answer = error_response(error.status, error.code, error.message, error.details)
+        if isinstance(retry_after := getattr(error, "retry_after", None), int):
+            answer.headers["Retry-After"] = str(retry_after)
+        return answer
 
     @app.exception_handler([BotocoreConnectionError, HTTPClientError])
     def _storage_fault(error: Exception) -> Response[Any]:

@@ -96,6 +96,7 @@ class SavedDocument(Answer):
 class Remembered(Answer):
     note: Note
     truncated: bool = Field(description="The text was capped at 2,000 characters.")
+    redacted: list[str] = Field(description="The kinds of secret replaced by `[redacted: <kind>]`; empty if none.")
 
 
 class Recalled(Answer):
@@ -207,10 +208,12 @@ _REFUSALS = {
     403: "Not allowed: a private thread of another user, a workspace the caller is not a member of, or an "
     "operators' route (`forbidden`).",
     404: "The scope holds no such version or note (`not_found`).",
+    429: "`quota_exceeded`: the scope has written its notes for today; `Retry-After` says when to try again.",
     415: "The body is not declared as JSON (`unsupported_media_type`).",
     409: "`version_conflict`: the document changed since the version the write was based on; nothing changed.",
     422: "The request breaks the contract (`invalid_input`, with `details`), or the document is too large even "
-    "after compression (`document_too_large`).",
+    "after compression (`document_too_large`), or the write would pass the scope's characters quota "
+    "(`quota_exceeded`).",
     500: "An unexpected error (`internal_error`); nothing was half-written.",
     503: "DynamoDB or the chat model failed after retries (`storage_unavailable`, `model_unavailable`); nothing "
     "was written.",
@@ -225,3 +228,55 @@ def documented(status: int, model: type[BaseModel] | None, description: str, *re
     for refusal in refusals:
         answers[refusal] = {"description": _REFUSALS[refusal], "content": {"application/json": {"model": ErrorBody}}}
     return dict(answers)
+
+
+# --- people's control (docs/api.md §6) --------------------------------------------------------------------
+
+
+class ExportedVersion(Answer):
+    version: int = Field(ge=1)
+    content: str
+    chars: int = Field(ge=0)
+    updated_at: str | None
+    reason: Reason
+    by: Author
+
+
+class Export(Answer):
+    format: Literal["agent-memory-export/1"]
+    scope: Literal["personal", "team"]
+    exported_at: str = Field(description="The first page's instant, repeated on every page.")
+    document: Document = Field(description="The current document.")
+    versions: list[ExportedVersion] = Field(description="This page's versions, oldest first.")
+    notes: list[Note] = Field(description="This page's notes, oldest first (after every version).")
+    next_cursor: str | None = Field(description="The `cursor` of the next page; null on the last one.")
+
+
+class ErasedCounts(Answer):
+    notes: int = Field(ge=0)
+    versions: int = Field(ge=0)
+    other: int = Field(ge=0, description="The head, counters, flush claims, injection records, usage.")
+
+
+class Receipt(Answer):
+    erased: ErasedCounts
+    finished_at: str
+
+
+class InjectionEntry(Answer):
+    at: str
+    thread_id: str
+    document_version: int = Field(ge=0)
+    note_ids: list[str]
+
+
+class Injections(Answer):
+    injections: list[InjectionEntry] = Field(description="Newest first.")
+    next_cursor: str | None
+
+
+class Usage(Answer):
+    notes_today: int = Field(ge=0)
+    notes_per_day_quota: int = Field(ge=1)
+    chars: int = Field(ge=0)
+    chars_quota: int = Field(ge=1)

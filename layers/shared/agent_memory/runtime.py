@@ -6,10 +6,12 @@ from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING
 
+from agent_memory.clock import utc_now
 from agent_memory.consolidation import Caps, Consolidator
 from agent_memory.flush import FLUSH_BUDGET_S, FlushService
 from agent_memory.management import Management
 from agent_memory.models.chat import chat_model_from_settings
+from agent_memory.observability import logger
 from agent_memory.recall import RecallService
 from agent_memory.service import MemoryService
 from agent_memory.settings import get_settings
@@ -18,12 +20,17 @@ from agent_memory.storage.consolidation_store import ConsolidationStore
 from agent_memory.storage.document_store import DocumentStore
 from agent_memory.storage.flush_store import FlushStore
 from agent_memory.storage.note_store import NoteStore
+from agent_memory.storage.usage_store import Quota
 
 if TYPE_CHECKING:  # imported where used: a deployment without an index (or the indexer) never loads them
     from agent_memory.idempotency import IdempotencyStore
     from agent_memory.indexer import NotesIndexer
+    from agent_memory.injections import InjectionRecorder
     from agent_memory.models.embedding import EmbeddingModel
+    from agent_memory.people import People
+    from agent_memory.scope import Scope
     from agent_memory.search.notes_index import NotesIndex
+    from agent_memory.service import MemoryContext
 
 
 @cache
@@ -32,10 +39,16 @@ def memory_service() -> MemoryService:
     settings = get_settings()
     client = make_dynamodb_client(settings)
     return MemoryService(
-        NoteStore(client, settings.table_name, vectors=note_vectors(settings.embedding_timeout_s)),
+        NoteStore(client, settings.table_name, quota(), vectors=note_vectors(settings.embedding_timeout_s)),
         DocumentStore(client, settings.table_name),
         chat_model=cache(lambda: chat_model_from_settings(settings, timeout_s=settings.chat_timeout_s)),
+        redact_extra=settings.redact_extra,
     )
+
+
+def quota() -> Quota:
+    settings = get_settings()
+    return Quota(notes_per_day=settings.quota_notes_per_day, chars=settings.quota_chars)
 
 
 @cache
@@ -53,10 +66,11 @@ def flush_service() -> FlushService:
     settings = get_settings()
     client = make_dynamodb_client(settings, connect_timeout_s=0.3, read_timeout_s=0.5, max_attempts=2)
     return FlushService(
-        NoteStore(client, settings.table_name, vectors=note_vectors(FLUSH_VECTOR_BUDGET_S)),
+        NoteStore(client, settings.table_name, quota(), vectors=note_vectors(FLUSH_VECTOR_BUDGET_S)),
         FlushStore(client, settings.table_name),
         chat_model=cache(lambda: chat_model_from_settings(settings, timeout_s=FLUSH_BUDGET_S)),
         enabled=settings.memory_flush,
+        redact_extra=settings.redact_extra,
     )
 
 
@@ -103,6 +117,56 @@ def management() -> Management:
         lambda_client=boto3.client("lambda", config=lambda_config),
         consolidate_function=settings.consolidate_function,
     )
+
+
+@cache
+def people() -> People:
+    """Export, erase and usage (the management function); the index, when configured, is cleared by the erase."""
+    from agent_memory.people import People
+    from agent_memory.storage.scope_items import ScopeItems
+
+    settings = get_settings()
+    client = make_dynamodb_client(settings)
+    return People(
+        ScopeItems(client, settings.table_name),
+        DocumentStore(client, settings.table_name),
+        NoteStore(client, settings.table_name, quota=quota()),
+        index=notes_index(),
+        quota=quota(),
+    )
+
+
+@cache
+def injection_recorder() -> InjectionRecorder:
+    """The per-turn record's writer: its own session and client (used from its thread only: boto3 sessions are
+    not thread-safe), bounded tighter still, since it runs behind the turn."""
+    import boto3
+    from botocore.config import Config
+
+    from agent_memory.injections import InjectionRecorder
+
+    settings = get_settings()
+    config = Config(connect_timeout=0.5, read_timeout=1.0, retries={"mode": "standard", "total_max_attempts": 2})
+    client = boto3.session.Session().client("dynamodb", config=config)
+    return InjectionRecorder(client, settings.table_name, ttl_days=settings.injection_ttl_days)
+
+
+def record_injection(scope: Scope, thread_id: str, memory: MemoryContext) -> None:
+    """Queue the record of what this turn was shown; never raises (a turn is never failed by its record)."""
+    from agent_memory.injections import Injection
+
+    try:
+        injection_recorder().record(
+            Injection(
+                scope,
+                utc_now(),
+                thread_id,
+                memory.document.version,
+                [note.id for note in memory.recent_notes],
+            )
+        )
+    except Exception:  # noqa: BLE001 - best effort by design (agent_memory.injections)
+        logger.exception("could not queue the injection record")
 
 
 @cache
@@ -185,6 +249,8 @@ def reset() -> None:
     flush_service.cache_clear()
     consolidator.cache_clear()
     management.cache_clear()
+    people.cache_clear()
+    injection_recorder.cache_clear()
     recall_service.cache_clear()
     notes_index.cache_clear()
     embedding_model.cache_clear()

@@ -26,8 +26,9 @@ from agent_memory.errors import InvalidInput, StorageUnavailable, VersionConflic
 from agent_memory.models.chat import ChatModel
 from agent_memory.notes import Note, Origin, clean_note_text
 from agent_memory.observability import logger, metrics
+from agent_memory.redaction import redact
 from agent_memory.scope import Scope
-from agent_memory.storage.document_store import DocumentStore
+from agent_memory.storage.document_store import DocumentStore, QuotaRefused
 from agent_memory.storage.note_store import NoteStore
 
 # Enough rows for a full 4,000-character block of the shortest possible note lines (about 20 characters each).
@@ -44,18 +45,28 @@ UNVERSIONED_RETRY_PAUSE_MAX_S = 0.25
 class Remembered:
     note: Note
     truncated: bool
+    redacted: list[str]
 
 
 class MemoryService:
     """One instance per process; stores and the model are given, never created here."""
 
-    def __init__(self, notes: NoteStore, documents: DocumentStore, chat_model: Callable[[], ChatModel | None]) -> None:
+    def __init__(
+        self,
+        notes: NoteStore,
+        documents: DocumentStore,
+        chat_model: Callable[[], ChatModel | None],
+        *,
+        redact_extra: frozenset[str] = frozenset(),
+    ) -> None:
         self._notes = notes
         self._documents = documents
         self._chat_model = chat_model
+        self.redact_extra = redact_extra
 
     def remember(self, scope: Scope, context: ConversationContext, text: str) -> Remembered:
-        cleaned = clean_note_text(text)
+        redacted = redact(text, extra=self.redact_extra)  # before anything is stored or logged
+        cleaned = clean_note_text(redacted.text)
         note = self._notes.append(
             scope,
             created=utc_now(),
@@ -66,8 +77,11 @@ class MemoryService:
         metrics.add_metric(name="NotesWritten", unit="Count", value=1)
         if cleaned.truncated:
             metrics.add_metric(name="NotesTruncated", unit="Count", value=1)
-        logger.info("note written", extra={"scope": scope.kind, "note_id": note.id, "truncated": cleaned.truncated})
-        return Remembered(note, cleaned.truncated)
+        logger.info(
+            "note written",
+            extra={"scope": scope.kind, "note_id": note.id, "truncated": cleaned.truncated, "redacted": redacted.kinds},
+        )
+        return Remembered(note, cleaned.truncated, redacted.kinds)
 
     def update_memory(
         self,
@@ -87,7 +101,10 @@ class MemoryService:
         current, re-reading under contention, so it never overwrites a version it has not seen as the head.
         A compressed tool write is recorded as ``compression``; dashboard and consolidation writes keep
         their own reason. ``folded_note_ids`` and ``together_with`` pass through to the store (consolidation).
+        Secrets are redacted first, whoever writes (tool, dashboard, restore, consolidation's result).
         """
+        redacted = redact(content, extra=self.redact_extra)
+        content = redacted.text
         if not content.strip() and not allow_empty:
             raise InvalidInput(
                 "the document cannot be empty; clearing memory is a dashboard action",
@@ -97,7 +114,7 @@ class MemoryService:
         if compressed:
             if expected_version is not None:
                 self._check_current(scope, expected_version)  # fail fast before a minute-long model call
-            content = compress(self._chat_model(), content)
+            content = redact(compress(self._chat_model(), content), extra=self.redact_extra).text
             reason = "compression" if reason == "tool" else reason
             metrics.add_metric(name="Compressions", unit="Count", value=1)
         document = self._save(
@@ -114,7 +131,8 @@ class MemoryService:
             "document saved",
             extra={"scope": scope.kind, "version": document.version, "chars": document.chars, "reason": reason},
         )
-        return SavedDocument(document, compressed=compressed, warnings=soft_limit_warnings(content))
+        warnings = soft_limit_warnings(content) + redacted.warnings()
+        return SavedDocument(document, compressed=compressed, warnings=warnings)
 
     def _check_current(self, scope: Scope, expected_version: int) -> None:
         if self._documents.current(scope, consistent=True).version != expected_version:
@@ -138,11 +156,9 @@ class MemoryService:
         give_up_at = time.monotonic() + UNVERSIONED_WRITE_BUDGET_S
         while True:
             attempt += 1
-            base = (
-                expected_version
-                if expected_version is not None
-                else self._documents.current(scope, consistent=True).version
-            )
+            head = self._documents.current(scope, consistent=True)
+            base = expected_version if expected_version is not None else head.version
+            change = len(content) - head.chars  # the characters quota moves with the version, in its transaction
             try:
                 return self._documents.save(
                     scope,
@@ -153,7 +169,10 @@ class MemoryService:
                     by=by,
                     folded_note_ids=folded_note_ids,
                     together_with=together_with,
+                    usage_change=self._notes.usage.change_item(scope, change),
                 )
+            except QuotaRefused:
+                raise self._notes.usage.refusal(change) from None
             except VersionConflict:
                 if expected_version is not None:
                     metrics.add_metric(name="VersionConflicts", unit="Count", value=1)

@@ -43,6 +43,24 @@ class Settings(BaseModel):
     )
     embedding_dimensions: int = Field(default=1024, ge=1, le=16_000, description="checked against every vector")
     recall_keyword_weight: float = Field(default=0.8, ge=0, le=1, description="BM25's share of the fused score")
+    redact_extra: frozenset[str] = Field(default=frozenset(), description="email, phone: also redacted")
+    quota_notes_per_day: int = Field(default=500, ge=1)
+    quota_chars: int = Field(default=2_000_000, ge=1)
+    injection_ttl_days: int = Field(default=30, ge=1)
+
+    @field_validator("redact_extra", mode="before")
+    @classmethod
+    def _extra_kinds(cls, value: object) -> object:
+        """``MEMORY_REDACT_EXTRA``: comma-separated kinds, each one of ``redaction.EXTRA_KINDS``."""
+        from agent_memory.redaction import EXTRA_KINDS
+
+        if not isinstance(value, str):
+            return value
+        kinds = frozenset(part.strip().lower() for part in value.split(",") if part.strip())
+        unknown = kinds - EXTRA_KINDS
+        if unknown:
+            raise ValueError(f"MEMORY_REDACT_EXTRA names unknown kinds {sorted(unknown)}; known: {sorted(EXTRA_KINDS)}")
+        return kinds
 
     @field_validator("opensearch_endpoint", mode="before")
     @classmethod
@@ -113,6 +131,10 @@ _ENV = {
     "openai_api_key_secret": "OPENAI_API_KEY_SECRET",
     "embedding_dimensions": "MEMORY_EMBEDDING_DIMENSIONS",
     "recall_keyword_weight": "MEMORY_RECALL_KEYWORD_WEIGHT",
+    "redact_extra": "MEMORY_REDACT_EXTRA",
+    "quota_notes_per_day": "MEMORY_QUOTA_NOTES_PER_DAY",
+    "quota_chars": "MEMORY_QUOTA_CHARS",
+    "injection_ttl_days": "MEMORY_INJECTION_TTL_DAYS",
 }
 
 

@@ -7,10 +7,11 @@ from typing import Any, cast
 from botocore.exceptions import ClientError
 
 from agent_memory.document import EMPTY_DOCUMENT, Author, Document, Reason
-from agent_memory.errors import VersionConflict
+from agent_memory.errors import MemoryServiceError, StorageUnavailable, VersionConflict
+from agent_memory.notes import parse_note_id
 from agent_memory.scope import Scope
 from agent_memory.storage.client import as_unavailable, cancellation_codes
-from agent_memory.storage.keys import DOC_HEAD, version_sk
+from agent_memory.storage.keys import DOC_HEAD, note_sk, version_sk
 
 
 def _version_from_item(item: dict[str, Any]) -> tuple[Document, Reason, Author]:
@@ -68,6 +69,26 @@ class DocumentStore:
             raise as_unavailable(error) or error from None
         return [_version_from_item(item) for item in answer["Items"]]
 
+    def _check_rest_exist(self, scope: Scope, folded_note_ids: list[str]) -> None:
+        """The folded notes the transaction has no room for, checked just before it (BatchGetItem)."""
+        keys = [
+            {"pk": {"S": scope.key}, "sk": {"S": note_sk(*where)}}
+            for folded in folded_note_ids
+            if (where := parse_note_id(folded)) is not None
+        ]
+        for start in range(0, len(keys), 100):
+            wanted = keys[start : start + 100]
+            try:
+                answer = self._client.batch_get_item(
+                    RequestItems={self._table: {"Keys": wanted, "ProjectionExpression": "sk", "ConsistentRead": True}}
+                )
+            except ClientError as error:
+                raise as_unavailable(error) or error from None
+            if answer.get("UnprocessedKeys"):
+                raise StorageUnavailable("memory storage is busy or unavailable; nothing was written, try again")
+            if len(answer["Responses"].get(self._table, [])) < len(wanted):
+                raise FoldedNoteGone("a note this consolidation folded was deleted or erased meanwhile; not saved")
+
     def save(
         self,
         scope: Scope,
@@ -79,13 +100,15 @@ class DocumentStore:
         by: Author,
         folded_note_ids: list[str] | None = None,
         together_with: list[dict[str, Any]] | None = None,
+        usage_change: dict[str, Any] | None = None,
     ) -> Document:
         """Save ``content`` as version ``expected_version + 1``.
 
         ``folded_note_ids`` records on the version which notes a consolidation folded into it, and
         ``together_with`` adds transaction items that must be written with it (the consolidation's
-        pending-marks record). Raises VersionConflict when the head is no longer at ``expected_version``;
-        nothing is written then.
+        pending-marks record). ``usage_change`` (``UsageStore.change_item``) moves the scope's
+        character counter in the same transaction; its failed condition is the quota's refusal. Raises
+        VersionConflict when the head is no longer at ``expected_version``; nothing is written then.
         """
         document = Document(content=content, version=expected_version + 1, updated_at=updated_at)
         attributes: dict[str, Any] = {
@@ -117,7 +140,13 @@ class DocumentStore:
             },
             {"Put": {"TableName": self._table, "Item": {**attributes, "sk": {"S": DOC_HEAD}}, **head_condition}},
             *(together_with or []),
+            *([usage_change] if usage_change else []),
         ]
+        fenced = len(items)
+        if folded_note_ids:  # an erase racing a consolidation: its notes' text must not be saved after it
+            items += _folded_notes_exist(scope, self._table, folded_note_ids, _TRANSACTION_MAX_ITEMS - len(items))
+            if len(items) - fenced < len(folded_note_ids):
+                self._check_rest_exist(scope, folded_note_ids[len(items) - fenced :])
         attempts = 0
         while True:
             attempts += 1
@@ -130,9 +159,46 @@ class DocumentStore:
                     raise VersionConflict(
                         f"the document is no longer at version {expected_version}; read it again and reapply the change"
                     ) from None
+                if usage_change and codes[fenced - 1 : fenced] == ["ConditionalCheckFailed"]:
+                    raise QuotaRefused from None
+                if "ConditionalCheckFailed" in codes[fenced:]:
+                    raise FoldedNoteGone(
+                        "a note this consolidation folded was deleted or erased meanwhile; not saved, folded later"
+                    ) from None
                 if "TransactionConflict" in codes and attempts < _TRANSACTION_ATTEMPTS:
                     continue  # another transaction held the item; ours did nothing, so trying again is safe
                 raise as_unavailable(error) or error from None
 
 
 _TRANSACTION_ATTEMPTS = 3
+_TRANSACTION_MAX_ITEMS = 100
+version_from_item = _version_from_item
+
+
+class FoldedNoteGone(MemoryServiceError):
+    """A note that a consolidation folded was deleted or erased before its version was written: the version is
+    not written (the erased text never reaches a document), and the group is folded again next night."""
+
+    status, code = 409, "note_erased"
+
+
+def _folded_notes_exist(scope: Scope, table: str, folded_note_ids: list[str], room: int) -> list[dict[str, Any]]:
+    """ConditionChecks that each folded note still exists, as many as the transaction has room for."""
+    checks = []
+    for folded in folded_note_ids[:room]:
+        where = parse_note_id(folded)
+        if where is not None:
+            checks.append(
+                {
+                    "ConditionCheck": {
+                        "TableName": table,
+                        "Key": {"pk": {"S": scope.key}, "sk": {"S": note_sk(*where)}},
+                        "ConditionExpression": "attribute_exists(sk)",
+                    }
+                }
+            )
+    return checks
+
+
+class QuotaRefused(Exception):
+    """The ``usage_change`` item's condition failed: the version would take the scope over its quota."""

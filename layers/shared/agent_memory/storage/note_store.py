@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -23,9 +24,10 @@ from agent_memory.storage.keys import (
     parse_note_sk,
     unconsolidated_shard,
 )
+from agent_memory.storage.usage_store import Quota, UsageStore, notes_quota_error
 
 
-def _note_item(scope: Scope, note: Note) -> dict[str, Any]:
+def note_item(scope: Scope, note: Note) -> dict[str, Any]:
     item: dict[str, Any] = {
         "pk": {"S": scope.key},
         "sk": {"S": note_sk(note.day, note.position)},
@@ -63,6 +65,9 @@ def note_from_item(item: dict[str, Any]) -> Note:
     )
 
 
+_note_item = note_item  # the bench's seeding (bench/scale.py) uses this name
+
+
 class KeyedNote(NamedTuple):
     """A note with the partition key it was stored under, so that a reader can check the scope again."""
 
@@ -82,6 +87,7 @@ class NoteText(NamedTuple):
 
 
 _POSITION_ATTEMPTS = 5
+_CONFLICT_ATTEMPTS = 5
 # Notes read per page when listing days: about ten per day asked for (a typical day's worth), so a page
 # reads little more than it shows, and a busy day costs one more Query, never one per empty day.
 _NOTES_PER_DAY_PAGE = 10
@@ -111,11 +117,19 @@ def _holder_write_id(error: ClientError) -> str | None:
 class NoteStore:
     """Every note of a scope lives in the scope's partition, sorted by day then position."""
 
-    def __init__(self, client: Any, table_name: str, *, vectors: Callable[[str], bytes | None] | None = None) -> None:
+    def __init__(
+        self,
+        client: Any,
+        table_name: str,
+        quota: Quota | None = None,
+        *,
+        vectors: Callable[[str], bytes | None] | None = None,
+    ) -> None:
         """``vectors``: a note text's stored vector (``search.vectors``), or None when it cannot be had; given
         when recall compares vectors from the table (an embedding model and no notes index)."""
         self._client = client
         self._table = table_name
+        self._usage = UsageStore(client, table_name, quota)
         self._vectors = vectors
 
     def append(
@@ -128,7 +142,8 @@ class NoteStore:
         origin: Origin,
         together_with: Callable[[Note], dict[str, Any]] | None = None,
     ) -> Note:
-        """Two requests: take the next position of the day atomically, then write the note there.
+        """Two requests: take the next position of the day atomically, then write the note there, in one
+        transaction with the scope's characters counter (``storage.usage_store``).
 
         The counter's atomic ADD makes positions unique. The note's put is still conditional, and on a
         collision (a counter restored from an older backup, or an emulator without atomic updates) the
@@ -141,6 +156,7 @@ class NoteStore:
         transaction item (e.g. the flush's completion mark) that must succeed with the note or neither is
         written; its failure surfaces as a ClientError.
         """
+        usage = self._usage.change_item(scope, len(text))  # the characters quota, in the note's own transaction
         day, created_at = created.date().isoformat(), iso(created)
         write_id = uuid.uuid4().hex
         vector = self._vectors(text) if self._vectors is not None else None
@@ -148,7 +164,7 @@ class NoteStore:
         for _ in range(_POSITION_ATTEMPTS):
             note = Note(
                 day=day,
-                position=self._next_position(scope, day),
+                position=self._next_position(scope, day, created),
                 text=text,
                 created_at=created_at,
                 source=source,
@@ -156,35 +172,91 @@ class NoteStore:
             )
             put = {
                 "TableName": self._table,
-                "Item": {**_note_item(scope, note), **extra},
+                "Item": {**note_item(scope, note), **extra},
                 "ConditionExpression": "attribute_not_exists(sk)",
                 "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
             }
+            items = [{"Put": put}, usage, *([together_with(note)] if together_with is not None else [])]
             try:
-                if together_with is None:
-                    self._client.put_item(**put)
-                else:
-                    self._client.transact_write_items(TransactItems=[{"Put": put}, together_with(note)])
+                self._transact(items)
                 return note
             except ClientError as error:
+                if cancellation_codes(error)[1:2] == ["ConditionalCheckFailed"]:
+                    raise self._usage.refusal(len(text)) from None
                 if not _position_taken(error):
                     raise as_unavailable(error) or error from None
                 if _holder_write_id(error) == write_id:
                     return note  # our own earlier attempt, retried by the client after its answer was lost
         raise StorageUnavailable("could not find a free position for the note; nothing was written, try again")
 
-    def _next_position(self, scope: Scope, day: str) -> int:
+    def _transact(self, items: list[dict[str, Any]]) -> None:
+        """The note's transaction. Concurrent writers of one scope share its characters counter: a transaction
+        cancelled for a conflict on it did nothing, so it is sent again (a few times, after a short pause)."""
+        for attempt in range(_CONFLICT_ATTEMPTS):
+            try:
+                self._client.transact_write_items(TransactItems=items)
+                return
+            except ClientError as error:
+                codes = cancellation_codes(error)
+                if "TransactionConflict" not in codes or "ConditionalCheckFailed" in codes:
+                    raise
+                if attempt == _CONFLICT_ATTEMPTS - 1:
+                    raise StorageUnavailable("memory storage is busy; nothing was written, try again") from None
+                time.sleep(random.uniform(0.005, 0.02) * 2**attempt)  # noqa: S311 - jitter, not security
+
+    def _next_position(self, scope: Scope, day: str, now: datetime) -> int:
+        """The day's next position; the counter is also the day's count of notes, so the daily quota is its
+        condition (no extra request)."""
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "Key": {"pk": {"S": scope.key}, "sk": {"S": day_sk(day)}},
+            "UpdateExpression": "ADD next_position :one",
+            "ExpressionAttributeValues": {":one": {"N": "1"}},
+            "ReturnValues": "UPDATED_NEW",
+        }
+        quota = self._usage.quota
+        if quota is not None:
+            request["ConditionExpression"] = "attribute_not_exists(next_position) OR next_position < :quota"
+            request["ExpressionAttributeValues"][":quota"] = {"N": str(quota.notes_per_day)}
         try:
-            counter = self._client.update_item(
-                TableName=self._table,
-                Key={"pk": {"S": scope.key}, "sk": {"S": day_sk(day)}},
-                UpdateExpression="ADD next_position :one",
-                ExpressionAttributeValues={":one": {"N": "1"}},
-                ReturnValues="UPDATED_NEW",
-            )
+            counter = self._client.update_item(**request)
         except ClientError as error:
+            if quota is not None and error_code(error) == "ConditionalCheckFailedException":
+                raise notes_quota_error(quota, now) from None
             raise as_unavailable(error) or error from None
         return int(counter["Attributes"]["next_position"]["N"])
+
+    def written_on(self, scope: Scope, day: str) -> int:
+        """How many notes the scope wrote on ``day`` (its position counter)."""
+        try:
+            item = self._client.get_item(
+                TableName=self._table, Key={"pk": {"S": scope.key}, "sk": {"S": day_sk(day)}}
+            ).get("Item")
+        except ClientError as error:
+            raise as_unavailable(error) or error from None
+        return int(item["next_position"]["N"]) if item else 0
+
+    def load(self, scope: Scope, note: Note) -> None:
+        """Write a note as it was exported (same day, position, origin, flag); its day's counter moves past it."""
+        try:
+            self._client.put_item(
+                TableName=self._table, Item=note_item(scope, note), ConditionExpression="attribute_not_exists(sk)"
+            )
+            self._client.update_item(
+                TableName=self._table,
+                Key={"pk": {"S": scope.key}, "sk": {"S": day_sk(note.day)}},
+                UpdateExpression="SET next_position = :p",
+                ConditionExpression="attribute_not_exists(next_position) OR next_position < :p",
+                ExpressionAttributeValues={":p": {"N": str(note.position)}},
+            )
+        except ClientError as error:
+            if error_code(error) != "ConditionalCheckFailedException":
+                raise as_unavailable(error) or error from None
+        self._usage.add(scope, len(note.text))
+
+    @property
+    def usage(self) -> UsageStore:
+        return self._usage
 
     def get(self, scope: Scope, day: str, position: int) -> Note | None:
         try:
@@ -199,15 +271,17 @@ class NoteStore:
     def delete(self, scope: Scope, day: str, position: int) -> bool:
         """Remove one note; False if the scope holds no such note. The stream carries the removal to the index."""
         try:
-            self._client.delete_item(
+            old = self._client.delete_item(
                 TableName=self._table,
                 Key={"pk": {"S": scope.key}, "sk": {"S": note_sk(day, position)}},
                 ConditionExpression="attribute_exists(sk)",
+                ReturnValues="ALL_OLD",
             )
         except ClientError as error:
             if error_code(error) == "ConditionalCheckFailedException":
                 return False
             raise as_unavailable(error) or error from None
+        self._usage.give_back(scope, len(old.get("Attributes", {}).get("text", {}).get("S", "")))
         return True
 
     def days_before(self, scope: Scope, *, before: str, days: int) -> tuple[list[tuple[str, list[Note]]], bool]:

@@ -1,0 +1,251 @@
+"""People's control of their memory (docs/api.md §6): export, erase with a receipt, and usage against quota.
+
+Export: pages of one JSON shape (``agent-memory-export/1``): the scope's versions, oldest first, then its
+notes, oldest first, each page bounded in items and characters, so that a scope of any size exports within
+the function's limits; ``next_cursor`` carries the phase, the last key read and the export's instant.
+
+Erase: the scope's partition deleted page by page (the document's head first, so the memory is empty for
+every reader at once), then the index cleared and checked empty for the scope, then the receipt. The erase
+record (``storage.scope_items``) makes it resumable: a call after a crash finishes the work and answers for
+both; a call after a finished erase finds nothing and answers zero counts.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import time
+from typing import TYPE_CHECKING, Any
+
+from agent_memory.clock import iso, utc_now
+from agent_memory.errors import InvalidInput, StorageUnavailable
+from agent_memory.injections import list_injections
+from agent_memory.notes import note_id
+from agent_memory.observability import logger, metrics
+from agent_memory.scope import Scope
+from agent_memory.storage.document_store import DocumentStore, version_from_item
+from agent_memory.storage.keys import DOC_HEAD, NOTE_PREFIX, parse_note_sk, version_sk
+from agent_memory.storage.note_store import NoteStore, note_from_item
+from agent_memory.storage.scope_items import ScopeItems
+from agent_memory.storage.usage_store import Quota
+
+if TYPE_CHECKING:
+    from agent_memory.search.notes_index import NotesIndex
+
+EXPORT_FORMAT = "agent-memory-export/1"
+PAGE_VERSIONS = 40  # at most 25,000 characters each: about 1 MB
+PAGE_NOTES = 1000  # at most 2,000 characters each: about 2 MB, well within Lambda's 6 MB answer
+_NOTES_HIGH = NOTE_PREFIX + "~"
+
+
+def _cursor(phase: str, after: str | None, exported_at: str) -> str:
+    raw = json.dumps({"p": phase, "a": after, "t": exported_at}, separators=(",", ":"))
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def _parse_cursor(cursor: str) -> tuple[str, str | None, str]:
+    try:
+        data = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        phase, after, at = data["p"], data["a"], data["t"]
+        if phase not in ("v", "n") or not isinstance(at, str) or not (after is None or isinstance(after, str)):
+            raise ValueError
+        return phase, after, at
+    except (ValueError, KeyError, TypeError, binascii.Error, UnicodeDecodeError):
+        raise InvalidInput(
+            "`cursor` must be the `next_cursor` of a previous answer",
+            details=[{"loc": ["query", "cursor"], "msg": "invalid cursor", "type": "cursor"}],
+        ) from None
+
+
+def _kind(sk: str) -> str:
+    if sk.startswith(NOTE_PREFIX):
+        return "notes"
+    if sk.startswith("doc#v#"):
+        return "versions"
+    return "other"
+
+
+class People:
+    def __init__(
+        self,
+        items: ScopeItems,
+        documents: DocumentStore,
+        notes: NoteStore,
+        index: NotesIndex | None,
+        quota: Quota,
+    ) -> None:
+        self._items = items
+        self._documents = documents
+        self._notes = notes
+        self._index = index
+        self._quota = quota
+
+    # --- export -----------------------------------------------------------------------------------------
+
+    def export(self, scope: Scope, cursor: str | None) -> dict[str, Any]:
+        phase, after, exported_at = _parse_cursor(cursor) if cursor else ("v", None, iso(utc_now()))
+        versions: list[dict[str, Any]] = []
+        notes: list[dict[str, Any]] = []
+        next_cursor: str | None = None
+        if phase == "v":
+            rows, last = self._items.page(
+                scope, low=version_sk(1), high=version_sk(10**10 - 1), after=after, limit=PAGE_VERSIONS
+            )
+            for row in rows:
+                document, reason, by = version_from_item(row)
+                versions.append(
+                    {
+                        "version": document.version,
+                        "content": document.content,
+                        "chars": document.chars,
+                        "updated_at": document.updated_at,
+                        "reason": reason,
+                        "by": by.as_dict(),
+                    }
+                )
+            next_cursor = _cursor("v", last, exported_at) if last else _cursor("n", None, exported_at)
+        else:
+            rows, last = self._items.page(scope, low=NOTE_PREFIX, high=_NOTES_HIGH, after=after, limit=PAGE_NOTES)
+            notes = [note_from_item(row).as_dict() for row in rows]
+            next_cursor = _cursor("n", last, exported_at) if last else None
+        metrics.add_metric(name="ExportPages", unit="Count", value=1)
+        return {
+            "format": EXPORT_FORMAT,
+            "scope": scope.kind,
+            "exported_at": exported_at,
+            "document": self._documents.current(scope, consistent=True).as_dict(),
+            "versions": versions,
+            "notes": notes,
+            "next_cursor": next_cursor,
+        }
+
+    def load(self, scope: Scope, pages: list[dict[str, Any]]) -> None:
+        """Load an export into an empty scope (the operator's restore; the round-trip test): every version as it
+        was (by, reason, time), every note at its day and position with its origin and consolidated flag,
+        the day counters past the highest position, and the characters counter."""
+        from agent_memory.document import Author
+        from agent_memory.notes import Note, Origin
+
+        if self._documents.current(scope, consistent=True).version:
+            raise InvalidInput("an export is only loaded into an empty memory")
+        version = 0
+        for page in pages:
+            if page.get("format") != EXPORT_FORMAT:
+                raise InvalidInput(f"not an {EXPORT_FORMAT} document")
+            for saved in page["versions"]:
+                self._documents.save(
+                    scope,
+                    saved["content"],
+                    expected_version=version,
+                    updated_at=saved["updated_at"],
+                    reason=saved["reason"],
+                    by=Author(**saved["by"]),
+                )
+                version = saved["version"]
+            for raw in page["notes"]:
+                origin = raw["origin"]
+                note = Note(
+                    day=raw["day"],
+                    position=raw["position"],
+                    text=raw["text"],
+                    created_at=raw["created_at"],
+                    source=raw["source"],
+                    origin=Origin(origin["user_id"], origin["thread_id"], origin.get("compaction_id")),
+                    consolidated=raw["consolidated"],
+                )
+                self._notes.load(scope, note)
+        self._notes.usage.add(scope, self._documents.current(scope, consistent=True).chars)
+
+    # --- erase ------------------------------------------------------------------------------------------
+
+    def erase(self, scope: Scope) -> dict[str, Any]:
+        """Everything the scope holds, table and index; resumable (see the module's docstring)."""
+        record = "all"
+        counts = {"notes": 0, "versions": 0, "other": 0, **self._items.begin_erase(scope, record, iso(utc_now()))}
+        self._items.delete(scope, [DOC_HEAD])  # first: from now on every reader sees version 0
+        for page in self._items.keys(scope):
+            sort_keys = [item["sk"]["S"] for item in page]
+            self._items.delete(scope, sort_keys)
+            erased = {"notes": 0, "versions": 0, "other": 0}
+            for sk in sort_keys:
+                erased[_kind(sk)] += 1
+            self._items.count_erased(scope, record, erased)
+            for kind, count in erased.items():
+                counts[kind] += count
+        self._clear_index(scope)
+        self._items.end_erase(scope, record)
+        return self._receipt(scope, counts, "memory erased")
+
+    def erase_authored(self, scope: Scope, author: str) -> dict[str, Any]:
+        """The notes of ``scope`` whose ``origin.user_id`` is ``author``: table, index and usage counter."""
+        record = f"author#{author}"
+        counts = {"notes": 0, "versions": 0, "other": 0, **self._items.begin_erase(scope, record, iso(utc_now()))}
+        for page in self._items.keys(scope, prefix=NOTE_PREFIX, author=author):
+            sort_keys = [item["sk"]["S"] for item in page]
+            self._items.delete(scope, sort_keys)
+            self._notes.usage.give_back(scope, sum(len(item.get("text", {}).get("S", "")) for item in page))
+            self._items.count_erased(scope, record, {"notes": len(sort_keys)})
+            counts["notes"] += len(sort_keys)
+            self._remove_from_index(scope, [note_id(*parse_note_sk(sk)) for sk in sort_keys])
+        self._items.end_erase(scope, record)
+        return self._receipt(scope, counts, "authored notes erased")
+
+    def _remove_from_index(self, scope: Scope, note_ids: list[str]) -> None:
+        """Best effort: the stream indexer removes them too; ``make reindex CHECK=1`` sees any left."""
+        if self._index is None or not note_ids:
+            return
+        from agent_memory.search.notes_index import Remove
+
+        try:
+            self._index.bulk([Remove(scope.key, one) for one in note_ids])
+        except Exception:  # noqa: BLE001 - the table is the source of truth; a reader never sees a deleted note
+            logger.exception("could not remove erased notes from the index; the stream indexer will")
+
+    def _clear_index(self, scope: Scope) -> None:
+        """Every document of the scope removed, then the index checked empty for it (the drift check's count)."""
+        if self._index is None:
+            return
+        from agent_memory.search.notes_index import Remove
+
+        try:
+            left = self._index.note_ids(scope.key)
+            if left:
+                self._index.bulk([Remove(scope.key, one) for one in sorted(left)])
+                self._index.refresh()
+            remaining = self._index.count(scope.key)
+        except Exception as error:
+            logger.exception("could not clear the notes index; the erase is unfinished")
+            raise StorageUnavailable("the notes index could not be cleared; call the erase again to finish") from error
+        if remaining:
+            raise StorageUnavailable(f"the notes index still holds {remaining} notes; call the erase again to finish")
+
+    @staticmethod
+    def _receipt(scope: Scope, counts: dict[str, int], message: str) -> dict[str, Any]:
+        metrics.add_metric(name="Erasures", unit="Count", value=1)
+        metrics.add_metric(name="NotesErased", unit="Count", value=counts["notes"])
+        logger.info(message, extra={"scope": scope.kind, **counts})
+        return {"erased": counts, "finished_at": iso(utc_now())}
+
+    # --- what turns were shown -------------------------------------------------------------------------
+
+    def injections(self, scope: Scope, *, thread_id: str | None, limit: int, cursor: str | None) -> dict[str, Any]:
+        return list_injections(
+            self._items.client,
+            self._items.table,
+            scope,
+            thread_id=thread_id,
+            limit=limit,
+            cursor=cursor,
+            now_epoch=int(time.time()),
+        )
+
+    # --- usage ------------------------------------------------------------------------------------------
+
+    def usage(self, scope: Scope) -> dict[str, int]:
+        return {
+            "notes_today": self._notes.written_on(scope, utc_now().date().isoformat()),
+            "notes_per_day_quota": self._quota.notes_per_day,
+            "chars": self._notes.usage.chars(scope),
+            "chars_quota": self._quota.chars,
+        }

@@ -1,0 +1,146 @@
+"""Whole-scope reads and deletes for export and erase: a scope's items in key order, deleted in batches.
+
+An erase in progress is recorded in the scope's own partition (``erase#all`` or ``erase#author#<user>``):
+its counts so far and when it started. The item is written before the first delete and removed after the
+last, so a call that finds it finishes what an interrupted one started, and answers for both.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from agent_memory.errors import StorageUnavailable
+from agent_memory.scope import Scope
+from agent_memory.storage.client import as_unavailable, query_pages
+
+ERASE_PREFIX = "erase#"
+_BATCH = 25
+_BATCH_ATTEMPTS = 5
+
+
+class ScopeItems:
+    def __init__(self, client: Any, table_name: str) -> None:
+        self._client = client
+        self._table = table_name
+
+    @property
+    def client(self) -> Any:
+        return self._client
+
+    @property
+    def table(self) -> str:
+        return self._table
+
+    def page(
+        self, scope: Scope, *, low: str, high: str, after: str | None, limit: int, attributes: str | None = None
+    ) -> tuple[list[dict[str, Any]], str | None]:
+        """Up to ``limit`` items with ``low <= sk <= high``, after sort key ``after``, in key order; and the
+        last sort key read when more may follow (else None)."""
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk AND sk BETWEEN :low AND :high",
+            "ExpressionAttributeValues": {":pk": {"S": scope.key}, ":low": {"S": low}, ":high": {"S": high}},
+            "Limit": limit,
+        }
+        if attributes:
+            request["ProjectionExpression"] = attributes
+        if after:
+            request["ExclusiveStartKey"] = {"pk": {"S": scope.key}, "sk": {"S": after}}
+        items: list[dict[str, Any]] = []
+        for page in query_pages(self._client, request):
+            items.extend(page["Items"])
+            if len(items) >= limit or "LastEvaluatedKey" not in page:
+                more = "LastEvaluatedKey" in page
+                return items[:limit], (items[:limit][-1]["sk"]["S"] if more and items else None)
+            request["Limit"] = limit - len(items)
+        return items, None
+
+    def keys(self, scope: Scope, *, prefix: str = "", author: str | None = None) -> Iterator[list[dict[str, Any]]]:
+        """Pages of the scope's items (sort key and text), erase records left out. Each page is read from the
+        start again, so deleting what a page held never skips an item, and one written meanwhile is found too.
+        With ``author``: only the notes whose ``origin.user_id`` it is, in one pass."""
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk" + (" AND begins_with(sk, :prefix)" if prefix else ""),
+            "ExpressionAttributeValues": {":pk": {"S": scope.key}, **({":prefix": {"S": prefix}} if prefix else {})},
+            "ProjectionExpression": "sk, #text",
+            "ExpressionAttributeNames": {"#text": "text"},
+            "Limit": 1000,
+        }
+        if author is not None:  # one pass over the notes: reading from the start again would re-read the others
+            request["FilterExpression"] = "origin_user_id = :author"
+            request["ExpressionAttributeValues"][":author"] = {"S": author}
+            for page in query_pages(self._client, request):
+                if page["Items"]:
+                    yield page["Items"]
+            return
+        while True:
+            found: list[dict[str, Any]] = []
+            for page in query_pages(self._client, dict(request)):
+                found.extend(item for item in page["Items"] if not item["sk"]["S"].startswith(ERASE_PREFIX))
+                if found:
+                    break
+            if not found:
+                return
+            yield found
+
+    def delete(self, scope: Scope, sort_keys: list[str]) -> None:
+        """Delete these items, 25 per BatchWriteItem; what DynamoDB leaves unprocessed is asked again."""
+        for start in range(0, len(sort_keys), _BATCH):
+            batch = sort_keys[start : start + _BATCH]
+            request: dict[str, Any] = {
+                self._table: [{"DeleteRequest": {"Key": {"pk": {"S": scope.key}, "sk": {"S": sk}}}} for sk in batch]
+            }
+            for attempt in range(_BATCH_ATTEMPTS):
+                if attempt:
+                    time.sleep(0.02 * 2**attempt)
+                try:
+                    answer = self._client.batch_write_item(RequestItems=request)
+                except ClientError as error:
+                    raise as_unavailable(error) or error from None
+                request = answer.get("UnprocessedItems") or {}
+                if not request:
+                    break
+            if request:
+                raise StorageUnavailable("memory storage is busy; the erase stopped midway, call it again to finish")
+
+    def begin_erase(self, scope: Scope, record: str, started_at: str) -> dict[str, int]:
+        """The erase record (created, or found from an interrupted call) and the counts it holds so far."""
+        try:
+            item = self._client.update_item(
+                TableName=self._table,
+                Key={"pk": {"S": scope.key}, "sk": {"S": ERASE_PREFIX + record}},
+                UpdateExpression="SET started_at = if_not_exists(started_at, :now)",
+                ExpressionAttributeValues={":now": {"S": started_at}},
+                ReturnValues="ALL_NEW",
+            )["Attributes"]
+        except ClientError as error:
+            raise as_unavailable(error) or error from None
+        return {kind: int(item[kind]["N"]) for kind in ("notes", "versions", "other") if kind in item}
+
+    def count_erased(self, scope: Scope, record: str, counts: dict[str, int]) -> None:
+        changed = {kind: count for kind, count in counts.items() if count}
+        if not changed:
+            return
+        try:
+            self._client.update_item(
+                TableName=self._table,
+                Key={"pk": {"S": scope.key}, "sk": {"S": ERASE_PREFIX + record}},
+                UpdateExpression="ADD " + ", ".join(f"#{kind} :{kind}" for kind in changed),
+                ExpressionAttributeNames={f"#{kind}": kind for kind in changed},
+                ExpressionAttributeValues={f":{kind}": {"N": str(count)} for kind, count in changed.items()},
+            )
+        except ClientError as error:
+            raise as_unavailable(error) or error from None
+
+    def end_erase(self, scope: Scope, record: str) -> None:
+        try:
+            self._client.delete_item(
+                TableName=self._table, Key={"pk": {"S": scope.key}, "sk": {"S": ERASE_PREFIX + record}}
+            )
+        except ClientError as error:
+            raise as_unavailable(error) or error from None

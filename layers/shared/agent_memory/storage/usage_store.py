@@ -1,0 +1,105 @@
+"""Per-scope quotas (docs/api.md §6 "Quotas"): the characters a scope stores, kept in one counter item.
+
+- ``usage`` (sort key) holds ``chars``: the current document's length plus every note's text length. A note
+  adds its length, and a document version its change in length, with a conditional ``ADD`` inside the
+  write's own transaction (no extra request for a note); a deleted note gives its characters back. Over
+  the quota, the write is refused whole, never cut.
+- Notes per day need no item of their own: the day's position counter (``day#<day>``) already counts the
+  notes written that day, and its atomic ``ADD`` is made conditional on the quota (``storage.note_store``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from agent_memory.errors import NotesQuotaExceeded, StorageQuotaExceeded
+from agent_memory.observability import logger
+from agent_memory.scope import Scope
+from agent_memory.storage.client import as_unavailable
+
+USAGE_SK = "usage"
+
+
+@dataclass(frozen=True, slots=True)
+class Quota:
+    notes_per_day: int
+    chars: int
+
+
+def seconds_to_midnight(now: datetime) -> int:
+    """Seconds from ``now`` (UTC) to the next UTC midnight, at least 1."""
+    midnight = (now + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
+    return max(1, int((midnight - now).total_seconds() + 0.999))
+
+
+def notes_quota_error(quota: Quota, now: datetime) -> NotesQuotaExceeded:
+    return NotesQuotaExceeded(
+        f"quota_exceeded: this memory has written its {quota.notes_per_day} notes for today "
+        "(MEMORY_QUOTA_NOTES_PER_DAY); nothing was written, try again after midnight UTC",
+        retry_after=seconds_to_midnight(now),
+    )
+
+
+def chars_quota_error(quota: Quota, adding: int) -> StorageQuotaExceeded:
+    return StorageQuotaExceeded(
+        f"quota_exceeded: storing {adding:,} more characters would take this memory over its quota of "
+        f"{quota.chars:,} characters (MEMORY_QUOTA_CHARS); nothing was written. Delete notes or shorten the document"
+    )
+
+
+class UsageStore:
+    def __init__(self, client: Any, table_name: str, quota: Quota | None) -> None:
+        self._client = client
+        self._table = table_name
+        self.quota = quota
+
+    def _key(self, scope: Scope) -> dict[str, Any]:
+        return {"pk": {"S": scope.key}, "sk": {"S": USAGE_SK}}
+
+    def give_back(self, scope: Scope, chars: int) -> None:
+        """Count ``chars`` fewer (a note deleted, or a reservation whose write failed). Best effort: if this
+        fails, the counter over-counts (never under-counts) until the scope is erased."""
+        self.add(scope, -chars)
+
+    def add(self, scope: Scope, chars: int) -> None:
+        """Move the counter by ``chars`` without a quota check (best effort, as ``give_back``)."""
+        if not chars:
+            return
+        try:
+            self._client.update_item(
+                TableName=self._table,
+                Key=self._key(scope),
+                UpdateExpression="ADD chars :n",
+                ExpressionAttributeValues={":n": {"N": str(chars)}},
+            )
+        except Exception:  # noqa: BLE001 - the caller's own outcome matters more than the counter
+            logger.warning("could not give characters back to the usage counter", extra={"scope": scope.kind})
+
+    def change_item(self, scope: Scope, delta: int) -> dict[str, Any]:
+        """A transaction item moving the counter by ``delta``; conditional on the quota when it grows."""
+        update: dict[str, Any] = {
+            "TableName": self._table,
+            "Key": self._key(scope),
+            "UpdateExpression": "ADD chars :n",
+            "ExpressionAttributeValues": {":n": {"N": str(delta)}},
+        }
+        if self.quota is not None and delta > 0:
+            if delta > self.quota.chars:
+                raise chars_quota_error(self.quota, delta)
+            update["ConditionExpression"] = "attribute_not_exists(chars) OR chars <= :max"
+            update["ExpressionAttributeValues"][":max"] = {"N": str(self.quota.chars - delta)}
+        return {"Update": update}
+
+    def refusal(self, adding: int) -> StorageQuotaExceeded:
+        return chars_quota_error(self.quota or Quota(0, 0), adding)
+
+    def chars(self, scope: Scope) -> int:
+        try:
+            item = self._client.get_item(TableName=self._table, Key=self._key(scope)).get("Item")
+        except ClientError as error:
+            raise as_unavailable(error) or error from None
+        return max(0, int(item["chars"]["N"])) if item and "chars" in item else 0

@@ -1,0 +1,312 @@
+"""docs/api.md §6 "People's control": export, erase (resumable, with a receipt), who may erase what,
+the consolidation fence, injections and usage."""
+
+from __future__ import annotations
+
+import functools
+from datetime import UTC, datetime
+
+import pytest
+
+from agent_memory import runtime
+from agent_memory.notes import Origin
+from agent_memory.scope import Scope
+from agent_memory.search.notes_index import document_id
+from local.token import mint
+from tests.conftest import private, shared, write_note
+from tests.fake_index import FakeNotesIndex
+from tests.fakes import FakeChatModel
+from tests.integration.test_consolidation import consolidate
+from tests.integration.test_management import ADMIN, USER, _local_auth, manage  # noqa: F401 - the fixture applies
+
+PERSONAL = Scope("personal", "u-1")
+TEAM = Scope("team", "w-3")
+MEMBER = mint("u-2", ["w-3"])
+
+
+def get(path, token=USER, query=None):
+    return manage("personal_document", path=path, token=token, query=query)
+
+
+def delete(path, token=USER, query=None):
+    return manage("personal_delete_note", path=path, token=token, query=query)
+
+
+def partition(aws, scope):
+    items = aws.query(
+        TableName="MemoryTable",
+        KeyConditionExpression="pk = :p",
+        ExpressionAttributeValues={":p": {"S": scope.key}},
+    )["Items"]
+    return [item["sk"]["S"] for item in items]
+
+
+def export_all(base="/v1/memory/personal", token=USER):
+    pages, cursor = [], None
+    while True:
+        answer = get(f"{base}/export", token, {"cursor": cursor} if cursor else None)
+        assert answer.status == 200, answer.body
+        pages.append(answer.body)
+        cursor = answer.body["next_cursor"]
+        if cursor is None:
+            return pages
+
+
+def fill(call, scope_context=None, notes=3, versions=2):
+    context = scope_context or private()
+    for number in range(notes):
+        assert call("remember", {"context": context, "arguments": {"text": f"fact {number}"}}).status == 201
+    for number in range(versions):
+        update = {"context": context, "arguments": {"content": f"# Memory v{number + 1}"}}
+        assert call("update_memory", update).status == 200
+
+
+@pytest.fixture
+def index(monkeypatch):
+    fake = FakeNotesIndex()
+    monkeypatch.setattr(runtime, "notes_index", functools.cache(lambda: fake))
+    runtime.people.cache_clear()
+    return fake
+
+
+# --- export -----------------------------------------------------------------------------------------------
+
+
+def test_export_holds_everything_oldest_first_in_the_format(call, aws, monkeypatch):
+    monkeypatch.setattr("agent_memory.people.PAGE_NOTES", 2)
+    monkeypatch.setattr("agent_memory.people.PAGE_VERSIONS", 1)
+    fill(call, notes=5, versions=3)
+    write_note(PERSONAL, datetime(2026, 11, 1, tzinfo=UTC), "an older note")
+
+    pages = export_all()
+
+    assert {page["format"] for page in pages} == {"agent-memory-export/1"}
+    assert {page["exported_at"] for page in pages} == {pages[0]["exported_at"]}
+    assert pages[0]["document"]["version"] == 3
+    versions = [v for page in pages for v in page["versions"]]
+    assert [v["version"] for v in versions] == [1, 2, 3]
+    assert versions[0]["reason"] == "tool" and versions[0]["by"] == {"user_id": "u-1", "thread_id": "t-1"}
+    notes = [n for page in pages for n in page["notes"]]
+    assert [n["text"] for n in notes] == ["an older note", "fact 0", "fact 1", "fact 2", "fact 3", "fact 4"]
+    assert notes[1]["origin"] == {"user_id": "u-1", "thread_id": "t-1"} and notes[1]["consolidated"] is False
+
+
+def test_a_bad_export_cursor_is_422(aws):
+    assert get("/v1/memory/personal/export", query={"cursor": "not-a-cursor"}).status == 422
+
+
+def test_export_then_erase_then_load_gives_the_same_content(call, aws):
+    fill(call, notes=4, versions=2)
+    before = export_all()
+
+    receipt = delete("/v1/memory/personal")
+    runtime.people().load(PERSONAL, before)
+    after = export_all()
+
+    assert receipt.body["erased"]["notes"] == 4 and receipt.body["erased"]["versions"] == 2
+    strip = lambda pages: [{k: v for k, v in page.items() if k not in ("exported_at", "next_cursor")} for page in pages]  # noqa: E731
+    assert strip(after) == strip(before)
+    assert get("/v1/memory/personal/usage").body["chars"] == sum(len(f"fact {n}") for n in range(4)) + len(
+        "# Memory v2"
+    )
+
+
+# --- erase ------------------------------------------------------------------------------------------------
+
+
+def test_erase_leaves_nothing_and_a_repeat_answers_zero(call, aws, index):
+    fill(call)
+    call("context", {"context": private()})
+    runtime.injection_recorder().wait()
+    index.documents[document_id(PERSONAL.key, "2026-12-03.1")] = {"scope": PERSONAL.key, "note_id": "2026-12-03.1"}
+
+    receipt = delete("/v1/memory/personal")
+    again = delete("/v1/memory/personal")
+
+    assert receipt.status == 200
+    assert receipt.body["erased"] == {"notes": 3, "versions": 2, "other": receipt.body["erased"]["other"]}
+    assert receipt.body["erased"]["other"] >= 3  # the head, the day counter, the usage counter, the record
+    assert partition(aws, PERSONAL) == []
+    assert index.note_ids(PERSONAL.key) == set()
+    assert again.body["erased"] == {"notes": 0, "versions": 0, "other": 0}
+    assert get("/v1/memory/personal/document").body["document"]["version"] == 0
+    assert export_all()[0]["notes"] == [] and call("context", {"context": private()}).body["recent_notes"] == []
+
+
+def test_erase_of_one_scope_leaves_the_others(call, aws):
+    fill(call)
+    fill(call, private("u-2"))
+    fill(call, shared("w-3"))
+
+    delete("/v1/memory/personal")
+
+    assert partition(aws, PERSONAL) == []
+    assert len([sk for sk in partition(aws, Scope("personal", "u-2")) if sk.startswith("note#")]) == 3
+    assert len([sk for sk in partition(aws, TEAM) if sk.startswith("note#")]) == 3
+
+
+@pytest.mark.parametrize("step", ["delete-head", "delete-page", "count", "index", "end"])
+def test_an_erase_interrupted_at_each_step_finishes_on_the_next_call(call, aws, index, monkeypatch, step):
+    from agent_memory.storage.scope_items import ScopeItems
+
+    fill(call, notes=5)
+    index.documents[document_id(PERSONAL.key, "2026-12-03.1")] = {"scope": PERSONAL.key, "note_id": "2026-12-03.1"}
+    calls = {"n": 0}
+
+    def crash_once(real, when):
+        def wrapper(self, *args, **kwargs):
+            calls["n"] += 1
+            if when(args) and calls.get("crashed") is None:
+                calls["crashed"] = True
+                raise RuntimeError("the function died here")
+            return real(self, *args, **kwargs)
+
+        return wrapper
+
+    if step == "delete-head":
+        monkeypatch.setattr(ScopeItems, "delete", crash_once(ScopeItems.delete, lambda a: a[1] == ["doc"]))
+    elif step == "delete-page":
+        monkeypatch.setattr(ScopeItems, "delete", crash_once(ScopeItems.delete, lambda a: a[1] != ["doc"]))
+    elif step == "count":
+        monkeypatch.setattr(ScopeItems, "count_erased", crash_once(ScopeItems.count_erased, lambda a: True))
+    elif step == "index":
+        monkeypatch.setattr(FakeNotesIndex, "note_ids", crash_once(FakeNotesIndex.note_ids, lambda a: True))
+    else:
+        monkeypatch.setattr(ScopeItems, "end_erase", crash_once(ScopeItems.end_erase, lambda a: True))
+
+    first = delete("/v1/memory/personal")
+    second = delete("/v1/memory/personal")
+
+    assert first.status in (500, 503)  # a crash, or the index's failure reported as such
+    assert second.status == 200
+    assert partition(aws, PERSONAL) == []
+    assert index.note_ids(PERSONAL.key) == set()
+    if step in ("index", "end"):  # the first call's deletes were recorded: the receipt covers both
+        assert second.body["erased"]["notes"] == 5
+
+
+def test_only_an_operator_erases_a_workspace(call, aws):
+    fill(call, shared("w-3"))
+
+    member = delete("/v1/memory/workspaces/w-3")
+    stranger = delete("/v1/memory/workspaces/w-3", token=mint("u-9", []))
+    operator = delete("/v1/memory/workspaces/w-3", token=ADMIN)
+
+    assert (member.status, stranger.status) == (403, 403)
+    assert operator.status == 200 and operator.body["erased"]["notes"] == 3
+    assert partition(aws, TEAM) == []
+
+
+def test_a_member_erases_only_the_notes_they_authored(call, aws, index):
+    for user in ("u-1", "u-2", "u-1"):
+        call("remember", {"context": shared("w-3", user=user), "arguments": {"text": f"by {user}"}})
+
+    mine = delete("/v1/memory/workspaces/w-3/notes", query={"author": "me"})
+
+    assert mine.status == 200 and mine.body["erased"]["notes"] == 2
+    listed = get("/v1/memory/workspaces/w-3/notes", token=MEMBER).body["days"][0]["notes"]
+    assert [note["text"] for note in listed] == ["by u-2"]
+
+
+@pytest.mark.parametrize(
+    ("path", "query", "token", "status"),
+    [
+        ("/v1/memory/workspaces/w-3/notes", {"author": "u-2"}, USER, 422),  # only "me"
+        ("/v1/memory/workspaces/w-3/notes", None, USER, 422),
+        ("/v1/memory/workspaces/w-9/notes", {"author": "me"}, USER, 403),  # not a member
+        ("/v1/memory/workspaces/w-3/notes", {"author": "me"}, None, 401),
+    ],
+)
+def test_a_member_cannot_erase_another_members_notes_or_another_workspace(call, aws, path, query, token, status):
+    call("remember", {"context": shared("w-3", user="u-2"), "arguments": {"text": "by u-2"}})
+    call("remember", {"context": shared("w-9", user="u-2"), "arguments": {"text": "elsewhere"}})
+
+    answer = delete(path, token=token, query=query)
+
+    assert answer.status == status
+    assert len([sk for sk in partition(aws, TEAM) if sk.startswith("note#")]) == 1
+    assert len([sk for sk in partition(aws, Scope("team", "w-9")) if sk.startswith("note#")]) == 1
+
+
+def test_an_erased_note_never_reaches_a_consolidation_written_version(aws, monkeypatch):
+    """The fence: a consolidation that read the note before the erase cannot save a version after it."""
+    old = datetime(2026, 11, 20, tzinfo=UTC)
+    for author, text in (("u-1", "u-1's secret plan"), ("u-2", "someone else's fact")):
+        runtime.memory_service()._notes.append(
+            TEAM, created=old, text=text, source="remember", origin=Origin(author, "t")
+        )
+
+    def erase_while_folding(system, prompt):
+        runtime.people().erase_authored(TEAM, "u-1")  # the erase lands while the model is answering
+        return "# Team\n- u-1's secret plan\n- someone else's fact"
+
+    monkeypatch.setattr(runtime.consolidator(), "_chat_model", lambda: FakeChatModel(reply=erase_while_folding))
+    first = consolidate()
+    monkeypatch.setattr(
+        runtime.consolidator(), "_chat_model", lambda: FakeChatModel(reply=lambda s, p: "# Team\n- someone else's fact")
+    )
+    second = consolidate(datetime(2026, 12, 4, 3, tzinfo=UTC))
+
+    assert first["groups_failed"] == 1 and first["notes_consolidated"] == 0
+    assert second["notes_consolidated"] == 1
+    contents = [v["content"] for page in export_all("/v1/memory/workspaces/w-3") for v in page["versions"]]
+    assert contents and not any("secret plan" in content for content in contents)
+
+
+# --- injections and usage ---------------------------------------------------------------------------------
+
+
+def test_every_context_call_is_recorded_and_listed_per_thread_newest_first(call, aws):
+    fill(call, notes=2, versions=1)
+    for thread in ("t-1", "t-2", "t-1"):
+        assert call("context", {"context": private(thread=thread)}).status == 200
+    runtime.injection_recorder().wait()
+
+    every = get("/v1/memory/personal/injections").body
+    t1 = get("/v1/memory/personal/injections", query={"thread_id": "t-1", "limit": 1}).body
+    t1_next = get("/v1/memory/personal/injections", query={"thread_id": "t-1", "cursor": t1["next_cursor"]}).body
+
+    assert len(every["injections"]) == 3 and every["next_cursor"] is None
+    assert every["injections"][0] == {
+        "at": "2026-12-03T10:15:00.000Z",
+        "thread_id": "t-1",
+        "document_version": 1,
+        "note_ids": ["2026-12-03.2", "2026-12-03.1"],
+    }
+    assert [i["thread_id"] for i in t1["injections"] + t1_next["injections"]] == ["t-1", "t-1"]
+    assert t1_next["next_cursor"] is None
+    assert get("/v1/memory/workspaces/w-3/injections").body == {"injections": [], "next_cursor": None}
+
+
+def test_injection_records_expire_after_the_ttl(call, aws, monkeypatch):
+    monkeypatch.setenv("MEMORY_INJECTION_TTL_DAYS", "7")
+    runtime.reset()
+    call("context", {"context": private()})
+    runtime.injection_recorder().wait()
+
+    item = next(i for i in aws.scan(TableName="MemoryTable")["Items"] if i["sk"]["S"].startswith("inj#"))
+
+    assert int(item["expires_at"]["N"]) == int(datetime(2026, 12, 10, 10, 15, tzinfo=UTC).timestamp())
+
+
+@pytest.mark.parametrize(
+    "query", [{"limit": "0"}, {"limit": "101"}, {"cursor": "bm90LWEtY3Vyc29y"}, {"thread_id": "a b"}]
+)
+def test_bad_injection_queries_are_422(aws, query):
+    assert get("/v1/memory/personal/injections", query=query).status == 422
+
+
+def test_usage_against_the_quotas(call, aws, monkeypatch):
+    monkeypatch.setenv("MEMORY_QUOTA_NOTES_PER_DAY", "40")
+    runtime.reset()
+    fill(call, notes=3, versions=1)
+
+    usage = get("/v1/memory/personal/usage").body
+
+    assert usage == {
+        "notes_today": 3,
+        "notes_per_day_quota": 40,
+        "chars": 3 * len("fact 0") + len("# Memory v1"),
+        "chars_quota": 2_000_000,
+    }
+    assert get("/v1/memory/workspaces/w-9/usage").status == 403

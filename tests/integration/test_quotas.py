@@ -1,0 +1,149 @@
+"""docs/api.md §6 "Quotas": notes per UTC day (429 with Retry-After) and stored characters (422), per scope;
+never a silent drop, and nothing written by a refused write."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_memory import runtime
+from tests.conftest import private, shared
+from tests.events import event_body
+from tests.fakes import FakeChatModel
+from tests.integration.test_management import USER, _local_auth, manage  # noqa: F401 - the fixture applies here
+
+SECONDS_TO_MIDNIGHT = 13 * 3600 + 45 * 60  # the tests' clock is 10:15:00 UTC
+
+
+def _remember(call, text, context=None):
+    return call("remember", {"context": context or private(), "arguments": {"text": text}})
+
+
+def _notes(aws, pk="user#u-1"):
+    rows = aws.query(
+        TableName="MemoryTable",
+        KeyConditionExpression="pk = :p AND begins_with(sk, :n)",
+        ExpressionAttributeValues={":p": {"S": pk}, ":n": {"S": "note#"}},
+    )["Items"]
+    return [row["text"]["S"] for row in rows]
+
+
+@pytest.fixture
+def quotas(monkeypatch):
+    def _set(notes=None, chars=None):
+        if notes is not None:
+            monkeypatch.setenv("MEMORY_QUOTA_NOTES_PER_DAY", str(notes))
+        if chars is not None:
+            monkeypatch.setenv("MEMORY_QUOTA_CHARS", str(chars))
+        runtime.reset()
+
+    return _set
+
+
+def test_remember_over_the_daily_count_is_429_with_retry_after_to_midnight(call, aws, quotas):
+    quotas(notes=3)
+    for number in range(3):
+        assert _remember(call, f"note {number}").status == 201
+
+    refused = _remember(call, "one too many")
+
+    assert refused.status == 429
+    assert refused.body["error"]["code"] == "quota_exceeded"
+    assert refused.headers["Retry-After"] == str(SECONDS_TO_MIDNIGHT)
+    assert _notes(aws) == ["note 0", "note 1", "note 2"]
+
+
+def test_the_daily_count_is_per_scope(call, aws, quotas):
+    quotas(notes=1)
+    assert _remember(call, "mine").status == 201
+
+    assert _remember(call, "a colleague's", private("u-2")).status == 201
+    assert _remember(call, "the team's", shared("w-3")).status == 201
+    assert _remember(call, "mine again").status == 429
+
+
+def test_a_flush_over_the_daily_count_fails_with_that_reason_and_writes_nothing(call, aws, quotas, monkeypatch):
+    quotas(notes=1)
+    assert _remember(call, "today's only note", shared("w-3", thread="t-9")).status == 201
+    monkeypatch.setattr(runtime.flush_service(), "_chat_model", lambda: FakeChatModel(reply=lambda s, p: "Summary."))
+
+    answer = call("flush", event_body("flush")).body
+
+    assert answer["status"] == "failed"
+    assert "quota_exceeded" in answer["reason"]
+    assert _notes(aws, "ws#w-3") == ["today's only note"]
+
+
+def test_a_note_over_the_characters_quota_is_422_and_nothing_is_written(call, aws, quotas):
+    quotas(chars=50)
+    assert _remember(call, "x" * 40).status == 201
+
+    refused = _remember(call, "y" * 11)
+
+    assert refused.status == 422
+    assert refused.body["error"]["code"] == "quota_exceeded"
+    assert _notes(aws) == ["x" * 40]
+    assert _remember(call, "z" * 10).status == 201  # exactly at the quota is allowed
+
+
+def test_the_document_counts_towards_the_characters_quota(call, aws, quotas):
+    quotas(chars=100)
+    assert _remember(call, "n" * 30).status == 201
+    update = {"context": private(), "arguments": {"content": "d" * 70}}
+    assert call("update_memory", update).status == 200
+
+    too_long = call("update_memory", {"context": private(), "arguments": {"content": "d" * 71}})
+    note = _remember(call, "one more")
+
+    assert (too_long.status, too_long.body["error"]["code"]) == (422, "quota_exceeded")
+    assert note.status == 422
+    shorter = call("update_memory", {"context": private(), "arguments": {"content": "d" * 20}})
+    assert shorter.status == 200  # a shrinking document frees characters
+    assert _remember(call, "one more").status == 201
+
+
+def test_a_dashboard_edit_over_the_quota_is_422_and_the_document_unchanged(aws, quotas):
+    quotas(chars=10)
+
+    refused = manage("personal_put_document", token=USER, body={"content": "x" * 11, "expected_version": 0})
+
+    assert (refused.status, refused.body["error"]["code"]) == (422, "quota_exceeded")
+    assert manage("personal_document", token=USER).body["document"]["version"] == 0
+
+
+def test_deleting_a_note_gives_its_characters_back(call, aws, quotas):
+    quotas(chars=20)
+    note = _remember(call, "a" * 20).body["note"]
+    assert _remember(call, "b").status == 422
+
+    deleted = manage("personal_delete_note", token=USER, path=f"/v1/memory/personal/notes/{note['id']}")
+
+    assert deleted.status == 204
+    assert _remember(call, "b" * 20).status == 201
+
+
+def test_a_note_whose_transaction_conflicts_on_the_shared_counter_is_sent_again(call, aws, monkeypatch):
+    """Concurrent writers of one scope share its characters counter: DynamoDB cancels one transaction with a
+    TransactionConflict, which did nothing; the note is sent again, written once."""
+    from botocore.exceptions import ClientError
+
+    client = runtime.memory_service()._notes._client
+    real = client.transact_write_items
+    conflicts = iter([True, True])
+
+    def conflicting(**kwargs):
+        if next(conflicts, False):
+            raise ClientError(
+                {
+                    "Error": {"Code": "TransactionCanceledException", "Message": "conflict"},
+                    "CancellationReasons": [{"Code": "None"}, {"Code": "TransactionConflict"}],
+                },
+                "TransactWriteItems",
+            )
+        return real(**kwargs)
+
+    monkeypatch.setattr(client, "transact_write_items", conflicting)
+
+    answer = _remember(call, "written despite two conflicts")
+
+    assert answer.status == 201
+    assert _notes(aws) == ["written despite two conflicts"]
