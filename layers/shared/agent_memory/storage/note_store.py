@@ -21,8 +21,8 @@ from agent_memory.storage.keys import (
     note_sk,
     notes_of_days,
     parse_note_sk,
-    unconsolidated_shard,
 )
+from agent_memory.storage.scope_index import ScopeIndex
 
 
 def _note_item(scope: Scope, note: Note) -> dict[str, Any]:
@@ -40,9 +40,6 @@ def _note_item(scope: Scope, note: Note) -> dict[str, Any]:
     }
     if note.origin.compaction_id is not None:
         item["origin_compaction_id"] = {"S": note.origin.compaction_id}
-    if not note.consolidated:
-        item["uc_pk"] = {"S": unconsolidated_shard(scope.key)}
-        item["uc_sk"] = {"S": f"{note.created_at}#{scope.key}#{note.id}"}
     return item
 
 
@@ -132,9 +129,10 @@ class NoteStore:
         (a timeout after DynamoDB wrote it), the condition fails on the note this very call wrote, and
         that is a success, not a collision (taking the next position would write the note twice).
 
-        ``created`` (UTC) gives the note its day and its ``created_at``. ``together_with`` gives a second
-        transaction item (e.g. the flush's completion mark) that must succeed with the note or neither is
-        written; its failure surfaces as a ClientError.
+        ``created`` (UTC) gives the note its day and its ``created_at``. The scope's due marker
+        (``storage.scope_index``) is updated once the note is written (one more request).
+        ``together_with`` gives a second transaction item (e.g. the flush's completion mark) that must
+        succeed with the note or neither is written; its failure surfaces as a ClientError.
         """
         day, created_at = created.date().isoformat(), iso(created)
         write_id = uuid.uuid4().hex
@@ -158,12 +156,15 @@ class NoteStore:
                     self._client.put_item(**put)
                 else:
                     self._client.transact_write_items(TransactItems=[{"Put": put}, together_with(note)])
-                return note
             except ClientError as error:
                 if not _position_taken(error):
                     raise as_unavailable(error) or error from None
-                if _holder_write_id(error) == write_id:
-                    return note  # our own earlier attempt, retried by the client after its answer was lost
+                if _holder_write_id(error) != write_id:
+                    continue  # another note holds the position: take the next one
+                # else: our own earlier attempt, retried by the client after its answer was lost
+            # The scope's due marker (storage.scope_index), after the note so that no worker misses it.
+            ScopeIndex(self._client, self._table).note_written(scope, created_at=created_at, day=day)
+            return note
         raise StorageUnavailable("could not find a free position for the note; nothing was written, try again")
 
     def _next_position(self, scope: Scope, day: str) -> int:
