@@ -243,7 +243,7 @@ class Consolidator:
         model = self._chat_model()
         for attempt in (1, 2):
             current = self._documents.current(scope, consistent=True)  # first: any later save is refused
-            self._finish_pending(scope)
+            finished = self._finish_pending(scope, claim.token)
             group = self._store.due_group(
                 scope,
                 floor=claim.floor,
@@ -253,7 +253,7 @@ class Consolidator:
             )
             seen["due"] = len(group.notes) + group.remaining
             if not group.notes:
-                return 0, group.remaining
+                return finished, group.remaining
             if model is None:
                 raise GroupFailed("no chat model is configured (MEMORY_CHAT_MODEL)")
             content = self._ask(model, current, group.notes)
@@ -277,16 +277,19 @@ class Consolidator:
         self._store.clear_pending(scope, claim.token)
         return len(group.notes), group.remaining
 
-    def _finish_pending(self, scope: Scope) -> None:
+    def _finish_pending(self, scope: Scope, token: str) -> int:
+        """Mark what an earlier worker folded but did not mark; how many, if that worker had this very message
+        (it died after its save: the notes count for this group)."""
         pending = self._store.pending(scope)
         if pending is None:
-            return
+            return 0
         for note_sk in pending.note_sks:
             self._store.mark_consolidated(scope, note_sk)
         self._store.clear_pending(scope, pending.token)
         logger.info(
             "finished pending marks of an earlier worker", extra={"scope": scope.key, "notes": len(pending.note_sks)}
         )
+        return len(pending.note_sks) if pending.token == token else 0
 
     def _settle(self, scope: Scope, claim: Claim, message: GroupMessage, folded: int, remaining: int) -> None:
         """Move the marker to the oldest note left and count the group, in one transaction; again if a note
