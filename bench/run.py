@@ -43,7 +43,7 @@ from typing import Any, TypeVar
 
 from moto import mock_aws
 
-from bench import hybrid, scale
+from bench import consolidation_scale, hybrid, scale
 
 ROOT = Path(__file__).resolve().parent.parent
 LAYER = ROOT / "layers" / "shared"
@@ -954,6 +954,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--hybrid-scopes", type=int, default=100, help="scopes they are spread over (default 100)")
     parser.add_argument("--hybrid-calls", type=int, default=300, help="timed hybrid recalls (default 300)")
     parser.add_argument("--import-runs", type=int, default=7, help="fresh interpreters per import median (default 7)")
+    parser.add_argument("--fanout-scopes", type=int, default=200, help="consolidation fan-out scopes (issue: 2000)")
     parser.add_argument("--output", type=Path, default=RESULTS, help="the JSON file to merge into")
     parser.add_argument("--report", type=Path, default=REPORT, help="the Markdown report to write")
     parser.add_argument("--profile", choices=list(OPERATIONS), help="also cProfile one operation's handler")
@@ -1012,7 +1013,9 @@ def main(argv: list[str] | None = None) -> int:
     on_node = hybrid.measure_hybrid(
         toolkit, hybrid.Options(notes=args.hybrid_notes, scopes=args.hybrid_scopes, calls=args.hybrid_calls)
     )
+    fanned = consolidation_scale.measure(args.fanout_scopes, concurrency=50)  # bench/consolidation_scale.py
     sections = {
+        "Consolidation fan-out over SQS and the planner's memory": "\n".join(consolidation_scale.report(fanned)),
         "Requests, latency and cold start of the per-turn operations; the flush": report(
             results, imports, flushes, args.calls
         ),
