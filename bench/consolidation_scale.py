@@ -260,8 +260,10 @@ def planner_peak_bytes(due_notes: int, notes_each: int = 4) -> int:
     child = multiprocessing.get_context("spawn").Process(target=_moto_server, args=(sender,), daemon=True)
     child.start()
     host, port = receiver.recv()
-    saved = {name: os.environ.get(name) for name in ("AWS_ENDPOINT_URL",)}
+    saved = {name: os.environ.get(name) for name in ("AWS_ENDPOINT_URL", "MEMORY_DYNAMODB_READ_TIMEOUT_S")}
     os.environ["AWS_ENDPOINT_URL"] = f"http://{host}:{port}"
+    # moto answers an index Query page by reading the whole table: seconds per page at this size.
+    os.environ["MEMORY_DYNAMODB_READ_TIMEOUT_S"] = "120"
     try:
         client = boto3.client("dynamodb")
         for definition in table_definitions().values():
