@@ -38,7 +38,7 @@ def recall_items(scope: Any, user: str, first: int, last: int, fact_text: Callab
     Notes past the consolidation's 7 days are flagged consolidated, as the nightly run leaves them.
     """
     from agent_memory.notes import Note, Origin
-    from agent_memory.storage.note_store import note_item
+    from agent_memory.storage.note_items import note_item
 
     week_ago = (TODAY - timedelta(days=7)).isoformat()
     items = []

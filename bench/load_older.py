@@ -55,7 +55,7 @@ def measure_load_older(toolkit: Toolkit, options: Options) -> LoadOlderResult:
 
     from agent_memory.notes import Note, Origin
     from agent_memory.scope import Scope
-    from agent_memory.storage.note_store import note_item
+    from agent_memory.storage.note_items import note_item
     from local.template import load_handler
     from local.token import mint
     from tests.events import load_event

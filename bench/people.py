@@ -62,7 +62,7 @@ def _note_items(count: int, fact_text: Any) -> list[dict[str, Any]]:
 
     from agent_memory.notes import Note, Origin
     from agent_memory.scope import Scope
-    from agent_memory.storage.note_store import note_item
+    from agent_memory.storage.note_items import note_item
 
     scope = Scope("personal", USER)
     start = date(2026, 12, 3) - timedelta(days=count // 100)

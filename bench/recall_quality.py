@@ -90,7 +90,7 @@ def _rankings(
     from agent_memory.search.bm25 import query_terms, rank, words
     from agent_memory.search.fusion import query_coverage
     from agent_memory.search.vectors import QueryVector, encode, model_tag
-    from agent_memory.storage.note_store import NoteText
+    from agent_memory.storage.note_items import NoteText
 
     tag = model_tag(MODEL, 1024)
     rows: dict[str, list[NoteText]] = {}

@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from bench import hybrid, local_load, people, recall_quality, scale
+from bench import consolidation_scale, hybrid, local_load, people, recall_quality, scale
 from bench.cold_start import ColdStart, cold_starts
 from bench.flush import FLUSH_FUNCTION, FlushResult, flush_variants, measure_flush, run_flush
 from bench.operations import OPERATIONS, Operation, Result, measure, run_operation
@@ -96,6 +96,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--hybrid-scopes", type=int, default=100, help="scopes they are spread over (default 100)")
     parser.add_argument("--hybrid-calls", type=int, default=300, help="timed hybrid recalls (default 300)")
     parser.add_argument("--import-runs", type=int, default=7, help="fresh interpreters per import median (default 7)")
+    parser.add_argument("--fanout-scopes", type=int, default=200, help="consolidation fan-out scopes (issue: 2000)")
     parser.add_argument("--output", type=Path, default=RESULTS, help="the JSON file to merge into")
     parser.add_argument("--report", type=Path, default=REPORT, help="the Markdown report to write")
     parser.add_argument("--profile", choices=list(OPERATIONS), help="also cProfile one operation's handler")
@@ -120,8 +121,10 @@ def main(argv: list[str] | None = None) -> int:
     on_node = hybrid.measure_hybrid(
         toolkit, hybrid.Options(notes=args.hybrid_notes, scopes=args.hybrid_scopes, calls=args.hybrid_calls)
     )
+    fanned = consolidation_scale.measure(args.fanout_scopes, concurrency=50)  # bench/consolidation_scale.py
     controls = people.measure_people(toolkit)  # export and erase of a large scope, the injection record's cost
     sections = {
+        "Consolidation fan-out over SQS and the planner's memory": "\n".join(consolidation_scale.report(fanned)),
         "Requests, latency and cold start of the per-turn operations; the flush": report(
             results, imports, flushes, args.calls
         ),

@@ -81,7 +81,7 @@ def main() -> None:
     os.environ.setdefault("AWS_ENDPOINT_URL_LAMBDA", f"http://{HOST}:{lambda_port}")
     moto_server = None
     servers: list[LocalServer] = []
-    stream_mapping = None
+    stream_mapping = queue_mapping = None
     try:
         moto_server = start_embedded_dynamodb()
         endpoint = os.environ["AWS_ENDPOINT_URL_DYNAMODB"]
@@ -89,6 +89,10 @@ def main() -> None:
         functions = Functions()
         functions.warm()
         stream_mapping = start_stream_mapping(endpoint, functions)  # before the first request can write
+        if moto_server is not None:  # the consolidation queue lives on the embedded moto (local/sqs_mapping.py)
+            from local.sqs_mapping import start_queue_mapping
+
+            queue_mapping = start_queue_mapping(endpoint, functions)
         servers.append(serve(ApiHandler, api_port, functions))
         servers.append(serve(InvokeHandler, lambda_port, functions))
         indexer = os.environ["OPENSEARCH_ENDPOINT"] if stream_mapping is not None else None
@@ -99,6 +103,8 @@ def main() -> None:
     finally:
         if stream_mapping is not None:
             stream_mapping.stop()
+        if queue_mapping is not None:
+            queue_mapping.stop()
         for server in servers:
             server.shutdown()
             server.server_close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import threading
 from collections.abc import Iterator
@@ -51,6 +52,52 @@ def atomic_moto_requests() -> Iterator[None]:
 
     DynamoHandler.call_action = atomic  # type: ignore[method-assign]
     try:
-        yield
+        with _transactions_without_copying_streams():
+            yield
     finally:
         DynamoHandler.call_action = original  # type: ignore[method-assign]
+
+
+class _CopyKeepingStreams:
+    """``copy`` for moto's transaction backup: a table's stream records are not copied (they only grow, so a
+    backup of every record made each transaction cost as much as the table's whole history)."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(copy, name)
+
+    @staticmethod
+    def deepcopy(value: Any, memo: dict[int, Any] | None = None) -> Any:
+        memo = {} if memo is None else memo
+        shard = getattr(value, "stream_shard", None)
+        if shard is not None:
+            memo[id(shard)] = shard
+        return copy.deepcopy(value, memo)
+
+
+@contextmanager
+def _transactions_without_copying_streams() -> Iterator[None]:
+    """moto backs up every table a TransactWriteItems touches, stream included; keep the stream out of the
+    backup, and on a rollback drop the records the cancelled transaction appended, as DynamoDB never
+    emits them."""
+    from moto.dynamodb import models
+    from moto.dynamodb.models import DynamoDBBackend
+
+    original = DynamoDBBackend.transact_write_items
+
+    def transact(self: Any, transact_items: list[dict[str, Any]]) -> None:
+        shards = [table.stream_shard for table in self.tables.values() if table.stream_shard is not None]
+        lengths = [len(shard.items) for shard in shards]
+        try:
+            original(self, transact_items)
+        except BaseException:
+            for shard, length in zip(shards, lengths, strict=True):
+                del shard.items[length:]
+            raise
+
+    models.copy = _CopyKeepingStreams()  # type: ignore[assignment]
+    DynamoDBBackend.transact_write_items = transact  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        models.copy = copy
+        DynamoDBBackend.transact_write_items = original  # type: ignore[method-assign]

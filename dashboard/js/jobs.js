@@ -7,6 +7,13 @@ const RUNS = '/v1/admin/consolidation/runs';
 const POLL_MS = 1000;
 const POLL_FOR_MS = 60000; // CONTRACT §5: a run started by POST is listed within 60 s
 
+// A run fanned out to workers (CONTRACT §6): its groups counted so far of those planned.
+function progress(run) {
+  const counted = (run.groups_done ?? 0) + (run.groups_failed ?? 0);
+  const planned = run.groups_planned == null ? '' : ` ${formatCount(counted)} of ${formatCount(run.groups_planned)} groups`;
+  return el('span', { class: 'badge' }, `running${planned}`);
+}
+
 function runRow(run) {
   const failures = run.failures?.length
     ? el('ul', { class: 'failures' }, run.failures.map((f) => el('li', {}, el('code', {}, f.scope), `: ${f.reason}`)))
@@ -14,7 +21,7 @@ function runRow(run) {
   return el('tr', { 'data-run-id': run.run_id },
     el('th', { scope: 'row' }, el('time', { datetime: run.started_at }, formatInstant(run.started_at)),
       el('div', { class: 'muted run-id' }, run.run_id)),
-    el('td', { 'data-label': 'Finished' }, run.finished_at ? formatInstant(run.finished_at) : el('span', { class: 'badge' }, 'running')),
+    el('td', { 'data-label': 'Finished' }, run.finished_at ? formatInstant(run.finished_at) : progress(run)),
     el('td', { 'data-label': 'Groups done / failed' }, `${formatCount(run.groups_done ?? 0)} / ${formatCount(run.groups_failed ?? 0)}`),
     el('td', { 'data-label': 'Notes consolidated / remaining' }, `${formatCount(run.notes_consolidated ?? 0)} / ${formatCount(run.notes_remaining ?? 0)}`),
     el('td', { 'data-label': 'Failures' }, failures),

@@ -64,7 +64,11 @@ def test_every_samconfig_example_names_only_template_parameters_with_allowed_val
         set(OVERRIDE.findall(e["default"]["deploy"]["parameters"]["parameter_overrides"])) for e in examples
     )
     assert {key for key, _ in minimal} == {"ChatModel"}
-    elsewhere = {"OpenAIApiKey", "OpenSearchEndpoint", "OpenSearchResourceArn"}  # a secret; NotesIndex=existing only
+    elsewhere = {
+        "OpenAIApiKeySecret",
+        "OpenSearchEndpoint",
+        "OpenSearchResourceArn",
+    }  # openai: models; NotesIndex=existing
     assert {key for key, _ in full} == set(parameters) - elsewhere
 
 

@@ -50,6 +50,7 @@ def test_sam_build_builds_every_function_and_the_layer(tmp_path):
         "ContextFunction",
         "FlushFunction",
         "ConsolidateFunction",
+        "ConsolidateWorkerFunction",
         "ManagementFunction",
         "IndexerFunction",
     ):
@@ -121,6 +122,7 @@ TABLE_ACTIONS = {
         "dynamodb:BatchGetItem",  # the same, for the notes a transaction has no room for
     },
 }
+TABLE_ACTIONS["ConsolidateWorkerFunction"] = TABLE_ACTIONS["ConsolidateFunction"]
 # Functions that read the sparse index get it named, not a wildcard over every index.
 INDEX_READERS = {"ConsolidateFunction": {"Fn::Sub": "${MemoryTable.Arn}/index/Unconsolidated"}}
 

@@ -42,7 +42,7 @@ def test_it_starts_at_the_end_of_the_stream_and_delivers_new_writes(call, aws, i
     mapping = LocalStreamMapping(None, lambda event: load_handler("IndexerFunction")(event, lambda_context))
     _remember(call, "likes green tea")
 
-    assert mapping.poll_once() == 3  # the day counter's update, the note and the characters counter's update
+    assert mapping.poll_once() == 4  # the day counter, the note, the characters counter and the scope's due marker
     assert [d["text"] for d in index.documents.values()] == ["likes green tea"]
     assert mapping.poll_once() == 0
 
@@ -69,6 +69,7 @@ def test_it_gives_up_after_the_templates_retries(call, index, mapping, monkeypat
         mapping.poll_once()
 
     assert index.documents == {}
-    # the note's record and what follows it in the batch (moto streams the characters counter's update twice)
-    assert "gave up on 3 stream records after 10 retries" in capsys.readouterr().err
+    # The note's record and what follows it in the batch: the characters counter (moto streams its update
+    # twice), the scope's due marker and the marker's count.
+    assert "gave up on 5 stream records after 10 retries" in capsys.readouterr().err
     assert mapping.poll_once() == 0

@@ -118,19 +118,24 @@ def test_a_new_utc_day_starts_at_position_1(call, monkeypatch):
     assert (note["day"], note["position"], note["id"]) == ("2026-12-04", 1, "2026-12-04.1")
 
 
-def test_unconsolidated_notes_carry_the_sparse_index_keys(call, aws):
+def test_a_note_keeps_its_scope_in_the_sparse_index_of_due_scopes(call, aws):
+    """docs/consolidation.md: the index holds one marker per scope with unconsolidated notes, never the notes."""
     _remember(call, "fact")
+    _remember(call, "another")
 
     item = _notes(aws)[0]
-    assert item["consolidated"] == {"BOOL": False}
-    assert item["uc_pk"]["S"].startswith("uc#")
+    assert item["consolidated"] == {"BOOL": False} and "uc_pk" not in item
+    marker = aws.get_item(TableName="MemoryTable", Key={"pk": {"S": "user#u-1"}, "sk": {"S": "consolidation#due"}})
+    assert marker["Item"]["uc_pk"]["S"].startswith("uc#")
     rows = aws.query(
         TableName="MemoryTable",
         IndexName="Unconsolidated",
         KeyConditionExpression="uc_pk = :s",
-        ExpressionAttributeValues={":s": item["uc_pk"]},
+        ExpressionAttributeValues={":s": marker["Item"]["uc_pk"]},
     )["Items"]
-    assert [row["text"]["S"] for row in rows] == ["fact"]
+    assert [(row["pk"]["S"], row["oldest"]["S"], row["notes"]["N"]) for row in rows] == [
+        ("user#u-1", item["created_at"]["S"], "2")
+    ]
 
 
 def test_25_parallel_remembers_in_one_scope_get_unique_positions(sandboxes):

@@ -16,7 +16,8 @@ from agent_memory.recall import RecallService
 from agent_memory.scope import Scope
 from agent_memory.search.notes_index import IndexHit
 from agent_memory.storage.keys import note_sk
-from agent_memory.storage.note_store import NoteStore, note_item
+from agent_memory.storage.note_items import note_item
+from agent_memory.storage.note_store import NoteStore
 from tests.fake_embeddings import FakeEmbeddingModel
 from tests.fake_index import FakeNotesIndex
 

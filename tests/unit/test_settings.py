@@ -43,3 +43,15 @@ def test_memory_now_freezes_the_clock(monkeypatch):
 def test_memory_now_without_an_offset_is_refused():
     with pytest.raises(ValidationError, match="UTC offset"):
         Settings(memory_now="2026-12-03T10:00:00")
+
+
+def test_max_groups_0_means_no_limit_and_a_negative_one_is_refused(monkeypatch):
+    monkeypatch.setenv("MEMORY_CONSOLIDATION_MAX_GROUPS", "0")
+    monkeypatch.setenv("MEMORY_CONSOLIDATION_QUEUE_URL", " ")
+    get_settings.cache_clear()
+
+    settings = get_settings()
+
+    assert settings.consolidation_max_groups == 0 and settings.consolidation_queue_url is None
+    with pytest.raises(ValidationError, match="consolidation_max_groups"):
+        Settings(consolidation_max_groups=-1)

@@ -1,30 +1,38 @@
-"""The nightly consolidation: fold week-old notes into each scope's document (CONTRACT §4 ``ConsolidateFunction``).
+"""The nightly consolidation: fold week-old notes into each scope's document (CONTRACT §4 ``ConsolidateFunction``,
+§6 "Consolidation at any scale"; docs/consolidation.md).
 
-A run, step by step (each step safe to die after):
-1. take the run lease (runs never overlap, so two runs can never fold the same note);
-2. finish the marks that an earlier run left pending (its document version is saved already);
-3. read the due notes from the sparse index, oldest first, and plan groups within the caps;
-4. per group, concurrently: ask the chat model for the full updated document, save it through the
-   same validated path as ``update_memory`` (limits, compression, history) together with a
-   pending-marks record, then mark the notes and clear the record. A conflict with a concurrent
-   ``update_memory`` re-reads the document and tries once more; otherwise the group fails and all of
-   its notes stay unmarked for the next night;
-5. record the run for operators and release the lease.
+The **planner** (the function the schedule invokes) takes the run lease, records the run, and walks the
+due markers of ``storage.scope_index`` oldest first, one item per scope and never a note, sending one
+message per due scope to the queue (``MEMORY_CONSOLIDATION_QUEUE_URL``), or, without a queue, folding
+the groups itself, ``MEMORY_CONSOLIDATION_CONCURRENCY`` at a time. It stops at
+``MEMORY_CONSOLIDATION_MAX_GROUPS`` groups (0: no limit); the scopes beyond wait for the next night.
+
+A **worker** folds one scope's group per message (``fold``), each step safe to die after:
+1. claim the scope (a lease on its marker; a message of a run that already finished the scope is a no-op);
+2. read the document (strongly consistent), finish the marks an earlier worker left pending, and read the
+   scope's oldest due notes within the caps (instant, then day, then position as a number);
+3. ask the chat model for the full updated document, save it through the same validated path as
+   ``update_memory`` on condition the document is still at the version read in step 2, together with a
+   pending-marks record; a conflict goes back to step 2 once, otherwise the group fails;
+4. mark the notes, clear the record, advance the marker and count the group in its run, atomically.
+Any save after another worker's is refused by the version condition, and any read after it sees its
+pending record or its marks: two workers, runs or planners never fold the same note.
 """
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_memory.clock import iso
 from agent_memory.document import Author, Document
-from agent_memory.errors import MemoryServiceError, ModelUnavailable, VersionConflict
+from agent_memory.errors import MemoryServiceError, ModelUnavailable, StorageUnavailable, VersionConflict
 from agent_memory.models.chat import ChatModel
 from agent_memory.models.prompts import CONSOLIDATION_SYSTEM, consolidation_prompt
 from agent_memory.observability import logger, metrics
@@ -32,11 +40,16 @@ from agent_memory.scope import Scope
 from agent_memory.service import MemoryService
 from agent_memory.storage.consolidation_store import ConsolidationStore, DueNote
 from agent_memory.storage.document_store import DocumentStore
+from agent_memory.storage.run_records import COUNTS, run_sk
+from agent_memory.storage.scope_index import Claim, ClaimRefused, ScopeIndex
+
+if TYPE_CHECKING:
+    from agent_memory.consolidation_queue import GroupQueue
 
 CONSOLIDATION_MAX_TOKENS = 8192
 # A result shorter than half the current document has dropped facts, not folded notes in.
 MIN_KEPT_RATIO = 0.5
-# Longer than the function's 15-minute timeout, so a live run never loses its lease.
+# Longer than the function's 15-minute timeout, so a live planner never loses its lease.
 RUN_LEASE_S = 16 * 60
 
 
@@ -48,72 +61,44 @@ class Caps:
     max_chars: int
 
 
-@dataclass(frozen=True, slots=True)
-class Group:
-    scope: Scope
-    notes: list[DueNote]
-
-
-@dataclass(frozen=True, slots=True)
-class Plan:
-    groups: list[Group]
-    notes_due: int
-
-
-def plan_groups(due_oldest_first: Iterable[DueNote], caps: Caps) -> Plan:
-    """Groups by scope in the order of their oldest due note: at most ``max_groups`` groups, each with its
-    oldest notes up to ``max_notes`` and ``max_chars`` characters. Everything else waits for the next run."""
-    by_scope: dict[str, list[DueNote]] = {}
-    notes_due = 0
-    for note in due_oldest_first:
-        notes_due += 1
-        by_scope.setdefault(note.scope_key, []).append(note)
-    groups = []
-    for scope_key, notes in list(by_scope.items())[: caps.max_groups]:
-        taken: list[DueNote] = []
-        chars = 0
-        for note in notes:
-            if len(taken) == caps.max_notes or (taken and chars + len(note.text) > caps.max_chars):
-                break
-            taken.append(note)
-            chars += len(note.text)
-        groups.append(Group(Scope.from_key(scope_key), taken))
-    return Plan(groups, notes_due)
-
-
 class GroupFailed(Exception):
     """A group could not be folded; its notes stay unmarked."""
 
 
-@dataclass
-class RunRecord:
+@dataclass(frozen=True, slots=True)
+class GroupMessage:
+    """One due scope of one run: the body of a queue message."""
+
     run_id: str
-    started_at: str
-    finished_at: str | None = None
-    groups_done: int = 0
-    groups_failed: int = 0
-    notes_consolidated: int = 0
-    notes_remaining: int = 0
-    failures: list[dict[str, str]] = field(default_factory=list)
+    run: str  # the run record's sort key
+    scope: str
+    cutoff: str
+    notes: int  # unconsolidated notes the marker counted, the remaining count if the group fails unread
 
-    def result(self) -> dict[str, Any]:
-        """What ``ConsolidateFunction`` returns (CONTRACT §4)."""
-        return {
-            "run_id": self.run_id,
-            "groups_done": self.groups_done,
-            "groups_failed": self.groups_failed,
-            "notes_consolidated": self.notes_consolidated,
-            "notes_remaining": self.notes_remaining,
-        }
+    def body(self) -> str:
+        return json.dumps(
+            {"run_id": self.run_id, "run": self.run, "scope": self.scope, "cutoff": self.cutoff, "notes": self.notes}
+        )
 
-    def listing(self) -> dict[str, Any]:
-        """The operator's view (CONTRACT §5): the result plus times and failures with reasons."""
-        return {
-            **self.result(),
-            "started_at": self.started_at,
-            "finished_at": self.finished_at,
-            "failures": self.failures,
-        }
+    @classmethod
+    def parse(cls, body: str) -> GroupMessage:
+        data = json.loads(body)
+        Scope.from_key(data["scope"])  # a scope key this service writes, else the message is poisoned
+        return cls(str(data["run_id"]), str(data["run"]), str(data["scope"]), str(data["cutoff"]), int(data["notes"]))
+
+
+def result(record: dict[str, Any]) -> dict[str, Any]:
+    """What ``ConsolidateFunction`` returns (CONTRACT §4 and §6): the counts so far and the status."""
+    keys = (
+        "run_id",
+        "status",
+        "groups_planned",
+        "groups_done",
+        "groups_failed",
+        "notes_consolidated",
+        "notes_remaining",
+    )
+    return {key: record[key] for key in keys}
 
 
 def run_time(event: object) -> datetime:
@@ -132,123 +117,225 @@ class Consolidator:
         service: MemoryService,
         documents: DocumentStore,
         store: ConsolidationStore,
+        index: ScopeIndex,
         chat_model: Callable[[], ChatModel | None],
         caps: Caps,
         *,
         concurrency: int,
         reserve_s: float,
+        queue: Callable[[], GroupQueue | None] = lambda: None,
     ) -> None:
         self._service = service
         self._documents = documents
         self._store = store
+        self._index = index
         self._chat_model = chat_model
         self._caps = caps
         self._concurrency = concurrency
         self._reserve_ms = reserve_s * 1000
+        self._queue = queue
+
+    # --- The planner ------------------------------------------------------------------------------------
 
     def run(self, event: object, remaining_ms: Callable[[], int]) -> dict[str, Any]:
         started = time.monotonic()
         now = run_time(event)
         run_id = str(event.get("id") or uuid.uuid4()) if isinstance(event, dict) else str(uuid.uuid4())
-        record = RunRecord(run_id=run_id, started_at=iso(datetime.now(UTC)))
+        record: dict[str, Any] = {"run_id": run_id, "started_at": iso(datetime.now(UTC)), "failures": []}
         if not self._store.acquire_lease(run_id, now_epoch=int(time.time()), lease_s=RUN_LEASE_S):
             logger.warning("another consolidation run holds the lease; this one does nothing", extra={"run_id": run_id})
-            record.failures.append({"scope": "*", "reason": "another run is in progress"})
-            return record.result()
+            return {"run_id": run_id, "status": "finished", **dict.fromkeys(COUNTS, 0)}
         try:
-            self._store.save_run(record.listing())
-            self._finish_pending_marks()
+            self._store.save_run(record)
+            run = run_sk(record["started_at"], run_id)
             cutoff = iso(now - timedelta(days=self._caps.min_age_days))
-            plan = plan_groups(self._store.due_notes(cutoff), self._caps)
-            self._fold_groups(plan.groups, record, remaining_ms)
-            record.notes_remaining = plan.notes_due - record.notes_consolidated
+            queue = self._queue()
+            if queue is None:
+                planned, waiting = self._fold_here(run_id, run, cutoff, remaining_ms)
+            else:
+                planned, waiting = self._send(queue, run_id, run, cutoff, remaining_ms)
+            try:
+                final = self._store.planned(run, groups=planned, remaining=waiting, alone=queue is None)
+            except Exception:  # noqa: BLE001 - the groups are folded; only the record's last step failed
+                logger.exception("could not record the end of the plan", extra={"run_id": run_id})
+                final = {**self._store.read_run(run), "groups_planned": planned}
         finally:
-            record.finished_at = iso(datetime.now(UTC))
-            self._close(record)
-        metrics.add_metric(name="ConsolidationBacklog", unit="Count", value=record.notes_remaining)
-        metrics.add_metric(name="ConsolidationGroupsFailed", unit="Count", value=record.groups_failed)
-        metrics.add_metric(name="ConsolidationNotes", unit="Count", value=record.notes_consolidated)
-        metrics.add_metric(name="ConsolidationDuration", unit="Seconds", value=time.monotonic() - started)
-        logger.info("consolidation run finished", extra=record.listing())
-        return record.result()
+            try:
+                self._store.release_lease(run_id)
+            except Exception:  # noqa: BLE001 - the lease expires by itself (RUN_LEASE_S)
+                logger.exception("could not release the run lease; it expires by itself", extra={"run_id": run_id})
+        metrics.add_metric(name="ConsolidationGroupsPlanned", unit="Count", value=planned)
+        metrics.add_metric(name="ConsolidationPlanDuration", unit="Seconds", value=time.monotonic() - started)
+        logger.info("consolidation run planned", extra=final)
+        return result(final)
 
-    def _close(self, record: RunRecord) -> None:
-        """Record the run and give the lease back; a storage fault in one never skips the other, and never
-        hides the error that ended the run."""
-        try:
-            self._store.save_run(record.listing())
-        except Exception:  # noqa: BLE001 - the run's own outcome matters more than its record
-            logger.exception("could not record the consolidation run", extra={"run_id": record.run_id})
-        try:
-            self._store.release_lease(record.run_id)
-        except Exception:  # noqa: BLE001 - the lease expires by itself (RUN_LEASE_S)
-            logger.exception("could not release the run lease; it expires by itself", extra={"run_id": record.run_id})
+    def _due(self, run_id: str, run: str, cutoff: str, remaining_ms: Callable[[], int]) -> Iterator[GroupMessage]:
+        """The night's groups, oldest scope first; counts into ``self._waiting`` the notes of scopes left for
+        later (over ``max_groups``, or when the planner's time runs short)."""
+        planned = 0
+        for due in self._index.due_scopes(cutoff):
+            over = self._caps.max_groups and planned >= self._caps.max_groups
+            if over or remaining_ms() <= self._reserve_ms:
+                self._waiting += due.notes
+                continue
+            planned += 1
+            yield GroupMessage(run_id, run, due.scope_key, cutoff, due.notes)
 
-    def _finish_pending_marks(self) -> None:
-        for pending in self._store.pending_marks():
-            for note_sk in pending.note_sks:
-                self._store.mark_consolidated(pending.scope, note_sk)
-            self._store.clear_pending(pending.scope)
-            logger.info(
-                "finished pending marks of an earlier run",
-                extra={"scope": pending.scope.key, "notes": len(pending.note_sks)},
-            )
+    def _send(
+        self, queue: GroupQueue, run_id: str, run: str, cutoff: str, remaining_ms: Callable[[], int]
+    ) -> tuple[int, int]:
+        """One message per due scope, in batches of ten; memory holds one batch and 16 index pages."""
+        self._waiting = 0
+        sent = queue.send_all(self._due(run_id, run, cutoff, remaining_ms))
+        return sent, self._waiting
 
-    def _fold_groups(self, groups: list[Group], record: RunRecord, remaining_ms: Callable[[], int]) -> None:
-        """Up to ``concurrency`` groups at once; no new group starts once the time left is short."""
-        queue = list(groups)
-        running: dict[Future[int], Group] = {}
+    def _fold_here(self, run_id: str, run: str, cutoff: str, remaining_ms: Callable[[], int]) -> tuple[int, int]:
+        """Without a queue: the planner is its own worker, ``concurrency`` groups at a time."""
+        self._waiting = 0
+        planned = 0
+        running: set[Future[str]] = set()
         with ThreadPoolExecutor(max_workers=self._concurrency, thread_name_prefix="consolidate") as pool:
-            while queue or running:
-                while queue and len(running) < self._concurrency and remaining_ms() > self._reserve_ms:
-                    group = queue.pop(0)
-                    running[pool.submit(self._fold, group, record.run_id)] = group
-                if not running:
-                    break  # out of time: the rest waits for the next run
-                done, _ = wait(running, return_when=FIRST_COMPLETED)
-                for future in done:
-                    group = running.pop(future)
-                    try:
-                        record.notes_consolidated += future.result()
-                        record.groups_done += 1
-                    except Exception as error:  # noqa: BLE001 - one group's failure never stops the run
-                        expected = isinstance(error, GroupFailed | MemoryServiceError)
-                        reason = str(error) if expected else type(error).__name__
-                        logger.warning(
-                            "consolidation group failed",
-                            extra={"scope": group.scope.key, "reason": reason},
-                            exc_info=None if expected else error,
-                        )
-                        record.groups_failed += 1
-                        record.failures.append({"scope": group.scope.key, "reason": reason})
+            for message in self._due(run_id, run, cutoff, remaining_ms):
+                planned += 1
+                running.add(pool.submit(self.fold, message, f"run:{run}", final=True, claim_s=0))
+                if len(running) >= self._concurrency:
+                    done, running = wait(running, return_when=FIRST_COMPLETED)
+                    _settled(done)
+            _settled(running)
+        return planned, self._waiting
 
-    def _fold(self, group: Group, run_id: str) -> int:
-        """Fold one group; returns how many notes it marked. Raises for a failed group, leaving notes unmarked."""
+    # --- The worker --------------------------------------------------------------------------------------
+
+    def fold(self, message: GroupMessage, token: str, *, final: bool, claim_s: int) -> str:
+        """Fold the message's group: ``folded``, ``failed`` (for good tonight), ``duplicate`` (this run has the
+        scope already) or ``elsewhere`` (another run's worker holds it). Raises when the queue should deliver
+        the message again (``final`` is false), or for an unexpected error."""
+        scope = Scope.from_key(message.scope)
+        try:
+            claim = self._index.claim(scope, token, message.run, now_epoch=int(time.time()), lease_s=claim_s)
+        except ClaimRefused as refused:
+            if refused.why == "done":
+                return "duplicate"
+            self._count(message.run, [self._store.count_item(message.run, done=1)])
+            return "elsewhere"
+        seen = {"due": message.notes}
+        try:
+            folded, remaining = self._fold_claimed(scope, claim, message, seen)
+        except Exception as error:
+            expected = isinstance(error, GroupFailed | MemoryServiceError)
+            reason = str(error) if expected else type(error).__name__
+            logger.warning(
+                "consolidation group failed",
+                extra={"scope": scope.key, "reason": reason, "final": final},
+                exc_info=None if expected else error,
+            )
+            if not final:
+                self._index.release(scope, claim)
+                raise
+            self._count_failure(scope, claim, message, reason, seen["due"])
+            if not expected:
+                raise
+            return "failed"
+        self._settle(scope, claim, message, folded, remaining)
+        return "folded"
+
+    def _fold_claimed(self, scope: Scope, claim: Claim, message: GroupMessage, seen: dict[str, int]) -> tuple[int, int]:
         model = self._chat_model()
-        if model is None:
-            raise GroupFailed("no chat model is configured (MEMORY_CHAT_MODEL)")
         for attempt in (1, 2):
-            current = self._documents.current(group.scope, consistent=True)
+            current = self._documents.current(scope, consistent=True)  # first: any later save is refused
+            finished = self._finish_pending(scope, claim.token)
+            group = self._store.due_group(
+                scope,
+                floor=claim.floor,
+                cutoff=message.cutoff,
+                max_notes=self._caps.max_notes,
+                max_chars=self._caps.max_chars,
+            )
+            seen["due"] = len(group.notes) + group.remaining
+            if not group.notes:
+                return finished, group.remaining
+            if model is None:
+                raise GroupFailed("no chat model is configured (MEMORY_CHAT_MODEL)")
             content = self._ask(model, current, group.notes)
             try:
                 self._service.update_memory(
-                    group.scope,
+                    scope,
                     content,
                     expected_version=current.version,
                     reason="consolidation",
-                    by=Author(run_id=run_id),
+                    by=Author(run_id=message.run_id),
                     folded_note_ids=[note.id for note in group.notes],
-                    together_with=[self._store.pending_item(group.scope, group.notes, run_id)],
+                    together_with=[self._store.pending_item(scope, group.notes, message.run_id, claim.token)],
                 )
                 break
             except VersionConflict:
                 if attempt == 2:
                     raise GroupFailed("the document changed during both attempts") from None
-                logger.info("document changed during consolidation; folding again", extra={"scope": group.scope.key})
+                logger.info("document changed during consolidation; folding again", extra={"scope": scope.key})
         for note in group.notes:
-            self._store.mark_consolidated(group.scope, note.sk)
-        self._store.clear_pending(group.scope)
-        return len(group.notes)
+            self._store.mark_consolidated(scope, note.sk)
+        self._store.clear_pending(scope, claim.token)
+        return len(group.notes), group.remaining
+
+    def _finish_pending(self, scope: Scope, token: str) -> int:
+        """Mark what an earlier worker folded but did not mark; how many, if that worker had this very message
+        (it died after its save: the notes count for this group)."""
+        pending = self._store.pending(scope)
+        if pending is None:
+            return 0
+        for note_sk in pending.note_sks:
+            self._store.mark_consolidated(scope, note_sk)
+        self._store.clear_pending(scope, pending.token)
+        logger.info(
+            "finished pending marks of an earlier worker", extra={"scope": scope.key, "notes": len(pending.note_sks)}
+        )
+        return len(pending.note_sks) if pending.token == token else 0
+
+    def _settle(self, scope: Scope, claim: Claim, message: GroupMessage, folded: int, remaining: int) -> None:
+        """Move the marker to the oldest note left and count the group, in one transaction; again if a note
+        was written meanwhile; not at all if another worker took the scope over (it counts instead)."""
+        for _ in range(_SETTLE_ATTEMPTS):
+            writes, holder = self._index.read_writes(scope)
+            if holder != claim.token:
+                return
+            oldest = self._store.oldest_unconsolidated(scope, claim.floor)
+            items = [
+                self._index.settle_item(scope, claim, message.run, writes=writes, oldest=oldest, folded=folded),
+                self._store.count_item(message.run, done=1, notes=folded, remaining=remaining),
+            ]
+            if self._count(message.run, items):
+                return
+        raise StorageUnavailable("the scope's due marker kept changing; the message will be delivered again")
+
+    def _count_failure(self, scope: Scope, claim: Claim, message: GroupMessage, reason: str, due: int) -> None:
+        """Count a group that failed for good tonight, once; with storage failing too, count it alone (the
+        marker keeps its claim until the claim's lease ends)."""
+        counts = {"failed": 1, "remaining": due}
+        try:
+            counted = self._count(
+                message.run,
+                [self._index.failed_item(scope, claim, message.run), self._store.count_item(message.run, **counts)],
+            )
+        except MemoryServiceError:
+            self._store.add_counts(message.run, **counts)
+            self._store.finish_if_complete(message.run)
+            counted = True
+        if counted:
+            try:
+                self._store.list_failure(message.run, scope.key, reason)
+            except Exception:  # noqa: BLE001 - the count has it; the listing of reasons is best effort
+                logger.exception("could not list the group's failure in its run", extra={"scope": scope.key})
+
+    def _count(self, run: str, items: list[dict[str, Any]]) -> bool:
+        """Apply the items in one transaction (False if a condition failed), then finish the run if it was the
+        last group."""
+        if not self._store.transact(items):
+            return False
+        try:
+            self._store.finish_if_complete(run)
+        except Exception:  # noqa: BLE001 - counted; a later group or the planner finishes the run
+            logger.exception("could not finish the run", extra={"run": run})
+        return True
 
     @staticmethod
     def _ask(model: ChatModel, current: Document, notes: list[DueNote]) -> str:
@@ -266,3 +353,15 @@ class Consolidator:
         if len(content) < MIN_KEPT_RATIO * current.chars:
             raise GroupFailed("the chat model's document dropped more than half of the current one")
         return content
+
+
+_SETTLE_ATTEMPTS = 5
+
+
+def _settled(futures: Iterable[Future[str]]) -> None:
+    """Surface what a group raised beyond its recorded failure: a process dying (BaseException) stops the run."""
+    for future in futures:
+        try:
+            future.result()
+        except Exception:  # noqa: BLE001 - recorded as the group's failure already; the run goes on
+            logger.debug("a group failed; recorded in the run")

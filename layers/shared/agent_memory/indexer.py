@@ -47,7 +47,7 @@ from agent_memory.notes import note_id
 from agent_memory.observability import logger, metrics
 from agent_memory.search.notes_index import IndexAction, NotesIndex, Remove, UpdateKeepingVector, Upsert
 from agent_memory.storage.keys import NOTE_PREFIX, parse_note_sk
-from agent_memory.storage.note_store import note_from_item
+from agent_memory.storage.note_items import note_from_item
 
 
 class MalformedStreamRecord(ValueError):

@@ -26,7 +26,8 @@ from agent_memory.observability import logger, metrics
 from agent_memory.scope import Scope
 from agent_memory.storage.document_store import DocumentStore, version_from_item
 from agent_memory.storage.keys import DOC_HEAD, NOTE_PREFIX, parse_note_sk, version_sk
-from agent_memory.storage.note_store import NoteStore, note_from_item
+from agent_memory.storage.note_items import note_from_item
+from agent_memory.storage.note_store import NoteStore
 from agent_memory.storage.scope_items import ScopeItems
 from agent_memory.storage.usage_store import Quota
 

@@ -54,7 +54,8 @@ from agent_memory.scope import Scope
 from agent_memory.search.bm25 import query_terms, rank, words
 from agent_memory.search.fusion import DEFAULT_KEYWORD_WEIGHT, query_coverage, weighted_fusion
 from agent_memory.search.vectors import QueryVector, decode
-from agent_memory.storage.note_store import KeyedNote, NoteStore, NoteText
+from agent_memory.storage.note_items import KeyedNote, NoteText
+from agent_memory.storage.note_store import NoteStore
 
 if TYPE_CHECKING:  # given, never built here: their modules load only where an index is configured
     from agent_memory.models.embedding import EmbeddingModel

@@ -29,7 +29,8 @@ from agent_memory.notes import Note, parse_note_id
 from agent_memory.scope import Scope
 from agent_memory.search.notes_index import NotesIndex
 from agent_memory.search.vectors import decode, encode
-from agent_memory.storage.note_store import NoteStore, NoteText
+from agent_memory.storage.note_items import NoteText
+from agent_memory.storage.note_store import NoteStore
 
 BULK_SIZE = 500
 # With vectors, a note's JSON is about 22 kB (1,024 numbers at full precision): 100 of them keep a bulk

@@ -181,6 +181,8 @@ class RunFailure(Answer):
 
 class Run(Answer):
     run_id: str
+    status: Literal["running", "finished"] = Field(description="Running while its groups fan out to workers.")
+    groups_planned: int = Field(ge=0, description="Groups sent to the workers (CONTRACT §6).")
     groups_done: int = Field(ge=0)
     groups_failed: int = Field(ge=0)
     notes_consolidated: int = Field(ge=0)

@@ -20,9 +20,11 @@ from agent_memory.storage.consolidation_store import ConsolidationStore
 from agent_memory.storage.document_store import DocumentStore
 from agent_memory.storage.flush_store import FlushStore
 from agent_memory.storage.note_store import NoteStore
+from agent_memory.storage.scope_index import ScopeIndex
 from agent_memory.storage.usage_store import Quota
 
 if TYPE_CHECKING:  # imported where used: a deployment without an index (or the indexer) never loads them
+    from agent_memory.consolidation_queue import GroupQueue
     from agent_memory.idempotency import IdempotencyStore
     from agent_memory.indexer import NotesIndexer
     from agent_memory.injections import InjectionRecorder
@@ -83,6 +85,7 @@ def consolidator() -> Consolidator:
         memory_service(),
         DocumentStore(client, settings.table_name),
         ConsolidationStore(client, settings.table_name),
+        ScopeIndex(client, settings.table_name),
         chat_model=cache(lambda: chat_model_from_settings(settings, timeout_s=settings.chat_timeout_s)),
         caps=Caps(
             min_age_days=settings.consolidation_min_age_days,
@@ -92,7 +95,26 @@ def consolidator() -> Consolidator:
         ),
         concurrency=settings.consolidation_concurrency,
         reserve_s=settings.consolidation_reserve_s,
+        queue=cache(consolidation_queue),
     )
+
+
+def consolidation_queue() -> GroupQueue | None:
+    """The queue the planner fans the night's groups out to (``MEMORY_CONSOLIDATION_QUEUE_URL``), if any."""
+    settings = get_settings()
+    if settings.consolidation_queue_url is None:
+        return None
+    import boto3
+    from botocore.config import Config
+
+    from agent_memory.consolidation_queue import GroupQueue
+
+    config = Config(
+        connect_timeout=settings.dynamodb_connect_timeout_s,
+        read_timeout=settings.dynamodb_read_timeout_s,
+        retries={"mode": "standard", "total_max_attempts": settings.dynamodb_max_attempts},
+    )
+    return GroupQueue(boto3.client("sqs", config=config), settings.consolidation_queue_url)
 
 
 @cache

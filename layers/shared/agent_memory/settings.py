@@ -27,7 +27,7 @@ class Settings(BaseModel):
     local_jwt_secret: str | None = None
     consolidate_function: str = "ConsolidateFunction"
     consolidation_min_age_days: int = Field(default=7, ge=0)
-    consolidation_max_groups: int = Field(default=50, ge=1)
+    consolidation_max_groups: int = Field(default=50, ge=0, description="0: no limit")
     consolidation_max_notes: int = Field(default=200, ge=1)
     consolidation_max_chars: int = Field(default=20_000, ge=2_000)
     consolidation_concurrency: int = Field(default=8, ge=1, le=64)
@@ -62,9 +62,18 @@ class Settings(BaseModel):
             raise ValueError(f"MEMORY_REDACT_EXTRA names unknown kinds {sorted(unknown)}; known: {sorted(EXTRA_KINDS)}")
         return kinds
 
+    consolidation_queue_url: str | None = Field(default=None, description="unset: the planner folds in-process")
+    consolidation_max_receives: int = Field(default=3, ge=1)
+    consolidation_claim_s: int = Field(default=330, ge=0)
+
     @field_validator("opensearch_endpoint", mode="before")
     @classmethod
     def _blank_endpoint_is_unset(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("consolidation_queue_url", mode="before")
+    @classmethod
+    def _blank_queue_is_unset(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
 
     @field_validator("chat_model", "embedding_model", "openai_api_key", "memory_now", "local_jwt_secret", mode="before")
@@ -135,6 +144,9 @@ _ENV = {
     "quota_notes_per_day": "MEMORY_QUOTA_NOTES_PER_DAY",
     "quota_chars": "MEMORY_QUOTA_CHARS",
     "injection_ttl_days": "MEMORY_INJECTION_TTL_DAYS",
+    "consolidation_queue_url": "MEMORY_CONSOLIDATION_QUEUE_URL",
+    "consolidation_max_receives": "MEMORY_CONSOLIDATION_MAX_RECEIVES",
+    "consolidation_claim_s": "MEMORY_CONSOLIDATION_CLAIM_S",
 }
 
 

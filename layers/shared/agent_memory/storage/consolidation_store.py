@@ -1,18 +1,19 @@
-"""What the nightly consolidation reads and writes besides documents: due notes, marks, runs.
+"""What the nightly consolidation reads and writes besides documents: a scope's due notes, marks, runs.
 
-- Due notes come from the sparse ``Unconsolidated`` index, shard by shard, oldest first (no Scan).
+- A worker reads one scope's due notes from the scope's own partition, from the day of its oldest
+  unconsolidated note (the due marker's ``floor``, ``storage.scope_index``), oldest first by true age
+  (instant, then day, then position as a number), only as far as one group's caps need.
 - A folded group leaves a pending-marks record (``sk = consolidation#pending``) written in the same
-  transaction as the document version. It lists the notes still to mark, and sits in the index too
-  (``uc_sk = #pending#<scope>``, which sorts before every timestamp), so the next run finds and finishes
-  it before it plans anything: a note is marked even if a run dies midway, and never folded twice.
-- Runs are serialised by a lease (``pk = consolidation, sk = lease``) and recorded for operators
-  (``pk = consolidation, sk = run#<started_at>#<run_id>``).
+  transaction as the document version. It lists the notes still to mark and the token of the worker that
+  wrote it; the next worker on the scope finishes it before it reads anything, so a note is marked even if
+  a worker dies midway, and never folded twice. It also sits in the index (``uc_sk = #pending#<scope>``)
+  so that an operator (``pending_marks``) can list what is unfinished.
+- Planners are serialised by a lease (``pk = consolidation, sk = lease``) and each run is one item
+  (``pk = consolidation, sk = run#<started_at>#<run_id>``) whose counts the workers move atomically.
 """
 
 from __future__ import annotations
 
-import heapq
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -21,8 +22,9 @@ from botocore.exceptions import ClientError
 
 from agent_memory.notes import note_id
 from agent_memory.scope import Scope
-from agent_memory.storage.client import as_unavailable, error_code, query_pages
+from agent_memory.storage.client import as_unavailable, cancellation_codes, error_code, query_pages
 from agent_memory.storage.keys import UNCONSOLIDATED_INDEX, unconsolidated_shard, unconsolidated_shards
+from agent_memory.storage.run_records import RunRecords
 
 PENDING_SK = "consolidation#pending"
 _PENDING_PREFIX = "#pending#"
@@ -47,9 +49,18 @@ class DueNote:
 class PendingMarks:
     scope: Scope
     note_sks: list[str]
+    token: str | None = None
 
 
-class ConsolidationStore:
+@dataclass(frozen=True, slots=True)
+class DueGroup:
+    """One scope's group for tonight (oldest first, within the caps) and how many due notes wait after it."""
+
+    notes: list[DueNote]
+    remaining: int
+
+
+class ConsolidationStore(RunRecords):
     def __init__(self, client: Any, table_name: str) -> None:
         self._client = client
         self._table = table_name
@@ -73,20 +84,7 @@ class ConsolidationStore:
                 found.append(PendingMarks(Scope.from_key(item["pk"]["S"]), [v["S"] for v in item["note_sks"]["L"]]))
         return found
 
-    def due_notes(self, cutoff: str) -> Iterator[DueNote]:
-        """Unconsolidated notes created strictly before ``cutoff`` (ISO instant), oldest first across shards."""
-        streams = [
-            (
-                _due_note(item)
-                for item in self._query_index(
-                    shard, "uc_sk BETWEEN :low AND :cutoff", {":low": {"S": "0"}, ":cutoff": {"S": cutoff}}
-                )
-            )
-            for shard in unconsolidated_shards()
-        ]
-        return heapq.merge(*streams, key=lambda note: (note.created_at, note.scope_key, note.sk))
-
-    def pending_item(self, scope: Scope, notes: list[DueNote], run_id: str) -> dict[str, Any]:
+    def pending_item(self, scope: Scope, notes: list[DueNote], run_id: str, token: str = "") -> dict[str, Any]:
         """The transaction item recording which notes the new version folded and are still to mark."""
         return {
             "Put": {
@@ -96,12 +94,23 @@ class ConsolidationStore:
                     "sk": {"S": PENDING_SK},
                     "note_sks": {"L": [{"S": note.sk} for note in notes]},
                     "run_id": {"S": run_id},
+                    "token": {"S": token or run_id},
                     "uc_pk": {"S": unconsolidated_shard(scope.key)},
                     "uc_sk": {"S": f"{_PENDING_PREFIX}{scope.key}"},
                 },
                 "ConditionExpression": "attribute_not_exists(sk)",
             }
         }
+
+    def transact(self, items: list[dict[str, Any]]) -> bool:
+        """One TransactWriteItems; False when an item's condition failed (nothing was written)."""
+        try:
+            self._client.transact_write_items(TransactItems=items)
+        except ClientError as error:
+            if "ConditionalCheckFailed" in cancellation_codes(error):
+                return False
+            raise as_unavailable(error) or error from None
+        return True
 
     def mark_consolidated(self, scope: Scope, note_sk: str) -> None:
         """Flag one note and take it out of the index; a note deleted meanwhile is simply skipped.
@@ -120,11 +129,123 @@ class ConsolidationStore:
             if error_code(error) != "ConditionalCheckFailedException":
                 raise as_unavailable(error) or error from None
 
-    def clear_pending(self, scope: Scope) -> None:
+    def clear_pending(self, scope: Scope, token: str | None = None) -> None:
+        """Delete the scope's pending record; with ``token``, only the record that token wrote (a late worker
+        never deletes the record of the worker that took the scope over)."""
+        condition: dict[str, Any] = (
+            {
+                "ConditionExpression": "#token = :token",
+                "ExpressionAttributeNames": {"#token": "token"},
+                "ExpressionAttributeValues": {":token": {"S": token}},
+            }
+            if token
+            else {}
+        )
         try:
-            self._client.delete_item(TableName=self._table, Key={"pk": {"S": scope.key}, "sk": {"S": PENDING_SK}})
+            self._client.delete_item(
+                TableName=self._table, Key={"pk": {"S": scope.key}, "sk": {"S": PENDING_SK}}, **condition
+            )
+        except ClientError as error:
+            if error_code(error) != "ConditionalCheckFailedException":
+                raise as_unavailable(error) or error from None
+
+    def pending(self, scope: Scope) -> PendingMarks | None:
+        """The scope's unfinished marks, if a worker left some (a strongly consistent read)."""
+        try:
+            item = self._client.get_item(
+                TableName=self._table, Key={"pk": {"S": scope.key}, "sk": {"S": PENDING_SK}}, ConsistentRead=True
+            ).get("Item")
         except ClientError as error:
             raise as_unavailable(error) or error from None
+        if item is None:
+            return None
+        token = item.get("token", item.get("run_id", {})).get("S")
+        return PendingMarks(scope, [v["S"] for v in item["note_sks"]["L"]], token)
+
+    def due_group(self, scope: Scope, *, floor: str | None, cutoff: str, max_notes: int, max_chars: int) -> DueGroup:
+        """The scope's oldest due notes within the caps, and how many due notes are left after them.
+
+        One Query on the scope's notes from ``floor`` to the cutoff's day, unconsolidated and older than the
+        cutoff only, read until the caps are met and the day of the note that met them is complete: a note
+        of a later day is always younger, so sorting what was read by (instant, day, position) gives the true
+        oldest notes. What is left is counted (``Select=COUNT``), never held.
+        """
+        request = self._notes_request(scope, floor, cutoff)
+        request["Limit"] = min(max_notes + 1, 200)
+        read: list[DueNote] = []
+        chars = 0
+        last_day: str | None = None
+        for page in query_pages(self._client, request):
+            for item in page["Items"]:
+                note = _due_note(item)
+                if last_day is not None and note.day != last_day:
+                    return self._group(read, max_notes, max_chars, remaining_after=self._count_from(request, item))
+                read.append(note)
+                chars += len(note.text)
+                if last_day is None and (len(read) > max_notes or chars > max_chars):
+                    last_day = note.day  # the caps are met: finish this day, then stop
+        return self._group(read, max_notes, max_chars, remaining_after=0)
+
+    def _notes_request(self, scope: Scope, floor: str | None, cutoff: str) -> dict[str, Any]:
+        return {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk AND sk BETWEEN :low AND :high",
+            "FilterExpression": "consolidated = :false AND created_at < :cutoff",
+            "ExpressionAttributeValues": {
+                ":pk": {"S": scope.key},
+                ":low": {"S": f"note#{floor or ''}"},
+                ":high": {"S": f"note#{cutoff[:10]}#~"},
+                ":false": {"BOOL": False},
+                ":cutoff": {"S": cutoff},
+            },
+            "ConsistentRead": True,
+        }
+
+    def _count_from(self, request: dict[str, Any], item: dict[str, Any]) -> int:
+        """Due notes from ``item`` (included) on: a paged COUNT that holds nothing."""
+        values = {**request["ExpressionAttributeValues"], ":low": item["sk"]}
+        count = {
+            **{k: v for k, v in request.items() if k not in ("Limit", "ExclusiveStartKey")},
+            "ExpressionAttributeValues": values,
+            "Select": "COUNT",
+        }
+        return sum(int(page["Count"]) for page in query_pages(self._client, count))
+
+    @staticmethod
+    def _group(read: list[DueNote], max_notes: int, max_chars: int, *, remaining_after: int) -> DueGroup:
+        read.sort(key=lambda note: (note.created_at, note.day, note.position))
+        taken: list[DueNote] = []
+        chars = 0
+        for note in read:
+            if len(taken) == max_notes or (taken and chars + len(note.text) > max_chars):
+                break
+            taken.append(note)
+            chars += len(note.text)
+        return DueGroup(taken, len(read) - len(taken) + remaining_after)
+
+    def oldest_unconsolidated(self, scope: Scope, floor: str | None) -> tuple[str, str] | None:
+        """``(created_at, day)`` of the scope's oldest unconsolidated note, due or not; None if none is left."""
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk AND sk BETWEEN :low AND :high",
+            "FilterExpression": "consolidated = :false",
+            "ExpressionAttributeValues": {
+                ":pk": {"S": scope.key},
+                ":low": {"S": f"note#{floor or ''}"},
+                ":high": {"S": "note#~"},
+                ":false": {"BOOL": False},
+            },
+            "ProjectionExpression": "created_at, #day",
+            "ExpressionAttributeNames": {"#day": "day"},
+            "ConsistentRead": True,
+            "Limit": 100,
+        }
+        for page in query_pages(self._client, request):
+            if page["Items"]:
+                first_day = page["Items"][0]["day"]["S"]
+                same_day = [item["created_at"]["S"] for item in page["Items"] if item["day"]["S"] == first_day]
+                return min(same_day), first_day
+        return None
 
     def acquire_lease(self, run_id: str, *, now_epoch: int, lease_s: int) -> bool:
         """True if this run may proceed: no other run holds an unexpired lease."""
@@ -157,28 +278,6 @@ class ConsolidationStore:
         except ClientError as error:
             if error_code(error) != "ConditionalCheckFailedException":
                 raise
-
-    def save_run(self, record: dict[str, Any]) -> None:
-        """Write (or overwrite) a run's record; ``record`` is the public shape, stored as one JSON string."""
-        self._client.put_item(
-            TableName=self._table,
-            Item={
-                "pk": {"S": _RUNS_PK},
-                "sk": {"S": f"run#{record['started_at']}#{record['run_id']}"},
-                "record": {"S": json.dumps(record)},
-            },
-        )
-
-    def runs(self, limit: int) -> list[dict[str, Any]]:
-        """The most recent runs, newest first."""
-        answer = self._client.query(
-            TableName=self._table,
-            KeyConditionExpression="pk = :pk AND begins_with(sk, :run)",
-            ExpressionAttributeValues={":pk": {"S": _RUNS_PK}, ":run": {"S": "run#"}},
-            ScanIndexForward=False,
-            Limit=limit,
-        )
-        return [json.loads(item["record"]["S"]) for item in answer["Items"]]
 
 
 def _due_note(item: dict[str, Any]) -> DueNote:

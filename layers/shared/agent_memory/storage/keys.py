@@ -6,10 +6,11 @@ Sort keys (see docs/storage.md):
 - ``day#<YYYY-MM-DD>``        the day's position counter (atomic ADD keeps positions unique);
 - ``note#<YYYY-MM-DD>#<position:09>``  a note; one day in order, or two days newest first, is one Query;
 - ``flush#<compaction_id>``   the flush's claim on one compaction event (``storage.flush_store``);
-- ``consolidation#pending``   notes a consolidation folded but has not marked yet (``storage.consolidation_store``).
+- ``consolidation#pending``   notes a consolidation folded but has not marked yet (``storage.consolidation_store``);
+- ``consolidation#due``       the scope's due marker (``storage.scope_index``).
 
-Unconsolidated notes also carry ``uc_pk``/``uc_sk``, the keys of the sparse ``Unconsolidated`` index:
-the nightly consolidation reads it oldest first and removes the two attributes once a note is folded.
+The due marker of a scope with unconsolidated notes carries ``uc_pk``/``uc_sk``, the keys of the sparse
+``Unconsolidated`` index: the nightly planner reads it oldest first, one item per scope, never a note.
 """
 
 from __future__ import annotations

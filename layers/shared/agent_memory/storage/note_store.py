@@ -7,7 +7,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any
 
 from botocore.exceptions import ClientError
 
@@ -22,69 +22,10 @@ from agent_memory.storage.keys import (
     note_sk,
     notes_of_days,
     parse_note_sk,
-    unconsolidated_shard,
 )
+from agent_memory.storage.note_items import KeyedNote, NoteText, note_from_item, note_item
+from agent_memory.storage.scope_index import ScopeIndex
 from agent_memory.storage.usage_store import Quota, UsageStore, notes_quota_error
-
-
-def note_item(scope: Scope, note: Note) -> dict[str, Any]:
-    item: dict[str, Any] = {
-        "pk": {"S": scope.key},
-        "sk": {"S": note_sk(note.day, note.position)},
-        "day": {"S": note.day},
-        "position": {"N": str(note.position)},
-        "text": {"S": note.text},
-        "created_at": {"S": note.created_at},
-        "source": {"S": note.source},
-        "origin_user_id": {"S": note.origin.user_id},
-        "origin_thread_id": {"S": note.origin.thread_id},
-        "consolidated": {"BOOL": note.consolidated},
-    }
-    if note.origin.compaction_id is not None:
-        item["origin_compaction_id"] = {"S": note.origin.compaction_id}
-    if not note.consolidated:
-        item["uc_pk"] = {"S": unconsolidated_shard(scope.key)}
-        item["uc_sk"] = {"S": f"{note.created_at}#{scope.key}#{note.id}"}
-    return item
-
-
-def note_from_item(item: dict[str, Any]) -> Note:
-    compaction = item.get("origin_compaction_id")
-    return Note(
-        day=item["day"]["S"],
-        position=int(item["position"]["N"]),
-        text=item["text"]["S"],
-        created_at=item["created_at"]["S"],
-        source=item["source"]["S"],
-        origin=Origin(
-            user_id=item["origin_user_id"]["S"],
-            thread_id=item["origin_thread_id"]["S"],
-            compaction_id=compaction["S"] if compaction else None,
-        ),
-        consolidated=item["consolidated"]["BOOL"],
-    )
-
-
-_note_item = note_item  # the bench's seeding (bench/scale.py) uses this name
-
-
-class KeyedNote(NamedTuple):
-    """A note with the partition key it was stored under, so that a reader can check the scope again."""
-
-    pk: str
-    note: Note
-
-
-class NoteText(NamedTuple):
-    """What ranking needs of a note: where it is stored (scope and place), its text, and its stored vector
-    (``search.vectors``; None when not asked for, or the note has none)."""
-
-    pk: str
-    day: str
-    position: int
-    text: str
-    vector: bytes | None = None
-
 
 _POSITION_ATTEMPTS = 5
 _CONFLICT_ATTEMPTS = 5
@@ -152,9 +93,10 @@ class NoteStore:
         (a timeout after DynamoDB wrote it), the condition fails on the note this very call wrote, and
         that is a success, not a collision (taking the next position would write the note twice).
 
-        ``created`` (UTC) gives the note its day and its ``created_at``. ``together_with`` gives a second
-        transaction item (e.g. the flush's completion mark) that must succeed with the note or neither is
-        written; its failure surfaces as a ClientError.
+        ``created`` (UTC) gives the note its day and its ``created_at``. The scope's due marker
+        (``storage.scope_index``) is updated once the note is written (one more request).
+        ``together_with`` gives a second transaction item (e.g. the flush's completion mark) that must
+        succeed with the note or neither is written; its failure surfaces as a ClientError.
         """
         usage = self._usage.change_item(scope, len(text))  # the characters quota, in the note's own transaction
         day, created_at = created.date().isoformat(), iso(created)
@@ -179,14 +121,17 @@ class NoteStore:
             items = [{"Put": put}, usage, *([together_with(note)] if together_with is not None else [])]
             try:
                 self._transact(items)
-                return note
             except ClientError as error:
                 if cancellation_codes(error)[1:2] == ["ConditionalCheckFailed"]:
                     raise self._usage.refusal(len(text)) from None
                 if not _position_taken(error):
                     raise as_unavailable(error) or error from None
-                if _holder_write_id(error) == write_id:
-                    return note  # our own earlier attempt, retried by the client after its answer was lost
+                if _holder_write_id(error) != write_id:
+                    continue  # another note holds the position: take the next one
+                # else: our own earlier attempt, retried by the client after its answer was lost
+            # The scope's due marker (storage.scope_index), after the note so that no worker misses it.
+            ScopeIndex(self._client, self._table).note_written(scope, created_at=created_at, day=day)
+            return note
         raise StorageUnavailable("could not find a free position for the note; nothing was written, try again")
 
     def _transact(self, items: list[dict[str, Any]]) -> None:

@@ -1,0 +1,63 @@
+"""A note's DynamoDB item and back, and the shapes the readers of notes get: the one place that knows a
+note's attributes (docs/storage.md)."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from agent_memory.notes import Note, Origin
+from agent_memory.scope import Scope
+from agent_memory.storage.keys import note_sk
+
+
+def note_item(scope: Scope, note: Note) -> dict[str, Any]:
+    item: dict[str, Any] = {
+        "pk": {"S": scope.key},
+        "sk": {"S": note_sk(note.day, note.position)},
+        "day": {"S": note.day},
+        "position": {"N": str(note.position)},
+        "text": {"S": note.text},
+        "created_at": {"S": note.created_at},
+        "source": {"S": note.source},
+        "origin_user_id": {"S": note.origin.user_id},
+        "origin_thread_id": {"S": note.origin.thread_id},
+        "consolidated": {"BOOL": note.consolidated},
+    }
+    if note.origin.compaction_id is not None:
+        item["origin_compaction_id"] = {"S": note.origin.compaction_id}
+    return item
+
+
+def note_from_item(item: dict[str, Any]) -> Note:
+    compaction = item.get("origin_compaction_id")
+    return Note(
+        day=item["day"]["S"],
+        position=int(item["position"]["N"]),
+        text=item["text"]["S"],
+        created_at=item["created_at"]["S"],
+        source=item["source"]["S"],
+        origin=Origin(
+            user_id=item["origin_user_id"]["S"],
+            thread_id=item["origin_thread_id"]["S"],
+            compaction_id=compaction["S"] if compaction else None,
+        ),
+        consolidated=item["consolidated"]["BOOL"],
+    )
+
+
+class KeyedNote(NamedTuple):
+    """A note with the partition key it was stored under, so that a reader can check the scope again."""
+
+    pk: str
+    note: Note
+
+
+class NoteText(NamedTuple):
+    """What ranking needs of a note: where it is stored (scope and place), its text, and its stored vector
+    (``search.vectors``; None when not asked for, or the note has none)."""
+
+    pk: str
+    day: str
+    position: int
+    text: str
+    vector: bytes | None = None

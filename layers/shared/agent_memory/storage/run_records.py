@@ -1,0 +1,179 @@
+"""A consolidation run's record: one item (``pk = consolidation, sk = run#<started_at>#<run_id>``) whose
+counts the planner and the workers move with atomic ``ADD``s, so a run fanned out to many workers is
+counted exactly as its groups finish (CONTRACT §6). ``finished_at`` is set by whoever completes it: the
+planner when nothing is left in flight, else the worker whose group was the last one counted."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from agent_memory.clock import iso
+from agent_memory.storage.client import as_unavailable, error_code
+
+COUNTS = ("groups_planned", "groups_done", "groups_failed", "notes_consolidated", "notes_remaining")
+_RUNS_PK = "consolidation"
+_MAX_LISTED_FAILURES = 100
+
+
+class RunRecords:
+    _client: Any
+    _table: str
+
+    def save_run(self, record: dict[str, Any]) -> None:
+        """Write a run's record as it starts (or the whole record of a run that folded nothing)."""
+        item = {
+            "pk": {"S": _RUNS_PK},
+            "sk": {"S": run_sk(record["started_at"], record["run_id"])},
+            "run_id": {"S": record["run_id"]},
+            "started_at": {"S": record["started_at"]},
+            "failures": {"L": [_failure(f["scope"], f["reason"]) for f in record.get("failures", [])]},
+            **{name: {"N": str(record.get(name, 0))} for name in COUNTS},
+        }
+        if record.get("finished_at"):
+            item["finished_at"] = {"S": record["finished_at"]}
+        self._client.put_item(TableName=self._table, Item=item)
+
+    def count_item(
+        self, run: str, *, done: int = 0, failed: int = 0, notes: int = 0, remaining: int = 0
+    ) -> dict[str, Any]:
+        """The transaction item adding one group's outcome to its run's counts (with the marker's settle)."""
+        return {
+            "Update": {
+                "TableName": self._table,
+                "Key": {"pk": {"S": _RUNS_PK}, "sk": {"S": run}},
+                "UpdateExpression": "ADD groups_done :d, groups_failed :f, notes_consolidated :n, notes_remaining :r",
+                "ExpressionAttributeValues": {
+                    ":d": {"N": str(done)},
+                    ":f": {"N": str(failed)},
+                    ":n": {"N": str(notes)},
+                    ":r": {"N": str(remaining)},
+                },
+            }
+        }
+
+    def add_counts(self, run: str, **counts: int) -> None:
+        """The same counts as ``count_item``, alone (when the marker's transaction cannot be written)."""
+        update = self.count_item(run, **counts)["Update"]
+        self._client.update_item(**update)
+
+    def list_failure(self, run: str, scope_key: str, reason: str) -> None:
+        """Add a failure with its reason to the run's listing (the first hundred; the count has them all)."""
+        try:
+            self._client.update_item(
+                TableName=self._table,
+                Key={"pk": {"S": _RUNS_PK}, "sk": {"S": run}},
+                UpdateExpression="SET failures = list_append(if_not_exists(failures, :none), :one)",
+                ConditionExpression="attribute_not_exists(failures) OR size(failures) < :max",
+                ExpressionAttributeValues={
+                    ":none": {"L": []},
+                    ":one": {"L": [_failure(scope_key, reason)]},
+                    ":max": {"N": str(_MAX_LISTED_FAILURES)},
+                },
+            )
+        except ClientError as error:
+            if error_code(error) != "ConditionalCheckFailedException":
+                raise as_unavailable(error) or error from None
+
+    def planned(self, run: str, *, groups: int, remaining: int, alone: bool = False) -> dict[str, Any]:
+        """The planner is done: ``groups`` groups went out and ``remaining`` due notes were left for later.
+
+        ``alone``: no worker can count any more (the planner folded the groups itself), so the record is
+        written whole, with one PutItem that needs no update to succeed.
+        """
+        if alone:
+            item = self._client.get_item(
+                TableName=self._table, Key={"pk": {"S": _RUNS_PK}, "sk": {"S": run}}, ConsistentRead=True
+            )["Item"]
+            record = _record(item)
+            record.update(groups_planned=groups, notes_remaining=record["notes_remaining"] + remaining)
+            record["finished_at"] = iso(datetime.now(UTC))
+            self.save_run(record)
+            return {**record, "status": "finished"}
+        answer = self._client.update_item(
+            TableName=self._table,
+            Key={"pk": {"S": _RUNS_PK}, "sk": {"S": run}},
+            UpdateExpression="SET groups_planned = :g, planned = :true ADD notes_remaining :r",
+            ExpressionAttributeValues={":g": {"N": str(groups)}, ":true": {"BOOL": True}, ":r": {"N": str(remaining)}},
+            ReturnValues="ALL_NEW",
+        )
+        return self.finish_if_complete(run, answer["Attributes"])
+
+    def finish_if_complete(self, run: str, item: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Set ``finished_at`` once the plan is complete and every planned group is counted; the listing."""
+        if item is None:
+            item = self._client.get_item(
+                TableName=self._table, Key={"pk": {"S": _RUNS_PK}, "sk": {"S": run}}, ConsistentRead=True
+            )["Item"]
+        record = _record(item)
+        complete = item.get("planned", {}).get("BOOL") and (
+            record["groups_done"] + record["groups_failed"] >= record["groups_planned"]
+        )
+        if complete and record["finished_at"] is None:
+            finished_at = iso(datetime.now(UTC))
+            try:
+                self._client.update_item(
+                    TableName=self._table,
+                    Key={"pk": {"S": _RUNS_PK}, "sk": {"S": run}},
+                    UpdateExpression="SET finished_at = :at",
+                    ConditionExpression="attribute_not_exists(finished_at)",
+                    ExpressionAttributeValues={":at": {"S": finished_at}},
+                )
+                record["finished_at"] = finished_at
+            except ClientError as error:
+                if error_code(error) != "ConditionalCheckFailedException":
+                    raise as_unavailable(error) or error from None
+                return self.finish_if_complete(run)
+        record["status"] = "finished" if record["finished_at"] else "running"
+        return record
+
+    def read_run(self, run: str) -> dict[str, Any]:
+        """One run as listed (a strongly consistent read)."""
+        item = self._client.get_item(
+            TableName=self._table, Key={"pk": {"S": _RUNS_PK}, "sk": {"S": run}}, ConsistentRead=True
+        )["Item"]
+        record = _record(item)
+        record["status"] = "finished" if record["finished_at"] else "running"
+        return record
+
+    def runs(self, limit: int) -> list[dict[str, Any]]:
+        """The most recent runs, newest first, each with its status and counts so far."""
+        answer = self._client.query(
+            TableName=self._table,
+            KeyConditionExpression="pk = :pk AND begins_with(sk, :run)",
+            ExpressionAttributeValues={":pk": {"S": _RUNS_PK}, ":run": {"S": "run#"}},
+            ScanIndexForward=False,
+            Limit=limit,
+        )
+        records = [_record(item) for item in answer["Items"]]
+        for record in records:
+            record["status"] = "finished" if record["finished_at"] else "running"
+        return records
+
+
+def run_sk(started_at: str, run_id: str) -> str:
+    return f"run#{started_at}#{run_id}"
+
+
+def _failure(scope_key: str, reason: str) -> dict[str, Any]:
+    return {"M": {"scope": {"S": scope_key}, "reason": {"S": reason}}}
+
+
+def _record(item: dict[str, Any]) -> dict[str, Any]:
+    """The public shape of a run (CONTRACT §5 and §6); a run recorded before the fan-out is one JSON string."""
+    if "record" in item:
+        old: dict[str, Any] = json.loads(item["record"]["S"])
+        return {"groups_planned": old.get("groups_done", 0) + old.get("groups_failed", 0), **old}
+    return {
+        "run_id": item["run_id"]["S"],
+        **{name: int(item.get(name, {}).get("N", "0")) for name in COUNTS},
+        "started_at": item["started_at"]["S"],
+        "finished_at": item.get("finished_at", {}).get("S"),
+        "failures": [
+            {"scope": f["M"]["scope"]["S"], "reason": f["M"]["reason"]["S"]}
+            for f in item.get("failures", {}).get("L", [])
+        ],
+    }

@@ -1,0 +1,261 @@
+"""The per-scope "has due notes" index that the nightly planner reads (docs/consolidation.md).
+
+One item per scope, in the scope's own partition (``sk = consolidation#due``): the **due marker**. While
+the scope holds an unconsolidated note the marker sits in the sparse ``Unconsolidated`` index with
+``uc_pk = uc#NN`` (the scope's shard) and ``uc_sk = due#<oldest>#<pk>``, ``oldest`` being the creation
+instant of its oldest unconsolidated note. So the planner reads one small item per scope (never a note),
+in true-age order, and its memory does not grow with the backlog.
+
+Attributes:
+- ``oldest``, ``floor`` (that note's day: every note before it is consolidated), ``notes`` (how many are
+  unconsolidated; a deleted note leaves it high until the scope is emptied), ``writes`` (a counter that
+  only grows, so an advance can tell that a note was written meanwhile);
+- ``folding``/``folding_until``: the claim of the worker folding the scope now (a lease, so that a
+  duplicate message does not ask the model twice); ``last_run``: the run that last finished the scope, so
+  a message of that run delivered again is a no-op.
+
+Every note write updates the marker in the same transaction as the note (``note_written``): a note never
+exists without its scope being due. A worker advances the marker (or takes it out of the index) on
+condition that ``writes`` did not move since it looked, so a note written meanwhile is never forgotten.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from agent_memory.scope import Scope
+from agent_memory.storage.client import as_unavailable, error_code, query_pages
+from agent_memory.storage.keys import UNCONSOLIDATED_INDEX, unconsolidated_shard, unconsolidated_shards
+
+DUE_SK = "consolidation#due"
+_DUE_PREFIX = "due#"
+# Markers read per page and shard: the planner holds at most 16 pages of these at once.
+_PLAN_PAGE = 100
+
+
+@dataclass(frozen=True, slots=True)
+class DueScope:
+    scope_key: str
+    oldest: str
+    notes: int
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A worker's hold on a scope: what the marker said when it was taken."""
+
+    token: str
+    floor: str | None
+    writes: int
+
+
+class ClaimRefused(Exception):
+    """The scope is not this worker's to fold now: ``why`` is ``done`` (this run finished it) or ``held``."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(why)
+        self.why = why
+
+
+def _uc_sk(oldest: str, scope_key: str) -> str:
+    return f"{_DUE_PREFIX}{oldest}#{scope_key}"
+
+
+class ScopeIndex:
+    def __init__(self, client: Any, table_name: str) -> None:
+        self._client = client
+        self._table = table_name
+
+    def note_written(self, scope: Scope, *, created_at: str, day: str) -> None:
+        """Keep the scope due for a note just written (after its put, so a worker that reads the scope's notes
+        after this update sees the note, and one that read them before has its settle refused by ``writes``).
+
+        Usually one request: notes come in time order, so ``oldest`` and ``floor`` stay. A note older than
+        the marker's ``oldest`` (or its day before ``floor``) moves them back with two more requests.
+        """
+        values = {
+            ":shard": {"S": unconsolidated_shard(scope.key)},
+            ":uc_sk": {"S": _uc_sk(created_at, scope.key)},
+            ":at": {"S": created_at},
+            ":day": {"S": day},
+            ":one": {"N": "1"},
+        }
+        common = "SET uc_pk = :shard ADD writes :one, notes :one"
+        usual = (
+            "SET uc_pk = :shard, uc_sk = if_not_exists(uc_sk, :uc_sk), oldest = if_not_exists(oldest, :at),"
+            " floor = if_not_exists(floor, :day) ADD writes :one, notes :one"
+        )
+        in_order = "(attribute_not_exists(oldest) OR oldest <= :at) AND (attribute_not_exists(floor) OR floor <= :day)"
+        if self._update(scope, usual, in_order, values):
+            return
+        self._update(scope, common, None, {k: values[k] for k in (":shard", ":one")})
+        self._update(
+            scope,
+            "SET oldest = :at, uc_sk = :uc_sk",
+            "attribute_not_exists(oldest) OR oldest > :at",
+            {k: values[k] for k in (":at", ":uc_sk")},
+        )
+        self._update(scope, "SET floor = :day", "attribute_not_exists(floor) OR floor > :day", {":day": values[":day"]})
+
+    def _update(self, scope: Scope, update: str, condition: str | None, values: dict[str, Any]) -> bool:
+        try:
+            self._client.update_item(
+                TableName=self._table,
+                Key={"pk": {"S": scope.key}, "sk": {"S": DUE_SK}},
+                UpdateExpression=update,
+                ExpressionAttributeValues=values,
+                **({"ConditionExpression": condition} if condition else {}),
+            )
+        except ClientError as error:
+            if error_code(error) != "ConditionalCheckFailedException":
+                raise as_unavailable(error) or error from None
+            return False
+        return True
+
+    def due_scopes(self, cutoff: str) -> Iterator[DueScope]:
+        """Scopes whose oldest unconsolidated note is strictly older than ``cutoff``, oldest first (then by
+        scope), across the 16 shards: a merge of 16 paged Queries, so at most 16 pages are held at once."""
+        streams = [self._shard_due(shard, cutoff) for shard in unconsolidated_shards()]
+        return heapq.merge(*streams, key=lambda due: (due.oldest, due.scope_key))
+
+    def _shard_due(self, shard: str, cutoff: str) -> Iterator[DueScope]:
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "IndexName": UNCONSOLIDATED_INDEX,
+            "KeyConditionExpression": "uc_pk = :shard AND uc_sk BETWEEN :low AND :high",
+            "ExpressionAttributeValues": {
+                ":shard": {"S": shard},
+                ":low": {"S": _DUE_PREFIX},
+                ":high": {"S": f"{_DUE_PREFIX}{cutoff}"},  # "due#<cutoff>#..." sorts after it: strictly older
+            },
+            "ProjectionExpression": "pk, oldest, notes",
+            "Limit": _PLAN_PAGE,
+        }
+        for page in query_pages(self._client, request):
+            for item in page["Items"]:
+                yield DueScope(item["pk"]["S"], item["oldest"]["S"], int(item.get("notes", {}).get("N", "0")))
+
+    def claim(self, scope: Scope, token: str, run_id: str, *, now_epoch: int, lease_s: int) -> Claim:
+        """Take the scope for ``lease_s`` seconds, unless another token holds an unexpired claim or this
+        run already finished the scope (then ClaimRefused). The same token may take its claim again (a
+        message delivered again after its worker died)."""
+        try:
+            answer = self._client.update_item(
+                TableName=self._table,
+                Key={"pk": {"S": scope.key}, "sk": {"S": DUE_SK}},
+                UpdateExpression="SET folding = :token, folding_until = :until, folding_run = :run",
+                ConditionExpression=(
+                    "(attribute_not_exists(folding_until) OR folding_until <= :now OR folding = :token)"
+                    " AND (attribute_not_exists(last_run) OR last_run <> :run)"
+                ),
+                ExpressionAttributeValues={
+                    ":token": {"S": token},
+                    ":until": {"N": str(now_epoch + lease_s)},
+                    ":now": {"N": str(now_epoch)},
+                    ":run": {"S": run_id},
+                },
+                ReturnValues="ALL_NEW",
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+        except ClientError as error:
+            if error_code(error) == "ConditionalCheckFailedException":
+                old = error.response.get("Item") or {}
+                ours = run_id in (old.get("last_run", {}).get("S"), old.get("folding_run", {}).get("S"))
+                raise ClaimRefused("done" if ours else "held") from None
+            raise as_unavailable(error) or error from None
+        item = answer["Attributes"]
+        floor = item.get("floor", {}).get("S")
+        return Claim(token, floor, int(item.get("writes", {}).get("N", "0")))
+
+    def read_writes(self, scope: Scope) -> tuple[int, str | None]:
+        """The marker's ``writes`` and its current claim token (a strongly consistent read)."""
+        try:
+            item = self._client.get_item(
+                TableName=self._table,
+                Key={"pk": {"S": scope.key}, "sk": {"S": DUE_SK}},
+                ConsistentRead=True,
+                ProjectionExpression="writes, folding",
+            ).get("Item", {})
+        except ClientError as error:
+            raise as_unavailable(error) or error from None
+        return int(item.get("writes", {}).get("N", "0")), item.get("folding", {}).get("S")
+
+    def settle_item(
+        self,
+        scope: Scope,
+        claim: Claim,
+        run_id: str,
+        *,
+        writes: int,
+        oldest: tuple[str, str] | None,
+        folded: int,
+    ) -> dict[str, Any]:
+        """The transaction item that ends a claim: the marker moves to the oldest unconsolidated note left
+        (``(created_at, day)``), or leaves the index when none is left; ``last_run`` records the run.
+        Only if no note was written since ``writes`` was read, the claim is still ours, and this run has
+        not settled the scope already (so a run's counts move once per scope)."""
+        values: dict[str, Any] = {
+            ":token": {"S": claim.token},
+            ":run": {"S": run_id},
+            ":writes": {"N": str(writes)},
+        }
+        if oldest is None:
+            update = (
+                "SET last_run = :run REMOVE folding, folding_until, folding_run, uc_pk, uc_sk, oldest, floor, notes"
+            )
+        else:
+            update = (
+                "SET last_run = :run, oldest = :at, floor = :day, uc_pk = :shard, uc_sk = :uc_sk"
+                " REMOVE folding, folding_until, folding_run ADD notes :minus"
+            )
+            values |= {
+                ":at": {"S": oldest[0]},
+                ":day": {"S": oldest[1]},
+                ":shard": {"S": unconsolidated_shard(scope.key)},
+                ":uc_sk": {"S": _uc_sk(oldest[0], scope.key)},
+                ":minus": {"N": str(-folded)},
+            }
+        return {
+            "Update": {
+                "TableName": self._table,
+                "Key": {"pk": {"S": scope.key}, "sk": {"S": DUE_SK}},
+                "UpdateExpression": update,
+                "ConditionExpression": (
+                    "folding = :token AND (attribute_not_exists(writes) OR writes = :writes)"
+                    " AND (attribute_not_exists(last_run) OR last_run <> :run)"
+                ),
+                "ExpressionAttributeValues": values,
+            }
+        }
+
+    def failed_item(self, scope: Scope, claim: Claim, run_id: str) -> dict[str, Any]:
+        """The transaction item that ends a claim on a group that failed for good tonight: the marker stays
+        as it was (its notes are due again next night) and records the run, once."""
+        return {
+            "Update": {
+                "TableName": self._table,
+                "Key": {"pk": {"S": scope.key}, "sk": {"S": DUE_SK}},
+                "UpdateExpression": "SET last_run = :run REMOVE folding, folding_until, folding_run",
+                "ConditionExpression": "folding = :token AND (attribute_not_exists(last_run) OR last_run <> :run)",
+                "ExpressionAttributeValues": {":token": {"S": claim.token}, ":run": {"S": run_id}},
+            }
+        }
+
+    def release(self, scope: Scope, claim: Claim) -> None:
+        """Give the claim back without settling (a failure that the queue will deliver again)."""
+        try:
+            self._client.update_item(
+                TableName=self._table,
+                Key={"pk": {"S": scope.key}, "sk": {"S": DUE_SK}},
+                UpdateExpression="REMOVE folding, folding_until, folding_run",
+                ConditionExpression="folding = :token",
+                ExpressionAttributeValues={":token": {"S": claim.token}},
+            )
+        except ClientError as error:
+            if error_code(error) != "ConditionalCheckFailedException":
+                raise as_unavailable(error) or error from None
