@@ -1,4 +1,5 @@
-"""Consolidation's pure rules: planning the night's groups within the caps, and the run's "now" (docs/api.md §4)."""
+"""Consolidation's pure rules: one scope's group within the caps, in true-age order, and the run's "now"
+(docs/api.md §4, §6 "Consolidation at any scale"). The order across scopes is the scope index's (integration)."""
 
 from __future__ import annotations
 
@@ -6,66 +7,58 @@ from datetime import UTC, datetime
 
 import pytest
 
-from agent_memory.consolidation import Caps, plan_groups, run_time
-from agent_memory.scope import Scope
-from agent_memory.storage.consolidation_store import DueNote
-
-CAPS = Caps(min_age_days=7, max_groups=50, max_notes=200, max_chars=20_000)
+from agent_memory.consolidation import run_time
+from agent_memory.storage.consolidation_store import DueNote, group_within_caps
 
 
-def due(scope_key: str, position: int, text: str = "a fact", day: str = "2026-11-20") -> DueNote:
-    return DueNote(scope_key, f"note#{day}#{position}", day, position, text, f"{day}T10:00:{position:02d}.000Z")
+def due(position: int, text: str = "a fact", day: str = "2026-11-20", second: int | None = None) -> DueNote:
+    instant = f"{day}T10:00:{position if second is None else second:02d}.000Z"
+    return DueNote("user#a", f"note#{day}#{position:09d}", day, position, text, instant)
 
 
-def test_groups_follow_their_oldest_due_note_and_keep_each_scopes_notes_in_order() -> None:
-    notes = [due("user#a", 1), due("ws#w", 1), due("user#a", 2), due("user#b", 1), due("ws#w", 2)]
-
-    plan = plan_groups(notes, CAPS)
-
-    assert [group.scope for group in plan.groups] == [
-        Scope("personal", "a"),
-        Scope("team", "w"),
-        Scope("personal", "b"),
-    ]
-    assert [[note.position for note in group.notes] for group in plan.groups] == [[1, 2], [1, 2], [1]]
-    assert plan.notes_due == 5
+def positions(notes: list[DueNote]) -> list[int]:
+    return [note.position for note in notes]
 
 
-def test_at_most_max_groups_groups_and_the_rest_waits_but_counts_as_due() -> None:
-    notes = [due(f"user#u{index}", 1) for index in range(5)]
+def test_a_group_takes_its_oldest_notes_up_to_max_notes_and_counts_the_rest() -> None:
+    group = group_within_caps([due(position) for position in range(7, 0, -1)], 3, 20_000, remaining_after=4)
 
-    plan = plan_groups(notes, Caps(7, max_groups=2, max_notes=200, max_chars=20_000))
-
-    assert [group.scope.owner_id for group in plan.groups] == ["u0", "u1"]
-    assert plan.notes_due == 5
+    assert positions(group.notes) == [1, 2, 3]
+    assert group.remaining == 4 + 4
 
 
-def test_a_group_takes_its_oldest_notes_up_to_max_notes() -> None:
-    notes = [due("user#a", position) for position in range(1, 8)]
+def test_notes_of_the_same_instant_go_by_position_as_a_number_not_as_text() -> None:
+    notes = [due(10, second=0), due(2, second=0), due(1, second=0)]
 
-    (group,) = plan_groups(notes, Caps(7, max_groups=50, max_notes=3, max_chars=20_000)).groups
+    assert positions(group_within_caps(notes, 200, 20_000, remaining_after=0).notes) == [1, 2, 10]
 
-    assert [note.position for note in group.notes] == [1, 2, 3]
+
+def test_the_instant_comes_before_the_day_and_the_position() -> None:
+    later = due(1, day="2026-11-20", second=30)
+    earlier = due(5, day="2026-11-20", second=10)
+
+    assert positions(group_within_caps([later, earlier], 200, 20_000, remaining_after=0).notes) == [5, 1]
 
 
 def test_a_group_stops_before_the_note_that_would_pass_max_chars() -> None:
-    notes = [due("user#a", 1, "x" * 45), due("user#a", 2, "y" * 45), due("user#a", 3, "z" * 20)]
+    notes = [due(1, "x" * 45), due(2, "y" * 45), due(3, "z" * 20)]
 
-    (group,) = plan_groups(notes, Caps(7, max_groups=50, max_notes=200, max_chars=100)).groups
+    group = group_within_caps(notes, 200, 100, remaining_after=0)
 
-    assert [note.position for note in group.notes] == [1, 2]
+    assert positions(group.notes) == [1, 2]
+    assert group.remaining == 1
 
 
 def test_a_single_note_longer_than_max_chars_still_forms_a_group_so_it_never_blocks_its_scope() -> None:
-    (group,) = plan_groups([due("user#a", 1, "x" * 500), due("user#a", 2)], Caps(7, 50, 200, max_chars=100)).groups
+    group = group_within_caps([due(1, "x" * 500), due(2)], 200, 100, remaining_after=0)
 
-    assert [note.position for note in group.notes] == [1]
+    assert positions(group.notes) == [1]
 
 
-def test_nothing_due_plans_nothing() -> None:
-    plan = plan_groups([], CAPS)
+def test_nothing_read_is_an_empty_group() -> None:
+    group = group_within_caps([], 200, 20_000, remaining_after=0)
 
-    assert (plan.groups, plan.notes_due) == ([], 0)
+    assert (group.notes, group.remaining) == ([], 0)
 
 
 def test_the_runs_now_is_the_scheduled_events_time_in_utc() -> None:

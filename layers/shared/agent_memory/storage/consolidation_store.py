@@ -60,6 +60,21 @@ class DueGroup:
     remaining: int
 
 
+def group_within_caps(read: list[DueNote], max_notes: int, max_chars: int, *, remaining_after: int) -> DueGroup:
+    """A scope's group for tonight: its oldest due notes by true age (instant, day, position as a number) up to
+    ``max_notes`` and ``max_chars``; a first note longer than ``max_chars`` still forms a group of its own, so
+    it never blocks its scope. ``remaining`` counts what waits for the next nights."""
+    read.sort(key=lambda note: (note.created_at, note.day, note.position))
+    taken: list[DueNote] = []
+    chars = 0
+    for note in read:
+        if len(taken) == max_notes or (taken and chars + len(note.text) > max_chars):
+            break
+        taken.append(note)
+        chars += len(note.text)
+    return DueGroup(taken, len(read) - len(taken) + remaining_after)
+
+
 class ConsolidationStore(RunRecords):
     def __init__(self, client: Any, table_name: str) -> None:
         self._client = client
@@ -179,12 +194,14 @@ class ConsolidationStore(RunRecords):
             for item in page["Items"]:
                 note = _due_note(item)
                 if last_day is not None and note.day != last_day:
-                    return self._group(read, max_notes, max_chars, remaining_after=self._count_from(request, item))
+                    return group_within_caps(
+                        read, max_notes, max_chars, remaining_after=self._count_from(request, item)
+                    )
                 read.append(note)
                 chars += len(note.text)
                 if last_day is None and (len(read) > max_notes or chars > max_chars):
                     last_day = note.day  # the caps are met: finish this day, then stop
-        return self._group(read, max_notes, max_chars, remaining_after=0)
+        return group_within_caps(read, max_notes, max_chars, remaining_after=0)
 
     def _notes_request(self, scope: Scope, floor: str | None, cutoff: str) -> dict[str, Any]:
         return {
@@ -210,18 +227,6 @@ class ConsolidationStore(RunRecords):
             "Select": "COUNT",
         }
         return sum(int(page["Count"]) for page in query_pages(self._client, count))
-
-    @staticmethod
-    def _group(read: list[DueNote], max_notes: int, max_chars: int, *, remaining_after: int) -> DueGroup:
-        read.sort(key=lambda note: (note.created_at, note.day, note.position))
-        taken: list[DueNote] = []
-        chars = 0
-        for note in read:
-            if len(taken) == max_notes or (taken and chars + len(note.text) > max_chars):
-                break
-            taken.append(note)
-            chars += len(note.text)
-        return DueGroup(taken, len(read) - len(taken) + remaining_after)
 
     def oldest_unconsolidated(self, scope: Scope, floor: str | None) -> tuple[str, str] | None:
         """``(created_at, day)`` of the scope's oldest unconsolidated note, due or not; None if none is left."""
