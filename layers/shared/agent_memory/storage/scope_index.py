@@ -14,8 +14,9 @@ Attributes:
   duplicate message does not ask the model twice); ``last_run``: the run that last finished the scope, so
   a message of that run delivered again is a no-op.
 
-Every note write updates the marker in the same transaction as the note (``note_written``): a note never
-exists without its scope being due. A worker advances the marker (or takes it out of the index) on
+Every note write updates the marker right after the note's transaction (``note_written``, one more
+request). A writer that dies between the two leaves its note unseen until the scope's next note moves the
+marker (docs/consolidation.md names this gap; the fix is the marker inside the note's transaction). A worker advances the marker (or takes it out of the index) on
 condition that ``writes`` did not move since it looked, so a note written meanwhile is never forgotten.
 """
 
