@@ -229,6 +229,36 @@ class ManagementClient(_Closing):
     def delete_note(self, note_id: str, *, workspace: str | None = None) -> None:
         self._call("DELETE", f"{self._base(workspace)}/notes/{note_id}")
 
+    # People's control (docs/api.md §6): export, erase, what each turn was shown, usage against the quotas.
+
+    def export(self, *, cursor: str | None = None, workspace: str | None = None) -> dict[str, Any]:
+        """One page of everything the scope holds, oldest first (``agent-memory-export/1``); follow ``next_cursor``."""
+        return cast(dict[str, Any], self._call("GET", f"{self._base(workspace)}/export", params={"cursor": cursor}))
+
+    def erase(self, *, workspace: str | None = None) -> dict[str, Any]:
+        """Erase the whole scope (a workspace: operators only); the receipt. A repeat finishes an interrupted one."""
+        return cast(dict[str, Any], self._call("DELETE", self._base(workspace)))
+
+    def erase_my_notes(self, *, workspace: str) -> dict[str, Any]:
+        """Erase the notes the token's user wrote in a workspace (``?author=me``); the receipt."""
+        return cast(dict[str, Any], self._call("DELETE", f"{self._base(workspace)}/notes", params={"author": "me"}))
+
+    def list_injections(
+        self,
+        *,
+        thread_id: str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+        workspace: str | None = None,
+    ) -> dict[str, Any]:
+        """What ``/v1/context`` put in front of the model, newest first."""
+        params = {"thread_id": thread_id, "limit": limit, "cursor": cursor}
+        return cast(dict[str, Any], self._call("GET", f"{self._base(workspace)}/injections", params=params))
+
+    def usage(self, *, workspace: str | None = None) -> dict[str, Any]:
+        """Notes written today and characters stored, against the scope's quotas."""
+        return cast(dict[str, Any], self._call("GET", f"{self._base(workspace)}/usage"))
+
     def list_runs(self, *, limit: int | None = None) -> RunList:
         """Operators only: the consolidation runs, newest first."""
         return cast(RunList, self._call("GET", "/v1/admin/consolidation/runs", params={"limit": limit}))

@@ -231,6 +231,33 @@ def test_notes_listing_search_and_delete_in_a_workspace(memory: MemoryClient, da
     ]
 
 
+def test_peoples_control_export_usage_injections_and_erase(memory: MemoryClient, dashboard: Any) -> None:
+    ctx = conversation_context("m-people")
+    note = memory.remember(ctx, "Keeps a sourdough starter")["note"]
+    memory.get_context(conversation_context("m-people", "t-shown"))
+    person = dashboard(mint("m-people", ["w-people"]))
+    team = ConversationContext(user_id="m-people", thread_id="t-1", visibility="shared", workspace_id="w-people")
+    memory.remember(team, "The team's retro is on Fridays")
+
+    exported = person.export()
+    usage = person.usage()
+    deadline = time.monotonic() + 10  # the injection record is written off the turn's path
+    while not (shown := person.list_injections(thread_id="t-shown")["injections"]) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    mine_in_team = person.erase_my_notes(workspace="w-people")
+    with pytest.raises(Forbidden):
+        person.erase(workspace="w-people")  # a workspace is erased by operators only
+    receipt = person.erase()
+
+    assert exported["format"] == "agent-memory-export/1" and exported["next_cursor"] is None
+    assert [n["id"] for n in exported["notes"]] == [note["id"]]
+    assert usage["notes_today"] == 1 and usage["chars"] == len(note["text"])
+    assert shown and shown[0]["note_ids"] == [note["id"]]
+    assert mine_in_team["erased"]["notes"] == 1
+    assert receipt["erased"]["notes"] == 1
+    assert person.export()["notes"] == [] and person.erase()["erased"]["notes"] == 0
+
+
 def test_refusals_come_in_order_401_then_403(dashboard: Any) -> None:
     with pytest.raises(Unauthorized) as no_token:
         dashboard("not-a-token").get_document()

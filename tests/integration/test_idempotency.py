@@ -108,3 +108,24 @@ def test_dashboard_put_and_restore_honour_the_key(aws):
     r2 = manage("personal_restore", token=USER, path=path, body=restore, headers={"Idempotency-Key": "r-1"})
     assert r1.status == r2.status == 200 and r1.body == r2.body
     assert manage("personal_document", token=USER).body["document"]["version"] == 3
+
+
+def test_a_quota_refusal_is_not_kept_under_its_key_so_the_same_retry_runs_again_later(call, keyed, monkeypatch):
+    """A 429 passes with time: the key is given back, and the retry after the quota allows it is written."""
+    body = {"context": private(user="u-quota"), "arguments": {"text": "one over the day's quota"}}
+    monkeypatch.setenv("MEMORY_QUOTA_NOTES_PER_DAY", "1")
+    runtime.reset()
+    assert call("remember", {"context": private(user="u-quota"), "arguments": {"text": "the day's one"}}).status == 201
+
+    refused = keyed("remember", body, "k-quota")
+    monkeypatch.setenv("MEMORY_QUOTA_NOTES_PER_DAY", "5")
+    runtime.reset()
+    later = keyed("remember", body, "k-quota")
+
+    assert (refused.status, refused.body["error"]["code"]) == (429, "quota_exceeded")
+    assert later.status == 201
+    assert "one over the day's quota" in _notes_of(call, "u-quota")
+
+
+def _notes_of(call, user):
+    return [n["text"] for n in call("context", {"context": private(user=user)}).body["recent_notes"]]

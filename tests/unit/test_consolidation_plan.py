@@ -70,3 +70,18 @@ def test_the_runs_now_is_the_scheduled_events_time_in_utc() -> None:
 def test_an_event_without_a_utc_time_is_refused(event: object) -> None:
     with pytest.raises(ValueError, match="time"):
         run_time(event)
+
+
+def test_consolidation_moves_text_within_the_characters_quota_unconditionally() -> None:
+    """Folding notes into the document is never refused by the characters quota (docs/people.md)."""
+    from agent_memory.scope import Scope
+    from agent_memory.storage.usage_store import Quota, UsageStore
+
+    usage = UsageStore(None, "MemoryTable", Quota(notes_per_day=5, chars=100))
+    scope = Scope("personal", "u-1")
+
+    enforced = usage.change_item(scope, 50)["Update"]
+    folded = usage.change_item(scope, 500, enforce=False)["Update"]
+
+    assert "ConditionExpression" in enforced
+    assert "ConditionExpression" not in folded

@@ -69,6 +69,9 @@ class IdempotencyStore:
         except MemoryServiceError as error:
             if error.status >= 500:
                 raise  # the outcome may be unknown: the lease stays, a repeat after it runs again
+            if error.code == "quota_exceeded":
+                self._release(item_key)  # a refusal that passes with time: a repeat after it must run again
+                raise
             body: dict[str, Any] = {"error": {"code": error.code, "message": error.message}}
             if error.details:
                 body["details"] = error.details
@@ -114,6 +117,13 @@ class IdempotencyStore:
                 "a request with this Idempotency-Key is still in progress, or its outcome is unknown; retry later"
             )
         return Answer(int(item["answer_status"]["N"]), json.loads(item["answer"]["S"]))
+
+    def _release(self, item_key: dict[str, Any]) -> None:
+        """Give the key back: nothing was written, and the same request may succeed later."""
+        try:
+            self._client.delete_item(TableName=self._table, Key=item_key)
+        except ClientError as error:
+            raise as_unavailable(error) or error from None
 
     def _store(self, item_key: dict[str, Any], answer: Answer) -> None:
         self._client.update_item(

@@ -169,7 +169,7 @@ class MemoryService:
                     by=by,
                     folded_note_ids=folded_note_ids,
                     together_with=together_with,
-                    usage_change=self._notes.usage.change_item(scope, change),
+                    usage_change=self._notes.usage.change_item(scope, change, enforce=reason != "consolidation"),
                 )
             except QuotaRefused:
                 raise self._notes.usage.refusal(change) from None

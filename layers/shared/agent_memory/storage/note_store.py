@@ -9,11 +9,13 @@ from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any
 
-from botocore.exceptions import ClientError
+from aws_lambda_powertools.metrics import MetricUnit
+from botocore.exceptions import BotoCoreError, ClientError
 
 from agent_memory.clock import iso
 from agent_memory.errors import StorageUnavailable
 from agent_memory.notes import Note, Origin
+from agent_memory.observability import logger, metrics
 from agent_memory.scope import Scope
 from agent_memory.storage.client import as_unavailable, cancellation_codes, error_code, query_pages
 from agent_memory.storage.keys import (
@@ -122,17 +124,27 @@ class NoteStore:
             try:
                 self._transact(items)
             except ClientError as error:
-                if cancellation_codes(error)[1:2] == ["ConditionalCheckFailed"]:
-                    raise self._usage.refusal(len(text)) from None
                 if not _position_taken(error):
+                    if cancellation_codes(error)[1:2] == ["ConditionalCheckFailed"]:
+                        raise self._usage.refusal(len(text)) from None
                     raise as_unavailable(error) or error from None
                 if _holder_write_id(error) != write_id:
                     continue  # another note holds the position: take the next one
-                # else: our own earlier attempt, retried by the client after its answer was lost
-            # The scope's due marker (storage.scope_index), after the note so that no worker misses it.
-            ScopeIndex(self._client, self._table).note_written(scope, created_at=created_at, day=day)
+                # else: our own earlier attempt, retried by the client after its answer was lost (its
+                # characters were counted then: the counter's own condition may fail now, harmlessly)
+            self._mark_due(scope, created_at=created_at, day=day)
             return note
         raise StorageUnavailable("could not find a free position for the note; nothing was written, try again")
+
+    def _mark_due(self, scope: Scope, *, created_at: str, day: str) -> None:
+        """The scope's due marker (storage.scope_index), after the note so that no worker misses it. The note is
+        written by now: a failure here must not answer "unknown outcome" (a retry would write it twice), so it
+        is logged and counted; the note is folded once the scope's next note moves the marker."""
+        try:
+            ScopeIndex(self._client, self._table).note_written(scope, created_at=created_at, day=day)
+        except (ClientError, BotoCoreError, StorageUnavailable) as error:
+            logger.warning("the scope's due marker was not updated", extra={"scope": scope.kind, "error": str(error)})
+            metrics.add_metric(name="DueMarkerWriteFailed", unit=MetricUnit.Count, value=1)
 
     def _transact(self, items: list[dict[str, Any]]) -> None:
         """The note's transaction. Concurrent writers of one scope share its characters counter: a transaction
@@ -182,11 +194,18 @@ class NoteStore:
         return int(item["next_position"]["N"]) if item else 0
 
     def load(self, scope: Scope, note: Note) -> None:
-        """Write a note as it was exported (same day, position, origin, flag); its day's counter moves past it."""
+        """Write a note as it was exported (same day, position, origin, flag, with its vector when recall keeps
+        them in the table); its day's counter moves past it, its characters are counted once, and an
+        unconsolidated note makes its scope due. Loading the same note again changes nothing."""
+        vector = self._vectors(note.text) if self._vectors is not None else None
+        item = note_item(scope, note) | ({"vec": {"B": vector}} if vector is not None else {})
         try:
-            self._client.put_item(
-                TableName=self._table, Item=note_item(scope, note), ConditionExpression="attribute_not_exists(sk)"
-            )
+            self._client.put_item(TableName=self._table, Item=item, ConditionExpression="attribute_not_exists(sk)")
+        except ClientError as error:
+            if error_code(error) != "ConditionalCheckFailedException":
+                raise as_unavailable(error) or error from None
+            return  # loaded before (a resumed load): counted and marked then
+        try:
             self._client.update_item(
                 TableName=self._table,
                 Key={"pk": {"S": scope.key}, "sk": {"S": day_sk(note.day)}},
@@ -198,6 +217,8 @@ class NoteStore:
             if error_code(error) != "ConditionalCheckFailedException":
                 raise as_unavailable(error) or error from None
         self._usage.add(scope, len(note.text))
+        if not note.consolidated:
+            self._mark_due(scope, created_at=note.created_at, day=note.day)
 
     @property
     def usage(self) -> UsageStore:

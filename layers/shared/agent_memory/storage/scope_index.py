@@ -151,7 +151,8 @@ class ScopeIndex:
                 Key={"pk": {"S": scope.key}, "sk": {"S": DUE_SK}},
                 UpdateExpression="SET folding = :token, folding_until = :until, folding_run = :run",
                 ConditionExpression=(
-                    "(attribute_not_exists(folding_until) OR folding_until <= :now OR folding = :token)"
+                    "attribute_exists(sk)"  # an erased scope has no marker: nothing to fold, and none is made
+                    " AND (attribute_not_exists(folding_until) OR folding_until <= :now OR folding = :token)"
                     " AND (attribute_not_exists(last_run) OR last_run <> :run)"
                 ),
                 ExpressionAttributeValues={
@@ -167,7 +168,7 @@ class ScopeIndex:
             if error_code(error) == "ConditionalCheckFailedException":
                 old = error.response.get("Item") or {}
                 ours = run_id in (old.get("last_run", {}).get("S"), old.get("folding_run", {}).get("S"))
-                raise ClaimRefused("done" if ours else "held") from None
+                raise ClaimRefused("done" if ours or not old else "held") from None
             raise as_unavailable(error) or error from None
         item = answer["Attributes"]
         floor = item.get("floor", {}).get("S")

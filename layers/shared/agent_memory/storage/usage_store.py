@@ -79,15 +79,17 @@ class UsageStore:
         except Exception:  # noqa: BLE001 - the caller's own outcome matters more than the counter
             logger.warning("could not give characters back to the usage counter", extra={"scope": scope.kind})
 
-    def change_item(self, scope: Scope, delta: int) -> dict[str, Any]:
-        """A transaction item moving the counter by ``delta``; conditional on the quota when it grows."""
+    def change_item(self, scope: Scope, delta: int, *, enforce: bool = True) -> dict[str, Any]:
+        """A transaction item moving the counter by ``delta``; conditional on the quota when it grows and
+        ``enforce`` (consolidation is not: it moves notes' text into the document, and refusing it would leave
+        the scope due every night)."""
         update: dict[str, Any] = {
             "TableName": self._table,
             "Key": self._key(scope),
             "UpdateExpression": "ADD chars :n",
             "ExpressionAttributeValues": {":n": {"N": str(delta)}},
         }
-        if self.quota is not None and delta > 0:
+        if self.quota is not None and delta > 0 and enforce:
             if delta > self.quota.chars:
                 raise chars_quota_error(self.quota, delta)
             update["ConditionExpression"] = "attribute_not_exists(chars) OR chars <= :max"
