@@ -16,8 +16,9 @@ Attributes:
 
 Every note write updates the marker right after the note's transaction (``note_written``, one more
 request). A writer that dies between the two leaves its note unseen until the scope's next note moves the
-marker (docs/consolidation.md names this gap; the fix is the marker inside the note's transaction). A worker advances the marker (or takes it out of the index) on
-condition that ``writes`` did not move since it looked, so a note written meanwhile is never forgotten.
+marker (docs/consolidation.md names this gap; the fix is the marker inside the note's transaction). A
+worker advances the marker (or takes it out of the index) on condition that ``writes`` did not move since
+it looked, so a note written meanwhile is never forgotten.
 """
 
 from __future__ import annotations
