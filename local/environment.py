@@ -27,7 +27,7 @@ LOCAL_ENVIRONMENT = {
     "AWS_DEFAULT_REGION": "us-east-1",
     "AWS_ACCOUNT_ID_ENDPOINT_MODE": "disabled",
     "MEMORY_TABLE_NAME": "MemoryTable",  # locally a table is named by its logical id
-    # No JWT authorizer locally: the management handler verifies HS256 tokens signed with this (CONTRACT §5).
+    # No JWT authorizer locally: the management handler verifies HS256 tokens signed with this (docs/api.md §5).
     "MEMORY_LOCAL_JWT_SECRET": DEFAULT_SECRET,
     "MEMORY_CONSOLIDATE_FUNCTION": "ConsolidateFunction",
     "POWERTOOLS_SERVICE_NAME": "agent-memory",

@@ -129,8 +129,8 @@ def build() -> dict[str, Any]:
             "title": "Agent memory",
             "version": "1.0.0",
             "description": "Durable memory for chat agents. The chat backend calls the tools and the per-turn "
-            "context with the conversation context it alone knows (CONTRACT §3); the dashboard manages personal "
-            'and team memory with a user\'s JWT (CONTRACT §5). Errors are `{"error": {"code", "message"}}`, '
+            "context with the conversation context it alone knows (docs/api.md §3); the dashboard manages personal "
+            'and team memory with a user\'s JWT (docs/api.md §5). Errors are `{"error": {"code", "message"}}`, '
             "never a stack trace.",
         },
         "servers": [{"url": "/"}],

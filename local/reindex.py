@@ -3,7 +3,7 @@
     python -m local.reindex --scope user#u-1 [--scope ws#w-1 ...]          # reindex these scopes
     python -m local.reindex --scope user#u-1 [--scope ws#w-1 ...] --check  # compare counts; exit 1 on drift
 
-Without ``OPENSEARCH_ENDPOINT`` but with ``MEMORY_EMBEDDING_MODEL`` (recall without OpenSearch, CONTRACT §6),
+Without ``OPENSEARCH_ENDPOINT`` but with ``MEMORY_EMBEDDING_MODEL`` (recall without OpenSearch, docs/api.md §6),
 the same command fills in the vectors that notes lack in the table (``--check``: counts them; exit 1 if any).
 
 It uses the service's settings: ``MEMORY_TABLE_NAME``, ``OPENSEARCH_ENDPOINT`` (SigV4 for an https

@@ -1,7 +1,7 @@
 """The local stack (``make run``): the HTTP API and the Lambda Invoke API of ``template.yaml`` on 127.0.0.1.
 
 No AWS account, no Docker: the handlers run in this process, as Lambda would call them, against an embedded
-DynamoDB (moto) or the one that ``AWS_ENDPOINT_URL_DYNAMODB`` points at (CONTRACT §1).
+DynamoDB (moto) or the one that ``AWS_ENDPOINT_URL_DYNAMODB`` points at (docs/api.md §1).
 
 - ``$MEMORY_API_PORT`` (3000): API Gateway HTTP API, payload v2 events, routed from the template's events.
 - ``$MEMORY_LAMBDA_PORT`` (3001): ``POST /2015-03-31/functions/{name}/invocations``, as ``sam local start-lambda``.

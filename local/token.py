@@ -1,7 +1,7 @@
 """``make token SUB=... WORKSPACES=... [ADMIN=1]``: a development token for the local stack's dashboard API.
 
 HS256 with ``$MEMORY_LOCAL_JWT_SECRET`` (default ``local-dev-secret``), issuer ``memory-local``, audience
-``memory-dashboard``, valid for 12 hours (CONTRACT §5). It only works against the local stack.
+``memory-dashboard``, valid for 12 hours (docs/api.md §5). It only works against the local stack.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-// The memory API (CONTRACT §5): every call goes through `request`, and every failure becomes an ApiError
+// The memory API (docs/api.md §5): every call goes through `request`, and every failure becomes an ApiError
 // whose message is the API's own ({"error": {"code", "message"}}), so the page can always show it.
 
 export class ApiError extends Error {
@@ -80,7 +80,7 @@ export class Api {
   }
 }
 
-/** `{base}` of CONTRACT §5 for a memory: personal (the token's subject) or a workspace's team memory. */
+/** `{base}` of docs/api.md §5 for a memory: personal (the token's subject) or a workspace's team memory. */
 export function memoryBase(memory) {
   return memory.kind === 'personal'
     ? '/v1/memory/personal'

@@ -1,4 +1,4 @@
-// The dashboard: people see and correct what their agents remember (CONTRACT §5 routes only).
+// The dashboard: people see and correct what their agents remember (docs/api.md §5 routes only).
 //
 // URLs, relative to /dashboard/ (deep links work: the server answers index.html for each):
 //   memory                                   My memory (personal), ?tab=curated|notes

@@ -5,9 +5,9 @@ import { busy, el, formatCount, formatInstant, say } from './ui.js';
 
 const RUNS = '/v1/admin/consolidation/runs';
 const POLL_MS = 1000;
-const POLL_FOR_MS = 60000; // CONTRACT §5: a run started by POST is listed within 60 s
+const POLL_FOR_MS = 60000; // docs/api.md §5: a run started by POST is listed within 60 s
 
-// A run fanned out to workers (CONTRACT §6): its groups counted so far of those planned.
+// A run fanned out to workers (docs/api.md §6): its groups counted so far of those planned.
 function progress(run) {
   const counted = (run.groups_done ?? 0) + (run.groups_failed ?? 0);
   const planned = run.groups_planned == null ? '' : ` ${formatCount(counted)} of ${formatCount(run.groups_planned)} groups`;

@@ -22,7 +22,7 @@ export function jwtClaims(token) {
   }
 }
 
-/** The `workspaces` claim in any shape CONTRACT §5 accepts: an array, or ids separated by spaces or commas, maybe in brackets. */
+/** The `workspaces` claim in any shape docs/api.md §5 accepts: an array, or ids separated by spaces or commas, maybe in brackets. */
 export function parseWorkspaces(value) {
   let items = [];
   if (Array.isArray(value)) {

@@ -1,4 +1,4 @@
-"""ConsolidateFunction: the nightly EventBridge schedule's target (CONTRACT §4). It folds week-old notes
+"""ConsolidateFunction: the nightly EventBridge schedule's target (docs/api.md §4). It folds week-old notes
 into each scope's document and returns the run's counts; the run's "now" is the event's ``time``."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """FlushFunction: invoked directly (RequestResponse) by the chat backend just before it summarizes a
-conversation. It always answers, within 5 seconds, and never raises (CONTRACT §4)."""
+conversation. It always answers, within 5 seconds, and never raises (docs/api.md §4)."""
 
 from __future__ import annotations
 

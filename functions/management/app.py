@@ -1,4 +1,4 @@
-"""ManagementFunction: the dashboard's API (CONTRACT §5), behind the HTTP API's JWT authorizer.
+"""ManagementFunction: the dashboard's API (docs/api.md §5), behind the HTTP API's JWT authorizer.
 
 Refusals come in the contract's order: who is calling (401) and whether they may touch this memory
 (403) are settled here, before routing, from the token and the path alone; only then does the resolver
@@ -114,7 +114,7 @@ def _get_document(scope: Scope) -> Any:
 
 
 def _once(scope: Scope, route: str, request: dict[str, Any], run: Any) -> Any:
-    """A write that honours ``Idempotency-Key`` (CONTRACT §6): a repeat gets the first answer, writes nothing."""
+    """A write that honours ``Idempotency-Key`` (docs/api.md §6): a repeat gets the first answer, writes nothing."""
     key = idempotency_key(app.current_event.headers)
     answer = idempotency().run_once(scope, route, key, {"user_id": _principal().user_id, **request}, run)
     return json_response(answer.status, answer.body)
@@ -291,7 +291,7 @@ def require_json(event: dict[str, Any]) -> None:
 
 
 def check_request(event: dict[str, Any]) -> None:
-    """The request's own parts, before any route reads them (CONTRACT §6): the body is one JSON object
+    """The request's own parts, before any route reads them (docs/api.md §6): the body is one JSON object
     (no repeated key, at most 32 deep, no lone surrogate), integers are plain decimals."""
     proxy = APIGatewayProxyEventV2(event)
     text = body_text(proxy) if event.get("body") else None  # not UTF-8: 400, as before

@@ -1,4 +1,4 @@
-"""CONTRACT §6 locally: ``make run`` plays the consolidation queue and its event source mapping; a run of a
+"""docs/api.md §6 locally: ``make run`` plays the consolidation queue and its event source mapping; a run of a
 few hundred groups started from the dashboard API finishes its groups, then its record says finished."""
 
 from __future__ import annotations

@@ -128,7 +128,7 @@ def _reach_deep_code(context: Any, case: Case) -> Any:
     )
 
 
-# The hostile-string strategy (CONTRACT §6): what an attacker sends rather than what the schema describes.
+# The hostile-string strategy (docs/api.md §6): what an attacker sends rather than what the schema describes.
 _HOSTILE_CHARS = list("\ud800\udbff\udc00\udfff\u2028\u2029\x85\u200b\u200d\u202e\u2066\ufeff<>&/#\n\r\t ")
 HOSTILE_TEXT = st.one_of(
     st.sampled_from(

@@ -1,7 +1,7 @@
 """Hostile stored texts: what a prompt-injected model, or one team member, might write into memory.
 
 Each one tries to leave its block, open or close another, forge a note line or a system line, or hide
-itself (separators, bidi controls, zero-width characters, markup). CONTRACT §6 "What reaches the model".
+itself (separators, bidi controls, zero-width characters, markup). docs/api.md §6 "What reaches the model".
 """
 
 from __future__ import annotations

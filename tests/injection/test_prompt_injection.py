@@ -1,4 +1,4 @@
-"""The prompt-injection tier (CONTRACT §6 "What reaches the model").
+"""The prompt-injection tier (docs/api.md §6 "What reaches the model").
 
 Every hostile text of the corpus is written through a write path (notes: ``remember`` and the flush;
 the document: ``update_memory``, the dashboard's ``PUT``, ``restore`` and a consolidation), then the turn's

@@ -1,4 +1,4 @@
-"""CONTRACT §6 "Bodies and parameters": bad input is a clear 4xx that changes nothing, never a 5xx.
+"""docs/api.md §6 "Bodies and parameters": bad input is a clear 4xx that changes nothing, never a 5xx.
 
 Which refusal is which (docs/security.md): not JSON, 400 ``malformed_request`` (the dashboard's routes:
 422); JSON that is not an object, repeats a key, nests deeper than 32, holds a lone surrogate or an

@@ -1,4 +1,4 @@
-"""CONTRACT §4 ``ConsolidateFunction``: fold week-old notes into the document, capped, crash-safe."""
+"""docs/api.md §4 ``ConsolidateFunction``: fold week-old notes into the document, capped, crash-safe."""
 
 from __future__ import annotations
 

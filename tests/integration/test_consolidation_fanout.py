@@ -1,4 +1,4 @@
-"""CONTRACT §6 "Consolidation at any scale": the planner fans the night's groups out over SQS (moto), workers
+"""docs/api.md §6 "Consolidation at any scale": the planner fans the night's groups out over SQS (moto), workers
 fold them (ConsolidateWorkerFunction through the local event source mapping), the run record counts them.
 Crash safety across planner and worker, duplicates, redelivery, the dead-letter queue, two planners, order."""
 

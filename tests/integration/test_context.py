@@ -1,4 +1,4 @@
-"""CONTRACT §3 ``context``: the document and today's and yesterday's notes, capped, never blocking a turn."""
+"""docs/api.md §3 ``context``: the document and today's and yesterday's notes, capped, never blocking a turn."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""CONTRACT §4 ``FlushFunction``: one note per compaction event, within 5 s, never an exception."""
+"""docs/api.md §4 ``FlushFunction``: one note per compaction event, within 5 s, never an exception."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""CONTRACT §6: ``Idempotency-Key`` on remember, update_memory, PUT document and restore. The same key
+"""docs/api.md §6: ``Idempotency-Key`` on remember, update_memory, PUT document and restore. The same key
 within 24 hours, for the same scope and route, answers what the first call answered and writes nothing."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""CONTRACT §5: the dashboard's routes, their authentication and authorization, paging and restore."""
+"""docs/api.md §5: the dashboard's routes, their authentication and authorization, paging and restore."""
 
 from __future__ import annotations
 

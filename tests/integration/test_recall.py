@@ -1,4 +1,4 @@
-"""CONTRACT §3 ``recall`` through ToolsFunction on moto: the keyword path (no OpenSearch, no embeddings)."""
+"""docs/api.md §3 ``recall`` through ToolsFunction on moto: the keyword path (no OpenSearch, no embeddings)."""
 
 from __future__ import annotations
 

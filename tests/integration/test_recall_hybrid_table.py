@@ -1,4 +1,4 @@
-"""CONTRACT §6 "Recall without OpenSearch": an embedding model and no notes index, through ToolsFunction on moto.
+"""docs/api.md §6 "Recall without OpenSearch": an embedding model and no notes index, through ToolsFunction on moto.
 
 Notes are written with their vector (``vec``, search.vectors) and recall fuses BM25 with cosine over the
 scope's newest notes. The embedding model is the named fake (tests.fake_embeddings: ``kitten`` and

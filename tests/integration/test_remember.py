@@ -1,4 +1,4 @@
-"""CONTRACT §3 ``remember``: cleaning, refusals, truncation, positions, provenance and concurrency."""
+"""docs/api.md §3 ``remember``: cleaning, refusals, truncation, positions, provenance and concurrency."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""CONTRACT §3 scope binding: the conversation decides the scope; the model can never name one."""
+"""docs/api.md §3 scope binding: the conversation decides the scope; the model can never name one."""
 
 from __future__ import annotations
 

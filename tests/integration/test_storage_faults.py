@@ -1,4 +1,4 @@
-"""CONTRACT §6 "Storage faults": a DynamoDB that times out or cannot be reached is a 503 with Retry-After
+"""docs/api.md §6 "Storage faults": a DynamoDB that times out or cannot be reached is a 503 with Retry-After
 (for a write: the outcome is unknown), never a 500; and an unversioned update_memory never answers 409.
 
 Faults are injected where botocore has given up: a wrapper around the real moto client raises botocore's

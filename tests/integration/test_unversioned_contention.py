@@ -1,4 +1,4 @@
-"""CONTRACT §6: ``update_memory`` without ``document_version`` never answers 409; under contention it
+"""docs/api.md §6: ``update_memory`` without ``document_version`` never answers 409; under contention it
 retries within its time budget, and past it answers 503 ``storage_unavailable`` (nothing written)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""CONTRACT §3 ``update_memory``: limits, history, optimistic concurrency and the compression rewrite."""
+"""docs/api.md §3 ``update_memory``: limits, history, optimistic concurrency and the compression rewrite."""
 
 from __future__ import annotations
 

@@ -130,7 +130,7 @@ def test_concurrent_writers_on_one_scope_lose_nothing(load_environment, sandboxe
     assert all(answer.status == 201 for _, answer in by_kind["remember"]), "a remember was refused"
     update_statuses = Counter(answer.status for _, answer in by_kind["update_memory"])
     assert set(update_statuses) <= {200, 409, 503} and update_statuses[200] > 0, update_statuses
-    for body, answer in by_kind["update_memory"]:  # CONTRACT §6: 409 only for a caller that gave a version
+    for body, answer in by_kind["update_memory"]:  # docs/api.md §6: 409 only for a caller that gave a version
         versioned = "document_version" in body["context"]
         assert answer.status in ({200, 409} if versioned else {200, 503}), (versioned, answer.body)
     updates = [(body, answer.body["document"]) for body, answer in by_kind["update_memory"] if answer.status == 200]

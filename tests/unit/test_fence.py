@@ -1,4 +1,4 @@
-"""CONTRACT §6 "What reaches the model": the fence, the note cleaner's new rules and the block's cap."""
+"""docs/api.md §6 "What reaches the model": the fence, the note cleaner's new rules and the block's cap."""
 
 from __future__ import annotations
 

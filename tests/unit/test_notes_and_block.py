@@ -61,7 +61,7 @@ def test_a_block_exactly_at_the_limit_keeps_every_note():
 
 
 def test_a_note_too_big_to_fit_never_crowds_out_older_ones_that_fit():
-    # CONTRACT §6 (it refines §3): the note that does not fit is dropped, the older ones that fit stay.
+    # docs/api.md §6 (it refines §3): the note that does not fit is dropped, the older ones that fit stay.
     notes = [_note(3, "new"), _note(2, "x" * 3990), _note(1, "old")]
 
     kept, _ = fit_notes(notes)

@@ -1,4 +1,4 @@
-"""Request models of the tool and context routes (CONTRACT §3): strict, nothing unknown accepted.
+"""Request models of the tool and context routes (docs/api.md §3): strict, nothing unknown accepted.
 
 The conversation context comes from the chat backend; ``arguments`` come from the model. Parsing
 happens in three steps so that refusals come in a fixed order: the envelope and its context (422),
@@ -84,7 +84,7 @@ class ChatMessage(StrictModel):
 
 
 class FlushRequest(StrictModel):
-    """The direct-invoke payload of FlushFunction (CONTRACT §4)."""
+    """The direct-invoke payload of FlushFunction (docs/api.md §4)."""
 
     context: ConversationContext
     compaction_id: Identifier

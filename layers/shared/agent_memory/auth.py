@@ -1,4 +1,4 @@
-"""Who is calling the management API (CONTRACT §5): one place that turns a request into a principal.
+"""Who is calling the management API (docs/api.md §5): one place that turns a request into a principal.
 
 In AWS the HTTP API's JWT authorizer has verified the token already and the handler reads the claims it
 passes on (API Gateway flattens them to strings: an array becomes ``"[w1 w2]"``, ``true`` becomes

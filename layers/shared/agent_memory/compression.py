@@ -1,4 +1,4 @@
-"""The compression rewrite: what runs when a write would cross the hard limit (CONTRACT §3 ``update_memory``)."""
+"""The compression rewrite: what runs when a write would cross the hard limit (docs/api.md §3 ``update_memory``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The nightly consolidation: fold week-old notes into each scope's document (CONTRACT §4 ``ConsolidateFunction``,
+"""The nightly consolidation: fold week-old notes into each scope's document (docs/api.md §4 ``ConsolidateFunction``,
 §6 "Consolidation at any scale"; docs/consolidation.md).
 
 The **planner** (the function the schedule invokes) takes the run lease, records the run, and walks the
@@ -88,7 +88,7 @@ class GroupMessage:
 
 
 def result(record: dict[str, Any]) -> dict[str, Any]:
-    """What ``ConsolidateFunction`` returns (CONTRACT §4 and §6): the counts so far and the status."""
+    """What ``ConsolidateFunction`` returns (docs/api.md §4 and §6): the counts so far and the status."""
     keys = (
         "run_id",
         "status",

@@ -1,4 +1,4 @@
-"""The per-turn memory block: the curated document plus ``<recent_memory_notes>`` (CONTRACT §3 ``context``)."""
+"""The per-turn memory block: the curated document plus ``<recent_memory_notes>`` (docs/api.md §3 ``context``)."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def fit_notes(notes_newest_first: Sequence[Note]) -> tuple[list[Note], str]:
 
     Lengths are those of the lines as injected (fenced). Newest first, each note is kept if its whole line
     still fits, else dropped, never cut: one note too long for what is left never crowds out older notes
-    that do fit (CONTRACT §6).
+    that do fit (docs/api.md §6).
     """
     kept: list[Note] = []
     lines: list[str] = []

@@ -1,4 +1,4 @@
-"""The curated document: one Markdown document per scope, every version kept (CONTRACT §3 ``update_memory``)."""
+"""The curated document: one Markdown document per scope, every version kept (docs/api.md §3 ``update_memory``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The fence: the one rule for every stored text that reaches a model (CONTRACT §6 "What reaches the model").
+"""The fence: the one rule for every stored text that reaches a model (docs/api.md §6 "What reaches the model").
 
 Stored text (the curated document, notes, a flushed conversation, consolidation inputs) is written by
 people and by models that may themselves have been prompt-injected. Wherever such text is placed in a

@@ -1,6 +1,6 @@
 """The pre-compaction flush: one short note per compaction event, within 5 seconds, never an exception.
 
-The chat backend calls it synchronously on its compaction path (CONTRACT §4 ``FlushFunction``), so every
+The chat backend calls it synchronously on its compaction path (docs/api.md §4 ``FlushFunction``), so every
 path returns a status: ``written``, ``duplicate``, ``disabled`` or ``failed`` (with a reason), and a
 failure leaves nothing written.
 """

@@ -38,7 +38,7 @@ def json_response(status: int, body: Any, headers: dict[str, str] | None = None)
 def error_response(status: int, code: str, message: str, details: list[dict[str, Any]] | None = None) -> Response[Any]:
     """The contract's error shape: ``{"error": {"code", "message"}}``, plus ``details`` on a 422.
 
-    A 503 says when to retry (``Retry-After``), as CONTRACT §6 "Storage faults" asks."""
+    A 503 says when to retry (``Retry-After``), as docs/api.md §6 "Storage faults" asks."""
     error: dict[str, Any] = {"code": code, "message": message}
     body: dict[str, Any] = {"error": error}
     if details:
@@ -101,7 +101,7 @@ def make_resolver(*, enable_validation: bool = False) -> APIGatewayHttpResolver:
 
     @app.exception_handler([BotocoreConnectionError, HTTPClientError])
     def _storage_fault(error: Exception) -> Response[Any]:
-        """DynamoDB timed out or could not be reached after botocore's retries: 503, never 500 (CONTRACT §6)."""
+        """DynamoDB timed out or could not be reached after botocore's retries: 503, never 500 (docs/api.md §6)."""
         logger.warning("storage unavailable", extra={"fault": type(error).__name__})
         return _storage_unavailable()
 

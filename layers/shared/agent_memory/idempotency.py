@@ -1,4 +1,4 @@
-"""``Idempotency-Key`` on the writes (CONTRACT §6 "Storage faults"): a retry is answered, not applied again.
+"""``Idempotency-Key`` on the writes (docs/api.md §6 "Storage faults"): a retry is answered, not applied again.
 
 A record beside the scope's data, ``sk = idem#<route>#<key>``, holds the first call's answer for 24 hours
 (DynamoDB's TTL then removes it). A call first claims the key with a conditional put; when it is done it

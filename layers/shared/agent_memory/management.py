@@ -1,4 +1,4 @@
-"""The dashboard's operations (CONTRACT §5): documents with history and restore, notes by day, runs.
+"""The dashboard's operations (docs/api.md §5): documents with history and restore, notes by day, runs.
 
 Every document write goes through ``MemoryService.update_memory``, the same validated path as the tool
 (limits, compression, history, optimistic concurrency), recorded as ``dashboard`` or ``restore``.

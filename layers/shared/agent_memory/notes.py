@@ -1,4 +1,4 @@
-"""Notes: short, dated, append-only facts. Cleaning rules of CONTRACT §3 ``remember``."""
+"""Notes: short, dated, append-only facts. Cleaning rules of docs/api.md §3 ``remember``."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ class Note:
         object.__setattr__(self, "id", note_id(self.day, self.position))
 
     def as_dict(self) -> dict[str, object]:
-        """The public shape of a note (CONTRACT §3)."""
+        """The public shape of a note (docs/api.md §3)."""
         return {
             "id": self.id,
             "day": self.day,
@@ -88,7 +88,7 @@ def clean_note_text(raw: str, *, max_chars: int = NOTE_MAX_CHARS) -> CleanText:
     Raises InvalidInput for text that is empty after cleaning or that is a Markdown heading.
     """
     # Line and paragraph separators become spaces (a note is one line); control characters and invisible
-    # format characters (zero-width, bidi controls) are removed (CONTRACT §6).
+    # format characters (zero-width, bidi controls) are removed (docs/api.md §6).
     text = "".join(ch for ch in one_line(raw) if unicodedata.category(ch) != "Cc" and not is_invisible(ch)).strip()
     for bullet in _BULLETS:
         if text.startswith(bullet) or text == bullet.rstrip():  # a bare marker is an empty bullet

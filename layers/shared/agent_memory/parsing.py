@@ -1,4 +1,4 @@
-"""The one place where untrusted input is parsed (CONTRACT §6 "Bodies and parameters").
+"""The one place where untrusted input is parsed (docs/api.md §6 "Bodies and parameters").
 
 Every body (tools, context, flush, the dashboard's writes), every integer query parameter and every
 header the service reads goes through here before anything else looks at it. Which refusal is which:

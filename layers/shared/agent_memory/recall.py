@@ -1,4 +1,4 @@
-"""``recall`` (CONTRACT §3): the scope's notes that best match a query, best first, and which path answered.
+"""``recall`` (docs/api.md §3): the scope's notes that best match a query, best first, and which path answered.
 
 The **keyword** path needs nothing but the table: one paginated Query (never a Scan) reads the texts of
 the scope's newest notes (``pk``, ``sk`` and ``text`` only), BM25 (``search.bm25``) ranks them in
@@ -17,7 +17,7 @@ Why it reads at most ``KEYWORD_MAX_NOTES`` (2,000) notes, newest first:
 So the fallback is exact for any scope of up to 2,000 notes (more than three months at 20 notes a day),
 and beyond that it searches the most recent 2,000.
 
-**Hybrid without an index** (CONTRACT §6): with an embedding model and no ``OPENSEARCH_ENDPOINT``, every
+**Hybrid without an index** (docs/api.md §6): with an embedding model and no ``OPENSEARCH_ENDPOINT``, every
 note is written with its vector (``search.vectors``: int8, in the note item's ``vec``), and the same
 Query also reads ``vec``; the cosine of the query's vector with each note's, and BM25, are fused
 (``search.fusion.weighted_fusion``) and ``mode`` is ``hybrid``. A note without a vector (written before

@@ -120,7 +120,7 @@ class VectorsFilled:
 
 
 class VectorFill:
-    """Without a notes index (CONTRACT §6), the table holds each note's vector: this writes the missing ones.
+    """Without a notes index (docs/api.md §6), the table holds each note's vector: this writes the missing ones.
 
     A note lacks its vector when it was written before the embedding model was configured, while the
     model was down, or under another model or dimension (``search.vectors.model_tag``). One paged Query

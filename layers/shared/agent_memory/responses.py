@@ -1,4 +1,4 @@
-"""Response models of the HTTP API (CONTRACT §3 and §5), for its OpenAPI document.
+"""Response models of the HTTP API (docs/api.md §3 and §5), for its OpenAPI document.
 
 The routes build their answers from the domain objects (``as_dict``); these models describe those answers,
 and the routes declare them (``responses=``) so that Powertools writes them into ``docs/openapi.json``.
@@ -90,7 +90,7 @@ class SavedDocument(Answer):
     warnings: list[str]
 
 
-# --- tools and context (CONTRACT §3) ----------------------------------------------------------------------
+# --- tools and context (docs/api.md §3) ----------------------------------------------------------------------
 
 
 class Remembered(Answer):
@@ -126,7 +126,7 @@ class Health(Answer):
     status: Literal["ok"]
 
 
-# --- management (CONTRACT §5) -----------------------------------------------------------------------------
+# --- management (docs/api.md §5) -----------------------------------------------------------------------------
 
 
 class Limits(Answer):
@@ -182,7 +182,7 @@ class RunFailure(Answer):
 class Run(Answer):
     run_id: str
     status: Literal["running", "finished"] = Field(description="Running while its groups fan out to workers.")
-    groups_planned: int = Field(ge=0, description="Groups sent to the workers (CONTRACT §6).")
+    groups_planned: int = Field(ge=0, description="Groups sent to the workers (docs/api.md §6).")
     groups_done: int = Field(ge=0)
     groups_failed: int = Field(ge=0)
     notes_consolidated: int = Field(ge=0)

@@ -55,7 +55,7 @@ def quota() -> Quota:
 
 @cache
 def idempotency() -> IdempotencyStore:
-    """The records of ``Idempotency-Key`` (CONTRACT §6), beside each scope's data."""
+    """The records of ``Idempotency-Key`` (docs/api.md §6), beside each scope's data."""
     from agent_memory.idempotency import IdempotencyStore
 
     settings = get_settings()
@@ -211,7 +211,7 @@ FLUSH_VECTOR_BUDGET_S = 1.0
 
 
 def table_vector_tag() -> int | None:
-    """The tag of the vectors notes carry in the table (CONTRACT §6: an embedding model and no notes index),
+    """The tag of the vectors notes carry in the table (docs/api.md §6: an embedding model and no notes index),
     else None: without an index, recall compares the query with them; with one, the index holds them."""
     settings = get_settings()
     if settings.embedding_model is None or settings.opensearch_endpoint is not None:

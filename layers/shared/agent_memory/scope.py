@@ -1,4 +1,4 @@
-"""Scope binding: the conversation decides the scope, never the model (CONTRACT §3)."""
+"""Scope binding: the conversation decides the scope, never the model (docs/api.md §3)."""
 
 from __future__ import annotations
 

@@ -35,7 +35,7 @@ from agent_memory.storage.note_store import NoteStore
 RECENT_NOTES_QUERY_LIMIT = 200
 # Without document_version, a write re-reads the head and tries again under contention, after a random
 # pause that grows with each attempt (so that racing writers spread out), for at most this long; then it
-# answers 503, never 409 (CONTRACT §6): the caller gave no version, so there is nothing to conflict with.
+# answers 503, never 409 (docs/api.md §6): the caller gave no version, so there is nothing to conflict with.
 UNVERSIONED_WRITE_BUDGET_S = 20.0  # ToolsFunction has 29 s, API Gateway 30 s
 UNVERSIONED_RETRY_PAUSE_S = (0.01, 0.05)
 UNVERSIONED_RETRY_PAUSE_MAX_S = 0.25

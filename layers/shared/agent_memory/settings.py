@@ -1,4 +1,4 @@
-"""Configuration, read from the environment once per process (CONTRACT §2)."""
+"""Configuration, read from the environment once per process (docs/api.md §2)."""
 
 from __future__ import annotations
 

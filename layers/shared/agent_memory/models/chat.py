@@ -1,4 +1,4 @@
-"""The chat-model port and its two real providers, chosen by ``MEMORY_CHAT_MODEL`` (CONTRACT §2).
+"""The chat-model port and its two real providers, chosen by ``MEMORY_CHAT_MODEL`` (docs/api.md §2).
 
 - ``bedrock:<modelId>``: Bedrock Converse through boto3.
 - ``openai:<model>``: any OpenAI-compatible ``/chat/completions`` server (``OPENAI_BASE_URL``, ``OPENAI_API_KEY``).

@@ -1,4 +1,4 @@
-"""The embedding port and its two real providers, chosen by ``MEMORY_EMBEDDING_MODEL`` (CONTRACT §2).
+"""The embedding port and its two real providers, chosen by ``MEMORY_EMBEDDING_MODEL`` (docs/api.md §2).
 
 - ``bedrock:<modelId>``: Bedrock ``InvokeModel`` through boto3, with Titan Text Embeddings v2's request
   (``inputText``, ``dimensions``, ``normalize``). Titan takes one text per call, so a list is embedded

@@ -1,4 +1,4 @@
-"""Okapi BM25 over a handful of notes, in Python: the ranking of recall's keyword fallback (CONTRACT §3).
+"""Okapi BM25 over a handful of notes, in Python: the ranking of recall's keyword fallback (docs/api.md §3).
 
 Why a small BM25 here rather than SQLite FTS5's ``bm25()``:
 

@@ -1,4 +1,4 @@
-"""Note vectors stored in the table (recall without OpenSearch, CONTRACT §6): compact, and compared by cosine.
+"""Note vectors stored in the table (recall without OpenSearch, docs/api.md §6): compact, and compared by cosine.
 
 **What is stored.** One binary attribute ``vec`` on the note item::
 

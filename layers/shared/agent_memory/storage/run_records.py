@@ -1,6 +1,6 @@
 """A consolidation run's record: one item (``pk = consolidation, sk = run#<started_at>#<run_id>``) whose
 counts the planner and the workers move with atomic ``ADD``s, so a run fanned out to many workers is
-counted exactly as its groups finish (CONTRACT §6). ``finished_at`` is set by whoever completes it: the
+counted exactly as its groups finish (docs/api.md §6). ``finished_at`` is set by whoever completes it: the
 planner when nothing is left in flight, else the worker whose group was the last one counted."""
 
 from __future__ import annotations
@@ -163,7 +163,7 @@ def _failure(scope_key: str, reason: str) -> dict[str, Any]:
 
 
 def _record(item: dict[str, Any]) -> dict[str, Any]:
-    """The public shape of a run (CONTRACT §5 and §6); a run recorded before the fan-out is one JSON string."""
+    """The public shape of a run (docs/api.md §5 and §6); a run recorded before the fan-out is one JSON string."""
     if "record" in item:
         old: dict[str, Any] = json.loads(item["record"]["S"])
         return {"groups_planned": old.get("groups_done", 0) + old.get("groups_failed", 0), **old}
