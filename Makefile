@@ -17,6 +17,8 @@ export SAM_CLI := $(abspath $(SAM_VENV)/bin/sam)
 CHECKOV_VENV := .venv-checkov
 export CHECKOV := $(abspath $(CHECKOV_VENV)/bin/checkov)
 
+
+.PHONY: backfill-due
 .PHONY: help install run test fuzz lint format bench build validate token openapi opensearch reindex screenshots clean
 .PHONY: unit
 
@@ -64,6 +66,9 @@ opensearch: $(BIN)/.installed ## Fetch (once, with Maven) and start OpenSearch w
 reindex: $(BIN)/.installed ## Rebuild the notes index of scopes from DynamoDB: make reindex SCOPES="user#u-1 ws#w-1" [CHECK=1]
 	@test -n "$(SCOPES)" || { echo 'SCOPES="user#<id> ws#<id> ..." is required (no Scan lists every scope)'; exit 2; }
 	PYTHONPATH=layers/shared $(BIN)/python -m local.reindex $(foreach scope,$(SCOPES),--scope '$(scope)') $(if $(CHECK),--check,)
+
+backfill-due: $(BIN)/.installed ## Once, on upgrade: notes indexed one by one make their scopes due (docs/consolidation.md)
+	PYTHONPATH=layers/shared $(BIN)/python -m local.backfill_due
 
 test: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed node_modules/.installed ## Run the whole test suite, template checks (cfn-lint, sam, checkov) and the dashboard in Chromium included
 	$(BIN)/pytest --cov --cov-report=term

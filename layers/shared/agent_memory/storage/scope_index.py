@@ -125,6 +125,35 @@ class ScopeIndex:
         streams = [self._shard_due(shard, cutoff) for shard in unconsolidated_shards()]
         return heapq.merge(*streams, key=lambda due: (due.oldest, due.scope_key))
 
+    def backfill_legacy(self) -> int:
+        """Upgrade from per-note index entries (before the due markers): each note still in the sparse index
+        under its own ``uc_sk = <instant>#<scope>#<id>`` makes its scope due, then leaves the index. Safe to
+        run again: a note already moved is no longer found. Answers how many notes were moved."""
+        moved = 0
+        for shard in unconsolidated_shards():
+            request: dict[str, Any] = {
+                "TableName": self._table,
+                "IndexName": UNCONSOLIDATED_INDEX,
+                "KeyConditionExpression": "uc_pk = :shard AND uc_sk < :markers",  # instants sort before "due#"
+                "ExpressionAttributeValues": {":shard": {"S": shard}, ":markers": {"S": _DUE_PREFIX}},
+                "ProjectionExpression": "pk, sk, created_at, #day",
+                "ExpressionAttributeNames": {"#day": "day"},
+            }
+            for page in query_pages(self._client, request):
+                for item in page["Items"]:
+                    scope = Scope.from_key(item["pk"]["S"])
+                    self.note_written(scope, created_at=item["created_at"]["S"], day=item["day"]["S"])
+                    try:
+                        self._client.update_item(
+                            TableName=self._table,
+                            Key={"pk": item["pk"], "sk": item["sk"]},
+                            UpdateExpression="REMOVE uc_pk, uc_sk",
+                        )
+                    except ClientError as error:
+                        raise as_unavailable(error) or error from None
+                    moved += 1
+        return moved
+
     def _shard_due(self, shard: str, cutoff: str) -> Iterator[DueScope]:
         request: dict[str, Any] = {
             "TableName": self._table,
