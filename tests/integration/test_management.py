@@ -56,12 +56,17 @@ ADMIN = mint("ops", [], admin=True)
 # --- authentication ---------------------------------------------------------------------------------------
 
 
+# Tokens are built when the tests are collected, possibly many minutes before they run in a whole-suite run:
+# each stays otherwise valid for a day, so that it is refused for its own fault only.
+_DAY = 86_400
+
+
 def _token(**overrides):
     claims = {
         "iss": "memory-local",
         "aud": "memory-dashboard",
         "sub": "u-1",
-        "exp": int(time.time()) + 600,
+        "exp": int(time.time()) + _DAY,
         "workspaces": ["w-3"],
     }
     claims.update(overrides)
@@ -81,7 +86,7 @@ def _unsigned(claims):
         None,
         "not-a-jwt",
         jwt.encode(
-            {"iss": "memory-local", "aud": "memory-dashboard", "sub": "u-1", "exp": int(time.time()) + 600},
+            {"iss": "memory-local", "aud": "memory-dashboard", "sub": "u-1", "exp": int(time.time()) + _DAY},
             "wrong-secret",
             algorithm="HS256",
         ),
@@ -93,13 +98,13 @@ def _unsigned(claims):
         _token(sub=42),
         _token(sub="u 1"),
         _token(exp="tomorrow"),
-        _token(nbf=int(time.time()) + 600),
+        _token(nbf=int(time.time()) + _DAY // 2),
         jwt.encode(
-            {"iss": "memory-local", "aud": "memory-dashboard", "sub": "u-1", "exp": int(time.time()) + 600},
+            {"iss": "memory-local", "aud": "memory-dashboard", "sub": "u-1", "exp": int(time.time()) + _DAY},
             SECRET,
             algorithm="HS512",
         ),
-        _unsigned({"iss": "memory-local", "aud": "memory-dashboard", "sub": "u-1", "exp": int(time.time()) + 600}),
+        _unsigned({"iss": "memory-local", "aud": "memory-dashboard", "sub": "u-1", "exp": int(time.time()) + _DAY}),
     ],
     ids=[
         "none",
