@@ -33,6 +33,27 @@ def lambda_context(function: str, request_id: str) -> LambdaContext:
     )
 
 
+class _FairLock:
+    """A lock taken in the order it was asked for: an event source that invokes back to back (the queue's
+    poller) never starves an HTTP request waiting for its turn, as a plain Lock, which is not fair, can."""
+
+    def __init__(self) -> None:
+        self._turns = threading.Condition()
+        self._next_ticket = 0
+        self._serving = 0
+
+    def __enter__(self) -> None:
+        with self._turns:
+            ticket = self._next_ticket
+            self._next_ticket += 1
+            self._turns.wait_for(lambda: self._serving == ticket)
+
+    def __exit__(self, *_: object) -> None:
+        with self._turns:
+            self._serving += 1
+            self._turns.notify_all()
+
+
 class Functions:
     """The template's functions, run in this process one event at a time, as one Lambda sandbox runs them.
 
@@ -44,7 +65,7 @@ class Functions:
 
     def __init__(self) -> None:
         self.names = frozenset(function_names())
-        self._one_at_a_time = threading.Lock()
+        self._one_at_a_time = _FairLock()
 
     def warm(self) -> None:
         """Import every handler before listening: the first request is fast and import errors show now."""

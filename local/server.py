@@ -70,7 +70,7 @@ def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
 def main() -> None:
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     prepare_environment()
-    from agent_memory.settings import SettingsError, require_valid_settings
+    from agent_memory.settings import SettingsError, get_settings, require_valid_settings
 
     try:
         require_valid_settings()  # a bad setting stops the stack here, with one line naming it
@@ -93,6 +93,9 @@ def main() -> None:
             from local.sqs_mapping import start_queue_mapping
 
             queue_mapping = start_queue_mapping(endpoint, functions)
+        # The settings were read (and cached) by the checks at start and at each handler's import, before the
+        # queue's URL was known: read them again, so that the planner sends its groups to the local queue.
+        get_settings.cache_clear()
         servers.append(serve(ApiHandler, api_port, functions))
         servers.append(serve(InvokeHandler, lambda_port, functions))
         indexer = os.environ["OPENSEARCH_ENDPOINT"] if stream_mapping is not None else None
