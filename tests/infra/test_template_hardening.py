@@ -9,7 +9,14 @@ from typing import Any
 
 from local.template import load_template
 
-MODEL_CALLERS = {"ToolsFunction", "FlushFunction", "ConsolidateFunction", "ManagementFunction", "IndexerFunction"}
+MODEL_CALLERS = {
+    "ToolsFunction",
+    "FlushFunction",
+    "ConsolidateFunction",
+    "ConsolidateWorkerFunction",
+    "ManagementFunction",
+    "IndexerFunction",
+}
 
 
 def _functions() -> dict[str, dict[str, Any]]:
