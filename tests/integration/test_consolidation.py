@@ -298,7 +298,7 @@ def test_an_update_memory_during_a_run_is_not_lost(call, aws, model):
     assert len(model.calls) == 2  # folded again on the re-read document
 
 
-def test_a_document_changing_on_both_attempts_fails_the_group(call, aws, model):
+def test_a_document_changing_on_every_attempt_fails_the_group(call, aws, model):
     write_note(PERSONAL, days_ago(9), "fact")
 
     def always_edit(system, prompt):

@@ -22,6 +22,7 @@ pending record or its marks: two workers, runs or planners never fold the same n
 from __future__ import annotations
 
 import json
+import random
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
@@ -241,7 +242,7 @@ class Consolidator:
 
     def _fold_claimed(self, scope: Scope, claim: Claim, message: GroupMessage, seen: dict[str, int]) -> tuple[int, int]:
         model = self._chat_model()
-        for attempt in (1, 2):
+        for attempt in range(1, _FOLD_ATTEMPTS + 1):
             current = self._documents.current(scope, consistent=True)  # first: any later save is refused
             finished = self._finish_pending(scope, claim.token)
             group = self._store.due_group(
@@ -269,9 +270,10 @@ class Consolidator:
                 )
                 break
             except VersionConflict:
-                if attempt == 2:
-                    raise GroupFailed("the document changed during both attempts") from None
+                if attempt == _FOLD_ATTEMPTS:
+                    raise GroupFailed(f"the document changed during all {_FOLD_ATTEMPTS} attempts") from None
                 logger.info("document changed during consolidation; folding again", extra={"scope": scope.key})
+                time.sleep(random.uniform(0.05, 0.25) * attempt)  # noqa: S311 - jitter: let a burst of writers pass
         for note in group.notes:
             self._store.mark_consolidated(scope, note.sk)
         self._store.clear_pending(scope, claim.token)
@@ -356,6 +358,8 @@ class Consolidator:
 
 
 _SETTLE_ATTEMPTS = 5
+# A concurrent update_memory refuses a fold's save; each attempt asks the model again, so a few, not many.
+_FOLD_ATTEMPTS = 4
 
 
 def _settled(futures: Iterable[Future[str]]) -> None:
