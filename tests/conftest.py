@@ -167,6 +167,16 @@ def write_note(scope: Scope, created: datetime, text: str) -> str:
     return note.id
 
 
+def note_texts(client: Any, pk: str) -> list[str]:
+    """The texts of every note stored in a scope's partition, read straight from the table."""
+    rows = client.query(
+        TableName="MemoryTable",
+        KeyConditionExpression="pk = :p AND begins_with(sk, :n)",
+        ExpressionAttributeValues={":p": {"S": pk}, ":n": {"S": "note#"}},
+    )["Items"]
+    return [row["text"]["S"] for row in rows]
+
+
 def private(user: str = "u-1", thread: str = "t-1", **extra: Any) -> dict[str, Any]:
     return {"user_id": user, "thread_id": thread, "visibility": "private", **extra}
 

@@ -8,7 +8,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from agent_memory import runtime
-from tests.conftest import private, shared
+from tests.conftest import note_texts, private, shared
 from tests.events import event_body
 from tests.fake_openai import fake_openai_server
 from tests.fakes import FakeChatModel
@@ -35,12 +35,7 @@ def _flush(call, compaction_id="cmp-1", context=None, messages=None):
 
 
 def _notes(aws, pk="ws#w-3"):
-    rows = aws.query(
-        TableName="MemoryTable",
-        KeyConditionExpression="pk = :p AND begins_with(sk, :n)",
-        ExpressionAttributeValues={":p": {"S": pk}, ":n": {"S": "note#"}},
-    )["Items"]
-    return [row["text"]["S"] for row in rows]
+    return note_texts(aws, pk)
 
 
 def test_written_note_is_the_models_summary_with_provenance(call, aws, model):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from agent_memory import runtime
-from tests.conftest import private, shared
+from tests.conftest import note_texts, private, shared
 from tests.events import event_body
 from tests.fakes import FakeChatModel
 from tests.integration.test_management import USER, _local_auth, manage  # noqa: F401 - the fixture applies here
@@ -19,12 +19,7 @@ def _remember(call, text, context=None):
 
 
 def _notes(aws, pk="user#u-1"):
-    rows = aws.query(
-        TableName="MemoryTable",
-        KeyConditionExpression="pk = :p AND begins_with(sk, :n)",
-        ExpressionAttributeValues={":p": {"S": pk}, ":n": {"S": "note#"}},
-    )["Items"]
-    return [row["text"]["S"] for row in rows]
+    return note_texts(aws, pk)
 
 
 @pytest.fixture
