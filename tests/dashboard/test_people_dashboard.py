@@ -4,6 +4,7 @@ sees, the turns it was shown, Export (a download) and Erase (only after typing t
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import pytest
@@ -27,6 +28,10 @@ def test_usage_preview_turns_export_and_a_typed_erase(page: Any, site: Site, tmp
     context = {"user_id": "u-data", "thread_id": "t-data", "visibility": "private"}
     assert remember(site.stack, context, "Prefers window seats").status == 201
     assert memory_context(site.stack, context).status == 200
+    deadline = time.monotonic() + 15  # the injection record is written off the turn's path, within seconds
+    while not site.api("GET", "/v1/memory/personal/injections", user="u-data").body["injections"]:
+        assert time.monotonic() < deadline, "the turn's injection record was never written"
+        time.sleep(0.2)
     sign_in(page, site, "u-data")
 
     expect = open_data(page)
