@@ -51,6 +51,9 @@ def load_environment(monkeypatch: pytest.MonkeyPatch) -> Any:
         monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
         # A sandbox's context says 29 s remain; the default reserve (120 s) would start no group at all.
         monkeypatch.setenv("MEMORY_CONSOLIDATION_RESERVE_S", "1")
+        # One moto server answers 20 processes on 2 cores: a 2 s read timeout would measure the machine, and a
+        # fold that times out leaves nothing folded to check. The flush keeps its own 0.5 s clients.
+        monkeypatch.setenv("MEMORY_DYNAMODB_READ_TIMEOUT_S", "10")
         monkeypatch.setenv("POWERTOOLS_LOG_LEVEL", "CRITICAL")  # under this load every timeout is logged
         monkeypatch.setitem(ROUTE_FUNCTIONS, "scheduled", "ConsolidateFunction")
         yield fake
@@ -126,8 +129,13 @@ def test_concurrent_writers_on_one_scope_lose_nothing(load_environment, sandboxe
         by_kind.setdefault(name, []).append((body, answer))
 
     # --- the answers ------------------------------------------------------------------------------------------
-    remembered = [(body, answer.body["note"]) for body, answer in by_kind["remember"]]
-    assert all(answer.status == 201 for _, answer in by_kind["remember"]), "a remember was refused"
+    remember_statuses = Counter(answer.status for _, answer in by_kind["remember"])
+    # A 503 is an honest answer under this load (docs/api.md §6 "Storage faults"): every retry timed out, and
+    # the note may or may not be there. It may be there at most once (checked below), and it must stay rare.
+    assert set(remember_statuses) <= {201, 503}, remember_statuses
+    assert remember_statuses[503] <= REMEMBERS // 10, remember_statuses
+    remembered = [(body, answer.body["note"]) for body, answer in by_kind["remember"] if answer.status == 201]
+    unanswered_texts = {body["arguments"]["text"] for body, answer in by_kind["remember"] if answer.status == 503}
     update_statuses = Counter(answer.status for _, answer in by_kind["update_memory"])
     assert set(update_statuses) <= {200, 409, 503} and update_statuses[200] > 0, update_statuses
     for body, answer in by_kind["update_memory"]:  # docs/api.md §6: 409 only for a caller that gave a version
@@ -151,10 +159,15 @@ def test_concurrent_writers_on_one_scope_lose_nothing(load_environment, sandboxe
     assert len(acknowledged) == len(seeded) + len(remembered) + len(flushed_ids), "two writes, one position"
     unnamed_flushes = {body["compaction_id"] for body, note in flushed if note is None}
     failed_flushes = {body["compaction_id"] for body, answer in by_kind["flush"] if answer.body["status"] == "failed"}
-    ambiguous = 0
+    ambiguous = ambiguous_remembers = 0
     for note_id, item in notes.items():
         compaction = item.get("origin_compaction_id", {}).get("S")
-        if note_id in acknowledged or compaction is None:
+        if note_id in acknowledged:
+            continue
+        if compaction is None:
+            if item["text"]["S"] in unanswered_texts:
+                acknowledged[note_id] = item["text"]["S"]  # a remember answered 503 after DynamoDB applied it
+                ambiguous_remembers += 1
             continue
         if compaction in unnamed_flushes:
             acknowledged[note_id] = FLUSH_NOTE  # written, acknowledged by its compaction id
@@ -227,7 +240,8 @@ def test_concurrent_writers_on_one_scope_lose_nothing(load_environment, sandboxe
     with capsys.disabled():  # the figures, in make test's output too
         print(
             f"\nload on {SCOPE.key}: {len(calls)} calls from 20 sandboxes in {elapsed:.1f} s "
-            f"({len(calls) / elapsed:.0f}/s); remember 201 x{len(remembered)}; "
+            f"({len(calls) / elapsed:.0f}/s); remember {dict(remember_statuses)} "
+            f"({ambiguous_remembers} of the 503s written); "
             f"update_memory {dict(update_statuses)}; flush {dict(flush_statuses)}; "
             f"consolidation runs {[(run['groups_done'], run['notes_consolidated']) for run in runs]}; "
             f"notes {len(notes)} ({len(marked)} consolidated), document v{top} ({dict(reasons)}), "
