@@ -19,11 +19,13 @@ class FakeReranker:
     failure: Exception | None = None
     answer: object = None  # when set, answered as it is, whatever the texts
     calls: list[tuple[str, list[str]]] = field(default_factory=list)
+    finished: int = 0  # calls that got past their delay (a caller that stopped waiting sees fewer than calls)
 
     def rerank(self, query: str, texts: list[str]) -> list[tuple[int, float]]:
         self.calls.append((query, list(texts)))
         if self.delay_s:
             time.sleep(self.delay_s)
+        self.finished += 1
         if self.failure is not None:
             raise self.failure
         if self.answer is not None:

@@ -103,7 +103,7 @@ def test_the_index_path_gathers_the_candidates_and_answers_in_the_rerankers_orde
 @pytest.mark.parametrize(
     ("fault", "metric"),
     [
-        ({"delay_s": 1.0}, "RerankTimedOut"),
+        ({"delay_s": 5.0}, "RerankTimedOut"),
         ({"failure": RerankUnavailable("the reranking model refused: ThrottlingException")}, "RerankFailed"),
         ({"failure": RuntimeError("boom")}, "RerankFailed"),
         ({"answer": [(0, 0.9), (0, 0.8)]}, "RerankFailed"),  # a place twice
@@ -137,16 +137,14 @@ def test_a_failing_reranker_degrades_to_the_paths_own_order(
     ]
 
 
-def test_the_timeout_bounds_the_answer(call, aws, reranker):
-    import time
-
+def test_recall_does_not_wait_for_a_reranker_past_its_budget(call, aws, reranker):
     _remember_all(call)
-    reranker.delay_s = 2.0
+    reranker.delay_s = 10.0  # far past the 0.3 s budget, whatever the machine's speed
 
-    started = time.monotonic()
-    _recall(call, "tea", k=2)
+    answer = _recall(call, "tea", k=2)
 
-    assert time.monotonic() - started < 1.5  # 0.3 s of budget, not the fake's 2 s
+    assert len(answer["notes"]) == 2
+    assert len(reranker.calls) == 1 and reranker.finished == 0  # answered while the model was still busy
 
 
 def test_unset_means_no_reranker_and_no_call(call, aws, monkeypatch):
