@@ -158,3 +158,16 @@ def test_unset_means_no_reranker_and_no_call(call, aws, monkeypatch):
 
     assert answer["notes"][0]["text"] == "likes green tea"
     assert built == [] and runtime.recall_service()._reranker is None
+
+
+def test_a_failing_reranker_on_the_index_path_keeps_the_index_order(call, aws, reranker, monkeypatch):
+    index = FakeNotesIndex()
+    monkeypatch.setattr(runtime, "notes_index", cache(lambda: index))
+    notes = _remember_all(call)
+    index.hits = [IndexHit("user#u-1", "2026-12-03", n["position"], 4.0 - i) for i, n in enumerate(notes)]
+    reranker.failure = RerankUnavailable("the reranking model refused: ServiceQuotaExceededException")
+
+    answer = _recall(call, "tea", k=2)
+
+    assert [(n["id"], n["score"]) for n in answer["notes"]] == [(notes[0]["id"], 4.0), (notes[1]["id"], 3.0)]
+    assert reranker.calls
