@@ -63,9 +63,9 @@ openapi: $(BIN)/.installed ## Regenerate docs/openapi.json from the management A
 opensearch: $(BIN)/.installed ## Fetch (once, with Maven) and start OpenSearch with k-NN on 127.0.0.1, port OPENSEARCH_PORT (9200)
 	$(BIN)/python -m local.opensearch
 
-reindex: $(BIN)/.installed ## Rebuild the notes index of scopes from DynamoDB: make reindex SCOPES="user#u-1 ws#w-1" [CHECK=1]
-	@test -n "$(SCOPES)" || { echo 'SCOPES="user#<id> ws#<id> ..." is required (no Scan lists every scope)'; exit 2; }
-	PYTHONPATH=layers/shared $(BIN)/python -m local.reindex $(foreach scope,$(SCOPES),--scope '$(scope)') $(if $(CHECK),--check,)
+reindex: $(BIN)/.installed ## Rebuild the notes index of scopes from DynamoDB: make reindex SCOPES="user#u-1 ws#w-1" [CHECK=1] [MOVE_ALIAS=1]
+	@test -n "$(SCOPES)$(MOVE_ALIAS)" || { echo 'SCOPES="user#<id> ws#<id> ..." is required (no Scan lists every scope)'; exit 2; }
+	PYTHONPATH=layers/shared $(BIN)/python -m local.reindex $(foreach scope,$(SCOPES),--scope '$(scope)') $(if $(CHECK),--check,) $(if $(MOVE_ALIAS),--move-alias,)
 
 backfill-due: $(BIN)/.installed ## Once, on upgrade: notes indexed one by one make their scopes due (docs/consolidation.md)
 	PYTHONPATH=layers/shared $(BIN)/python -m local.backfill_due

@@ -11,22 +11,24 @@ evidence notes in the first k, averaged), overall and per question kind, and a s
 weight. The vectors are all-MiniLM-L6-v2's (``local:minilm``, int8 as stored with notes) when its wheel
 is installed, else the test suite's fake model (and the report says so: its figures mean little).
 
-**Latency.** ``RecallService`` on moto over one scope of 100, 1,000 and 2,000 notes, each with a stored
-384-number vector (zero-padded to 1,024, as the judged setup serves MiniLM): the keyword path against the
-hybrid path in the same run, the query's embedding excluded (a model's own latency is reported apart).
+**Latency** (``bench.recall_latency``, reported here): the table's keyword path against its hybrid path at
+100, 1,000 and 2,000 notes, with a fixed query vector and with ``local:minilm``, and MiniLM's cold load.
 """
 
 from __future__ import annotations
 
-import random
 import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from bench.recall_devset import DevSet, generate
+from bench.recall_latency import LatencyResult, measure_latency
+from bench.recall_latency import report as latency_report
+
+__all__ = ["LatencyResult", "QualityResult", "main", "measure_latency", "measure_quality", "report"]
 
 K_VALUES = (1, 5, 10)
 WINDOW = 20  # recall.HYBRID_MIN_WINDOW: each half's candidates
@@ -44,11 +46,6 @@ class QualityResult:
     embed_notes_s: float
     per_query_ms: float
     load_s: float
-
-
-@dataclass
-class LatencyResult:
-    p50_ms: dict[int, dict[str, float]] = field(default_factory=dict)  # notes -> mode -> p50
 
 
 def _embedder() -> tuple[str, Any, float]:
@@ -207,59 +204,6 @@ def measure_quality(log: Callable[[str], None], *, on_node: bool = False) -> Qua
     return QualityResult(name, notes, len(items), recall, sweep, embed_notes_s, per_query_ms, load_s)
 
 
-def measure_latency(log: Callable[[str], None], *, calls: int = 30) -> LatencyResult:
-    """The table's keyword path against its hybrid path, on moto, at each size of one scope."""
-    import boto3
-    from moto import mock_aws
-
-    from agent_memory.recall import RecallService
-    from agent_memory.scope import Scope
-    from agent_memory.search.vectors import encode, model_tag
-    from agent_memory.storage.note_store import NoteStore
-    from bench.keyword_recall import recall_items
-    from bench.runner import TABLE, batch_write, clear_metrics, create_tables, fact_text, quiet_powertools
-
-    rng = random.Random(7)
-    tag = model_tag(MODEL, 1024)
-
-    def vector() -> list[float]:
-        return [rng.gauss(0, 1) for _ in range(384)] + [0.0] * 640
-
-    class FixedQuery:  # the query's vector, without a model's latency
-        def embed(self, texts: list[str]) -> list[list[float]]:
-            return [query_vector for _ in texts]
-
-    query_vector = vector()
-    result = LatencyResult()
-    scope = Scope("personal", "bench-recall")
-    with mock_aws(), quiet_powertools():
-        client = boto3.client("dynamodb")
-        create_tables(client)
-        notes = NoteStore(client, TABLE)
-        keyword = RecallService(notes)
-        hybrid = RecallService(notes, embedder=FixedQuery(), vector_tag=tag)
-        seeded = 0
-        for size in SIZES:
-            log(f"recall latency: {size} notes with vectors, keyword and hybrid, {calls} calls each")
-            items = recall_items(scope, "bench-recall", seeded, size, fact_text)
-            for item in items:
-                item["vec"] = {"B": encode(vector(), tag=tag)}
-            batch_write(client, items)
-            seeded = size
-            result.p50_ms[size] = {}
-            for mode, service in (("keyword", keyword), ("hybrid", hybrid)):
-                samples = []
-                for n in range(calls + 3):
-                    started = time.perf_counter_ns()
-                    answer = service.recall(scope, "coffee meeting deadline", k=8)
-                    if n >= 3:
-                        samples.append(time.perf_counter_ns() - started)
-                    assert answer.mode == mode, answer.mode
-                    clear_metrics()
-                result.p50_ms[size][mode] = sorted(samples)[len(samples) // 2] / 1e6
-    return result
-
-
 def report(quality: QualityResult, latency: LatencyResult) -> list[str]:
     lines = [
         f"Dev set: {quality.notes:,} notes in 12 scopes, {quality.questions} questions (bench/recall_devset.py); "
@@ -308,15 +252,8 @@ def report(quality: QualityResult, latency: LatencyResult) -> list[str]:
         f"Embedding model: loaded in {quality.load_s:.2f} s; {quality.per_query_ms:.1f} ms per query (one text); "
         f"{quality.embed_notes_s:.1f} s for the {quality.notes:,} notes in batches.",
         "",
-        "Recall latency without OpenSearch (RecallService on moto, one scope, p50, query embedding excluded):",
-        "",
-        "| notes | keyword | hybrid | ratio |",
-        "|---|---|---|---|",
     ]
-    for size, modes in latency.p50_ms.items():
-        ratio = modes["hybrid"] / modes["keyword"]
-        lines.append(f"| {size:,} | {modes['keyword']:.1f} ms | {modes['hybrid']:.1f} ms | {ratio:.2f}x |")
-    return lines
+    return lines + (latency_report(latency) if latency.samples_ms else [])
 
 
 def main() -> int:
@@ -328,7 +265,7 @@ def main() -> int:
     configure()
     quality = measure_quality(log, on_node="--node" in sys.argv)
     print("\n".join(report(quality, LatencyResult())), flush=True)
-    print("\n".join(report(quality, measure_latency(log))[-6:]))
+    print("\n".join(latency_report(measure_latency(log))))
     return 0
 
 

@@ -152,6 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     more = {**scaled.as_json(), **(on_node.as_json() if isinstance(on_node, hybrid.HybridResult) else {})}
     more.update(controls.as_json())
+    more.update(quality[1].as_json())  # bench/recall_latency.py
     write_results(results, flushes, args.output, meta, more)
     write_report(sections, args.report, meta, argv)
     for path in (args.output, args.report):

@@ -2,6 +2,7 @@
 
     python -m local.reindex --scope user#u-1 [--scope ws#w-1 ...]          # reindex these scopes
     python -m local.reindex --scope user#u-1 [--scope ws#w-1 ...] --check  # compare counts; exit 1 on drift
+    python -m local.reindex --move-alias [--scope ...]    # move the alias to notes-v<N> (search.index_move)
 
 Without ``OPENSEARCH_ENDPOINT`` but with ``MEMORY_EMBEDDING_MODEL`` (recall without OpenSearch, docs/api.md §6),
 the same command fills in the vectors that notes lack in the table (``--check``: counts them; exit 1 if any).
@@ -47,7 +48,12 @@ def _scope(value: str) -> Scope:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m local.reindex", description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--scope", type=_scope, action="append", required=True, help="a scope key (repeatable): user#<id>, ws#<id>"
+        "--scope", type=_scope, action="append", default=[], help="a scope key (repeatable): user#<id>, ws#<id>"
+    )
+    parser.add_argument(
+        "--move-alias",
+        action="store_true",
+        help="first copy the index the alias names into the current version and move the alias there",
     )
     parser.add_argument("--check", action="store_true", help="only compare counts per scope; exit 1 on drift")
     return parser
@@ -57,19 +63,28 @@ def main(
     argv: Sequence[str] | None = None, *, index: NotesIndex | None = None, embedder: EmbeddingModel | None = None
 ) -> int:
     """The command; ``index`` and ``embedder`` replace the configured ones (tests)."""
-    arguments = _parser().parse_args(argv)
+    parser = _parser()
+    arguments = parser.parse_args(argv)
+    if not arguments.scope and not arguments.move_alias:
+        parser.error("name at least one --scope (or --move-alias)")
     if os.environ.get("AWS_ENDPOINT_URL_DYNAMODB"):  # the local stack's DynamoDB: its fake credentials and region
         for name, value in LOCAL_ENVIRONMENT.items():
             if name.startswith("AWS_"):
                 os.environ.setdefault(name, value)
     settings = get_settings()
-    if index is None and settings.opensearch_endpoint is None and settings.embedding_model is not None:
+    no_index = index is None and settings.opensearch_endpoint is None
+    if no_index and settings.embedding_model is not None and not arguments.move_alias:
         return _fill_vectors(arguments, embedder or embedding_model_from_settings(settings, timeout_s=60))
     if index is None:
         if settings.opensearch_endpoint is None:
             print("OPENSEARCH_ENDPOINT is not set: there is no index to reindex or check", file=sys.stderr)
             return 2
         index = NotesIndex(make_opensearch_client(settings.opensearch_endpoint, timeout_s=30))
+    if arguments.move_alias:
+        from agent_memory.search.index_move import move_alias
+
+        moved = move_alias(index.client, alias=index.alias)
+        print(f"{index.alias}\t{moved.previous} -> {moved.current}\tcopied={moved.copied}\tcaught_up={moved.caught_up}")
     if embedder is None:
         embedder = embedding_model_from_settings(settings, timeout_s=60)
     reindexer = Reindexer(NoteStore(make_dynamodb_client(settings), settings.table_name), index, embedder=embedder)

@@ -36,6 +36,11 @@ Each part degrades to the one below it, never to an error: no vector, BM25 in th
 slow, refusing), the table's path. Scores are the fused scores (0..1) in ``hybrid`` and ``semantic``
 mode, BM25 scores in ``keyword`` mode; higher is better in all three.
 
+**Reranking** (optional, off by default: ``models.rerank``): with ``MEMORY_RERANK_MODEL``, either path
+gathers its best ``MEMORY_RERANK_CANDIDATES`` instead of ``k``, reads them whole, and the reranking model
+orders them; the ``k`` it finds most relevant are answered with its relevance scores (0..1), in the same
+``mode``. When it times out or fails, the path's own first ``k`` are answered, as without it.
+
 Fail closed: every note about to be returned is checked against the scope once more (its stored
 partition key), whatever path found it; a foreign one is dropped and logged, never returned.
 """
@@ -59,6 +64,7 @@ from agent_memory.storage.note_store import NoteStore
 
 if TYPE_CHECKING:  # given, never built here: their modules load only where an index is configured
     from agent_memory.models.embedding import EmbeddingModel
+    from agent_memory.models.rerank import RerankStage
     from agent_memory.search.notes_index import IndexHit, NotesIndex
 
 RecallMode = Literal["semantic", "hybrid", "keyword"]
@@ -101,6 +107,7 @@ class RecallService:
         keyword_max_notes: int = KEYWORD_MAX_NOTES,
         keyword_weight: float = DEFAULT_KEYWORD_WEIGHT,
         vector_tag: int | None = None,
+        reranker: RerankStage | None = None,
     ) -> None:
         """``vector_tag`` (``search.vectors.model_tag``): the table's notes carry vectors of this model, and
         the table's path is hybrid; None: it is keyword only (vectors live in the index, or nowhere)."""
@@ -110,6 +117,7 @@ class RecallService:
         self._keyword_max_notes = keyword_max_notes
         self._keyword_weight = keyword_weight
         self._vector_tag = vector_tag
+        self._reranker = reranker
 
     def recall(self, scope: Scope, query: str, *, k: int) -> Recalled:
         """The index when it is configured and answers; the table's keyword fallback otherwise (degrade, never fail)."""
@@ -135,11 +143,11 @@ class RecallService:
         The table is the source of truth: a note deleted a moment ago, whose removal the indexer has not
         yet applied, is not returned, and the consolidated flag is the current one.
         """
-        vector = self._query_vector(query)
+        vector, wanted = self._query_vector(query), self._window(k)
         if vector is None:
-            rankings = [index.keyword(scope.key, query, k=k)]
+            rankings = [index.keyword(scope.key, query, k=wanted)]
         else:
-            rankings = list(index.hybrid(scope.key, query, vector, size=max(k, HYBRID_MIN_WINDOW)))
+            rankings = list(index.hybrid(scope.key, query, vector, size=max(wanted, HYBRID_MIN_WINDOW)))
         own = [[hit for hit in ranking if hit.scope == scope.key] for ranking in rankings]
         dropped = sum(map(len, rankings)) - sum(map(len, own))
         mode: RecallMode
@@ -151,11 +159,11 @@ class RecallService:
             coverage = {_place(hit): query_coverage(terms, words(hit.text)) for hit in keyword_hits if hit.text}
             halves = ([(_place(hit), hit.score) for hit in half] for half in own)
             fused = weighted_fusion(*halves, keyword_weight=self._keyword_weight, coverage=coverage)
-            best = dict(fused[:k])
+            best = dict(fused[:wanted])
             mode = ("hybrid" if keyword_hits else "semantic") if semantic_hits else "keyword"
         notes = self._notes.get_many(scope, list(best))
         found = [(keyed, best[keyed.note.day, keyed.note.position]) for keyed in notes]
-        return Recalled(_only_in_scope(scope, found, already_dropped=dropped), mode)
+        return Recalled(self._reranked(query, _only_in_scope(scope, found, already_dropped=dropped), k), mode)
 
     def _query_vector(self, query: str) -> list[float] | None:
         """The query's embedding, or None (no model, or it failed: BM25 answers alone)."""
@@ -181,20 +189,37 @@ class RecallService:
         own = [row for row in rows if row.pk == scope.key]
         ranked = rank(query, [row.text for row in own])
         mode: RecallMode = "keyword"
+        wanted = self._window(k)
         if vector is None or tag is None:
-            order = [(r.index, r.score) for r in ranked[:k]]
+            order = [(r.index, r.score) for r in ranked[:wanted]]
         else:
-            window = max(k, HYBRID_MIN_WINDOW)
+            window = max(wanted, HYBRID_MIN_WINDOW)
             similar = cosine_ranking(QueryVector(vector), own, tag=tag, size=window)
             keyword = [(r.index, r.score) for r in ranked[:window]]
             terms = query_terms(query)
             coverage = {n: query_coverage(terms, words(own[n].text)) for n, _ in keyword}
             fused = weighted_fusion(keyword, similar, keyword_weight=self._keyword_weight, coverage=coverage)
-            order, mode = fused[:k], "hybrid"
+            order, mode = fused[:wanted], "hybrid"
         best = {(own[n].day, own[n].position): score for n, score in order}
         notes = self._notes.get_many(scope, list(best))
         hits = [(keyed, best[keyed.note.day, keyed.note.position]) for keyed in notes]
-        return Recalled(_only_in_scope(scope, hits, already_dropped=len(rows) - len(own)), mode)
+        return Recalled(
+            self._reranked(query, _only_in_scope(scope, hits, already_dropped=len(rows) - len(own)), k), mode
+        )
+
+    def _window(self, k: int) -> int:
+        """How many candidates a path gathers: ``k``, or the reranker's window when there is one."""
+        return k if self._reranker is None else self._reranker.window(k)
+
+    def _reranked(self, query: str, hits: list[ScoredNote], k: int) -> list[ScoredNote]:
+        """The reranker's ``k`` best of the path's candidates, or the path's own first ``k`` (no reranker,
+        or it failed: ``models.rerank`` counts and logs it)."""
+        if self._reranker is None:
+            return hits[:k]
+        order = self._reranker.reorder(query, [hit.note.text for hit in hits], k)
+        if order is None:
+            return hits[:k]
+        return [ScoredNote(hits[place].note, relevance) for place, relevance in order]
 
 
 def cosine_ranking(query: QueryVector, rows: Sequence[NoteText], *, tag: int, size: int) -> list[tuple[int, float]]:

@@ -193,8 +193,10 @@ def record_injection(scope: Scope, thread_id: str, memory: MemoryContext) -> Non
 
 @cache
 def recall_service() -> RecallService:
-    """Recall reads notes with the same bounded client as the other tools, and the index and the embedding
-    model when they are configured."""
+    """Recall reads notes with the same bounded client as the other tools, and the index, the embedding
+    model and the reranking model when they are configured."""
+    from agent_memory.models.rerank import rerank_stage_from_settings  # boto3's client only when it is set
+
     settings = get_settings()
     notes = NoteStore(make_dynamodb_client(settings), settings.table_name)
     return RecallService(
@@ -203,6 +205,7 @@ def recall_service() -> RecallService:
         embedder=embedding_model(),
         keyword_weight=settings.recall_keyword_weight,
         vector_tag=table_vector_tag(),
+        reranker=rerank_stage_from_settings(settings),
     )
 
 

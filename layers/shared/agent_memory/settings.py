@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from datetime import datetime
 from functools import cache
 
@@ -65,6 +66,19 @@ class Settings(BaseModel):
     consolidation_queue_url: str | None = Field(default=None, description="unset: the planner folds in-process")
     consolidation_max_receives: int = Field(default=3, ge=1)
     consolidation_claim_s: int = Field(default=330, ge=0)
+    rerank_model: str | None = Field(default=None, description="bedrock:<modelId>; unset: recall is not reranked")
+    rerank_timeout_s: float = Field(default=1.0, gt=0, le=10, description="the whole rerank call's budget")
+    rerank_candidates: int = Field(default=20, ge=2, le=100, description="how many of recall's best are reranked")
+
+    @field_validator("rerank_model", mode="before")
+    @classmethod
+    def _rerank_model(cls, value: object) -> object:
+        """``MEMORY_RERANK_MODEL``: blank is unset; else Bedrock's Rerank with a model id (models.rerank)."""
+        if not isinstance(value, str) or not value.strip():
+            return None if isinstance(value, str) else value
+        if not _RERANK_MODEL.fullmatch(value.strip()):
+            raise ValueError("MEMORY_RERANK_MODEL must be bedrock:<modelId>, e.g. bedrock:amazon.rerank-v1:0")
+        return value.strip()
 
     @field_validator("opensearch_endpoint", mode="before")
     @classmethod
@@ -147,7 +161,12 @@ _ENV = {
     "consolidation_queue_url": "MEMORY_CONSOLIDATION_QUEUE_URL",
     "consolidation_max_receives": "MEMORY_CONSOLIDATION_MAX_RECEIVES",
     "consolidation_claim_s": "MEMORY_CONSOLIDATION_CLAIM_S",
+    "rerank_model": "MEMORY_RERANK_MODEL",
+    "rerank_timeout_s": "MEMORY_RERANK_TIMEOUT_S",
+    "rerank_candidates": "MEMORY_RERANK_CANDIDATES",
 }
+# A Bedrock foundation model id (provider.name-version:n), the only reranker there is (models.rerank).
+_RERANK_MODEL = re.compile(r"bedrock:[a-z0-9-]+\.[A-Za-z0-9._-]+(:[0-9]+)?")
 
 
 @cache

@@ -215,6 +215,15 @@ class NotesIndex:
         """The versioned index this code writes (``notes-v<N>``)."""
         return self._index
 
+    @property
+    def alias(self) -> str:
+        return self._alias
+
+    @property
+    def client(self) -> Any:
+        """The opensearch-py client (``search.index_move`` moves the alias with it)."""
+        return self._client
+
     def ensure(self) -> None:
         """Create the versioned index and point the alias at it if missing; check the live mapping."""
         if not self._client.indices.exists_alias(name=self._alias):
