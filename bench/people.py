@@ -232,6 +232,10 @@ def report(result: PeopleResult) -> str:
             "",
             "The record adds no synchronous request: it is queued and written by a background thread in "
             "BatchWriteItem requests of what arrived within a second, at most 25 (agent_memory/injections.py).",
+            "In-process, moto serves that thread's BatchWriteItem in the same interpreter, so its work competes "
+            "with the turns for the GIL; against DynamoDB only the request's client side would.",
+            "Export and erase times are mostly moto's own: its response serializer took 39 of 46 s of a profiled "
+            "3,000-note export (moto.core.serialize); the seed is BatchWriteItem straight into the table.",
             *_recorded_lines(result.notes),
         ]
     )
@@ -253,12 +257,12 @@ def _recorded_lines(measured: int) -> list[str]:
     ]
 
 
-def record(result: PeopleResult, text: str, *, results: Path = RESULTS, report_path: Path = REPORT) -> None:
+def record(
+    result: PeopleResult, text: str, meta: dict[str, Any], *, results: Path = RESULTS, report_path: Path = REPORT
+) -> None:
     """Keep a run's figures: merged into docs/benchmarks.json as ``people_<notes>``, and its section written
-    into docs/benchmarks.md (replacing the one of an earlier run of the same size)."""
-    from bench.report import machine
-
-    meta = machine()
+    into docs/benchmarks.md (replacing the one of an earlier run of the same size). ``meta``: the machine
+    as the run began (``bench.report.machine``)."""
     data: dict[str, Any] = json.loads(results.read_text()) if results.exists() else {}
     data[f"people_{result.notes}"] = {
         **result.as_json()["people"],
@@ -271,7 +275,7 @@ def record(result: PeopleResult, text: str, *, results: Path = RESULTS, report_p
     section = [
         title,
         "",
-        f"Run at {meta['date']} with `nice`, load average {meta['load_average'][0]:.1f} when it started, "
+        f"Run from {meta['date']} with `nice`, load average {meta['load_average'][0]:.1f} when it started, "
         f"{meta['cpu_count']} CPUs shared with other work; `python -m bench.people --notes {result.notes} --record`.",
         "",
         "```text",
@@ -299,12 +303,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     configure()
+    from bench.report import machine
+
+    started = machine()
     result = measure_people(Toolkit(moto=fresh_moto, fact_text=fact_text, log=log), notes=args.notes, calls=args.calls)
     text = report(result)
     print(text)
     print(json.dumps(result.as_json(), indent=2))
     if args.record:
-        record(result, text)
+        record(result, text, started)
         log(f"wrote the {result.notes:,}-note figures into {RESULTS.name} and {REPORT.name}")
     return 0
 
