@@ -95,6 +95,10 @@ screenshots: $(BIN)/.installed node_modules/.installed ## Retake the dashboard's
 bench: $(BIN)/.installed ## Every figure (requests, latency, import time, scale, hybrid on a node): docs/benchmarks.md and .json
 	$(BIN)/python -m bench.run $(ARGS)
 
+.PHONY: bench-people
+bench-people: $(BIN)/.installed ## Export and erase of a 100,000-note scope, the injection record's cost (NOTES=100000): into docs/benchmarks.md
+	nice -n 10 $(BIN)/python -m bench.people --notes $(or $(NOTES),100000) --record
+
 build: $(SAM_VENV)/.installed ## sam build
 	$(SAM_CLI) build
 

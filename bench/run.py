@@ -97,6 +97,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--hybrid-calls", type=int, default=300, help="timed hybrid recalls (default 300)")
     parser.add_argument("--import-runs", type=int, default=7, help="fresh interpreters per import median (default 7)")
     parser.add_argument("--fanout-scopes", type=int, default=200, help="consolidation fan-out scopes (issue: 2000)")
+    parser.add_argument(
+        "--people-notes", type=int, default=10_000, help="notes exported and erased (default 10000; make bench-people)"
+    )
     parser.add_argument("--output", type=Path, default=RESULTS, help="the JSON file to merge into")
     parser.add_argument("--report", type=Path, default=REPORT, help="the Markdown report to write")
     parser.add_argument("--profile", choices=list(OPERATIONS), help="also cProfile one operation's handler")
@@ -122,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         toolkit, hybrid.Options(notes=args.hybrid_notes, scopes=args.hybrid_scopes, calls=args.hybrid_calls)
     )
     fanned = consolidation_scale.measure(args.fanout_scopes, concurrency=50)  # bench/consolidation_scale.py
-    controls = people.measure_people(toolkit)  # export and erase of a large scope, the injection record's cost
+    controls = people.measure_people(toolkit, notes=args.people_notes)  # export, erase, the injection record
     sections = {
         "Consolidation fan-out over SQS and the planner's memory": "\n".join(consolidation_scale.report(fanned)),
         "Requests, latency and cold start of the per-turn operations; the flush": report(

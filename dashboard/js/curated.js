@@ -1,8 +1,11 @@
-// The Curated memory tab: the document in an editor with a live count against the limits, Save with
-// expected_version, a 409 that keeps the typed text, and the history (view a version, restore it).
+// The Curated memory tab: the document in an editor with a live count against the limits and a Markdown
+// preview, Save with expected_version, a 409 that keeps the typed text and shows it against the server's,
+// and the history (view a version, restore it, compare any two).
 
 import { memoryBase, query } from './api.js';
-import { busy, confirmDialog, el, formatCount, formatInstant, say, viewDialog } from './ui.js';
+import { diffView } from './diff.js';
+import { renderMarkdown } from './markdown.js';
+import { busy, confirmDialog, el, formatCount, formatInstant, say, timeEl, viewDialog } from './ui.js';
 
 const DEFAULT_LIMITS = { soft: 18000, hard: 25000 };
 const REASONS = {
@@ -58,10 +61,33 @@ export function renderCurated(panel, { api, memory }) {
     loaded = document;
     editor.value = document.content;
     editor.disabled = false;
-    versionLine.textContent = document.version
-      ? `Version ${document.version}, saved ${formatInstant(document.updated_at)}`
-      : 'No document yet: what you save becomes version 1.';
+    versionLine.replaceChildren(...(document.version
+      ? [`Version ${document.version}, saved `, timeEl(document.updated_at)]
+      : ['No document yet: what you save becomes version 1.']));
     updateCount();
+    updatePreview();
+    compareOptions();
+  }
+
+  // --- the Markdown preview of the editor's text ---
+  const preview = el('div', { id: 'document-preview', class: 'markdown', hidden: true, tabindex: '0', role: 'region', 'aria-label': 'Preview of the document' });
+  const previewToggle = el('button', {
+    type: 'button', class: 'secondary', id: 'preview-toggle', 'aria-expanded': 'false', 'aria-controls': 'document-preview',
+    onclick: () => {
+      preview.hidden = !preview.hidden;
+      previewToggle.setAttribute('aria-expanded', String(!preview.hidden));
+      previewToggle.textContent = preview.hidden ? 'Show preview' : 'Hide preview';
+      updatePreview();
+    },
+  }, 'Show preview');
+  let previewQueued = false;
+  function updatePreview() {
+    if (preview.hidden || previewQueued) return;
+    previewQueued = true;
+    requestAnimationFrame(() => {
+      previewQueued = false;
+      preview.replaceChildren(editor.value.trim() ? renderMarkdown(editor.value) : el('p', { class: 'muted' }, '(empty)'));
+    });
   }
 
   async function load() {
@@ -111,7 +137,7 @@ export function renderCurated(panel, { api, memory }) {
       type: 'button', id: 'conflict-keep-mine', onclick: () => {
         loaded = latest; // save over the latest version: Save sends its version now
         conflict.hidden = true;
-        versionLine.textContent = `Version ${latest.version}, saved ${formatInstant(latest.updated_at)} (your text is in the editor)`;
+        versionLine.replaceChildren(`Version ${latest.version}, saved `, timeEl(latest.updated_at), ' (your text is in the editor)');
         say(status, `Your text is in the editor; Save writes it over version ${latest.version}.`, 'info');
         editor.focus();
         updateCount();
@@ -131,7 +157,13 @@ export function renderCurated(panel, { api, memory }) {
     }, 'Load the latest version (keep my text aside)');
     conflict.replaceChildren(
       el('h3', {}, 'Changed elsewhere'),
-      el('p', {}, `${failure.message}. This memory was changed elsewhere: it is now version ${latest.version}, saved ${formatInstant(latest.updated_at)}. Nothing of yours was saved, and your text is still in the editor.`),
+      el('p', {}, `${failure.message}. This memory was changed elsewhere: it is now version ${latest.version}, saved `,
+        timeEl(latest.updated_at), '. Nothing of yours was saved, and your text is still in the editor.'),
+      el('h4', {}, `Version ${latest.version} against your text`),
+      diffView(latest.content, mine, {
+        id: 'conflict-diff', leftTitle: `Version ${latest.version} (saved elsewhere)`, rightTitle: 'Your text (not saved)',
+        caption: `Differences between version ${latest.version} and your unsaved text`,
+      }),
       el('details', {}, el('summary', {}, `Show version ${latest.version}`), el('pre', {}, latest.content || '(empty)')),
       el('div', { class: 'actions' }, keepMine, loadLatest),
     );
@@ -189,11 +221,57 @@ export function renderCurated(panel, { api, memory }) {
       el('span', { class: 'version-number' }, `v${item.version}`),
       el('span', { class: 'version-reason' }, REASONS[item.reason] || item.reason),
       el('span', { class: 'muted' }, describeAuthor(item.by)),
-      el('time', { datetime: item.updated_at }, formatInstant(item.updated_at)),
+      timeEl(item.updated_at),
       el('span', { class: 'muted' }, `${formatCount(item.chars)} chars`),
       el('span', { class: 'row-actions' }, view, isCurrent ? el('span', { class: 'badge' }, 'current') : restore),
     );
   }
+
+  // --- compare any two versions ---
+  const compareFrom = el('select', { id: 'compare-from' });
+  const compareTo = el('select', { id: 'compare-to' });
+  const compareButton = el('button', { type: 'submit', class: 'secondary' }, 'Compare');
+  const compareResult = el('div', { id: 'version-diff', tabindex: '-1' });
+  const compareForm = el('form', { class: 'compare', hidden: true },
+    el('label', { for: 'compare-from' }, 'Compare version'), compareFrom,
+    el('label', { for: 'compare-to' }, 'with version'), compareTo, compareButton);
+
+  function compareOptions() {
+    const newest = loaded?.version || 0;
+    compareForm.hidden = newest < 2;
+    const numbers = Array.from({ length: newest }, (_, i) => newest - i);
+    const fill = (select, chosen) => {
+      select.replaceChildren(...numbers.map((n) => el('option', { value: String(n), selected: n === chosen }, `v${n}`)));
+    };
+    fill(compareFrom, newest - 1);
+    fill(compareTo, newest);
+  }
+
+  async function versionContent(number) {
+    if (number === loaded.version) return loaded.content;
+    return (await api.request('GET', `${base}/document/versions/${number}`)).document.content;
+  }
+
+  compareForm.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    say(historyError, '');
+    const [older, newer] = [Number(compareFrom.value), Number(compareTo.value)];
+    busy(compareButton, true);
+    try {
+      const [before, after] = await Promise.all([versionContent(older), versionContent(newer)]);
+      compareResult.replaceChildren(
+        el('h4', {}, `Version ${older} against version ${newer}`),
+        diffView(before, after, {
+          id: 'compare-table', leftTitle: `Version ${older}`, rightTitle: `Version ${newer}`,
+          caption: `Differences between version ${older} and version ${newer}`,
+        }));
+      compareResult.focus();
+    } catch (failure) {
+      say(historyError, failure.message, 'error');
+    } finally {
+      busy(compareButton, false);
+    }
+  });
 
   async function loadHistory(more = false) {
     say(historyError, '');
@@ -210,13 +288,17 @@ export function renderCurated(panel, { api, memory }) {
   }
   moreVersions.addEventListener('click', () => loadHistory(true));
 
-  editor.addEventListener('input', updateCount);
+  editor.addEventListener('input', () => {
+    updateCount();
+    updatePreview();
+  });
   const form = el('form', { onsubmit: onSave, class: 'editor-form' },
     el('label', { for: 'document-editor' }, 'Curated memory (Markdown)'),
     editor, count, versionLine,
-    el('div', { class: 'actions' }, save),
+    el('div', { class: 'actions' }, save, previewToggle),
+    preview,
   );
-  history.append(el('h3', { id: 'history-title' }, 'History'), historyError, historyList, moreVersions);
+  history.append(el('h3', { id: 'history-title' }, 'History'), compareForm, compareResult, historyError, historyList, moreVersions);
   panel.replaceChildren(form, conflict, status, error, history);
 
   return load().then(() => loadHistory()).catch((failure) => {

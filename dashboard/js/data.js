@@ -2,7 +2,8 @@
 // and the person's controls: Export (a download of every page) and Erase (after typing the memory's name).
 
 import { memoryBase, query } from './api.js';
-import { busy, el, formatCount, formatInstant, say } from './ui.js';
+import { threadHref } from './notes.js';
+import { busy, el, formatCount, formatInstant, say, timeEl } from './ui.js';
 
 const NOTES_BLOCK_MAX = 4000;
 
@@ -47,6 +48,8 @@ export function renderData(panel, { api, memory, user }) {
   const usage = el('section', { 'aria-labelledby': 'usage-title' }, el('h3', { id: 'usage-title' }, 'Usage'));
   const sees = el('pre', { id: 'agent-sees', tabindex: '0', 'aria-label': 'What the agent sees' }, 'Loading…');
   const turns = el('ul', { id: 'injections', class: 'plain' });
+  const thread = new URL(window.location.href).searchParams.get('thread'); // from a note's origin link
+  const turnsTitle = thread ? `Turns of thread ${thread} and what they were shown` : 'Turns that were shown this memory';
 
   async function load() {
     try {
@@ -55,7 +58,7 @@ export function renderData(panel, { api, memory, user }) {
         api.request('GET', `${base}/usage`),
         api.request('GET', `${base}/document`),
         api.request('GET', `${base}/notes${query({ before: tomorrow, days: 2 })}`),
-        api.request('GET', `${base}/injections${query({ limit: 10 })}`),
+        api.request('GET', `${base}/injections${query({ limit: thread ? 50 : 10, thread_id: thread })}`),
       ]);
       usage.replaceChildren(el('h3', { id: 'usage-title' }, 'Usage'),
         meter('usage-notes', 'Notes written today', used.notes_today, used.notes_per_day_quota),
@@ -64,9 +67,11 @@ export function renderData(panel, { api, memory, user }) {
       const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
       sees.textContent = preview(current.document, notes.days.filter((d) => d.day === today || d.day === yesterday));
       turns.replaceChildren(...(shown.injections.length ? shown.injections.map((turn) => el('li', {},
-        el('time', { datetime: turn.at, title: formatInstant(turn.at) }, new Date(turn.at).toLocaleString()),
-        ` thread ${turn.thread_id}: document version ${turn.document_version}, `,
-        turn.note_ids.length ? `notes ${turn.note_ids.join(', ')}` : 'no notes')) : [el('li', {}, 'No turn was shown this memory yet.')]));
+        timeEl(turn.at), ' ',
+        thread ? `thread ${turn.thread_id}` : el('a', { href: threadHref(turn.thread_id), 'data-route': true }, `thread ${turn.thread_id}`),
+        `: document version ${turn.document_version}, `,
+        turn.note_ids.length ? `notes ${turn.note_ids.join(', ')}` : 'no notes'))
+        : [el('li', {}, thread ? `No recorded turn of thread ${thread} was shown this memory.` : 'No turn was shown this memory yet.')]));
     } catch (failure) {
       say(error, failure.message, 'error');
     }
@@ -131,7 +136,8 @@ export function renderData(panel, { api, memory, user }) {
   panel.replaceChildren(status, error, usage,
     el('section', { 'aria-labelledby': 'sees-title' }, el('h3', { id: 'sees-title' }, 'What the agent sees'),
       el('p', { class: 'hint' }, 'A preview of the memory block put in front of the model at the start of each turn.'), sees),
-    el('section', { 'aria-labelledby': 'turns-title' }, el('h3', { id: 'turns-title' }, 'Turns that were shown this memory'), turns),
+    el('section', { 'aria-labelledby': 'turns-title' }, el('h3', { id: 'turns-title' }, turnsTitle),
+      thread ? el('p', {}, el('a', { href: threadHref(null), 'data-route': true }, 'Show the turns of every thread')) : null, turns),
     el('section', { 'aria-labelledby': 'control-title' }, el('h3', { id: 'control-title' }, 'Export and erase'),
       el('p', {}, 'Download everything this memory holds as one JSON document.'), exportButton, ...forms.filter(Boolean)));
   load();

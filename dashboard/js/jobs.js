@@ -1,7 +1,7 @@
 // System jobs (operators, memory_admin): the consolidation runs, newest first, and "Run now".
 
 import { query } from './api.js';
-import { busy, el, formatCount, formatInstant, say } from './ui.js';
+import { busy, el, formatCount, say, timeEl } from './ui.js';
 
 const RUNS = '/v1/admin/consolidation/runs';
 const POLL_MS = 1000;
@@ -19,9 +19,9 @@ function runRow(run) {
     ? el('ul', { class: 'failures' }, run.failures.map((f) => el('li', {}, el('code', {}, f.scope), `: ${f.reason}`)))
     : el('span', { class: 'muted' }, 'none');
   return el('tr', { 'data-run-id': run.run_id },
-    el('th', { scope: 'row' }, el('time', { datetime: run.started_at }, formatInstant(run.started_at)),
+    el('th', { scope: 'row' }, timeEl(run.started_at),
       el('div', { class: 'muted run-id' }, run.run_id)),
-    el('td', { 'data-label': 'Finished' }, run.finished_at ? formatInstant(run.finished_at) : progress(run)),
+    el('td', { 'data-label': 'Finished' }, run.finished_at ? timeEl(run.finished_at) : progress(run)),
     el('td', { 'data-label': 'Groups done / failed' }, `${formatCount(run.groups_done ?? 0)} / ${formatCount(run.groups_failed ?? 0)}`),
     el('td', { 'data-label': 'Notes consolidated / remaining' }, `${formatCount(run.notes_consolidated ?? 0)} / ${formatCount(run.notes_remaining ?? 0)}`),
     el('td', { 'data-label': 'Failures' }, failures),

@@ -1,10 +1,33 @@
 // The Recent notes tab: days newest first with their notes, "Load older" by day (next_before), search
 // (semantic, keyword fallback; the answer's mode shown discreetly), and delete behind a confirm dialog.
+// Each note shows where it came from (its thread, linked to what that thread's turns were shown) and, on
+// request, the turns it was injected into (docs/api.md §6 injections, kept MEMORY_INJECTION_TTL_DAYS).
 
 import { memoryBase, query } from './api.js';
-import { busy, confirmDialog, el, formatDay, formatInstant, formatTime, say } from './ui.js';
+import { busy, confirmDialog, el, formatCount, formatDay, say, timeEl } from './ui.js';
 
 const DAYS_PER_PAGE = 2;
+const TURN_PAGES = 5; // "Turns that saw this note" reads at most this many pages of 100 injection records
+
+/** The Your data tab of this memory, its turns narrowed to one thread. */
+export function threadHref(threadId) {
+  const url = new URL(window.location.href);
+  url.search = query({ tab: 'data', thread: threadId });
+  return `${url.pathname}${url.search}`;
+}
+
+/** The turns whose injection record holds `noteId`, newest first; `complete` false when pages were left. */
+async function turnsThatSaw(api, base, noteId) {
+  const turns = [];
+  let cursor = null;
+  for (let page = 0; page < TURN_PAGES; page += 1) {
+    const answer = await api.request('GET', `${base}/injections${query({ limit: 100, cursor })}`);
+    turns.push(...answer.injections.filter((turn) => turn.note_ids.includes(noteId)));
+    cursor = answer.next_cursor;
+    if (!cursor) return { turns, complete: true };
+  }
+  return { turns, complete: false };
+}
 const MODES = { semantic: 'semantic search', hybrid: 'hybrid search', keyword: 'keyword search' };
 
 export function renderNotes(panel, { api, memory }) {
@@ -60,10 +83,45 @@ export function renderNotes(panel, { api, memory }) {
 
   function focusTargetAfter(item) {
     const sibling = item.nextElementSibling || item.previousElementSibling;
-    if (sibling?.querySelector('button')) return sibling.querySelector('button');
+    if (sibling?.querySelector('button.danger')) return sibling.querySelector('button.danger');
     const day = item.closest('.day');
     const otherDay = day?.nextElementSibling || day?.previousElementSibling;
-    return otherDay?.querySelector('button') || null;
+    return otherDay?.querySelector('button.danger') || null;
+  }
+
+  function seenIn(note, item) {
+    const region = el('div', { class: 'note-turns', id: `turns-${note.id}`, hidden: true, role: 'region', 'aria-label': `Turns that saw the note ${note.id}` });
+    const button = el('button', {
+      type: 'button', class: 'secondary small note-turns-toggle', 'aria-expanded': 'false', 'aria-controls': region.id,
+      'aria-label': `Turns that saw it: ${note.text.slice(0, 80)}`,
+      onclick: async () => {
+        if (!region.hidden) {
+          region.hidden = true;
+          button.setAttribute('aria-expanded', 'false');
+          return;
+        }
+        busy(button, true);
+        try {
+          const { turns, complete } = await turnsThatSaw(api, base, note.id);
+          const rows = turns.map((turn) => el('li', {}, timeEl(turn.at), ' in ',
+            el('a', { href: threadHref(turn.thread_id), 'data-route': true }, `thread ${turn.thread_id}`),
+            ` (document version ${turn.document_version})`));
+          region.replaceChildren(
+            el('p', {}, turns.length
+              ? `Put in front of the model in ${formatCount(turns.length)} ${turns.length === 1 ? 'turn' : 'turns'}:`
+              : 'No recorded turn was shown this note (turns are recorded for a limited time).'),
+            rows.length ? el('ul', { class: 'plain' }, rows) : null,
+            complete ? null : el('p', { class: 'muted' }, `Only the newest ${TURN_PAGES * 100} turns were searched.`));
+          region.hidden = false;
+          button.setAttribute('aria-expanded', 'true');
+        } catch (failure) {
+          say(error, failure.message, 'error');
+        } finally {
+          busy(button, false);
+        }
+      },
+    }, 'Turns that saw it');
+    return [button, region];
   }
 
   function noteItem(note, { withDay = false, score } = {}) {
@@ -72,16 +130,18 @@ export function renderNotes(panel, { api, memory }) {
       type: 'button', class: 'danger small', 'aria-label': `Delete note: ${note.text.slice(0, 80)}`,
       onclick: () => remove(note, item, del),
     }, 'Delete');
+    const [turnsButton, turns] = seenIn(note, item);
     item.append(
-      el('time', { datetime: note.created_at, title: formatInstant(note.created_at) },
-        withDay ? `${note.day} ${formatTime(note.created_at)}` : formatTime(note.created_at)),
+      timeEl(note.created_at, { timeOnly: !withDay }),
       el('p', { class: 'note-text' }, note.text),
       el('span', { class: 'note-meta' },
         el('span', { class: `badge source-${note.source}` }, note.source),
         note.consolidated ? el('span', { class: 'badge' }, 'consolidated') : null,
-        note.origin ? el('span', { class: 'muted note-origin' }, `from thread ${note.origin.thread_id}`) : null,
+        note.origin ? el('a', { class: 'note-origin', href: threadHref(note.origin.thread_id), 'data-route': true,
+          title: `What the turns of thread ${note.origin.thread_id} were shown` }, `from thread ${note.origin.thread_id}`) : null,
         score !== undefined ? el('span', { class: 'muted' }, `score ${Number(score).toFixed(2)}`) : null),
-      del,
+      el('span', { class: 'row-actions' }, turnsButton, del),
+      turns,
     );
     return item;
   }

@@ -20,17 +20,40 @@ export function formatCount(n) {
   return new Intl.NumberFormat('en').format(n);
 }
 
-/** "2026-12-03 10:15 UTC": days are UTC days everywhere in this service, so times are shown in UTC too. */
-export function formatInstant(iso) {
-  if (!iso) return '—';
+const LOCAL = new Intl.DateTimeFormat('en-GB', {
+  year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZoneName: 'short',
+});
+
+function localParts(iso) {
   const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return iso;
-  return `${date.toISOString().slice(0, 10)} ${date.toISOString().slice(11, 16)} UTC`;
+  if (!iso || Number.isNaN(date.getTime())) return null;
+  return Object.fromEntries(LOCAL.formatToParts(date).map((part) => [part.type, part.value]));
 }
 
+/** "2026-12-03 11:15 GMT+1": an instant in the browser's time zone, named (UTC when the browser is on UTC). */
+export function formatInstant(iso) {
+  if (!iso) return '—';
+  const p = localParts(iso);
+  return p ? `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute} ${p.timeZoneName}` : iso;
+}
+
+/** "11:15 GMT+1": the time of day of an instant, in the browser's time zone. */
 export function formatTime(iso) {
+  const p = localParts(iso);
+  return p ? `${p.hour}:${p.minute} ${p.timeZoneName}` : iso;
+}
+
+/** "2026-12-03 10:15:00 UTC": the instant as the service stores it (days are UTC days everywhere). */
+export function formatUtc(iso) {
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : `${date.toISOString().slice(11, 16)} UTC`;
+  if (!iso || Number.isNaN(date.getTime())) return iso || '';
+  return `${date.toISOString().slice(0, 10)} ${date.toISOString().slice(11, 19)} UTC`;
+}
+
+/** A <time>: local time shown, the UTC instant on hover (and in `datetime` for machines). */
+export function timeEl(iso, { timeOnly = false } = {}) {
+  if (!iso) return el('span', {}, '—');
+  return el('time', { datetime: iso, title: formatUtc(iso) }, timeOnly ? formatTime(iso) : formatInstant(iso));
 }
 
 export function formatDay(day) {

@@ -448,7 +448,7 @@ def test_every_view_on_a_narrow_screen_and_the_screenshots(page: Any, site: Site
     page.get_by_role("button", name="Load older").click()
     expect(page.locator("#notes-days .day")).to_have_count(3)
     page.screenshot(path=shots / "recent-notes.png", full_page=True)
-    page.locator(".day .note").first.get_by_role("button").click()
+    page.locator(".day .note").first.get_by_role("button", name="Delete note").click()
     expect(page.get_by_role("dialog", name="Delete this note?")).to_be_visible()
     page.screenshot(path=shots / "delete-confirm.png")
     page.keyboard.press("Escape")

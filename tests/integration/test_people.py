@@ -310,3 +310,33 @@ def test_usage_against_the_quotas(call, aws, monkeypatch):
         "chars_quota": 2_000_000,
     }
     assert get("/v1/memory/workspaces/w-9/usage").status == 403
+
+
+# --- the sample events (events/management) -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "personal_export",
+        "team_export",
+        "personal_erase",
+        "team_erase",
+        "team_erase_my_notes",
+        "personal_injections",
+        "team_injections",
+        "personal_usage",
+        "team_usage",
+    ],
+)
+def test_each_sample_event_of_the_peoples_control_routes_is_answered_as_it_is(call, aws, name):
+    """Sent unchanged but for the token, which carries the sample's own claims (sub, workspaces, operator)."""
+    from tests.events import load_event
+
+    fill(call, shared("w-3"), notes=1, versions=1)
+    claims = load_event(f"management/{name}")["requestContext"]["authorizer"]["jwt"]["claims"]
+    token = mint(claims["sub"], claims["workspaces"].strip("[]").split(), admin=claims.get("memory_admin") == "true")
+
+    answer = manage(name, token=token)
+
+    assert answer.status == 200, answer.body

@@ -142,3 +142,45 @@ def test_a_note_whose_transaction_conflicts_on_the_shared_counter_is_sent_again(
 
     assert answer.status == 201
     assert _notes(aws) == ["written despite two conflicts"]
+
+
+def _notes_today():
+    return manage("personal_document", path="/v1/memory/personal/usage", token=USER).body["notes_today"]
+
+
+def test_a_note_refused_in_its_transaction_counts_neither_today_nor_against_the_daily_quota(call, aws, quotas):
+    """The day's position is taken before the note's transaction; a transaction that is cancelled (here by
+    the characters quota) gives it back, so notes_today counts only notes written."""
+    quotas(notes=2, chars=50)
+    assert _remember(call, "x" * 40).status == 201
+
+    assert _remember(call, "y" * 11).status == 422
+
+    assert _notes_today() == 1
+    written = _remember(call, "z" * 10)
+    assert written.status == 201  # the refused note did not use up the day's second note
+    assert written.body["note"]["position"] == 2  # no gap where the refused note was
+    assert _notes(aws) == ["x" * 40, "z" * 10]
+    assert _notes_today() == 2
+
+
+def test_a_note_whose_transaction_conflicts_every_time_does_not_count_today(call, aws, monkeypatch):
+    from botocore.exceptions import ClientError
+
+    assert _remember(call, "written").status == 201
+    client = runtime.memory_service()._notes._client
+
+    def conflicting(**kwargs):
+        raise ClientError(
+            {
+                "Error": {"Code": "TransactionCanceledException", "Message": "conflict"},
+                "CancellationReasons": [{"Code": "None"}, {"Code": "TransactionConflict"}],
+            },
+            "TransactWriteItems",
+        )
+
+    monkeypatch.setattr(client, "transact_write_items", conflicting)
+
+    assert _remember(call, "never written").status == 503
+    assert _notes_today() == 1
+    assert _notes(aws) == ["written"]

@@ -123,8 +123,13 @@ class NoteStore:
             items = [{"Put": put}, usage, *([together_with(note)] if together_with is not None else [])]
             try:
                 self._transact(items)
+            except StorageUnavailable:  # cancelled for conflicts every time: nothing was written
+                self._usage.give_back_position(scope, day, note.position)
+                raise
             except ClientError as error:
                 if not _position_taken(error):
+                    if error_code(error) == "TransactionCanceledException":  # nothing was written
+                        self._usage.give_back_position(scope, day, note.position)
                     if cancellation_codes(error)[1:2] == ["ConditionalCheckFailed"]:
                         raise self._usage.refusal(len(text)) from None
                     raise as_unavailable(error) or error from None

@@ -6,6 +6,8 @@
   the quota, the write is refused whole, never cut.
 - Notes per day need no item of their own: the day's position counter (``day#<day>``) already counts the
   notes written that day, and its atomic ``ADD`` is made conditional on the quota (``storage.note_store``).
+  A note whose transaction is cancelled gives its position back (``give_back_position``), so that a failed
+  write counts neither in ``notes_today`` nor against the quota.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from agent_memory.errors import NotesQuotaExceeded, StorageQuotaExceeded
 from agent_memory.observability import logger
 from agent_memory.scope import Scope
 from agent_memory.storage.client import as_unavailable
+from agent_memory.storage.keys import day_sk
 
 USAGE_SK = "usage"
 
@@ -78,6 +81,21 @@ class UsageStore:
             )
         except Exception:  # noqa: BLE001 - the caller's own outcome matters more than the counter
             logger.warning("could not give characters back to the usage counter", extra={"scope": scope.kind})
+
+    def give_back_position(self, scope: Scope, day: str, position: int) -> None:
+        """Undo the day's position counter for a note that was not written, when no later writer has taken a
+        position since (then the counter stays: taking a position back under it would collide with theirs, so
+        under concurrent writes a failed note may still count, never the other way round). Best effort."""
+        try:
+            self._client.update_item(
+                TableName=self._table,
+                Key={"pk": {"S": scope.key}, "sk": {"S": day_sk(day)}},
+                UpdateExpression="ADD next_position :minus",
+                ConditionExpression="next_position = :taken",
+                ExpressionAttributeValues={":minus": {"N": "-1"}, ":taken": {"N": str(position)}},
+            )
+        except Exception:  # noqa: BLE001 - the write's own failure is what the caller must hear
+            logger.info("the day's position was not given back", extra={"scope": scope.kind})
 
     def change_item(self, scope: Scope, delta: int, *, enforce: bool = True) -> dict[str, Any]:
         """A transaction item moving the counter by ``delta``; conditional on the quota when it grows and
