@@ -69,7 +69,12 @@ def main(
         if settings.opensearch_endpoint is None:
             print("OPENSEARCH_ENDPOINT is not set: there is no index to reindex or check", file=sys.stderr)
             return 2
-        index = NotesIndex(make_opensearch_client(settings.opensearch_endpoint, timeout_s=30))
+        index = NotesIndex(
+            make_opensearch_client(settings.opensearch_endpoint, timeout_s=30),
+            dimensions=settings.embedding_dimensions,
+            shards=settings.opensearch_shards,
+            replicas=settings.opensearch_replicas,
+        )
     if embedder is None:
         embedder = embedding_model_from_settings(settings, timeout_s=60)
     reindexer = Reindexer(NoteStore(make_dynamodb_client(settings), settings.table_name), index, embedder=embedder)

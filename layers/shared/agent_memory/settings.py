@@ -47,6 +47,8 @@ class Settings(BaseModel):
     quota_notes_per_day: int = Field(default=500, ge=1)
     quota_chars: int = Field(default=2_000_000, ge=1)
     injection_ttl_days: int = Field(default=30, ge=1)
+    opensearch_shards: int = Field(default=1, ge=1, le=1024, description="a new notes index version's shards")
+    opensearch_replicas: int = Field(default=0, ge=0, le=15, description="a new notes index version's replicas")
 
     @field_validator("redact_extra", mode="before")
     @classmethod
@@ -147,6 +149,8 @@ _ENV = {
     "consolidation_queue_url": "MEMORY_CONSOLIDATION_QUEUE_URL",
     "consolidation_max_receives": "MEMORY_CONSOLIDATION_MAX_RECEIVES",
     "consolidation_claim_s": "MEMORY_CONSOLIDATION_CLAIM_S",
+    "opensearch_shards": "MEMORY_OPENSEARCH_SHARDS",
+    "opensearch_replicas": "MEMORY_OPENSEARCH_REPLICAS",
 }
 
 
