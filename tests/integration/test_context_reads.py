@@ -38,3 +38,27 @@ def test_the_document_and_the_notes_are_read_at_the_same_time(call, monkeypatch)
     assert answer.body["document"]["content"] == "# Me\n- Likes tea."
     assert [note["text"] for note in answer.body["recent_notes"]] == ["Walks at seven"]
     assert sorted(started) == ["get_item", "query"]
+
+
+def _read_aside_in_child(answers: Any) -> None:
+    from agent_memory.aside import start_aside
+
+    answers.put(start_aside(lambda: "read in the child").result(timeout=5))
+
+
+def test_a_forked_child_reads_aside_on_a_pool_of_its_own():
+    """The local stack and the tests fork sandboxes after the parent used its pool: a child must not wait on
+    the parent's threads, which do not exist in it."""
+    import multiprocessing
+
+    from agent_memory.aside import start_aside
+
+    assert start_aside(lambda: "read in the parent").result(timeout=5) == "read in the parent"
+    fork = multiprocessing.get_context("fork")
+    answers = fork.Queue()
+    child = fork.Process(target=_read_aside_in_child, args=(answers,))
+    child.start()
+    child.join(timeout=30)
+
+    assert child.exitcode == 0
+    assert answers.get(timeout=1) == "read in the child"
