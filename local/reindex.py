@@ -79,7 +79,12 @@ def main(
         if settings.opensearch_endpoint is None:
             print("OPENSEARCH_ENDPOINT is not set: there is no index to reindex or check", file=sys.stderr)
             return 2
-        index = NotesIndex(make_opensearch_client(settings.opensearch_endpoint, timeout_s=30))
+        index = NotesIndex(
+            make_opensearch_client(settings.opensearch_endpoint, timeout_s=30),
+            dimensions=settings.embedding_dimensions,
+            shards=settings.opensearch_shards,
+            replicas=settings.opensearch_replicas,
+        )
     if arguments.move_alias:
         from agent_memory.search.index_move import move_alias
 

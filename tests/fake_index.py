@@ -42,6 +42,9 @@ class FakeNotesIndex:
     def ensure(self) -> None:
         self.ensured += 1
 
+    def check_mapping(self) -> bool:
+        return True
+
     def bulk(self, actions: Sequence[IndexAction]) -> list[BulkOutcome]:
         """As the real one: in order, one outcome each; ``failing_writes`` refuses those notes, ``down`` all."""
         self.bulks.append(list(actions))

@@ -13,11 +13,13 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType
 from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from agent_memory.index_check import require_matching_index
 from agent_memory.observability import logger, metrics
 from agent_memory.runtime import notes_indexer
 from agent_memory.settings import require_valid_settings
 
 require_valid_settings()  # a setting the service cannot use fails the initialisation, with one line
+require_matching_index()  # vectors of another size than the index's fail it too (agent_memory.index_check)
 
 processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
 

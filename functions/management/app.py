@@ -23,6 +23,7 @@ from agent_memory.auth import Principal, principal_from_event
 from agent_memory.errors import InvalidInput, MalformedRequest, MemoryServiceError, UnsupportedMediaType
 from agent_memory.http import body_text, error_result, json_response, make_resolver
 from agent_memory.idempotency import Answer
+from agent_memory.index_check import require_matching_index
 from agent_memory.observability import logger, metrics
 from agent_memory.parsing import (
     check_integer_parameters,
@@ -49,6 +50,7 @@ from agent_memory.scope import Scope
 from agent_memory.settings import get_settings, require_valid_settings
 
 require_valid_settings()  # a setting the service cannot use fails the initialisation, with one line
+require_matching_index()  # vectors of another size than the index's fail it too (agent_memory.index_check)
 
 app = make_resolver(enable_validation=True)
 app.include_router(people_router)  # export, erase, injections, usage (docs/api.md §6)

@@ -11,6 +11,7 @@ from agent_memory.api import RecallArgs, RememberArgs, UpdateMemoryArgs
 from agent_memory.document import Author
 from agent_memory.http import body_text, json_response, make_resolver
 from agent_memory.idempotency import Answer
+from agent_memory.index_check import require_matching_index
 from agent_memory.observability import logger, metrics
 from agent_memory.parsing import idempotency_key
 from agent_memory.responses import Health, Recalled, Remembered, SavedDocument, Tools, documented
@@ -20,6 +21,7 @@ from agent_memory.tool_call import ToolCall, parse_tool_call
 from agent_memory.tool_catalog import tool_definitions
 
 require_valid_settings()  # a setting the service cannot use fails the initialisation, with one line
+require_matching_index()  # vectors of another size than the index's fail it too (agent_memory.index_check)
 
 app = make_resolver()
 

@@ -12,7 +12,9 @@
   ``note_from_item`` as every reader of the table), with the text's embedding when an embedding model is
   configured. **MODIFY** (the nightly run setting the consolidated flag; a note's text never changes)
   updates the document in place and keeps its vector, so no embedding is computed twice; a document
-  that was missing (its insert never reached the index) is created without a vector, and counted.
+  that was missing (its insert never reached the index) is created without a vector, and counted. A
+  MODIFY that changes nothing the document holds (the note's vector written into the table, its write id)
+  is skipped: no embedding and no index request. Only a changed text is embedded again.
   **REMOVE deletes** it; a document already gone is fine (a record can come twice).
 - **An embedding failure degrades, it does not block the stream.** A model that fails, or that has not
   answered for the whole batch while the function's time runs down to ``BULK_RESERVE_S`` (Titan takes
@@ -59,6 +61,14 @@ class MalformedStreamRecord(ValueError):
 BULK_RESERVE_S = 15.0
 
 
+# The attributes of a note's item that its index document holds (search.notes_index._document), text apart.
+_INDEXED_ATTRIBUTES = ("day", "position", "created_at", "consolidated")
+
+
+def _indexed(image: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(image.get(name) for name in _INDEXED_ATTRIBUTES)
+
+
 class IndexBatch:
     """One invocation's records: staged by ``add``, then written by ``write``."""
 
@@ -91,8 +101,10 @@ class IndexBatch:
             note = note_from_item(image)
         except (KeyError, ValueError) as error:
             raise MalformedStreamRecord(f"stream record {record.event_id}: not a note image ({error!r})") from None
-        old_text = (stream.raw_event.get("OldImage") or {}).get("text")
-        if record.event_name is DynamoDBRecordEventName.MODIFY and old_text == image.get("text"):
+        old_image = stream.raw_event.get("OldImage") or {}
+        if record.event_name is DynamoDBRecordEventName.MODIFY and old_image.get("text") == image.get("text"):
+            if _indexed(old_image) == _indexed(image):
+                return "skip"  # only what the index does not hold changed (the table's vector, a write id)
             self._staged.append((sequence, UpdateKeepingVector(scope_key, note)))
             return "update"
         self._staged.append((sequence, Upsert(scope_key, note)))

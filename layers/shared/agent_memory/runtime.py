@@ -251,7 +251,12 @@ def notes_index() -> NotesIndex | None:
         return None
     from agent_memory.search.notes_index import NotesIndex, make_opensearch_client
 
-    return NotesIndex(make_opensearch_client(settings.opensearch_endpoint, timeout_s=settings.opensearch_timeout_s))
+    return NotesIndex(
+        make_opensearch_client(settings.opensearch_endpoint, timeout_s=settings.opensearch_timeout_s),
+        dimensions=settings.embedding_dimensions,
+        shards=settings.opensearch_shards,
+        replicas=settings.opensearch_replicas,
+    )
 
 
 @cache

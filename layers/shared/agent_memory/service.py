@@ -10,6 +10,7 @@ from datetime import timedelta
 from typing import Any
 
 from agent_memory.api import ConversationContext
+from agent_memory.aside import start_aside
 from agent_memory.clock import iso, utc_now
 from agent_memory.compression import compress
 from agent_memory.context_block import fit_notes, system_prompt
@@ -191,12 +192,7 @@ class MemoryService:
     def context(self, scope: Scope) -> MemoryContext:
         """The per-turn memory: never raises for a storage fault, it degrades instead (a turn is never blocked)."""
         degraded: list[str] = []
-        try:
-            document = self._documents.current(scope)
-        except Exception:  # noqa: BLE001 - any fault here must degrade the turn, not fail it
-            logger.exception("document could not be loaded; serving the turn without it")
-            degraded.append("document")
-            document = EMPTY_DOCUMENT
+        document_read = start_aside(lambda: self._documents.current(scope))  # both reads at once (agent_memory.aside)
         today = utc_now().date()
         try:
             recent = self._notes.newest_first(
@@ -209,6 +205,12 @@ class MemoryService:
             logger.exception("notes could not be loaded; serving the turn without them")
             degraded.append("notes")
             recent = None
+        try:
+            document = document_read.result()
+        except Exception:  # noqa: BLE001 - any fault here must degrade the turn, not fail it
+            logger.exception("document could not be loaded; serving the turn without it")
+            degraded.insert(0, "document")
+            document = EMPTY_DOCUMENT
         kept, block = fit_notes(recent) if recent is not None else ([], None)
         for part in degraded:
             metrics.add_metric(name=f"ContextDegraded{part.title()}", unit="Count", value=1)

@@ -48,6 +48,8 @@ class Settings(BaseModel):
     quota_notes_per_day: int = Field(default=500, ge=1)
     quota_chars: int = Field(default=2_000_000, ge=1)
     injection_ttl_days: int = Field(default=30, ge=1)
+    opensearch_shards: int = Field(default=1, ge=1, le=1024, description="a new notes index version's shards")
+    opensearch_replicas: int = Field(default=0, ge=0, le=15, description="a new notes index version's replicas")
 
     @field_validator("redact_extra", mode="before")
     @classmethod
@@ -164,6 +166,8 @@ _ENV = {
     "rerank_model": "MEMORY_RERANK_MODEL",
     "rerank_timeout_s": "MEMORY_RERANK_TIMEOUT_S",
     "rerank_candidates": "MEMORY_RERANK_CANDIDATES",
+    "opensearch_shards": "MEMORY_OPENSEARCH_SHARDS",
+    "opensearch_replicas": "MEMORY_OPENSEARCH_REPLICAS",
 }
 # A Bedrock foundation model id (provider.name-version:n), the only reranker there is (models.rerank).
 _RERANK_MODEL = re.compile(r"bedrock:[a-z0-9-]+\.[A-Za-z0-9._-]+(:[0-9]+)?")

@@ -55,6 +55,15 @@ SETTINGS: dict[str, Any] = {
 }
 
 
+def index_body(*, dimensions: int = EMBEDDING_DIMENSION, shards: int = 1, replicas: int = 0) -> dict[str, Any]:
+    """A new index version's settings and mapping: ``MEMORY_EMBEDDING_DIMENSIONS`` numbers a vector, and the
+    shard and replica counts of ``MEMORY_OPENSEARCH_SHARDS``/``_REPLICAS`` (docs/configuration.md)."""
+    embedding = MAPPING["properties"]["embedding"] | {"dimension": dimensions}
+    settings = SETTINGS | {"index": SETTINGS["index"] | {"number_of_shards": shards, "number_of_replicas": replicas}}
+    mappings = MAPPING | {"properties": MAPPING["properties"] | {"embedding": embedding}}
+    return {"settings": settings, "mappings": mappings}
+
+
 class IndexWriteRefused(RuntimeError):
     """The index refused a document of a bulk write."""
 
@@ -205,10 +214,21 @@ def make_opensearch_client(endpoint: str, *, timeout_s: float) -> Any:
 class NotesIndex:
     """Reads and writes through the alias; the client is given, never created here."""
 
-    def __init__(self, client: Any, *, alias: str = ALIAS, version: int = INDEX_VERSION) -> None:
+    def __init__(
+        self,
+        client: Any,
+        *,
+        alias: str = ALIAS,
+        version: int = INDEX_VERSION,
+        dimensions: int = EMBEDDING_DIMENSION,
+        shards: int = 1,
+        replicas: int = 0,
+    ) -> None:
         self._client = client
         self._alias = alias
         self._index = f"{alias}-v{version}"
+        self._body = index_body(dimensions=dimensions, shards=shards, replicas=replicas)
+        self._dimensions = dimensions
 
     @property
     def name(self) -> str:
@@ -228,13 +248,28 @@ class NotesIndex:
         """Create the versioned index and point the alias at it if missing; check the live mapping."""
         if not self._client.indices.exists_alias(name=self._alias):
             if not self._client.indices.exists(index=self._index):
-                self._client.indices.create(index=self._index, body={"settings": SETTINGS, "mappings": MAPPING})
+                self._client.indices.create(index=self._index, body=self._body)
             self._client.indices.put_alias(index=self._index, name=self._alias)
+        self.check_mapping()
+
+    def check_mapping(self) -> bool:
+        """IndexMappingMismatch, one line, when the live index lacks a field this code relies on or holds
+        vectors of another size than ``MEMORY_EMBEDDING_DIMENSIONS``; False when there is no index yet (the
+        indexer creates it), True when it matches."""
+        if not self._client.indices.exists_alias(name=self._alias):
+            return False
         for name, mapping in self._client.indices.get_mapping(index=self._alias).items():
             live = mapping["mappings"].get("properties", {})
             for field, wanted in MAPPING["properties"].items():
                 if live.get(field, {}).get("type") != wanted["type"]:
                     raise IndexMappingMismatch(f"index {name}: field {field!r} is not {wanted['type']}: reindex")
+            size = live["embedding"].get("dimension")
+            if size != self._dimensions:
+                raise IndexMappingMismatch(
+                    f"index {name} holds vectors of {size} dimensions but MEMORY_EMBEDDING_DIMENSIONS is"
+                    f" {self._dimensions}: set it to {size}, or reindex into a new index version"
+                )
+        return True
 
     def bulk(self, actions: Sequence[IndexAction]) -> list[BulkOutcome]:
         """Apply the actions in one ``_bulk`` request, in order (one note's actions share a shard, and a shard

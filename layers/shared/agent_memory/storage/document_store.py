@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, cast
 
 from botocore.exceptions import ClientError
@@ -21,6 +22,19 @@ def _version_from_item(item: dict[str, Any]) -> tuple[Document, Reason, Author]:
 
 def _document_from_item(item: dict[str, Any]) -> Document:
     return Document(content=item["content"]["S"], version=int(item["version"]["N"]), updated_at=item["updated_at"]["S"])
+
+
+@dataclass(frozen=True, slots=True)
+class VersionMeta:
+    """What the versions listing shows of a version: everything but its content."""
+
+    version: int
+    chars: int
+    updated_at: str | None
+
+
+# The attributes a versions listing reads (``chars`` is stored with every version since issue 15).
+_VERSION_META = ("version", "chars", "updated_at", "reason", "by_user_id", "by_thread_id", "by_run_id")
 
 
 class DocumentStore:
@@ -54,20 +68,36 @@ class DocumentStore:
         item = answer.get("Item")
         return _version_from_item(item) if item else None
 
-    def versions(self, scope: Scope, *, limit: int, below: int | None) -> list[tuple[Document, Reason, Author]]:
-        """Saved versions newest first, ``limit`` of them, all below version ``below`` when given (paging)."""
+    def versions(self, scope: Scope, *, limit: int, below: int | None) -> list[tuple[VersionMeta, Reason, Author]]:
+        """Saved versions newest first, ``limit`` of them, all below version ``below`` when given (paging):
+        their metadata only (a projection without ``content``; a version saved before ``chars`` was stored
+        has its content read to count it, once per listing)."""
         high = version_sk(below - 1) if below is not None else version_sk(10**10 - 1)
         try:
             answer = self._client.query(
                 TableName=self._table,
                 KeyConditionExpression="pk = :pk AND sk BETWEEN :low AND :high",
                 ExpressionAttributeValues={":pk": {"S": scope.key}, ":low": {"S": version_sk(1)}, ":high": {"S": high}},
+                ProjectionExpression=", ".join(f"#{name}" for name in _VERSION_META),
+                ExpressionAttributeNames={f"#{name}": name for name in _VERSION_META},
                 ScanIndexForward=False,
                 Limit=limit,
             )
         except ClientError as error:
             raise as_unavailable(error) or error from None
-        return [_version_from_item(item) for item in answer["Items"]]
+        listed = []
+        for item in answer["Items"]:
+            by = Author(
+                **{key: item[f"by_{key}"]["S"] for key in ("user_id", "thread_id", "run_id") if f"by_{key}" in item}
+            )
+            version = int(item["version"]["N"])
+            chars = int(item["chars"]["N"]) if "chars" in item else self._counted(scope, version)
+            listed.append((VersionMeta(version, chars, item["updated_at"]["S"]), cast(Reason, item["reason"]["S"]), by))
+        return listed
+
+    def _counted(self, scope: Scope, version: int) -> int:
+        found = self.version(scope, version)
+        return found[0].chars if found is not None else 0
 
     def _check_rest_exist(self, scope: Scope, folded_note_ids: list[str]) -> None:
         """The folded notes the transaction has no room for, checked just before it (BatchGetItem)."""
@@ -114,6 +144,7 @@ class DocumentStore:
         attributes: dict[str, Any] = {
             "pk": {"S": scope.key},
             "content": {"S": content},
+            "chars": {"N": str(document.chars)},
             "version": {"N": str(document.version)},
             "updated_at": {"S": updated_at},
             "reason": {"S": reason},

@@ -9,13 +9,11 @@ from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any
 
-from aws_lambda_powertools.metrics import MetricUnit
-from botocore.exceptions import BotoCoreError, ClientError
+from botocore.exceptions import ClientError
 
 from agent_memory.clock import iso
 from agent_memory.errors import StorageUnavailable
 from agent_memory.notes import Note, Origin
-from agent_memory.observability import logger, metrics
 from agent_memory.scope import Scope
 from agent_memory.storage.client import as_unavailable, cancellation_codes, error_code, query_pages
 from agent_memory.storage.keys import (
@@ -26,7 +24,7 @@ from agent_memory.storage.keys import (
     parse_note_sk,
 )
 from agent_memory.storage.note_items import KeyedNote, NoteText, note_from_item, note_item
-from agent_memory.storage.scope_index import ScopeIndex
+from agent_memory.storage.scope_index import MarkerWrite
 from agent_memory.storage.usage_store import Quota, UsageStore, notes_quota_error
 
 _POSITION_ATTEMPTS = 5
@@ -96,7 +94,7 @@ class NoteStore:
         that is a success, not a collision (taking the next position would write the note twice).
 
         ``created`` (UTC) gives the note its day and its ``created_at``. The scope's due marker
-        (``storage.scope_index``) is updated once the note is written (one more request).
+        (``storage.scope_index.MarkerWrite``) is the transaction's last item: no note without its marker.
         ``together_with`` gives a second transaction item (e.g. the flush's completion mark) that must
         succeed with the note or neither is written; its failure surfaces as a ClientError.
         """
@@ -105,6 +103,7 @@ class NoteStore:
         write_id = uuid.uuid4().hex
         vector = self._vectors(text) if self._vectors is not None else None
         extra = {"write_id": {"S": write_id}} | ({"vec": {"B": vector}} if vector is not None else {})
+        marker = MarkerWrite(self._table, scope, created_at=created_at, day=day)
         for _ in range(_POSITION_ATTEMPTS):
             note = Note(
                 day=day,
@@ -120,9 +119,9 @@ class NoteStore:
                 "ConditionExpression": "attribute_not_exists(sk)",
                 "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
             }
-            items = [{"Put": put}, usage, *([together_with(note)] if together_with is not None else [])]
+            items = [{"Put": put}, usage, *([together_with(note)] if together_with is not None else []), marker.item]
             try:
-                self._transact(items)
+                self._transact(items, marker)
             except StorageUnavailable:  # cancelled for conflicts every time: nothing was written
                 self._usage.give_back_position(scope, day, note.position)
                 raise
@@ -136,35 +135,29 @@ class NoteStore:
                 if _holder_write_id(error) != write_id:
                     continue  # another note holds the position: take the next one
                 # else: our own earlier attempt, retried by the client after its answer was lost (its
-                # characters were counted then: the counter's own condition may fail now, harmlessly)
-            self._mark_due(scope, created_at=created_at, day=day)
+                # characters were counted and its scope made due then: the conditions may fail now, harmlessly)
             return note
         raise StorageUnavailable("could not find a free position for the note; nothing was written, try again")
 
-    def _mark_due(self, scope: Scope, *, created_at: str, day: str) -> None:
-        """The scope's due marker (storage.scope_index), after the note so that no worker misses it. The note is
-        written by now: a failure here must not answer "unknown outcome" (a retry would write it twice), so it
-        is logged and counted; the note is folded once the scope's next note moves the marker."""
-        try:
-            ScopeIndex(self._client, self._table).note_written(scope, created_at=created_at, day=day)
-        except (ClientError, BotoCoreError, StorageUnavailable) as error:
-            logger.warning("the scope's due marker was not updated", extra={"scope": scope.kind, "error": str(error)})
-            metrics.add_metric(name="DueMarkerWriteFailed", unit=MetricUnit.Count, value=1)
-
-    def _transact(self, items: list[dict[str, Any]]) -> None:
-        """The note's transaction. Concurrent writers of one scope share its characters counter: a transaction
-        cancelled for a conflict on it did nothing, so it is sent again (a few times, after a short pause)."""
+    def _transact(self, items: list[dict[str, Any]], marker: MarkerWrite) -> None:
+        """The note's transaction. Concurrent writers of one scope share its characters counter and due marker:
+        a transaction cancelled for a conflict on them did nothing, so it is sent again (a few times, after a
+        short pause), and so is one whose marker item alone was refused (the note is older than the marker)."""
         for attempt in range(_CONFLICT_ATTEMPTS):
             try:
                 self._client.transact_write_items(TransactItems=items)
                 return
             except ClientError as error:
+                moved = marker.refused(error)
+                if moved:
+                    items[-1] = marker.item
                 codes = cancellation_codes(error)
-                if "TransactionConflict" not in codes or "ConditionalCheckFailed" in codes:
+                if not moved and ("TransactionConflict" not in codes or "ConditionalCheckFailed" in codes):
                     raise
                 if attempt == _CONFLICT_ATTEMPTS - 1:
                     raise StorageUnavailable("memory storage is busy; nothing was written, try again") from None
-                time.sleep(random.uniform(0.005, 0.02) * 2**attempt)  # noqa: S311 - jitter, not security
+                if not moved:
+                    time.sleep(random.uniform(0.005, 0.02) * 2**attempt)  # noqa: S311 - jitter, not security
 
     def _next_position(self, scope: Scope, day: str, now: datetime) -> int:
         """The day's next position; the counter is also the day's count of notes, so the daily quota is its
@@ -204,10 +197,15 @@ class NoteStore:
         unconsolidated note makes its scope due. Loading the same note again changes nothing."""
         vector = self._vectors(note.text) if self._vectors is not None else None
         item = note_item(scope, note) | ({"vec": {"B": vector}} if vector is not None else {})
+        put = {"TableName": self._table, "Item": item, "ConditionExpression": "attribute_not_exists(sk)"}
         try:
-            self._client.put_item(TableName=self._table, Item=item, ConditionExpression="attribute_not_exists(sk)")
+            if note.consolidated:
+                self._client.put_item(**put)
+            else:  # with its scope's due marker, in one transaction
+                marker = MarkerWrite(self._table, scope, created_at=note.created_at, day=note.day)
+                self._transact([{"Put": put}, marker.item], marker)
         except ClientError as error:
-            if error_code(error) != "ConditionalCheckFailedException":
+            if not _position_taken(error):
                 raise as_unavailable(error) or error from None
             return  # loaded before (a resumed load): counted and marked then
         try:
@@ -222,8 +220,6 @@ class NoteStore:
             if error_code(error) != "ConditionalCheckFailedException":
                 raise as_unavailable(error) or error from None
         self._usage.add(scope, len(note.text))
-        if not note.consolidated:
-            self._mark_due(scope, created_at=note.created_at, day=note.day)
 
     @property
     def usage(self) -> UsageStore:

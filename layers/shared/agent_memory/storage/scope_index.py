@@ -14,11 +14,13 @@ Attributes:
   duplicate message does not ask the model twice); ``last_run``: the run that last finished the scope, so
   a message of that run delivered again is a no-op.
 
-Every note write updates the marker right after the note's transaction (``note_written``, one more
-request). A writer that dies between the two leaves its note unseen until the scope's next note moves the
-marker (docs/consolidation.md names this gap; the fix is the marker inside the note's transaction). A
-worker advances the marker (or takes it out of the index) on condition that ``writes`` did not move since
-it looked, so a note written meanwhile is never forgotten.
+Every note write updates the marker inside the note's own transaction (``MarkerWrite``, no extra request):
+a note is never stored without its scope being due, and a retried transaction (its answer lost) cannot
+count it twice, because the note's conditional put fails with it. A note older than the marker's
+``oldest`` (or ``floor``) refuses the usual item; the transaction is sent again with an item that sets
+both to the older values, on condition the marker is still as it was seen. A worker advances the marker
+(or takes it out of the index) on condition that ``writes`` did not move since it looked, so a note
+written meanwhile is never forgotten.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from agent_memory.storage.client import as_unavailable, error_code, query_pages
 from agent_memory.storage.keys import UNCONSOLIDATED_INDEX, unconsolidated_shard, unconsolidated_shards
 
 DUE_SK = "consolidation#due"
+_CANCELLED = "TransactionCanceledException"
 _DUE_PREFIX = "due#"
 # Markers read per page and shard: the planner holds at most 16 pages of these at once.
 _PLAN_PAGE = 100
@@ -68,14 +71,73 @@ def _uc_sk(oldest: str, scope_key: str) -> str:
     return f"{_DUE_PREFIX}{oldest}#{scope_key}"
 
 
+def _min(seen: dict[str, Any], name: str, mine: str) -> str:
+    held = seen.get(name, {}).get("S")
+    return mine if held is None else min(held, mine)
+
+
+class MarkerWrite:
+    """The due marker's item in a note's transaction (put it last). ``item`` is the usual one, on condition the
+    note is not older than the marker; when that condition alone refused the transaction, ``refused`` takes
+    the marker as DynamoDB returned it, makes ``item`` the one that moves ``oldest``/``floor`` back to this
+    note, and answers True: send the transaction again."""
+
+    def __init__(self, table: str, scope: Scope, *, created_at: str, day: str) -> None:
+        self._key = {"pk": {"S": scope.key}, "sk": {"S": DUE_SK}}
+        self._table, self._scope_key, self._at, self._day = table, scope.key, created_at, day
+        self.item = self._update(
+            "SET uc_pk = :shard, uc_sk = if_not_exists(uc_sk, :uc_sk), oldest = if_not_exists(oldest, :at),"
+            " floor = if_not_exists(floor, :day) ADD writes :one, notes :one",
+            "(attribute_not_exists(oldest) OR oldest <= :at) AND (attribute_not_exists(floor) OR floor <= :day)",
+            {":uc_sk": {"S": _uc_sk(created_at, scope.key)}, ":at": {"S": created_at}, ":day": {"S": day}},
+        )
+
+    def _update(self, update: str, condition: str, values: dict[str, Any]) -> dict[str, Any]:
+        values = values | {":shard": {"S": unconsolidated_shard(self._scope_key)}, ":one": {"N": "1"}}
+        return {
+            "Update": {
+                "TableName": self._table,
+                "Key": self._key,
+                "UpdateExpression": update,
+                "ConditionExpression": condition,
+                "ExpressionAttributeValues": values,
+                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+            }
+        }
+
+    def refused(self, error: ClientError) -> bool:
+        reasons = (error.response.get("CancellationReasons") or []) if error_code(error) == _CANCELLED else []
+        codes = [str(reason.get("Code")) for reason in reasons]
+        if not codes or codes[-1] != "ConditionalCheckFailed" or "ConditionalCheckFailed" in codes[:-1]:
+            return False
+        seen: dict[str, Any] = reasons[-1].get("Item") or {}
+        oldest, floor = _min(seen, "oldest", self._at), _min(seen, "floor", self._day)
+        values: dict[str, Any] = {":at": {"S": oldest}, ":day": {"S": floor}}
+        values[":uc_sk"] = {"S": _uc_sk(oldest, self._scope_key)}
+        condition = []
+        for name in ("oldest", "floor", "writes"):  # the marker exactly as seen, or the transaction is refused again
+            if name in seen:
+                values[f":seen_{name}"] = seen[name]
+                condition.append(f"{name} = :seen_{name}")
+            else:
+                condition.append(f"attribute_not_exists({name})")
+        self.item = self._update(
+            "SET uc_pk = :shard, uc_sk = :uc_sk, oldest = :at, floor = :day ADD writes :one, notes :one",
+            " AND ".join(condition),
+            values,
+        )
+        return True
+
+
 class ScopeIndex:
     def __init__(self, client: Any, table_name: str) -> None:
         self._client = client
         self._table = table_name
 
     def note_written(self, scope: Scope, *, created_at: str, day: str) -> None:
-        """Keep the scope due for a note just written (after its put, so a worker that reads the scope's notes
-        after this update sees the note, and one that read them before has its settle refused by ``writes``).
+        """Keep the scope due for a note written outside a transaction (the upgrade's backfill), after its put,
+        so a worker that reads the scope's notes after this update sees the note, and one that read them
+        before has its settle refused by ``writes``. A note write puts ``MarkerWrite`` in its transaction.
 
         Usually one request: notes come in time order, so ``oldest`` and ``floor`` stay. A note older than
         the marker's ``oldest`` (or its day before ``floor``) moves them back with two more requests.
