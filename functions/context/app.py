@@ -8,12 +8,12 @@ from typing import Any
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from agent_memory.http import body_text, json_response, make_resolver
+from agent_memory.edges.http import body_text, json_response, make_resolver
+from agent_memory.edges.responses import MemoryContext, documented
+from agent_memory.edges.tool_call import parse_context_call
 from agent_memory.observability import logger, metrics
-from agent_memory.responses import MemoryContext, documented
 from agent_memory.runtime import memory_service, record_injection
 from agent_memory.settings import require_valid_settings
-from agent_memory.tool_call import parse_context_call
 
 require_valid_settings()  # a setting the service cannot use fails the initialisation, with one line
 

@@ -18,13 +18,9 @@ from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEventV2
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import Field
 
-from agent_memory.api import ID_PATTERN, StrictModel
-from agent_memory.auth import Principal, principal_from_event
-from agent_memory.errors import InvalidInput, MalformedRequest, MemoryServiceError, UnsupportedMediaType
-from agent_memory.http import body_text, error_result, json_response, make_resolver
-from agent_memory.idempotency import Answer
-from agent_memory.observability import logger, metrics
-from agent_memory.parsing import (
+from agent_memory.edges.auth import Principal, principal_from_event
+from agent_memory.edges.http import body_text, error_result, json_response, make_resolver
+from agent_memory.edges.parsing import (
     check_integer_parameters,
     idempotency_key,
     media_type,
@@ -32,8 +28,8 @@ from agent_memory.parsing import (
     parse_json_object,
     plain_integer,
 )
-from agent_memory.people_routes import router as people_router
-from agent_memory.responses import (
+from agent_memory.edges.requests import ID_PATTERN, StrictModel
+from agent_memory.edges.responses import (
     CurrentDocument,
     NotesByDay,
     OneVersion,
@@ -44,6 +40,10 @@ from agent_memory.responses import (
     Versions,
     documented,
 )
+from agent_memory.edges.routes.people import router as people_router
+from agent_memory.errors import InvalidInput, MalformedRequest, MemoryServiceError, UnsupportedMediaType
+from agent_memory.idempotency import Answer
+from agent_memory.observability import logger, metrics
 from agent_memory.runtime import idempotency, management, recall_service
 from agent_memory.scope import Scope
 from agent_memory.settings import get_settings, require_valid_settings

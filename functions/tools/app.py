@@ -7,17 +7,18 @@ from typing import Any
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from agent_memory.api import RecallArgs, RememberArgs, UpdateMemoryArgs
 from agent_memory.document import Author
-from agent_memory.http import body_text, json_response, make_resolver
+from agent_memory.edges.http import body_text, json_response, make_resolver
+from agent_memory.edges.parsing import idempotency_key
+from agent_memory.edges.requests import RecallArgs, RememberArgs, UpdateMemoryArgs
+from agent_memory.edges.responses import Health, Recalled, Remembered, SavedDocument, Tools, documented
+from agent_memory.edges.tool_call import ToolCall, parse_tool_call
+from agent_memory.edges.tool_catalog import tool_definitions
 from agent_memory.idempotency import Answer
+from agent_memory.notes import Origin
 from agent_memory.observability import logger, metrics
-from agent_memory.parsing import idempotency_key
-from agent_memory.responses import Health, Recalled, Remembered, SavedDocument, Tools, documented
 from agent_memory.runtime import idempotency, memory_service, recall_service
 from agent_memory.settings import require_valid_settings
-from agent_memory.tool_call import ToolCall, parse_tool_call
-from agent_memory.tool_catalog import tool_definitions
 
 require_valid_settings()  # a setting the service cannot use fails the initialisation, with one line
 
@@ -34,7 +35,8 @@ def remember() -> Any:
     key = idempotency_key(app.current_event.headers)
 
     def _remember() -> Answer:
-        result = memory_service().remember(call.scope, call.context, call.arguments.text)
+        origin = Origin(user_id=call.context.user_id, thread_id=call.context.thread_id)
+        result = memory_service().remember(call.scope, origin, call.arguments.text)
         return Answer(201, {"note": result.note.as_dict(), "truncated": result.truncated, "redacted": result.redacted})
 
     answer = idempotency().run_once(call.scope, "remember", key, _fingerprint(call), _remember)

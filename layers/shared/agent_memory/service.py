@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from agent_memory.api import ConversationContext
 from agent_memory.clock import iso, utc_now
 from agent_memory.compression import compress
 from agent_memory.context_block import fit_notes, system_prompt
@@ -64,7 +63,8 @@ class MemoryService:
         self._chat_model = chat_model
         self.redact_extra = redact_extra
 
-    def remember(self, scope: Scope, context: ConversationContext, text: str) -> Remembered:
+    def remember(self, scope: Scope, origin: Origin, text: str) -> Remembered:
+        """Append ``text`` as a note of ``scope`` written by ``origin``'s conversation."""
         redacted = redact(text, extra=self.redact_extra)  # before anything is stored or logged
         cleaned = clean_note_text(redacted.text)
         note = self._notes.append(
@@ -72,7 +72,7 @@ class MemoryService:
             created=utc_now(),
             text=cleaned.text,
             source="remember",
-            origin=Origin(user_id=context.user_id, thread_id=context.thread_id),
+            origin=origin,
         )
         metrics.add_metric(name="NotesWritten", unit="Count", value=1)
         if cleaned.truncated:

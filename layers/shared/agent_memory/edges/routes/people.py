@@ -12,11 +12,11 @@ from typing import Annotated, Any
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
-from agent_memory.api import ID_PATTERN
-from agent_memory.auth import Principal
+from agent_memory.edges.auth import Principal
+from agent_memory.edges.http import json_response
+from agent_memory.edges.requests import ID_PATTERN
+from agent_memory.edges.responses import Export, Injections, Receipt, Usage, documented
 from agent_memory.errors import InvalidInput
-from agent_memory.http import json_response
-from agent_memory.responses import Export, Injections, Receipt, Usage, documented
 from agent_memory.runtime import people
 from agent_memory.scope import Scope
 
