@@ -19,7 +19,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import Field
 
 from agent_memory.edges.auth import Principal, principal_from_event
-from agent_memory.edges.http import body_text, error_result, json_response, make_resolver
+from agent_memory.edges.http import answer, body_text, error_result, json_response, make_resolver
 from agent_memory.edges.parsing import (
     check_integer_parameters,
     idempotency_key,
@@ -29,7 +29,15 @@ from agent_memory.edges.parsing import (
     plain_integer,
 )
 from agent_memory.edges.requests import ID_PATTERN, StrictModel
-from agent_memory.edges.responses import (
+from agent_memory.edges.responses import documented
+from agent_memory.edges.routes.people import router as people_router
+from agent_memory.errors import InvalidInput, MalformedRequest, MemoryServiceError, UnsupportedMediaType
+from agent_memory.idempotency import Answer
+from agent_memory.observability import logger, metrics
+from agent_memory.runtime import idempotency, management, recall_service
+from agent_memory.scope import Scope
+from agent_memory.settings import get_settings, require_valid_settings
+from agent_memory.shapes import (
     CurrentDocument,
     NotesByDay,
     OneVersion,
@@ -38,15 +46,7 @@ from agent_memory.edges.responses import (
     RunStarted,
     SavedDocument,
     Versions,
-    documented,
 )
-from agent_memory.edges.routes.people import router as people_router
-from agent_memory.errors import InvalidInput, MalformedRequest, MemoryServiceError, UnsupportedMediaType
-from agent_memory.idempotency import Answer
-from agent_memory.observability import logger, metrics
-from agent_memory.runtime import idempotency, management, recall_service
-from agent_memory.scope import Scope
-from agent_memory.settings import get_settings, require_valid_settings
 
 require_valid_settings()  # a setting the service cannot use fails the initialisation, with one line
 
@@ -110,36 +110,36 @@ def _team(workspace_id: str) -> Scope:
 
 
 def _get_document(scope: Scope) -> Any:
-    return json_response(200, management().document(scope))
+    return answer(200, management().document(scope))
 
 
 def _once(scope: Scope, route: str, request: dict[str, Any], run: Any) -> Any:
     """A write that honours ``Idempotency-Key`` (docs/api.md §6): a repeat gets the first answer, writes nothing."""
     key = idempotency_key(app.current_event.headers)
-    answer = idempotency().run_once(scope, route, key, {"user_id": _principal().user_id, **request}, run)
-    return json_response(answer.status, answer.body)
+    done = idempotency().run_once(scope, route, key, {"user_id": _principal().user_id, **request}, run)
+    return json_response(done.status, done.body)
 
 
 def _put_document(scope: Scope, body: DocumentBody) -> Any:
     def _save() -> Answer:
         saved = management().save(scope, body.content, body.expected_version, _principal().user_id)
-        return Answer(200, saved.as_dict())
+        return Answer(200, saved.json_body())
 
     return _once(scope, "put_document", body.model_dump(), _save)
 
 
 def _versions(scope: Scope, limit: int, cursor: str | None) -> Any:
-    return json_response(200, management().versions(scope, limit, cursor))
+    return answer(200, management().versions(scope, limit, cursor))
 
 
 def _version(scope: Scope, version: int) -> Any:
-    return json_response(200, {"document": management().version(scope, version).as_dict()})
+    return answer(200, management().version(scope, version))
 
 
 def _restore(scope: Scope, version: int, body: RestoreBody) -> Any:
     def _run() -> Answer:
-        document = management().restore(scope, version, body.expected_version, _principal().user_id)
-        return Answer(200, {"document": document.as_dict()})
+        restored = management().restore(scope, version, body.expected_version, _principal().user_id)
+        return Answer(200, restored.json_body())
 
     return _once(scope, "restore", {"version": version, **body.model_dump()}, _run)
 
@@ -205,7 +205,7 @@ def _notes(scope: Scope, before: str | None, days: int) -> Any:
             "`before` must be a valid date, YYYY-MM-DD",
             details=[{"loc": ["query", "before"], "msg": "invalid date", "type": "date"}],
         ) from None
-    return json_response(200, management().notes_by_day(scope, before_day, days))
+    return answer(200, management().notes_by_day(scope, before_day, days))
 
 
 def _delete_note(scope: Scope, note_id: str) -> Any:
@@ -216,7 +216,7 @@ def _delete_note(scope: Scope, note_id: str) -> Any:
 def _search(scope: Scope, q: str, k: int) -> Any:
     if not q.strip():
         raise InvalidInput("`q` must not be blank", details=[{"loc": ["query", "q"], "msg": "blank", "type": "blank"}])
-    return json_response(200, recall_service().recall(scope, q, k=k).as_dict())
+    return answer(200, recall_service().recall(scope, q, k=k))
 
 
 @app.get("/v1/memory/personal/notes", responses=NOTES)
@@ -255,14 +255,13 @@ def team_delete_note(workspace_id: WorkspaceId, note_id: NoteId) -> Any:
 @app.get("/v1/admin/consolidation/runs", responses=RUNS)
 def list_runs(limit: Limit = 20) -> Any:
     _principal().require_admin()  # checked before routing too
-    return json_response(200, {"runs": management().runs(limit)})
+    return answer(200, management().runs(limit))
 
 
 @app.post("/v1/admin/consolidation/runs", responses=START_RUN)
 def start_run() -> Any:
     _principal().require_admin()  # checked before routing too
-    run_id = management().start_run(_principal().user_id)
-    return json_response(202, {"run_id": run_id, "status": "started"})
+    return answer(202, management().start_run(_principal().user_id))
 
 
 def authorize(event: dict[str, Any]) -> Principal:

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.document import Author
-from agent_memory.edges.http import body_text, json_response, make_resolver
+from agent_memory.edges.http import answer, body_text, json_response, make_resolver
 from agent_memory.edges.parsing import idempotency_key
 from agent_memory.edges.requests import RecallArgs, RememberArgs, UpdateMemoryArgs
-from agent_memory.edges.responses import Health, Recalled, Remembered, SavedDocument, Tools, documented
+from agent_memory.edges.responses import Health, ToolDefinition, Tools, documented
 from agent_memory.edges.tool_call import ToolCall, parse_tool_call
 from agent_memory.edges.tool_catalog import tool_definitions
 from agent_memory.idempotency import Answer
@@ -19,6 +20,7 @@ from agent_memory.notes import Origin
 from agent_memory.observability import logger, metrics
 from agent_memory.runtime import idempotency, memory_service, recall_service
 from agent_memory.settings import require_valid_settings
+from agent_memory.shapes import Recalled, Remembered, SavedDocument
 
 require_valid_settings()  # a setting the service cannot use fails the initialisation, with one line
 
@@ -30,17 +32,17 @@ app = make_resolver()
     summary="remember: append one note to the conversation's memory",
     responses=documented(201, Remembered, "The note as written.", 400, 403, 422, 429, 500, 503),
 )
-def remember() -> Any:
+def remember() -> Response[Any]:
     call = parse_tool_call(body_text(app.current_event), RememberArgs)
     key = idempotency_key(app.current_event.headers)
 
     def _remember() -> Answer:
         origin = Origin(user_id=call.context.user_id, thread_id=call.context.thread_id)
         result = memory_service().remember(call.scope, origin, call.arguments.text)
-        return Answer(201, {"note": result.note.as_dict(), "truncated": result.truncated, "redacted": result.redacted})
+        return Answer(201, result.json_body())
 
-    answer = idempotency().run_once(call.scope, "remember", key, _fingerprint(call), _remember)
-    return json_response(answer.status, answer.body)
+    done = idempotency().run_once(call.scope, "remember", key, _fingerprint(call), _remember)
+    return json_response(done.status, done.body)
 
 
 @app.post(
@@ -48,7 +50,7 @@ def remember() -> Any:
     summary="update_memory: replace the curated document",
     responses=documented(200, SavedDocument, "The new version.", 400, 403, 409, 422, 500, 503),
 )
-def update_memory() -> Any:
+def update_memory() -> Response[Any]:
     call = parse_tool_call(body_text(app.current_event), UpdateMemoryArgs)
     key = idempotency_key(app.current_event.headers)
 
@@ -60,10 +62,10 @@ def update_memory() -> Any:
             reason="tool",
             by=Author(user_id=call.context.user_id, thread_id=call.context.thread_id),
         )
-        return Answer(200, saved.as_dict())
+        return Answer(200, saved.json_body())
 
-    answer = idempotency().run_once(call.scope, "update_memory", key, _fingerprint(call), _update)
-    return json_response(answer.status, answer.body)
+    done = idempotency().run_once(call.scope, "update_memory", key, _fingerprint(call), _update)
+    return json_response(done.status, done.body)
 
 
 def _fingerprint(call: ToolCall[Any]) -> dict[str, Any]:
@@ -76,9 +78,9 @@ def _fingerprint(call: ToolCall[Any]) -> dict[str, Any]:
     summary="recall: search the notes, best first",
     responses=documented(200, Recalled, "The notes found, best first.", 400, 403, 422, 500, 503),
 )
-def recall() -> Any:
+def recall() -> Response[dict[str, Any]]:
     call = parse_tool_call(body_text(app.current_event), RecallArgs)
-    return json_response(200, recall_service().recall(call.scope, call.arguments.query, k=call.arguments.k).as_dict())
+    return answer(200, recall_service().recall(call.scope, call.arguments.query, k=call.arguments.k))
 
 
 @app.get(
@@ -86,13 +88,13 @@ def recall() -> Any:
     summary="The tools, with JSON Schemas of their arguments",
     responses=documented(200, Tools, "The three tools, ready to hand to a model.", 500),
 )
-def list_tools() -> Any:
-    return json_response(200, {"tools": tool_definitions()})
+def list_tools() -> Response[dict[str, Any]]:
+    return answer(200, Tools(tools=[ToolDefinition(**tool) for tool in tool_definitions()]))
 
 
 @app.get("/v1/health", summary="Health check (open)", responses=documented(200, Health, "The API is up."))
-def health() -> Any:
-    return json_response(200, {"status": "ok"})
+def health() -> Response[dict[str, Any]]:
+    return answer(200, Health(status="ok"))
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)

@@ -17,6 +17,7 @@ from botocore.exceptions import ConnectionError as BotocoreConnectionError
 
 from agent_memory.errors import MalformedRequest, MemoryServiceError
 from agent_memory.observability import logger, metrics
+from agent_memory.shapes import Answer
 
 
 def body_text(event: BaseProxyEvent) -> str | None:
@@ -33,6 +34,11 @@ RETRY_AFTER_S = 1
 
 def json_response(status: int, body: Any, headers: dict[str, str] | None = None) -> Response[Any]:
     return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=body, headers=headers)
+
+
+def answer(status: int, shape: Answer) -> Response[dict[str, Any]]:
+    """A route's success: the shape the use case built, as its JSON body."""
+    return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=shape.json_body())
 
 
 def error_response(status: int, code: str, message: str, details: list[dict[str, Any]] | None = None) -> Response[Any]:

@@ -1,9 +1,9 @@
-"""Response models of the HTTP API (docs/api.md §3 and §5), for its OpenAPI document.
+"""How a route declares its answers (``documented``), and the shapes that only the edges build.
 
-The routes build their answers from the domain objects (``as_dict``); these models describe those answers,
-and the routes declare them (``responses=``) so that Powertools writes them into ``docs/openapi.json``.
-They forbid unknown keys, so the schema fuzzing (``tests/fuzz``), which checks every answer against the
-document, fails when an answer and its description drift apart.
+The answers of the use cases are ``agent_memory.shapes``: built there, serialised by the routes
+(``edges.http.answer``) and described from the same classes. Here are the error body (built by
+``edges.http``), the tool list and the health check; ``documented`` puts them all into the route's
+``responses=``, from which Powertools writes ``docs/openapi.json``.
 """
 
 from __future__ import annotations
@@ -11,22 +11,9 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
-from agent_memory.document import Reason
-from agent_memory.recall import RecallMode
-
-DAY_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
-
-
-class Answer(BaseModel):
-    """An answer's shape: exactly these keys.
-
-    ``defer_build``: the functions never validate with these models (they only describe answers for the
-    OpenAPI document), so their validators are built on first use instead of at import: cold start."""
-
-    model_config = ConfigDict(extra="forbid", defer_build=True)
-
+from agent_memory.shapes import Answer
 
 # --- errors -----------------------------------------------------------------------------------------------
 
@@ -49,67 +36,7 @@ class ErrorBody(Answer):
     details: list[ValidationDetail] | None = Field(default=None, description="On a 422: what did not validate.")
 
 
-# --- notes and documents ----------------------------------------------------------------------------------
-
-
-class Origin(Answer):
-    """Which conversation wrote the note (provenance)."""
-
-    user_id: str
-    thread_id: str
-    compaction_id: str | None = Field(default=None, description="Set on a note written by the flush.")
-
-
-class Note(Answer):
-    id: str = Field(description="`<day>.<position>`: unique and stable within the scope.")
-    day: str = Field(pattern=DAY_PATTERN, description="The UTC day the note was written.")
-    position: int = Field(ge=1, description="The note's place within its scope's day, unique, in write order.")
-    text: str
-    created_at: str
-    source: str = Field(description="`remember`, `flush`, ...")
-    consolidated: bool
-    origin: Origin
-
-
-class ScoredNote(Note):
-    score: float = Field(description="Higher is better.")
-
-
-class Document(Answer):
-    """The curated document; version 0 and empty content when none exists."""
-
-    content: str
-    version: int = Field(ge=0)
-    chars: int = Field(ge=0)
-    updated_at: str | None
-
-
-class SavedDocument(Answer):
-    document: Document
-    compressed: bool = Field(description="The write went through the compression rewrite.")
-    warnings: list[str]
-
-
-# --- tools and context (docs/api.md §3) ----------------------------------------------------------------------
-
-
-class Remembered(Answer):
-    note: Note
-    truncated: bool = Field(description="The text was capped at 2,000 characters.")
-    redacted: list[str] = Field(description="The kinds of secret replaced by `[redacted: <kind>]`; empty if none.")
-
-
-class Recalled(Answer):
-    notes: list[ScoredNote] = Field(description="Best first.")
-    mode: RecallMode = Field(description="What answered.")
-
-
-class MemoryContext(Answer):
-    scope: Literal["personal", "team"]
-    document: Document
-    recent_notes: list[Note] = Field(description="Today's and yesterday's notes (UTC), newest first.")
-    system_prompt: str = Field(description="The text to inject into the turn.")
-    degraded: list[Literal["document", "notes"]] = Field(description="What could not be loaded.")
+# --- tools (docs/api.md §3) ----------------------------------------------------------------------------------
 
 
 class ToolDefinition(Answer):
@@ -124,81 +51,6 @@ class Tools(Answer):
 
 class Health(Answer):
     status: Literal["ok"]
-
-
-# --- management (docs/api.md §5) -----------------------------------------------------------------------------
-
-
-class Limits(Answer):
-    soft: int
-    hard: int
-
-
-class CurrentDocument(Answer):
-    document: Document
-    limits: Limits
-
-
-class OneVersion(Answer):
-    document: Document
-
-
-class Author(Answer):
-    """Who saved a version: a conversation, a dashboard user, or a consolidation run."""
-
-    user_id: str | None = None
-    thread_id: str | None = None
-    run_id: str | None = None
-
-
-class VersionEntry(Answer):
-    version: int = Field(ge=1)
-    chars: int = Field(ge=0)
-    updated_at: str | None
-    reason: Reason
-    by: Author
-
-
-class Versions(Answer):
-    versions: list[VersionEntry] = Field(description="Newest first.")
-    next_cursor: str | None = Field(description="The `cursor` of the next page; null on the last one.")
-
-
-class NotesOfDay(Answer):
-    day: str = Field(pattern=DAY_PATTERN)
-    notes: list[Note] = Field(description="Newest first.")
-
-
-class NotesByDay(Answer):
-    days: list[NotesOfDay] = Field(description="The most recent days that have notes, newest first.")
-    next_before: str | None = Field(description='The `before` of "Load older"; null when nothing is older.')
-
-
-class RunFailure(Answer):
-    scope: str
-    reason: str
-
-
-class Run(Answer):
-    run_id: str
-    status: Literal["running", "finished"] = Field(description="Running while its groups fan out to workers.")
-    groups_planned: int = Field(ge=0, description="Groups sent to the workers (docs/api.md §6).")
-    groups_done: int = Field(ge=0)
-    groups_failed: int = Field(ge=0)
-    notes_consolidated: int = Field(ge=0)
-    notes_remaining: int = Field(ge=0)
-    started_at: str
-    finished_at: str | None = Field(description="Null while the run is going.")
-    failures: list[RunFailure]
-
-
-class Runs(Answer):
-    runs: list[Run] = Field(description="Newest first.")
-
-
-class RunStarted(Answer):
-    run_id: str
-    status: Literal["started"]
 
 
 # --- what a route declares --------------------------------------------------------------------------------
@@ -230,55 +82,3 @@ def documented(status: int, model: type[BaseModel] | None, description: str, *re
     for refusal in refusals:
         answers[refusal] = {"description": _REFUSALS[refusal], "content": {"application/json": {"model": ErrorBody}}}
     return dict(answers)
-
-
-# --- people's control (docs/api.md §6) --------------------------------------------------------------------
-
-
-class ExportedVersion(Answer):
-    version: int = Field(ge=1)
-    content: str
-    chars: int = Field(ge=0)
-    updated_at: str | None
-    reason: Reason
-    by: Author
-
-
-class Export(Answer):
-    format: Literal["agent-memory-export/1"]
-    scope: Literal["personal", "team"]
-    exported_at: str = Field(description="The first page's instant, repeated on every page.")
-    document: Document = Field(description="The current document.")
-    versions: list[ExportedVersion] = Field(description="This page's versions, oldest first.")
-    notes: list[Note] = Field(description="This page's notes, oldest first (after every version).")
-    next_cursor: str | None = Field(description="The `cursor` of the next page; null on the last one.")
-
-
-class ErasedCounts(Answer):
-    notes: int = Field(ge=0)
-    versions: int = Field(ge=0)
-    other: int = Field(ge=0, description="The head, counters, flush claims, injection records, usage.")
-
-
-class Receipt(Answer):
-    erased: ErasedCounts
-    finished_at: str
-
-
-class InjectionEntry(Answer):
-    at: str
-    thread_id: str
-    document_version: int = Field(ge=0)
-    note_ids: list[str]
-
-
-class Injections(Answer):
-    injections: list[InjectionEntry] = Field(description="Newest first.")
-    next_cursor: str | None
-
-
-class Usage(Answer):
-    notes_today: int = Field(ge=0)
-    notes_per_day_quota: int = Field(ge=1)
-    chars: int = Field(ge=0)
-    chars_quota: int = Field(ge=1)

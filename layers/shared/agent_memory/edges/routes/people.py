@@ -9,16 +9,18 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from agent_memory.edges.auth import Principal
-from agent_memory.edges.http import json_response
+from agent_memory.edges.http import answer
 from agent_memory.edges.requests import ID_PATTERN
-from agent_memory.edges.responses import Export, Injections, Receipt, Usage, documented
+from agent_memory.edges.responses import documented
 from agent_memory.errors import InvalidInput
 from agent_memory.runtime import people
 from agent_memory.scope import Scope
+from agent_memory.shapes import Export, Injections, Receipt, Usage
 
 router = APIGatewayHttpRouter()
 
@@ -49,55 +51,57 @@ def _team(workspace_id: str) -> Scope:
     return Scope("team", workspace_id)
 
 
-def _injections(scope: Scope, thread_id: str | None, limit: int, cursor: str | None) -> Any:
-    return json_response(200, people().injections(scope, thread_id=thread_id, limit=limit, cursor=cursor))
+def _injections(scope: Scope, thread_id: str | None, limit: int, cursor: str | None) -> Response[dict[str, Any]]:
+    return answer(200, people().injections(scope, thread_id=thread_id, limit=limit, cursor=cursor))
 
 
 @router.get("/v1/memory/personal/export", responses=EXPORT)
-def personal_export(cursor: Cursor = None) -> Any:
-    return json_response(200, people().export(_personal(), cursor))
+def personal_export(cursor: Cursor = None) -> Response[dict[str, Any]]:
+    return answer(200, people().export(_personal(), cursor))
 
 
 @router.get("/v1/memory/workspaces/<workspace_id>/export", responses=EXPORT)
-def team_export(workspace_id: WorkspaceId, cursor: Cursor = None) -> Any:
-    return json_response(200, people().export(_team(workspace_id), cursor))
+def team_export(workspace_id: WorkspaceId, cursor: Cursor = None) -> Response[dict[str, Any]]:
+    return answer(200, people().export(_team(workspace_id), cursor))
 
 
 @router.delete("/v1/memory/personal", responses=ERASE)
-def personal_erase() -> Any:
-    return json_response(200, people().erase(_personal()))
+def personal_erase() -> Response[dict[str, Any]]:
+    return answer(200, people().erase(_personal()))
 
 
 @router.delete("/v1/memory/workspaces/<workspace_id>", responses=ERASE)
-def team_erase(workspace_id: WorkspaceId) -> Any:
+def team_erase(workspace_id: WorkspaceId) -> Response[dict[str, Any]]:
     _principal().require_admin()  # checked before routing too
-    return json_response(200, people().erase(Scope("team", workspace_id)))
+    return answer(200, people().erase(Scope("team", workspace_id)))
 
 
 @router.delete("/v1/memory/workspaces/<workspace_id>/notes", responses=ERASE)
-def team_erase_authored(workspace_id: WorkspaceId, author: Author) -> Any:
+def team_erase_authored(workspace_id: WorkspaceId, author: Author) -> Response[dict[str, Any]]:
     if author != "me":
         raise InvalidInput("`author` must be `me`")
-    return json_response(200, people().erase_authored(_team(workspace_id), _principal().user_id))
+    return answer(200, people().erase_authored(_team(workspace_id), _principal().user_id))
 
 
 @router.get("/v1/memory/personal/injections", responses=INJECTIONS)
-def personal_injections(thread_id: ThreadId = None, limit: Limit = 20, cursor: Cursor = None) -> Any:
+def personal_injections(
+    thread_id: ThreadId = None, limit: Limit = 20, cursor: Cursor = None
+) -> Response[dict[str, Any]]:
     return _injections(_personal(), thread_id, limit, cursor)
 
 
 @router.get("/v1/memory/workspaces/<workspace_id>/injections", responses=INJECTIONS)
 def team_injections(
     workspace_id: WorkspaceId, thread_id: ThreadId = None, limit: Limit = 20, cursor: Cursor = None
-) -> Any:
+) -> Response[dict[str, Any]]:
     return _injections(_team(workspace_id), thread_id, limit, cursor)
 
 
 @router.get("/v1/memory/personal/usage", responses=USAGE)
-def personal_usage() -> Any:
-    return json_response(200, people().usage(_personal()))
+def personal_usage() -> Response[dict[str, Any]]:
+    return answer(200, people().usage(_personal()))
 
 
 @router.get("/v1/memory/workspaces/<workspace_id>/usage", responses=USAGE)
-def team_usage(workspace_id: WorkspaceId) -> Any:
-    return json_response(200, people().usage(_team(workspace_id)))
+def team_usage(workspace_id: WorkspaceId) -> Response[dict[str, Any]]:
+    return answer(200, people().usage(_team(workspace_id)))

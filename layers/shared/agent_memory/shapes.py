@@ -1,0 +1,289 @@
+"""The answers' shapes (docs/api.md §3, §5 and §6): one pydantic class per JSON shape, built by the use cases,
+serialised by the routes (``answer``), and described in docs/openapi.json from the same class.
+
+They live here, not under ``edges/``, because the use cases build them and a use case never imports an
+edge; the edges add only how a route declares them (``edges.responses.documented``). The domain's own
+records (``notes.Note``, ``document.Document``...) stay plain dataclasses: storage builds them by the
+thousand, and an answer is built from them once, by the ``of`` constructors below.
+
+Unknown keys are refused (``extra="forbid"``), so the schema fuzzing (``tests/fuzz``) fails when an answer
+and its description drift apart. ``defer_build``: a function builds the validators of the shapes it answers
+with on first use, not all of them at import (cold start).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+
+from agent_memory.document import Reason
+
+if TYPE_CHECKING:
+    from agent_memory import document, notes
+
+DAY_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
+RecallMode = Literal["semantic", "hybrid", "keyword"]
+ScopeKind = Literal["personal", "team"]
+
+
+def _absent(value: object) -> bool:
+    """A key left out of the JSON when it has no value (a note's ``compaction_id``, an author's ids)."""
+    return value is None
+
+
+class Answer(BaseModel):
+    """An answer's shape: exactly these keys."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    def json_body(self) -> dict[str, Any]:
+        """The JSON body, as the contract writes it (``null`` where a field is declared nullable)."""
+        return self.model_dump(mode="json")
+
+
+# --- notes and documents ----------------------------------------------------------------------------------
+
+
+class Origin(Answer):
+    """Which conversation wrote the note (provenance)."""
+
+    user_id: str
+    thread_id: str
+    compaction_id: str | None = Field(
+        default=None, description="Set on a note written by the flush.", exclude_if=_absent
+    )
+
+    @classmethod
+    def of(cls, origin: notes.Origin) -> Origin:
+        return cls(user_id=origin.user_id, thread_id=origin.thread_id, compaction_id=origin.compaction_id)
+
+
+class Note(Answer):
+    id: str = Field(description="`<day>.<position>`: unique and stable within the scope.")
+    day: str = Field(pattern=DAY_PATTERN, description="The UTC day the note was written.")
+    position: int = Field(ge=1, description="The note's place within its scope's day, unique, in write order.")
+    text: str
+    created_at: str
+    source: str = Field(description="`remember`, `flush`, ...")
+    consolidated: bool
+    origin: Origin
+
+    @classmethod
+    def fields_of(cls, note: notes.Note) -> dict[str, Any]:
+        return {
+            "id": note.id,
+            "day": note.day,
+            "position": note.position,
+            "text": note.text,
+            "created_at": note.created_at,
+            "source": note.source,
+            "consolidated": note.consolidated,
+            "origin": Origin.of(note.origin),
+        }
+
+    @classmethod
+    def of(cls, note: notes.Note) -> Note:
+        return cls(**cls.fields_of(note))
+
+
+class ScoredNote(Note):
+    score: float = Field(description="Higher is better.")
+
+    @classmethod
+    def scored(cls, note: notes.Note, score: float) -> ScoredNote:
+        return cls(**Note.fields_of(note), score=round(score, 6))
+
+
+class Document(Answer):
+    """The curated document; version 0 and empty content when none exists."""
+
+    content: str
+    version: int = Field(ge=0)
+    chars: int = Field(ge=0)
+    updated_at: str | None
+
+    @classmethod
+    def of(cls, doc: document.Document) -> Document:
+        return cls(content=doc.content, version=doc.version, chars=doc.chars, updated_at=doc.updated_at)
+
+
+class SavedDocument(Answer):
+    document: Document
+    compressed: bool = Field(description="The write went through the compression rewrite.")
+    warnings: list[str]
+
+
+# --- tools and context (docs/api.md §3) ----------------------------------------------------------------------
+
+
+class Remembered(Answer):
+    note: Note
+    truncated: bool = Field(description="The text was capped at 2,000 characters.")
+    redacted: list[str] = Field(description="The kinds of secret replaced by `[redacted: <kind>]`; empty if none.")
+
+
+class Recalled(Answer):
+    notes: list[ScoredNote] = Field(description="Best first.")
+    mode: RecallMode = Field(description="What answered.")
+
+
+class MemoryContext(Answer):
+    scope: ScopeKind
+    document: Document
+    recent_notes: list[Note] = Field(description="Today's and yesterday's notes (UTC), newest first.")
+    system_prompt: str = Field(description="The text to inject into the turn.")
+    degraded: list[Literal["document", "notes"]] = Field(description="What could not be loaded.")
+
+
+# --- management (docs/api.md §5) -----------------------------------------------------------------------------
+
+
+class Limits(Answer):
+    soft: int
+    hard: int
+
+
+class CurrentDocument(Answer):
+    document: Document
+    limits: Limits
+
+
+class OneVersion(Answer):
+    document: Document
+
+
+class Author(Answer):
+    """Who saved a version: a conversation, a dashboard user, or a consolidation run."""
+
+    user_id: str | None = Field(default=None, exclude_if=_absent)
+    thread_id: str | None = Field(default=None, exclude_if=_absent)
+    run_id: str | None = Field(default=None, exclude_if=_absent)
+
+    @classmethod
+    def of(cls, by: document.Author) -> Author:
+        return cls(user_id=by.user_id or None, thread_id=by.thread_id or None, run_id=by.run_id or None)
+
+
+class VersionEntry(Answer):
+    version: int = Field(ge=1)
+    chars: int = Field(ge=0)
+    updated_at: str | None
+    reason: Reason
+    by: Author
+
+    @classmethod
+    def of(cls, doc: document.Document, reason: Reason, by: document.Author) -> VersionEntry:
+        return cls(version=doc.version, chars=doc.chars, updated_at=doc.updated_at, reason=reason, by=Author.of(by))
+
+
+class Versions(Answer):
+    versions: list[VersionEntry] = Field(description="Newest first.")
+    next_cursor: str | None = Field(description="The `cursor` of the next page; null on the last one.")
+
+
+class NotesOfDay(Answer):
+    day: str = Field(pattern=DAY_PATTERN)
+    notes: list[Note] = Field(description="Newest first.")
+
+
+class NotesByDay(Answer):
+    days: list[NotesOfDay] = Field(description="The most recent days that have notes, newest first.")
+    next_before: str | None = Field(description='The `before` of "Load older"; null when nothing is older.')
+
+
+class RunFailure(Answer):
+    scope: str
+    reason: str
+
+
+class Run(Answer):
+    run_id: str
+    status: Literal["running", "finished"] = Field(description="Running while its groups fan out to workers.")
+    groups_planned: int = Field(ge=0, description="Groups sent to the workers (docs/api.md §6).")
+    groups_done: int = Field(ge=0)
+    groups_failed: int = Field(ge=0)
+    notes_consolidated: int = Field(ge=0)
+    notes_remaining: int = Field(ge=0)
+    started_at: str
+    finished_at: str | None = Field(description="Null while the run is going.")
+    failures: list[RunFailure]
+
+    @model_serializer(mode="wrap")  # unannotated return: the schema stays the fields' (an annotation replaces it)
+    def _status_last(self, handler: SerializerFunctionWrapHandler):
+        """``status`` comes last in the JSON, where the run records have always put it."""
+        data: dict[str, Any] = handler(self)
+        data["status"] = data.pop("status")
+        return data
+
+
+class Runs(Answer):
+    runs: list[Run] = Field(description="Newest first.")
+
+
+class RunStarted(Answer):
+    run_id: str
+    status: Literal["started"]
+
+
+# --- people's control (docs/api.md §6) --------------------------------------------------------------------
+
+
+class ExportedVersion(Answer):
+    version: int = Field(ge=1)
+    content: str
+    chars: int = Field(ge=0)
+    updated_at: str | None
+    reason: Reason
+    by: Author
+
+    @classmethod
+    def of(cls, doc: document.Document, reason: Reason, by: document.Author) -> ExportedVersion:
+        return cls(
+            version=doc.version,
+            content=doc.content,
+            chars=doc.chars,
+            updated_at=doc.updated_at,
+            reason=reason,
+            by=Author.of(by),
+        )
+
+
+class Export(Answer):
+    format: Literal["agent-memory-export/1"]
+    scope: ScopeKind
+    exported_at: str = Field(description="The first page's instant, repeated on every page.")
+    document: Document = Field(description="The current document.")
+    versions: list[ExportedVersion] = Field(description="This page's versions, oldest first.")
+    notes: list[Note] = Field(description="This page's notes, oldest first (after every version).")
+    next_cursor: str | None = Field(description="The `cursor` of the next page; null on the last one.")
+
+
+class ErasedCounts(Answer):
+    notes: int = Field(ge=0)
+    versions: int = Field(ge=0)
+    other: int = Field(ge=0, description="The head, counters, flush claims, injection records, usage.")
+
+
+class Receipt(Answer):
+    erased: ErasedCounts
+    finished_at: str
+
+
+class InjectionEntry(Answer):
+    at: str
+    thread_id: str
+    document_version: int = Field(ge=0)
+    note_ids: list[str]
+
+
+class Injections(Answer):
+    injections: list[InjectionEntry] = Field(description="Newest first.")
+    next_cursor: str | None
+
+
+class Usage(Answer):
+    notes_today: int = Field(ge=0)
+    notes_per_day_quota: int = Field(ge=1)
+    chars: int = Field(ge=0)
+    chars_quota: int = Field(ge=1)
