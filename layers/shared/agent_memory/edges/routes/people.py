@@ -2,7 +2,9 @@
 
 A router included by ManagementFunction's resolver (``functions/management/app.py``), which settles 401
 and 403 from the token and the path before routing: membership for a workspace's routes, and the operator
-claim for erasing a whole workspace. The personal routes always mean the token's subject.
+claim for erasing a whole workspace. Export, injections and usage are written once for both scopes
+(``scoped``); the erases differ by scope (a person's own memory; a workspace, by operators; a member's
+own notes in a workspace), so each has its route.
 """
 
 from __future__ import annotations
@@ -10,13 +12,13 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+from aws_lambda_powertools.event_handler.openapi.params import Query
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
-from agent_memory.edges.auth import Principal
 from agent_memory.edges.http import answer
-from agent_memory.edges.requests import ID_PATTERN
+from agent_memory.edges.parsing import ID_PATTERN
 from agent_memory.edges.responses import documented
+from agent_memory.edges.routes.scoped import PERSONAL, TEAM, WorkspaceId, principal_of, scoped, team
 from agent_memory.errors import InvalidInput
 from agent_memory.runtime import people
 from agent_memory.scope import Scope
@@ -24,11 +26,11 @@ from agent_memory.shapes import Export, Injections, Receipt, Usage
 
 router = APIGatewayHttpRouter()
 
-WorkspaceId = Annotated[str, Path(pattern=ID_PATTERN)]
 Cursor = Annotated[str | None, Query(min_length=1, max_length=2048)]
 ThreadId = Annotated[str | None, Query(pattern=ID_PATTERN)]
 Limit = Annotated[int, Query(ge=1, le=100)]
 Author = Annotated[str, Query(pattern="^me$", description="Only `me`: the notes the caller authored.")]
+Json = Response[dict[str, Any]]
 
 _REFUSED = (401, 403, 422, 500, 503)
 EXPORT = documented(200, Export, "One page of the export, oldest first.", *_REFUSED)
@@ -37,71 +39,35 @@ INJECTIONS = documented(200, Injections, "What `/v1/context` showed, newest firs
 USAGE = documented(200, Usage, "Usage against the quotas.", *_REFUSED)
 
 
-def _principal() -> Principal:
-    principal: Principal = router.context["principal"]
-    return principal
+@scoped(router, "GET", "/export", EXPORT)
+def export(scope: Scope, cursor: Cursor = None) -> Json:
+    return answer(200, people().export(scope, cursor))
 
 
-def _personal() -> Scope:
-    return Scope("personal", _principal().user_id)
-
-
-def _team(workspace_id: str) -> Scope:
-    _principal().require_member(workspace_id)
-    return Scope("team", workspace_id)
-
-
-def _injections(scope: Scope, thread_id: str | None, limit: int, cursor: str | None) -> Response[dict[str, Any]]:
+@scoped(router, "GET", "/injections", INJECTIONS)
+def injections(scope: Scope, thread_id: ThreadId = None, limit: Limit = 20, cursor: Cursor = None) -> Json:
     return answer(200, people().injections(scope, thread_id=thread_id, limit=limit, cursor=cursor))
 
 
-@router.get("/v1/memory/personal/export", responses=EXPORT)
-def personal_export(cursor: Cursor = None) -> Response[dict[str, Any]]:
-    return answer(200, people().export(_personal(), cursor))
+@scoped(router, "GET", "/usage", USAGE)
+def usage(scope: Scope) -> Json:
+    return answer(200, people().usage(scope))
 
 
-@router.get("/v1/memory/workspaces/<workspace_id>/export", responses=EXPORT)
-def team_export(workspace_id: WorkspaceId, cursor: Cursor = None) -> Response[dict[str, Any]]:
-    return answer(200, people().export(_team(workspace_id), cursor))
+@router.delete(PERSONAL, responses=ERASE)
+def personal_erase() -> Json:
+    return answer(200, people().erase(Scope("personal", principal_of(router).user_id)))
 
 
-@router.delete("/v1/memory/personal", responses=ERASE)
-def personal_erase() -> Response[dict[str, Any]]:
-    return answer(200, people().erase(_personal()))
-
-
-@router.delete("/v1/memory/workspaces/<workspace_id>", responses=ERASE)
-def team_erase(workspace_id: WorkspaceId) -> Response[dict[str, Any]]:
-    _principal().require_admin()  # checked before routing too
+@router.delete(TEAM, responses=ERASE)
+def team_erase(workspace_id: WorkspaceId) -> Json:
+    principal_of(router).require_admin()  # checked before routing too; members or not
     return answer(200, people().erase(Scope("team", workspace_id)))
 
 
-@router.delete("/v1/memory/workspaces/<workspace_id>/notes", responses=ERASE)
-def team_erase_authored(workspace_id: WorkspaceId, author: Author) -> Response[dict[str, Any]]:
+@router.delete(f"{TEAM}/notes", responses=ERASE)
+def team_erase_authored(workspace_id: WorkspaceId, author: Author) -> Json:
     if author != "me":
         raise InvalidInput("`author` must be `me`")
-    return answer(200, people().erase_authored(_team(workspace_id), _principal().user_id))
-
-
-@router.get("/v1/memory/personal/injections", responses=INJECTIONS)
-def personal_injections(
-    thread_id: ThreadId = None, limit: Limit = 20, cursor: Cursor = None
-) -> Response[dict[str, Any]]:
-    return _injections(_personal(), thread_id, limit, cursor)
-
-
-@router.get("/v1/memory/workspaces/<workspace_id>/injections", responses=INJECTIONS)
-def team_injections(
-    workspace_id: WorkspaceId, thread_id: ThreadId = None, limit: Limit = 20, cursor: Cursor = None
-) -> Response[dict[str, Any]]:
-    return _injections(_team(workspace_id), thread_id, limit, cursor)
-
-
-@router.get("/v1/memory/personal/usage", responses=USAGE)
-def personal_usage() -> Response[dict[str, Any]]:
-    return answer(200, people().usage(_personal()))
-
-
-@router.get("/v1/memory/workspaces/<workspace_id>/usage", responses=USAGE)
-def team_usage(workspace_id: WorkspaceId) -> Response[dict[str, Any]]:
-    return answer(200, people().usage(_team(workspace_id)))
+    principal = principal_of(router)
+    return answer(200, people().erase_authored(team(principal, workspace_id), principal.user_id))
