@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
@@ -34,15 +35,13 @@ app = make_resolver()
 )
 def remember() -> Response[Any]:
     call = parse_tool_call(body_text(app.current_event), RememberArgs)
-    key = idempotency_key(app.current_event.headers)
 
     def _remember() -> Answer:
         origin = Origin(user_id=call.context.user_id, thread_id=call.context.thread_id)
         result = memory_service().remember(call.scope, origin, call.arguments.text)
         return Answer(201, result.json_body())
 
-    done = idempotency().run_once(call.scope, "remember", key, _fingerprint(call), _remember)
-    return json_response(done.status, done.body)
+    return _once(call, "remember", _remember)
 
 
 @app.post(
@@ -52,7 +51,6 @@ def remember() -> Response[Any]:
 )
 def update_memory() -> Response[Any]:
     call = parse_tool_call(body_text(app.current_event), UpdateMemoryArgs)
-    key = idempotency_key(app.current_event.headers)
 
     def _update() -> Answer:
         saved = memory_service().update_memory(
@@ -64,13 +62,16 @@ def update_memory() -> Response[Any]:
         )
         return Answer(200, saved.json_body())
 
-    done = idempotency().run_once(call.scope, "update_memory", key, _fingerprint(call), _update)
+    return _once(call, "update_memory", _update)
+
+
+def _once(call: ToolCall[Any], route: str, run: Callable[[], Answer]) -> Response[Any]:
+    """A write that honours ``Idempotency-Key``: a repeat with the same context and arguments gets the first
+    answer and writes nothing (docs/api.md §6)."""
+    key = idempotency_key(app.current_event.headers)
+    fingerprint = {"context": call.context.model_dump(), "arguments": call.arguments.model_dump()}
+    done = idempotency().run_once(call.scope, route, key, fingerprint, run)
     return json_response(done.status, done.body)
-
-
-def _fingerprint(call: ToolCall[Any]) -> dict[str, Any]:
-    """What a repeat of an Idempotency-Key must repeat: the conversation context and the arguments."""
-    return {"context": call.context.model_dump(), "arguments": call.arguments.model_dump()}
 
 
 @app.post(

@@ -52,12 +52,17 @@ def error_response(status: int, code: str, message: str, details: list[dict[str,
     return json_response(status, body, {"Retry-After": str(RETRY_AFTER_S)} if status == 503 else None)
 
 
+def _counted(status: int, code: str, message: str, details: list[dict[str, Any]] | None = None) -> Response[Any]:
+    """A refusal, counted by its status (``Http<status>``)."""
+    metrics.add_metric(name=f"Http{status}", unit="Count", value=1)
+    return error_response(status, code, message, details)
+
+
 def _storage_unavailable() -> Response[Any]:
     from agent_memory.storage.client import STORAGE_UNAVAILABLE
 
-    metrics.add_metric(name="Http503", unit="Count", value=1)
     metrics.add_metric(name="StorageUnavailable", unit="Count", value=1)
-    return error_response(503, "storage_unavailable", STORAGE_UNAVAILABLE)
+    return _counted(503, "storage_unavailable", STORAGE_UNAVAILABLE)
 
 
 def error_result(error: MemoryServiceError) -> dict[str, Any]:
@@ -81,29 +86,25 @@ def make_resolver(*, enable_validation: bool = False) -> APIGatewayHttpResolver:
 
     @app.exception_handler(RequestUnsupportedContentType)
     def _unsupported(_: RequestUnsupportedContentType) -> Response[Any]:
-        metrics.add_metric(name="Http415", unit="Count", value=1)
-        return error_response(415, "unsupported_media_type", "the request body must be JSON (application/json)")
+        return _counted(415, "unsupported_media_type", "the request body must be JSON (application/json)")
 
     @app.exception_handler(RequestValidationError)
     def _invalid(error: RequestValidationError) -> Response[Any]:
-        metrics.add_metric(name="Http422", unit="Count", value=1)
         details = [{"loc": list(e["loc"]), "msg": e.get("msg", ""), "type": e["type"]} for e in error.errors()]
-        return error_response(422, "invalid_input", "the request does not match the contract", details)
+        return _counted(422, "invalid_input", "the request does not match the contract", details)
 
     @app.exception_handler(UnicodeDecodeError)
     def _not_text(error: UnicodeDecodeError) -> Response[Any]:
         """A body that is not UTF-8 (API Gateway passes it base64-encoded), read by the validation of a route."""
-        metrics.add_metric(name="Http400", unit="Count", value=1)
-        return error_response(400, "malformed_request", "the request body is not UTF-8 text")
+        return _counted(400, "malformed_request", "the request body is not UTF-8 text")
 
     @app.exception_handler(MemoryServiceError)
     def _domain_error(error: MemoryServiceError) -> Response[Any]:
-        metrics.add_metric(name=f"Http{error.status}", unit="Count", value=1)
         logger.info("request refused", extra={"status": error.status, "code": error.code, "reason": error.message})
-        answer = error_response(error.status, error.code, error.message, error.details)
+        refusal = _counted(error.status, error.code, error.message, error.details)
         if isinstance(retry_after := getattr(error, "retry_after", None), int):
-            answer.headers["Retry-After"] = str(retry_after)
-        return answer
+            refusal.headers["Retry-After"] = str(retry_after)
+        return refusal
 
     @app.exception_handler([BotocoreConnectionError, HTTPClientError])
     def _storage_fault(error: Exception) -> Response[Any]:
@@ -127,7 +128,6 @@ def make_resolver(*, enable_validation: bool = False) -> APIGatewayHttpResolver:
     @app.exception_handler(Exception)
     def _unexpected(error: Exception) -> Response[Any]:
         logger.exception("unexpected failure")
-        metrics.add_metric(name="Http500", unit="Count", value=1)
-        return error_response(500, "internal_error", "an unexpected error occurred; nothing was half-written")
+        return _counted(500, "internal_error", "an unexpected error occurred; nothing was half-written")
 
     return app
