@@ -1,5 +1,5 @@
-"""The answers' shapes (docs/api.md §3, §5 and §6): one pydantic class per JSON shape, built by the use cases,
-serialised by the routes (``answer``), and described in docs/openapi.json from the same class.
+"""The answers' shapes (docs/api.md §3, §5 and §6), refusals included: one pydantic class per JSON shape, built
+by the use cases, serialised by the routes (``edges.http``), and described in docs/openapi.json from the same class.
 
 They live here, not under ``edges/``, because the use cases build them and a use case never imports an
 edge; the edges add only how a route declares them (``edges.responses.documented``). The domain's own
@@ -27,7 +27,7 @@ RecallMode = Literal["semantic", "hybrid", "keyword"]
 ScopeKind = Literal["personal", "team"]
 
 
-def _absent(value: object) -> bool:
+def absent(value: object) -> bool:
     """A key left out of the JSON when it has no value (a note's ``compaction_id``, an author's ids)."""
     return value is None
 
@@ -42,6 +42,34 @@ class Answer(BaseModel):
         return self.model_dump(mode="json")
 
 
+# --- errors -----------------------------------------------------------------------------------------------
+
+
+class ErrorDetail(Answer):
+    code: str = Field(description="A stable, machine-readable code, e.g. `invalid_input`, `version_conflict`.")
+    message: str
+
+
+class ValidationDetail(Answer):
+    loc: list[str | int] = Field(description='Where in the request: e.g. `["arguments", "text"]`.')
+    msg: str
+    type: str
+
+
+class ErrorBody(Answer):
+    """Every refusal or failure: never a stack trace."""
+
+    error: ErrorDetail
+    details: list[ValidationDetail] | None = Field(
+        default=None, description="On a 422: what did not validate.", exclude_if=absent
+    )
+
+    @classmethod
+    def of(cls, code: str, message: str, details: list[dict[str, Any]] | None = None) -> ErrorBody:
+        """A refusal's body; ``details`` only when there are some."""
+        return cls(error=ErrorDetail(code=code, message=message), details=details or None)
+
+
 # --- notes and documents ----------------------------------------------------------------------------------
 
 
@@ -51,7 +79,7 @@ class Origin(Answer):
     user_id: str
     thread_id: str
     compaction_id: str | None = Field(
-        default=None, description="Set on a note written by the flush.", exclude_if=_absent
+        default=None, description="Set on a note written by the flush.", exclude_if=absent
     )
 
     @classmethod
@@ -156,9 +184,9 @@ class OneVersion(Answer):
 class Author(Answer):
     """Who saved a version: a conversation, a dashboard user, or a consolidation run."""
 
-    user_id: str | None = Field(default=None, exclude_if=_absent)
-    thread_id: str | None = Field(default=None, exclude_if=_absent)
-    run_id: str | None = Field(default=None, exclude_if=_absent)
+    user_id: str | None = Field(default=None, exclude_if=absent)
+    thread_id: str | None = Field(default=None, exclude_if=absent)
+    run_id: str | None = Field(default=None, exclude_if=absent)
 
     @classmethod
     def of(cls, by: document.Author) -> Author:

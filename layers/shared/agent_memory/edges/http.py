@@ -15,6 +15,7 @@ from aws_lambda_powertools.utilities.data_classes.common import BaseProxyEvent
 from botocore.exceptions import ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotocoreConnectionError
 
+from agent_memory.edges.responses import ErrorBody
 from agent_memory.errors import MalformedRequest, MemoryServiceError
 from agent_memory.observability import logger, metrics
 from agent_memory.shapes import Answer
@@ -45,10 +46,7 @@ def error_response(status: int, code: str, message: str, details: list[dict[str,
     """The contract's error shape: ``{"error": {"code", "message"}}``, plus ``details`` on a 422.
 
     A 503 says when to retry (``Retry-After``), as docs/api.md §6 "Storage faults" asks."""
-    error: dict[str, Any] = {"code": code, "message": message}
-    body: dict[str, Any] = {"error": error}
-    if details:
-        body["details"] = details
+    body = ErrorBody.of(code, message, details).json_body()
     return json_response(status, body, {"Retry-After": str(RETRY_AFTER_S)} if status == 503 else None)
 
 
@@ -72,7 +70,7 @@ def error_result(error: MemoryServiceError) -> dict[str, Any]:
     return {
         "statusCode": error.status,
         "headers": {"Content-Type": content_types.APPLICATION_JSON},
-        "body": json.dumps({"error": {"code": error.code, "message": error.message}}),
+        "body": json.dumps(ErrorBody.of(error.code, error.message).json_body()),
     }
 
 

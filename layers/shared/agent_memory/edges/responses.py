@@ -1,9 +1,9 @@
 """How a route declares its answers (``documented``), and the shapes that only the edges build.
 
-The answers of the use cases are ``agent_memory.shapes``: built there, serialised by the routes
-(``edges.http.answer``) and described from the same classes. Here are the error body (built by
-``edges.http``), the tool list and the health check; ``documented`` puts them all into the route's
-``responses=``, from which Powertools writes ``docs/openapi.json``.
+The answers of the use cases, and the error body, are ``agent_memory.shapes``: built there, serialised by
+the routes (``edges.http.answer``) and described from the same classes. Here are the tool list and the
+health check; ``documented`` puts them all into the route's ``responses=``, from which Powertools writes
+``docs/openapi.json``.
 """
 
 from __future__ import annotations
@@ -13,28 +13,7 @@ from typing import Any, Literal
 from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 from pydantic import BaseModel, Field
 
-from agent_memory.shapes import Answer
-
-# --- errors -----------------------------------------------------------------------------------------------
-
-
-class ErrorDetail(Answer):
-    code: str = Field(description="A stable, machine-readable code, e.g. `invalid_input`, `version_conflict`.")
-    message: str
-
-
-class ValidationDetail(Answer):
-    loc: list[str | int] = Field(description='Where in the request: e.g. `["arguments", "text"]`.')
-    msg: str
-    type: str
-
-
-class ErrorBody(Answer):
-    """Every refusal or failure: never a stack trace."""
-
-    error: ErrorDetail
-    details: list[ValidationDetail] | None = Field(default=None, description="On a 422: what did not validate.")
-
+from agent_memory.shapes import Answer, ErrorBody
 
 # --- tools (docs/api.md §3) ----------------------------------------------------------------------------------
 
