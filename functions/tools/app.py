@@ -14,7 +14,7 @@ from agent_memory.edges.http import answer, body_text, json_response, make_resol
 from agent_memory.edges.parsing import idempotency_key
 from agent_memory.edges.requests import RecallArgs, RememberArgs, UpdateMemoryArgs
 from agent_memory.edges.responses import Health, ToolDefinition, Tools, documented
-from agent_memory.edges.tool_call import ToolCall, parse_tool_call
+from agent_memory.edges.tool_call import ArgsT, ToolCall, parse_tool_call
 from agent_memory.edges.tool_catalog import tool_definitions
 from agent_memory.idempotency import Answer
 from agent_memory.notes import Origin
@@ -34,14 +34,11 @@ app = make_resolver()
     responses=documented(201, Remembered, "The note as written.", 400, 403, 422, 429, 500, 503),
 )
 def remember() -> Response[Any]:
-    call = parse_tool_call(body_text(app.current_event), RememberArgs)
-
-    def _remember() -> Answer:
+    def _remember(call: ToolCall[RememberArgs]) -> Answer:
         origin = Origin(user_id=call.context.user_id, thread_id=call.context.thread_id)
-        result = memory_service().remember(call.scope, origin, call.arguments.text)
-        return Answer(201, result.json_body())
+        return Answer(201, memory_service().remember(call.scope, origin, call.arguments.text).json_body())
 
-    return _once(call, "remember", _remember)
+    return _write(RememberArgs, "remember", _remember)
 
 
 @app.post(
@@ -50,9 +47,7 @@ def remember() -> Response[Any]:
     responses=documented(200, SavedDocument, "The new version.", 400, 403, 409, 422, 500, 503),
 )
 def update_memory() -> Response[Any]:
-    call = parse_tool_call(body_text(app.current_event), UpdateMemoryArgs)
-
-    def _update() -> Answer:
+    def _update(call: ToolCall[UpdateMemoryArgs]) -> Answer:
         saved = memory_service().update_memory(
             call.scope,
             call.arguments.content,
@@ -62,15 +57,16 @@ def update_memory() -> Response[Any]:
         )
         return Answer(200, saved.json_body())
 
-    return _once(call, "update_memory", _update)
+    return _write(UpdateMemoryArgs, "update_memory", _update)
 
 
-def _once(call: ToolCall[Any], route: str, run: Callable[[], Answer]) -> Response[Any]:
-    """A write that honours ``Idempotency-Key``: a repeat with the same context and arguments gets the first
-    answer and writes nothing (docs/api.md §6)."""
+def _write(arguments: type[ArgsT], route: str, run: Callable[[ToolCall[ArgsT]], Answer]) -> Response[Any]:
+    """A tool's write, parsed in the contract's order, that honours ``Idempotency-Key``: a repeat with the same
+    context and arguments gets the first answer and writes nothing (docs/api.md §6)."""
+    call = parse_tool_call(body_text(app.current_event), arguments)
     key = idempotency_key(app.current_event.headers)
     fingerprint = {"context": call.context.model_dump(), "arguments": call.arguments.model_dump()}
-    done = idempotency().run_once(call.scope, route, key, fingerprint, run)
+    done = idempotency().run_once(call.scope, route, key, fingerprint, lambda: run(call))
     return json_response(done.status, done.body)
 
 
