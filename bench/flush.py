@@ -102,7 +102,7 @@ def measure_flush(variant: FlushVariant, client: Any, counter: RequestCounter) -
     no flush reads another event's claim or note, so this keeps only moto's growth out of the numbers.
     """
     from agent_memory import runtime
-    from agent_memory.api import parse_flush_request
+    from agent_memory.edges.requests import parse_flush_request
     from agent_memory.observability import metrics
     from agent_memory.scope import bind_scope
     from agent_memory.storage.keys import note_sk

@@ -64,7 +64,7 @@ def measure_recall(toolkit: Toolkit, options: Options) -> dict[str, RecallResult
     The scope grows by older notes, so its newest ones (what the fallback reads first) stay the same.
     No notes index is configured, so every call takes the DynamoDB keyword path.
     """
-    from agent_memory.api import parse_envelope
+    from agent_memory.edges.requests import parse_envelope
     from agent_memory.scope import bind_scope
     from local.template import load_handler
     from tests.events import event_body, load_event

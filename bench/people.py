@@ -132,19 +132,19 @@ def measure_people(toolkit: Toolkit, *, notes: int = 100_000, calls: int = 200) 
         started = time.perf_counter()
         while True:
             page = people.export(scope, cursor)
-            size += len(json.dumps(page))  # what the handler would serialise
+            size += len(json.dumps(page.json_body()))  # what the handler serialises
             pages += 1
-            cursor = page["next_cursor"]
+            cursor = page.next_cursor
             if cursor is None:
                 break
         export_s = time.perf_counter() - started
         rss_peak = _status_mb("VmHWM") if traced_peak else 0.0
         tracemalloc.start()  # a second, traced pass over three pages: the peak one page holds
-        cursor = people.export(scope, None)["next_cursor"]
+        cursor = people.export(scope, None).next_cursor
         for _ in range(3):
             page = people.export(scope, cursor)
-            json.dumps(page)
-            cursor = page["next_cursor"]
+            json.dumps(page.json_body())
+            cursor = page.next_cursor
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
 
@@ -190,7 +190,7 @@ def measure_people(toolkit: Toolkit, *, notes: int = 100_000, calls: int = 200) 
         rss_before_mb=rss_before,
         rss_peak_mb=rss_peak,
         erase_s=erase_s,
-        erased=receipt["erased"],
+        erased=receipt.erased.json_body(),
         context_calls=calls,
         context_p50_without_ms=percentile_ms(samples[False], 0.5),
         context_p50_with_ms=percentile_ms(samples[True], 0.5),

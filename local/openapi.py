@@ -4,7 +4,7 @@ Every route that ``template.yaml`` gives the HTTP API is described, and nothing 
 
 - Powertools builds each API function's paths from its routes and their annotations
   (``get_openapi_json_schema``): parameters, the management API's bodies, and every route's answers
-  (``responses=``, from ``agent_memory.responses``);
+  (``responses=``, from ``agent_memory.edges.responses``);
 - the tool and context routes parse their body themselves, in the contract's order (envelope, scope,
   arguments), so their request bodies come from the same pydantic models here: ``ContextRequest`` and
   each tool's ``arguments`` model in an envelope (``tool_request``);
@@ -61,8 +61,8 @@ SECURITY: dict[str, list[dict[str, list[str]]]] = {
 
 def _request_models() -> dict[str, type[BaseModel]]:
     """Route key -> the body model of the routes whose handlers parse their body themselves."""
-    from agent_memory.api import ContextRequest, tool_request
-    from agent_memory.tool_catalog import tool_arguments
+    from agent_memory.edges.requests import ContextRequest, tool_request
+    from agent_memory.edges.tool_catalog import tool_arguments
 
     models: dict[str, type[BaseModel]] = {"POST /v1/context": ContextRequest}
     models.update({f"POST /v1/tools/{name}": tool_request(args) for name, args in tool_arguments().items()})

@@ -19,7 +19,7 @@ DEFAULT_SECRET = "local-dev-secret"  # noqa: S105 - the contract's public develo
 
 
 def mint(sub: str, workspaces: object, *, admin: bool = False, ttl_s: int = 12 * 3600, **claims: Any) -> str:
-    from agent_memory.auth import LOCAL_AUDIENCE, LOCAL_ISSUER  # the layer is on the path by then
+    from agent_memory.edges.auth import LOCAL_AUDIENCE, LOCAL_ISSUER  # the layer is on the path by then
 
     now = int(time.time())
     payload: dict[str, Any] = {

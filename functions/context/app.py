@@ -5,15 +5,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from agent_memory.http import body_text, json_response, make_resolver
+from agent_memory.edges.http import answer, body_text, make_resolver
+from agent_memory.edges.responses import documented
+from agent_memory.edges.tool_call import parse_context_call
 from agent_memory.observability import logger, metrics
-from agent_memory.responses import MemoryContext, documented
 from agent_memory.runtime import memory_service, record_injection
 from agent_memory.settings import require_valid_settings
-from agent_memory.tool_call import parse_context_call
+from agent_memory.shapes import MemoryContext
 
 require_valid_settings()  # a setting the service cannot use fails the initialisation, with one line
 
@@ -27,11 +29,11 @@ app = make_resolver()
         200, MemoryContext, "The document and recent notes; degrades, never fails.", 400, 403, 422, 500
     ),
 )
-def context() -> Any:
+def context() -> Response[dict[str, Any]]:
     conversation, scope = parse_context_call(body_text(app.current_event))
     memory = memory_service().context(scope)
     record_injection(scope, conversation.thread_id, memory)  # queued: written behind the turn, never awaited
-    return json_response(200, memory.as_dict())
+    return answer(200, memory)
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)

@@ -2,23 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from agent_memory.api import RecallArgs, RememberArgs, UpdateMemoryArgs
 from agent_memory.document import Author
-from agent_memory.http import body_text, json_response, make_resolver
+from agent_memory.edges.http import answer, body_text, json_response, make_resolver
+from agent_memory.edges.parsing import idempotency_key
+from agent_memory.edges.requests import RecallArgs, RememberArgs, UpdateMemoryArgs
+from agent_memory.edges.responses import Health, ToolDefinition, Tools, documented
+from agent_memory.edges.tool_call import ArgsT, ToolCall, parse_tool_call
+from agent_memory.edges.tool_catalog import tool_definitions
 from agent_memory.idempotency import Answer
 from agent_memory.index_check import require_matching_index
+from agent_memory.notes import Origin
 from agent_memory.observability import logger, metrics
-from agent_memory.parsing import idempotency_key
-from agent_memory.responses import Health, Recalled, Remembered, SavedDocument, Tools, documented
 from agent_memory.runtime import idempotency, memory_service, recall_service
 from agent_memory.settings import require_valid_settings
-from agent_memory.tool_call import ToolCall, parse_tool_call
-from agent_memory.tool_catalog import tool_definitions
+from agent_memory.shapes import Recalled, Remembered, SavedDocument
 
 require_valid_settings()  # a setting the service cannot use fails the initialisation, with one line
 require_matching_index()  # vectors of another size than the index's fail it too (agent_memory.index_check)
@@ -31,16 +35,12 @@ app = make_resolver()
     summary="remember: append one note to the conversation's memory",
     responses=documented(201, Remembered, "The note as written.", 400, 403, 422, 429, 500, 503),
 )
-def remember() -> Any:
-    call = parse_tool_call(body_text(app.current_event), RememberArgs)
-    key = idempotency_key(app.current_event.headers)
+def remember() -> Response[Any]:
+    def _remember(call: ToolCall[RememberArgs]) -> Answer:
+        origin = Origin(user_id=call.context.user_id, thread_id=call.context.thread_id)
+        return Answer(201, memory_service().remember(call.scope, origin, call.arguments.text).json_body())
 
-    def _remember() -> Answer:
-        result = memory_service().remember(call.scope, call.context, call.arguments.text)
-        return Answer(201, {"note": result.note.as_dict(), "truncated": result.truncated, "redacted": result.redacted})
-
-    answer = idempotency().run_once(call.scope, "remember", key, _fingerprint(call), _remember)
-    return json_response(answer.status, answer.body)
+    return _write(RememberArgs, "remember", _remember)
 
 
 @app.post(
@@ -48,11 +48,8 @@ def remember() -> Any:
     summary="update_memory: replace the curated document",
     responses=documented(200, SavedDocument, "The new version.", 400, 403, 409, 422, 500, 503),
 )
-def update_memory() -> Any:
-    call = parse_tool_call(body_text(app.current_event), UpdateMemoryArgs)
-    key = idempotency_key(app.current_event.headers)
-
-    def _update() -> Answer:
+def update_memory() -> Response[Any]:
+    def _update(call: ToolCall[UpdateMemoryArgs]) -> Answer:
         saved = memory_service().update_memory(
             call.scope,
             call.arguments.content,
@@ -60,15 +57,19 @@ def update_memory() -> Any:
             reason="tool",
             by=Author(user_id=call.context.user_id, thread_id=call.context.thread_id),
         )
-        return Answer(200, saved.as_dict())
+        return Answer(200, saved.json_body())
 
-    answer = idempotency().run_once(call.scope, "update_memory", key, _fingerprint(call), _update)
-    return json_response(answer.status, answer.body)
+    return _write(UpdateMemoryArgs, "update_memory", _update)
 
 
-def _fingerprint(call: ToolCall[Any]) -> dict[str, Any]:
-    """What a repeat of an Idempotency-Key must repeat: the conversation context and the arguments."""
-    return {"context": call.context.model_dump(), "arguments": call.arguments.model_dump()}
+def _write(arguments: type[ArgsT], route: str, run: Callable[[ToolCall[ArgsT]], Answer]) -> Response[Any]:
+    """A tool's write, parsed in the contract's order, that honours ``Idempotency-Key``: a repeat with the same
+    context and arguments gets the first answer and writes nothing (docs/api.md §6)."""
+    call = parse_tool_call(body_text(app.current_event), arguments)
+    key = idempotency_key(app.current_event.headers)
+    fingerprint = {"context": call.context.model_dump(), "arguments": call.arguments.model_dump()}
+    done = idempotency().run_once(call.scope, route, key, fingerprint, lambda: run(call))
+    return json_response(done.status, done.body)
 
 
 @app.post(
@@ -76,9 +77,9 @@ def _fingerprint(call: ToolCall[Any]) -> dict[str, Any]:
     summary="recall: search the notes, best first",
     responses=documented(200, Recalled, "The notes found, best first.", 400, 403, 422, 500, 503),
 )
-def recall() -> Any:
+def recall() -> Response[dict[str, Any]]:
     call = parse_tool_call(body_text(app.current_event), RecallArgs)
-    return json_response(200, recall_service().recall(call.scope, call.arguments.query, k=call.arguments.k).as_dict())
+    return answer(200, recall_service().recall(call.scope, call.arguments.query, k=call.arguments.k))
 
 
 @app.get(
@@ -86,13 +87,13 @@ def recall() -> Any:
     summary="The tools, with JSON Schemas of their arguments",
     responses=documented(200, Tools, "The three tools, ready to hand to a model.", 500),
 )
-def list_tools() -> Any:
-    return json_response(200, {"tools": tool_definitions()})
+def list_tools() -> Response[dict[str, Any]]:
+    return answer(200, Tools(tools=[ToolDefinition(**tool) for tool in tool_definitions()]))
 
 
 @app.get("/v1/health", summary="Health check (open)", responses=documented(200, Health, "The API is up."))
-def health() -> Any:
-    return json_response(200, {"status": "ok"})
+def health() -> Response[dict[str, Any]]:
+    return answer(200, Health(status="ok"))
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)

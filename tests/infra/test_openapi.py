@@ -67,7 +67,7 @@ def test_every_body_taking_route_describes_its_body_and_every_answer_its_shape(d
 
 
 def test_the_tool_bodies_are_the_envelope_around_the_tools_own_arguments(document):
-    from agent_memory.tool_catalog import tool_definitions
+    from agent_memory.edges.tool_catalog import tool_definitions
 
     schemas = document["components"]["schemas"]
     for tool in tool_definitions():

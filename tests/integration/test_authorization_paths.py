@@ -67,7 +67,7 @@ def test_the_routes_check_again_even_if_the_check_before_routing_were_bypassed(
 ):
     import sys
 
-    from agent_memory.auth import Principal
+    from agent_memory.edges.auth import Principal
 
     app = sys.modules[load_handler("ManagementFunction").__module__].app
     app.append_context(principal=Principal(user_id="u-1", workspaces=frozenset(), admin=False))

@@ -97,7 +97,7 @@ def test_consolidation_result(aws, kind, monkeypatch, capsys, caplog):
     result = consolidate()
 
     assert result["groups_done"] == 1
-    content = runtime.management().document(scope)["document"]["content"]
+    content = runtime.management().document(scope).document.content
     assert f"[redacted: {kind}]" in content
     assert_nowhere(secret, aws, capsys, caplog)
 

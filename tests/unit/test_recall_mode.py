@@ -54,8 +54,8 @@ def test_both_halves_finding_notes_is_hybrid_fused_by_rank(table: tuple[Any, Stu
     result = recall(client, index=index, embedder=FakeEmbeddingModel())
 
     assert result.mode == "hybrid"
-    assert result.notes[0].note.position == 2  # first in both rankings
-    assert {scored.note.position for scored in result.notes} == {1, 2, 3}
+    assert result.notes[0].position == 2  # first in both rankings
+    assert {scored.position for scored in result.notes} == {1, 2, 3}
     assert index.vector_searches and not index.searches
 
 
@@ -65,7 +65,7 @@ def test_only_the_knn_half_finding_notes_is_semantic(table: tuple[Any, Stubber])
 
     result = recall(client, index=FakeNotesIndex(hits=[], semantic_hits=[hit(2)]), embedder=FakeEmbeddingModel())
 
-    assert (result.mode, [scored.note.position for scored in result.notes]) == ("semantic", [2])
+    assert (result.mode, [scored.position for scored in result.notes]) == ("semantic", [2])
 
 
 def test_only_the_bm25_half_finding_notes_is_keyword(table: tuple[Any, Stubber]) -> None:
@@ -85,7 +85,7 @@ def test_without_an_embedding_model_the_index_answers_with_bm25_alone(table: tup
     result = recall(client, index=index)
 
     assert result.mode == "keyword"
-    assert [(scored.note.position, scored.score) for scored in result.notes] == [(1, 2.5), (3, 1.5)]
+    assert [(scored.position, scored.score) for scored in result.notes] == [(1, 2.5), (3, 1.5)]
     assert index.searches == [(SCOPE.key, "feline", 5)] and not index.vector_searches
 
 
@@ -112,7 +112,7 @@ def test_a_failing_index_degrades_to_the_tables_keyword_path(table: tuple[Any, S
     result = recall(client, "metric units", index=FakeNotesIndex(failure=TimeoutError("the index is slow")))
 
     assert result.mode == "keyword"
-    assert [scored.note.text for scored in result.notes] == ["Prefers metric units"]
+    assert [scored.text for scored in result.notes] == ["Prefers metric units"]
 
 
 def test_a_hit_of_another_scope_is_dropped_before_anything_is_read(table: tuple[Any, Stubber]) -> None:
@@ -121,7 +121,7 @@ def test_a_hit_of_another_scope_is_dropped_before_anything_is_read(table: tuple[
 
     result = recall(client, index=FakeNotesIndex(hits=[hit(9, scope=OTHER), hit(1)]))
 
-    assert [scored.note.position for scored in result.notes] == [1]
+    assert [scored.position for scored in result.notes] == [1]
 
 
 def test_a_note_stored_under_another_scope_is_never_returned(table: tuple[Any, Stubber]) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_memory.api import ConversationContext
+from agent_memory.edges.requests import ConversationContext
 from agent_memory.errors import Forbidden, InvalidInput
 from agent_memory.scope import Scope, bind_scope
 

@@ -1,10 +1,19 @@
 """Durable memory for chat agents: the domain and its edges, shared by every Lambda function.
 
-Layout (the domain in the middle, the edges around it):
-- ``settings``, ``clock``, ``observability``: configuration, time and telemetry, read once.
-- ``errors``: typed domain exceptions, mapped to HTTP in one place (``http``).
-- ``scope``, ``api``: the conversation context and how it binds a scope; strict request models.
-- ``notes``, ``document``, ``context_block``: the two memory layers and the per-turn block.
-- ``storage``: DynamoDB items and keys; ``models``: chat-model providers.
-- ``service``: the operations the routes call.
+Layout, from the outside in (the edges call the use cases; no use case imports an edge: ``make lint``):
+- ``edges/``: every shape that crosses the boundary and the code that reads or writes it: request models
+  (``requests``), the JSON parsing rules (``parsing``), the resolver and the one error mapping (``http``),
+  the dashboard's caller (``auth``), how a route declares its answers (``responses``), the tool catalog
+  and call (``tool_catalog``, ``tool_call``), and the routers (``routes/``) the API functions include.
+- the use cases, which the edges call: ``service`` (remember, update_memory, the per-turn context),
+  ``recall``, ``management`` and ``people`` (the dashboard's operations), ``flush``, ``consolidation``
+  (and ``consolidation_queue``), ``indexer`` and ``reindex``, ``compression``, ``injections``.
+- ``shapes``: the answers' shapes, built by the use cases and described in the OpenAPI document.
+- the domain's rules and records: ``scope``, ``notes``, ``document``, ``context_block``, ``redaction``,
+  ``fence``, ``idempotency``.
+- below everything: ``storage/`` (DynamoDB items, keys and stores), ``search/`` (the notes index, BM25,
+  fusion, vectors), ``models/`` (the chat and embedding providers), and the basics: ``settings``, ``clock``,
+  ``deadline``, ``errors`` (typed refusals, mapped to HTTP once, in ``edges.http``), ``observability``.
+- ``runtime``: the wiring, building each service on first use from the settings.
+- ``api``: flush.py's old import path of its parser, removed with the flush's move to an event adapter.
 """

@@ -23,9 +23,6 @@ class Document:
     def chars(self) -> int:
         return len(self.content)
 
-    def as_dict(self) -> dict[str, object]:
-        return {"content": self.content, "version": self.version, "chars": self.chars, "updated_at": self.updated_at}
-
 
 EMPTY_DOCUMENT = Document(content="", version=0, updated_at=None)
 
@@ -39,21 +36,10 @@ class Author:
     run_id: str | None = None
 
     def as_dict(self) -> dict[str, str]:
+        """The ids that are set: the ``by_*`` attributes of a version's item (storage)."""
         return {
             k: v for k, v in (("user_id", self.user_id), ("thread_id", self.thread_id), ("run_id", self.run_id)) if v
         }
-
-
-@dataclass(frozen=True, slots=True)
-class SavedDocument:
-    """The result of a write: the new version, whether compression ran, and what the caller should know."""
-
-    document: Document
-    compressed: bool
-    warnings: list[str]
-
-    def as_dict(self) -> dict[str, object]:
-        return {"document": self.document.as_dict(), "compressed": self.compressed, "warnings": self.warnings}
 
 
 def soft_limit_warnings(content: str) -> list[str]:

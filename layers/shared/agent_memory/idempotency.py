@@ -30,6 +30,7 @@ from botocore.exceptions import ClientError
 
 from agent_memory.errors import MemoryServiceError, StorageUnavailable
 from agent_memory.scope import Scope
+from agent_memory.shapes import ErrorBody
 from agent_memory.storage.client import as_unavailable, error_code
 
 KEEP_S = 24 * 3600
@@ -72,9 +73,7 @@ class IdempotencyStore:
             if error.code == "quota_exceeded":
                 self._release(item_key)  # a refusal that passes with time: a repeat after it must run again
                 raise
-            body: dict[str, Any] = {"error": {"code": error.code, "message": error.message}}
-            if error.details:
-                body["details"] = error.details
+            body = ErrorBody.of(error.code, error.message, error.details).json_body()
             self._store(item_key, Answer(error.status, body))
             raise
         self._store(item_key, answer)

@@ -28,6 +28,7 @@ from agent_memory.clock import iso
 from agent_memory.errors import InvalidInput
 from agent_memory.observability import logger, metrics
 from agent_memory.scope import Scope
+from agent_memory.shapes import InjectionEntry, Injections
 from agent_memory.storage.client import query_pages
 
 INJECTION_PREFIX = "inj#"
@@ -122,7 +123,7 @@ class InjectionRecorder:
 
 def list_injections(
     client: Any, table: str, scope: Scope, *, thread_id: str | None, limit: int, cursor: str | None, now_epoch: int
-) -> dict[str, Any]:
+) -> Injections:
     """Newest first, ``limit`` of them, of one thread when ``thread_id`` is given; expired ones left out
     (DynamoDB's TTL deletes within days, not at once)."""
     request: dict[str, Any] = {
@@ -148,18 +149,18 @@ def list_injections(
         if len(found) == limit:
             break
     more = len(found) == limit
-    return {
-        "injections": [
-            {
-                "at": item["at"]["S"],
-                "thread_id": item["thread_id"]["S"],
-                "document_version": int(item["document_version"]["N"]),
-                "note_ids": [one["S"] for one in item["note_ids"]["L"]],
-            }
+    return Injections(
+        injections=[
+            InjectionEntry(
+                at=item["at"]["S"],
+                thread_id=item["thread_id"]["S"],
+                document_version=int(item["document_version"]["N"]),
+                note_ids=[one["S"] for one in item["note_ids"]["L"]],
+            )
             for item in found
         ],
-        "next_cursor": base64.urlsafe_b64encode(found[-1]["sk"]["S"].encode()).decode() if more else None,
-    }
+        next_cursor=base64.urlsafe_b64encode(found[-1]["sk"]["S"].encode()).decode() if more else None,
+    )
 
 
 def _parse_cursor(cursor: str) -> str:

@@ -12,8 +12,9 @@ import uuid
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+from agent_memory import shapes
 from agent_memory.clock import utc_now
-from agent_memory.document import HARD_LIMIT, SOFT_LIMIT, Author, Document, SavedDocument
+from agent_memory.document import HARD_LIMIT, SOFT_LIMIT, Author, Document
 from agent_memory.errors import InvalidInput, NotFound
 from agent_memory.notes import parse_note_id
 from agent_memory.observability import logger, metrics
@@ -23,7 +24,7 @@ from agent_memory.storage.consolidation_store import ConsolidationStore
 from agent_memory.storage.document_store import DocumentStore
 from agent_memory.storage.note_store import NoteStore
 
-LIMITS = {"soft": SOFT_LIMIT, "hard": HARD_LIMIT}
+LIMITS = shapes.Limits(soft=SOFT_LIMIT, hard=HARD_LIMIT)
 _DECIMAL_CURSOR = re.compile(r"[1-9][0-9]{0,17}")  # a version number; `str.isdigit` would take "²"
 
 
@@ -44,10 +45,11 @@ class Management:
         self._lambda = lambda_client
         self._consolidate_function = consolidate_function
 
-    def document(self, scope: Scope) -> dict[str, Any]:
-        return {"document": self._documents.current(scope, consistent=True).as_dict(), "limits": LIMITS}
+    def document(self, scope: Scope) -> shapes.CurrentDocument:
+        current = self._documents.current(scope, consistent=True)
+        return shapes.CurrentDocument(document=shapes.Document.of(current), limits=LIMITS)
 
-    def save(self, scope: Scope, content: str, expected_version: int, user_id: str) -> SavedDocument:
+    def save(self, scope: Scope, content: str, expected_version: int, user_id: str) -> shapes.SavedDocument:
         """Empty content clears the document: a new, empty version (nothing is lost, history keeps the rest)."""
         return self._service.update_memory(
             scope,
@@ -58,30 +60,24 @@ class Management:
             allow_empty=True,
         )
 
-    def versions(self, scope: Scope, limit: int, cursor: str | None) -> dict[str, Any]:
+    def versions(self, scope: Scope, limit: int, cursor: str | None) -> shapes.Versions:
         below = _version_cursor(cursor)
         rows = self._documents.versions(scope, limit=limit, below=below)
-        listed = [
-            {
-                "version": doc.version,
-                "chars": doc.chars,
-                "updated_at": doc.updated_at,
-                "reason": reason,
-                "by": by.as_dict(),
-            }
-            for doc, reason, by in rows
-        ]
+        listed = [shapes.VersionEntry.of(doc, reason, by) for doc, reason, by in rows]
         more = len(rows) == limit and rows[-1][0].version > 1
-        return {"versions": listed, "next_cursor": str(rows[-1][0].version) if more else None}
+        return shapes.Versions(versions=listed, next_cursor=str(rows[-1][0].version) if more else None)
 
-    def version(self, scope: Scope, version: int) -> Document:
+    def version(self, scope: Scope, version: int) -> shapes.OneVersion:
+        return shapes.OneVersion(document=shapes.Document.of(self._version(scope, version)))
+
+    def _version(self, scope: Scope, version: int) -> Document:
         found = self._documents.version(scope, version)
         if found is None:
             raise NotFound(f"this memory has no version {version}")
         return found[0]
 
-    def restore(self, scope: Scope, version: int, expected_version: int, user_id: str) -> Document:
-        old = self.version(scope, version)
+    def restore(self, scope: Scope, version: int, expected_version: int, user_id: str) -> shapes.OneVersion:
+        old = self._version(scope, version)
         saved = self._service.update_memory(
             scope,
             old.content,
@@ -90,15 +86,15 @@ class Management:
             by=Author(user_id=user_id),
             allow_empty=True,
         )
-        return saved.document
+        return shapes.OneVersion(document=saved.document)
 
-    def notes_by_day(self, scope: Scope, before: date | None, days: int) -> dict[str, Any]:
+    def notes_by_day(self, scope: Scope, before: date | None, days: int) -> shapes.NotesByDay:
         before_day = (before or (utc_now().date() + timedelta(days=1))).isoformat()
         found, older = self._notes.days_before(scope, before=before_day, days=days)
-        return {
-            "days": [{"day": day, "notes": [note.as_dict() for note in notes]} for day, notes in found],
-            "next_before": found[-1][0] if older and found else None,
-        }
+        return shapes.NotesByDay(
+            days=[shapes.NotesOfDay(day=day, notes=[shapes.Note.of(note) for note in notes]) for day, notes in found],
+            next_before=found[-1][0] if older and found else None,
+        )
 
     def delete_note(self, scope: Scope, note_id: str) -> None:
         where = parse_note_id(note_id)
@@ -107,10 +103,10 @@ class Management:
         metrics.add_metric(name="NotesDeleted", unit="Count", value=1)
         logger.info("note deleted", extra={"scope": scope.kind, "note_id": note_id})
 
-    def runs(self, limit: int) -> list[dict[str, Any]]:
-        return self._runs.runs(limit)
+    def runs(self, limit: int) -> shapes.Runs:
+        return shapes.Runs(runs=[shapes.Run.model_validate(run) for run in self._runs.runs(limit)])
 
-    def start_run(self, requested_by: str) -> str:
+    def start_run(self, requested_by: str) -> shapes.RunStarted:
         """Start a consolidation run now, asynchronously, with the event the schedule would send."""
         run_id = f"manual-{uuid.uuid4()}"
         event = {
@@ -125,7 +121,7 @@ class Management:
             FunctionName=self._consolidate_function, InvocationType="Event", Payload=json.dumps(event).encode()
         )
         logger.info("consolidation run requested", extra={"run_id": run_id, "by": requested_by})
-        return run_id
+        return shapes.RunStarted(run_id=run_id, status="started")
 
 
 def _version_cursor(cursor: str | None) -> int | None:

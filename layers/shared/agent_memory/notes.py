@@ -23,12 +23,6 @@ class Origin:
     thread_id: str
     compaction_id: str | None = None
 
-    def as_dict(self) -> dict[str, str]:
-        data = {"user_id": self.user_id, "thread_id": self.thread_id}
-        if self.compaction_id is not None:
-            data["compaction_id"] = self.compaction_id
-        return data
-
 
 @dataclass(frozen=True, slots=True)
 class Note:
@@ -47,17 +41,10 @@ class Note:
         object.__setattr__(self, "id", note_id(self.day, self.position))
 
     def as_dict(self) -> dict[str, object]:
-        """The public shape of a note (docs/api.md §3)."""
-        return {
-            "id": self.id,
-            "day": self.day,
-            "position": self.position,
-            "text": self.text,
-            "created_at": self.created_at,
-            "source": self.source,
-            "consolidated": self.consolidated,
-            "origin": self.origin.as_dict(),
-        }
+        """The public shape of a note (``shapes.Note``), for the flush's answer until it builds the shape itself."""
+        from agent_memory.shapes import Note as NoteShape
+
+        return NoteShape.of(self).json_body()
 
 
 def note_id(day: str, position: int) -> str:

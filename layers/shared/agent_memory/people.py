@@ -18,6 +18,7 @@ import json
 import time
 from typing import TYPE_CHECKING, Any
 
+from agent_memory import shapes
 from agent_memory.clock import iso, utc_now
 from agent_memory.errors import InvalidInput, StorageUnavailable
 from agent_memory.injections import list_injections
@@ -84,42 +85,31 @@ class People:
 
     # --- export -----------------------------------------------------------------------------------------
 
-    def export(self, scope: Scope, cursor: str | None) -> dict[str, Any]:
+    def export(self, scope: Scope, cursor: str | None) -> shapes.Export:
         phase, after, exported_at = _parse_cursor(cursor) if cursor else ("v", None, iso(utc_now()))
-        versions: list[dict[str, Any]] = []
-        notes: list[dict[str, Any]] = []
+        versions: list[shapes.ExportedVersion] = []
+        notes: list[shapes.Note] = []
         next_cursor: str | None = None
         if phase == "v":
             rows, last = self._items.page(
                 scope, low=version_sk(1), high=version_sk(10**10 - 1), after=after, limit=PAGE_VERSIONS
             )
-            for row in rows:
-                document, reason, by = version_from_item(row)
-                versions.append(
-                    {
-                        "version": document.version,
-                        "content": document.content,
-                        "chars": document.chars,
-                        "updated_at": document.updated_at,
-                        "reason": reason,
-                        "by": by.as_dict(),
-                    }
-                )
+            versions = [shapes.ExportedVersion.of(*version_from_item(row)) for row in rows]
             next_cursor = _cursor("v", last, exported_at) if last else _cursor("n", None, exported_at)
         else:
             rows, last = self._items.page(scope, low=NOTE_PREFIX, high=_NOTES_HIGH, after=after, limit=PAGE_NOTES)
-            notes = [note_from_item(row).as_dict() for row in rows]
+            notes = [shapes.Note.of(note_from_item(row)) for row in rows]
             next_cursor = _cursor("n", last, exported_at) if last else None
         metrics.add_metric(name="ExportPages", unit="Count", value=1)
-        return {
-            "format": EXPORT_FORMAT,
-            "scope": scope.kind,
-            "exported_at": exported_at,
-            "document": self._documents.current(scope, consistent=True).as_dict(),
-            "versions": versions,
-            "notes": notes,
-            "next_cursor": next_cursor,
-        }
+        return shapes.Export(
+            format=EXPORT_FORMAT,
+            scope=scope.kind,
+            exported_at=exported_at,
+            document=shapes.Document.of(self._documents.current(scope, consistent=True)),
+            versions=versions,
+            notes=notes,
+            next_cursor=next_cursor,
+        )
 
     def load(self, scope: Scope, pages: list[dict[str, Any]]) -> None:
         """Load an export into an empty scope (the operator's restore; the round-trip test): every version as it
@@ -160,7 +150,7 @@ class People:
 
     # --- erase ------------------------------------------------------------------------------------------
 
-    def erase(self, scope: Scope) -> dict[str, Any]:
+    def erase(self, scope: Scope) -> shapes.Receipt:
         """Everything the scope holds, table and index; resumable (see the module's docstring)."""
         record = "all"
         counts = {"notes": 0, "versions": 0, "other": 0, **self._items.begin_erase(scope, record, iso(utc_now()))}
@@ -178,7 +168,7 @@ class People:
         self._items.end_erase(scope, record)
         return self._receipt(scope, counts, "memory erased")
 
-    def erase_authored(self, scope: Scope, author: str) -> dict[str, Any]:
+    def erase_authored(self, scope: Scope, author: str) -> shapes.Receipt:
         """The notes of ``scope`` whose ``origin.user_id`` is ``author``: table, index and usage counter."""
         record = f"author#{author}"
         counts = {"notes": 0, "versions": 0, "other": 0, **self._items.begin_erase(scope, record, iso(utc_now()))}
@@ -222,15 +212,15 @@ class People:
             raise StorageUnavailable(f"the notes index still holds {remaining} notes; call the erase again to finish")
 
     @staticmethod
-    def _receipt(scope: Scope, counts: dict[str, int], message: str) -> dict[str, Any]:
+    def _receipt(scope: Scope, counts: dict[str, int], message: str) -> shapes.Receipt:
         metrics.add_metric(name="Erasures", unit="Count", value=1)
         metrics.add_metric(name="NotesErased", unit="Count", value=counts["notes"])
         logger.info(message, extra={"scope": scope.kind, **counts})
-        return {"erased": counts, "finished_at": iso(utc_now())}
+        return shapes.Receipt(erased=shapes.ErasedCounts(**counts), finished_at=iso(utc_now()))
 
     # --- what turns were shown -------------------------------------------------------------------------
 
-    def injections(self, scope: Scope, *, thread_id: str | None, limit: int, cursor: str | None) -> dict[str, Any]:
+    def injections(self, scope: Scope, *, thread_id: str | None, limit: int, cursor: str | None) -> shapes.Injections:
         return list_injections(
             self._items.client,
             self._items.table,
@@ -243,10 +233,10 @@ class People:
 
     # --- usage ------------------------------------------------------------------------------------------
 
-    def usage(self, scope: Scope) -> dict[str, int]:
-        return {
-            "notes_today": self._notes.written_on(scope, utc_now().date().isoformat()),
-            "notes_per_day_quota": self._quota.notes_per_day,
-            "chars": self._notes.usage.chars(scope),
-            "chars_quota": self._quota.chars,
-        }
+    def usage(self, scope: Scope) -> shapes.Usage:
+        return shapes.Usage(
+            notes_today=self._notes.written_on(scope, utc_now().date().isoformat()),
+            notes_per_day_quota=self._quota.notes_per_day,
+            chars=self._notes.usage.chars(scope),
+            chars_quota=self._quota.chars,
+        )

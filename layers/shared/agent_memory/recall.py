@@ -49,16 +49,15 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from agent_memory.errors import EmbeddingUnavailable
-from agent_memory.notes import Note
 from agent_memory.observability import logger, metrics
 from agent_memory.scope import Scope
 from agent_memory.search.bm25 import query_terms, rank, words
 from agent_memory.search.fusion import DEFAULT_KEYWORD_WEIGHT, query_coverage, weighted_fusion
 from agent_memory.search.vectors import QueryVector, decode
+from agent_memory.shapes import Recalled, RecallMode, ScoredNote
 from agent_memory.storage.note_items import KeyedNote, NoteText
 from agent_memory.storage.note_store import NoteStore
 
@@ -67,31 +66,11 @@ if TYPE_CHECKING:  # given, never built here: their modules load only where an i
     from agent_memory.models.rerank import RerankStage
     from agent_memory.search.notes_index import IndexHit, NotesIndex
 
-RecallMode = Literal["semantic", "hybrid", "keyword"]
-
 # The keyword fallback reads at most this many of the scope's newest notes (see the module docstring).
 KEYWORD_MAX_NOTES = 2000
 # Each half of a hybrid search ranks this many candidates (at least), so that a note ranked low by one
 # half and high by the other still reaches the fusion.
 HYBRID_MIN_WINDOW = 20
-
-
-@dataclass(frozen=True, slots=True)
-class ScoredNote:
-    note: Note
-    score: float
-
-    def as_dict(self) -> dict[str, object]:
-        return {**self.note.as_dict(), "score": round(self.score, 6)}
-
-
-@dataclass(frozen=True, slots=True)
-class Recalled:
-    notes: list[ScoredNote]
-    mode: RecallMode
-
-    def as_dict(self) -> dict[str, object]:
-        return {"notes": [hit.as_dict() for hit in self.notes], "mode": self.mode}
 
 
 class RecallService:
@@ -163,7 +142,9 @@ class RecallService:
             mode = ("hybrid" if keyword_hits else "semantic") if semantic_hits else "keyword"
         notes = self._notes.get_many(scope, list(best))
         found = [(keyed, best[keyed.note.day, keyed.note.position]) for keyed in notes]
-        return Recalled(self._reranked(query, _only_in_scope(scope, found, already_dropped=dropped), k), mode)
+        return Recalled(
+            notes=self._reranked(query, _only_in_scope(scope, found, already_dropped=dropped), k), mode=mode
+        )
 
     def _query_vector(self, query: str) -> list[float] | None:
         """The query's embedding, or None (no model, or it failed: BM25 answers alone)."""
@@ -203,9 +184,8 @@ class RecallService:
         best = {(own[n].day, own[n].position): score for n, score in order}
         notes = self._notes.get_many(scope, list(best))
         hits = [(keyed, best[keyed.note.day, keyed.note.position]) for keyed in notes]
-        return Recalled(
-            self._reranked(query, _only_in_scope(scope, hits, already_dropped=len(rows) - len(own)), k), mode
-        )
+        kept = _only_in_scope(scope, hits, already_dropped=len(rows) - len(own))
+        return Recalled(notes=self._reranked(query, kept, k), mode=mode)
 
     def _window(self, k: int) -> int:
         """How many candidates a path gathers: ``k``, or the reranker's window when there is one."""
@@ -216,10 +196,10 @@ class RecallService:
         or it failed: ``models.rerank`` counts and logs it)."""
         if self._reranker is None:
             return hits[:k]
-        order = self._reranker.reorder(query, [hit.note.text for hit in hits], k)
+        order = self._reranker.reorder(query, [hit.text for hit in hits], k)
         if order is None:
             return hits[:k]
-        return [ScoredNote(hits[place].note, relevance) for place, relevance in order]
+        return [hits[place].model_copy(update={"score": round(relevance, 6)}) for place, relevance in order]
 
 
 def cosine_ranking(query: QueryVector, rows: Sequence[NoteText], *, tag: int, size: int) -> list[tuple[int, float]]:
@@ -242,7 +222,7 @@ def _place(hit: IndexHit) -> tuple[str, int]:
 
 def _only_in_scope(scope: Scope, hits: list[tuple[KeyedNote, float]], *, already_dropped: int = 0) -> list[ScoredNote]:
     """Fail closed: a hit whose stored scope is not the caller's is dropped, whatever produced it."""
-    kept = [ScoredNote(keyed.note, score) for keyed, score in hits if keyed.pk == scope.key]
+    kept = [ScoredNote.scored(keyed.note, score) for keyed, score in hits if keyed.pk == scope.key]
     if dropped := len(hits) - len(kept) + already_dropped:
         metrics.add_metric(name="RecallForeignHitsDropped", unit="Count", value=dropped)
         logger.error("recall dropped hits of another scope", extra={"scope": scope.kind, "dropped": dropped})

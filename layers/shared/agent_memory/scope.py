@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
-from agent_memory.api import ConversationContext
 from agent_memory.errors import Forbidden, InvalidInput
 
 ScopeKind = Literal["personal", "team"]
@@ -31,7 +30,20 @@ class Scope:
         return cls(kind, owner)
 
 
-def bind_scope(context: ConversationContext) -> Scope:
+class Conversation(Protocol):
+    """What the binding reads of a conversation context (``edges.requests.ConversationContext`` has it)."""
+
+    @property
+    def user_id(self) -> str: ...
+    @property
+    def visibility(self) -> Literal["private", "shared"]: ...
+    @property
+    def workspace_id(self) -> str | None: ...
+    @property
+    def thread_owner_id(self) -> str | None: ...
+
+
+def bind_scope(context: Conversation) -> Scope:
     """The one place a scope is chosen: a private thread is its owner's, a shared one its workspace's."""
     if context.visibility == "private":
         if context.thread_owner_id is not None and context.thread_owner_id != context.user_id:

@@ -5,11 +5,9 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Any, Literal
 
-from agent_memory.api import ConversationContext
 from agent_memory.aside import start_aside
 from agent_memory.clock import iso, utc_now
 from agent_memory.compression import compress
@@ -20,15 +18,17 @@ from agent_memory.document import (
     Author,
     Document,
     Reason,
-    SavedDocument,
     soft_limit_warnings,
 )
 from agent_memory.errors import InvalidInput, StorageUnavailable, VersionConflict
 from agent_memory.models.chat import ChatModel
-from agent_memory.notes import Note, Origin, clean_note_text
+from agent_memory.notes import Origin, clean_note_text
 from agent_memory.observability import logger, metrics
 from agent_memory.redaction import redact
 from agent_memory.scope import Scope
+from agent_memory.shapes import Document as DocumentShape
+from agent_memory.shapes import MemoryContext, Remembered, SavedDocument
+from agent_memory.shapes import Note as NoteShape
 from agent_memory.storage.document_store import DocumentStore, QuotaRefused
 from agent_memory.storage.note_store import NoteStore
 
@@ -40,13 +40,6 @@ RECENT_NOTES_QUERY_LIMIT = 200
 UNVERSIONED_WRITE_BUDGET_S = 20.0  # ToolsFunction has 29 s, API Gateway 30 s
 UNVERSIONED_RETRY_PAUSE_S = (0.01, 0.05)
 UNVERSIONED_RETRY_PAUSE_MAX_S = 0.25
-
-
-@dataclass(frozen=True, slots=True)
-class Remembered:
-    note: Note
-    truncated: bool
-    redacted: list[str]
 
 
 class MemoryService:
@@ -65,7 +58,8 @@ class MemoryService:
         self._chat_model = chat_model
         self.redact_extra = redact_extra
 
-    def remember(self, scope: Scope, context: ConversationContext, text: str) -> Remembered:
+    def remember(self, scope: Scope, origin: Origin, text: str) -> Remembered:
+        """Append ``text`` as a note of ``scope`` written by ``origin``'s conversation."""
         redacted = redact(text, extra=self.redact_extra)  # before anything is stored or logged
         cleaned = clean_note_text(redacted.text)
         note = self._notes.append(
@@ -73,7 +67,7 @@ class MemoryService:
             created=utc_now(),
             text=cleaned.text,
             source="remember",
-            origin=Origin(user_id=context.user_id, thread_id=context.thread_id),
+            origin=origin,
         )
         metrics.add_metric(name="NotesWritten", unit="Count", value=1)
         if cleaned.truncated:
@@ -82,7 +76,7 @@ class MemoryService:
             "note written",
             extra={"scope": scope.kind, "note_id": note.id, "truncated": cleaned.truncated, "redacted": redacted.kinds},
         )
-        return Remembered(note, cleaned.truncated, redacted.kinds)
+        return Remembered(note=NoteShape.of(note), truncated=cleaned.truncated, redacted=redacted.kinds)
 
     def update_memory(
         self,
@@ -133,7 +127,7 @@ class MemoryService:
             extra={"scope": scope.kind, "version": document.version, "chars": document.chars, "reason": reason},
         )
         warnings = soft_limit_warnings(content) + redacted.warnings()
-        return SavedDocument(document, compressed=compressed, warnings=warnings)
+        return SavedDocument(document=DocumentShape.of(document), compressed=compressed, warnings=warnings)
 
     def _check_current(self, scope: Scope, expected_version: int) -> None:
         if self._documents.current(scope, consistent=True).version != expected_version:
@@ -191,7 +185,7 @@ class MemoryService:
 
     def context(self, scope: Scope) -> MemoryContext:
         """The per-turn memory: never raises for a storage fault, it degrades instead (a turn is never blocked)."""
-        degraded: list[str] = []
+        degraded: list[Literal["document", "notes"]] = []
         document_read = start_aside(lambda: self._documents.current(scope))  # both reads at once (agent_memory.aside)
         today = utc_now().date()
         try:
@@ -217,26 +211,8 @@ class MemoryService:
         metrics.add_metric(name="ContextNotesInjected", unit="Count", value=len(kept))
         return MemoryContext(
             scope=scope.kind,
-            document=document,
-            recent_notes=kept,
+            document=DocumentShape.of(document),
+            recent_notes=[NoteShape.of(note) for note in kept],
             system_prompt=system_prompt(scope.kind, document, block),
             degraded=degraded,
         )
-
-
-@dataclass(frozen=True, slots=True)
-class MemoryContext:
-    scope: str
-    document: Document
-    recent_notes: list[Note]
-    system_prompt: str
-    degraded: list[str]
-
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "scope": self.scope,
-            "document": self.document.as_dict(),
-            "recent_notes": [note.as_dict() for note in self.recent_notes],
-            "system_prompt": self.system_prompt,
-            "degraded": self.degraded,
-        }

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from agent_memory.api import ConversationContext, StrictModel, parse_arguments, parse_envelope
+from agent_memory.edges.requests import ConversationContext, StrictModel, parse_arguments, parse_envelope
 from agent_memory.scope import Scope, bind_scope
 
 ArgsT = TypeVar("ArgsT", bound=StrictModel)

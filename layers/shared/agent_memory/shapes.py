@@ -1,31 +1,56 @@
-"""Response models of the HTTP API (docs/api.md §3 and §5), for its OpenAPI document.
+"""The answers' shapes (docs/api.md §3, §5 and §6), refusals included: one pydantic class per JSON shape, built
+by the use cases, serialised by the routes (``edges.http``), and described in docs/openapi.json from the same class.
 
-The routes build their answers from the domain objects (``as_dict``); these models describe those answers,
-and the routes declare them (``responses=``) so that Powertools writes them into ``docs/openapi.json``.
-They forbid unknown keys, so the schema fuzzing (``tests/fuzz``), which checks every answer against the
-document, fails when an answer and its description drift apart.
+They live here, not under ``edges/``, because the use cases build them and a use case never imports an
+edge; the edges add only how a route declares them (``edges.responses.documented``). The domain's own
+records (``notes.Note``, ``document.Document``...) stay plain dataclasses: storage builds them by the
+thousand, and an answer is built from them once, by the ``of`` constructors below.
+
+Unknown keys are refused (``extra="forbid"``), so the schema fuzzing (``tests/fuzz``) fails when an answer
+and its description drift apart. ``defer_build``: a function builds the validators of the shapes it answers
+with on first use, not all of them at import (cold start).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from agent_memory.document import Reason
-from agent_memory.recall import RecallMode
+
+if TYPE_CHECKING:
+    from agent_memory import document, notes
 
 DAY_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
+RecallMode = Literal["semantic", "hybrid", "keyword"]
+ScopeKind = Literal["personal", "team"]
+
+
+class VersionFacts(Protocol):
+    """What a versions listing knows of a version (its content is not read: storage's ``VersionMeta``)."""
+
+    @property
+    def version(self) -> int: ...
+    @property
+    def chars(self) -> int: ...
+    @property
+    def updated_at(self) -> str | None: ...
+
+
+def absent(value: object) -> bool:
+    """A key left out of the JSON when it has no value (a note's ``compaction_id``, an author's ids)."""
+    return value is None
 
 
 class Answer(BaseModel):
-    """An answer's shape: exactly these keys.
-
-    ``defer_build``: the functions never validate with these models (they only describe answers for the
-    OpenAPI document), so their validators are built on first use instead of at import: cold start."""
+    """An answer's shape: exactly these keys."""
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    def json_body(self) -> dict[str, Any]:
+        """The JSON body, as the contract writes it (``null`` where a field is declared nullable)."""
+        return self.model_dump(mode="json")
 
 
 # --- errors -----------------------------------------------------------------------------------------------
@@ -46,7 +71,14 @@ class ErrorBody(Answer):
     """Every refusal or failure: never a stack trace."""
 
     error: ErrorDetail
-    details: list[ValidationDetail] | None = Field(default=None, description="On a 422: what did not validate.")
+    details: list[ValidationDetail] | None = Field(
+        default=None, description="On a 422: what did not validate.", exclude_if=absent
+    )
+
+    @classmethod
+    def of(cls, code: str, message: str, details: list[dict[str, Any]] | None = None) -> ErrorBody:
+        """A refusal's body; ``details`` only when there are some."""
+        return cls(error=ErrorDetail(code=code, message=message), details=details or None)
 
 
 # --- notes and documents ----------------------------------------------------------------------------------
@@ -57,7 +89,13 @@ class Origin(Answer):
 
     user_id: str
     thread_id: str
-    compaction_id: str | None = Field(default=None, description="Set on a note written by the flush.")
+    compaction_id: str | None = Field(
+        default=None, description="Set on a note written by the flush.", exclude_if=absent
+    )
+
+    @classmethod
+    def of(cls, origin: notes.Origin) -> Origin:
+        return cls(user_id=origin.user_id, thread_id=origin.thread_id, compaction_id=origin.compaction_id)
 
 
 class Note(Answer):
@@ -70,9 +108,30 @@ class Note(Answer):
     consolidated: bool
     origin: Origin
 
+    @classmethod
+    def fields_of(cls, note: notes.Note) -> dict[str, Any]:
+        return {
+            "id": note.id,
+            "day": note.day,
+            "position": note.position,
+            "text": note.text,
+            "created_at": note.created_at,
+            "source": note.source,
+            "consolidated": note.consolidated,
+            "origin": Origin.of(note.origin),
+        }
+
+    @classmethod
+    def of(cls, note: notes.Note) -> Note:
+        return cls(**cls.fields_of(note))
+
 
 class ScoredNote(Note):
     score: float = Field(description="Higher is better.")
+
+    @classmethod
+    def scored(cls, note: notes.Note, score: float) -> ScoredNote:
+        return cls(**Note.fields_of(note), score=round(score, 6))
 
 
 class Document(Answer):
@@ -82,6 +141,10 @@ class Document(Answer):
     version: int = Field(ge=0)
     chars: int = Field(ge=0)
     updated_at: str | None
+
+    @classmethod
+    def of(cls, doc: document.Document) -> Document:
+        return cls(content=doc.content, version=doc.version, chars=doc.chars, updated_at=doc.updated_at)
 
 
 class SavedDocument(Answer):
@@ -105,25 +168,11 @@ class Recalled(Answer):
 
 
 class MemoryContext(Answer):
-    scope: Literal["personal", "team"]
+    scope: ScopeKind
     document: Document
     recent_notes: list[Note] = Field(description="Today's and yesterday's notes (UTC), newest first.")
     system_prompt: str = Field(description="The text to inject into the turn.")
     degraded: list[Literal["document", "notes"]] = Field(description="What could not be loaded.")
-
-
-class ToolDefinition(Answer):
-    name: str
-    description: str
-    parameters: dict[str, Any] = Field(description="A JSON Schema of the tool's `arguments`.")
-
-
-class Tools(Answer):
-    tools: list[ToolDefinition]
-
-
-class Health(Answer):
-    status: Literal["ok"]
 
 
 # --- management (docs/api.md §5) -----------------------------------------------------------------------------
@@ -146,9 +195,13 @@ class OneVersion(Answer):
 class Author(Answer):
     """Who saved a version: a conversation, a dashboard user, or a consolidation run."""
 
-    user_id: str | None = None
-    thread_id: str | None = None
-    run_id: str | None = None
+    user_id: str | None = Field(default=None, exclude_if=absent)
+    thread_id: str | None = Field(default=None, exclude_if=absent)
+    run_id: str | None = Field(default=None, exclude_if=absent)
+
+    @classmethod
+    def of(cls, by: document.Author) -> Author:
+        return cls(user_id=by.user_id or None, thread_id=by.thread_id or None, run_id=by.run_id or None)
 
 
 class VersionEntry(Answer):
@@ -157,6 +210,10 @@ class VersionEntry(Answer):
     updated_at: str | None
     reason: Reason
     by: Author
+
+    @classmethod
+    def of(cls, doc: VersionFacts, reason: Reason, by: document.Author) -> VersionEntry:
+        return cls(version=doc.version, chars=doc.chars, updated_at=doc.updated_at, reason=reason, by=Author.of(by))
 
 
 class Versions(Answer):
@@ -191,6 +248,13 @@ class Run(Answer):
     finished_at: str | None = Field(description="Null while the run is going.")
     failures: list[RunFailure]
 
+    @model_serializer(mode="wrap")  # unannotated return: the schema stays the fields' (an annotation replaces it)
+    def _status_last(self, handler: SerializerFunctionWrapHandler):
+        """``status`` comes last in the JSON, where the run records have always put it."""
+        data: dict[str, Any] = handler(self)
+        data["status"] = data.pop("status")
+        return data
+
 
 class Runs(Answer):
     runs: list[Run] = Field(description="Newest first.")
@@ -199,37 +263,6 @@ class Runs(Answer):
 class RunStarted(Answer):
     run_id: str
     status: Literal["started"]
-
-
-# --- what a route declares --------------------------------------------------------------------------------
-
-_REFUSALS = {
-    400: "The body is not JSON (`malformed_request`).",
-    401: "No token, or one that does not verify (`unauthorized`). In AWS the JWT authorizer refuses first, "
-    'with API Gateway\'s own `{"message": "Unauthorized"}`.',
-    403: "Not allowed: a private thread of another user, a workspace the caller is not a member of, or an "
-    "operators' route (`forbidden`).",
-    404: "The scope holds no such version or note (`not_found`).",
-    429: "`quota_exceeded`: the scope has written its notes for today; `Retry-After` says when to try again.",
-    415: "The body is not declared as JSON (`unsupported_media_type`).",
-    409: "`version_conflict`: the document changed since the version the write was based on; nothing changed.",
-    422: "The request breaks the contract (`invalid_input`, with `details`), or the document is too large even "
-    "after compression (`document_too_large`), or the write would pass the scope's characters quota "
-    "(`quota_exceeded`).",
-    500: "An unexpected error (`internal_error`); nothing was half-written.",
-    503: "DynamoDB or the chat model failed after retries (`storage_unavailable`, `model_unavailable`); nothing "
-    "was written.",
-}
-
-
-def documented(status: int, model: type[BaseModel] | None, description: str, *refusals: int) -> dict[int, Any]:
-    """A route's ``responses=``: its success (``model`` None: no body) and the refusals it can answer with."""
-    # No body: an empty ``content``, else Powertools describes the handler's return annotation instead.
-    content: dict[str, Any] = {"application/json": {"model": model}} if model is not None else {}
-    answers: dict[int, OpenAPIResponse] = {status: {"description": description, "content": content}}
-    for refusal in refusals:
-        answers[refusal] = {"description": _REFUSALS[refusal], "content": {"application/json": {"model": ErrorBody}}}
-    return dict(answers)
 
 
 # --- people's control (docs/api.md §6) --------------------------------------------------------------------
@@ -243,10 +276,21 @@ class ExportedVersion(Answer):
     reason: Reason
     by: Author
 
+    @classmethod
+    def of(cls, doc: document.Document, reason: Reason, by: document.Author) -> ExportedVersion:
+        return cls(
+            version=doc.version,
+            content=doc.content,
+            chars=doc.chars,
+            updated_at=doc.updated_at,
+            reason=reason,
+            by=Author.of(by),
+        )
+
 
 class Export(Answer):
     format: Literal["agent-memory-export/1"]
-    scope: Literal["personal", "team"]
+    scope: ScopeKind
     exported_at: str = Field(description="The first page's instant, repeated on every page.")
     document: Document = Field(description="The current document.")
     versions: list[ExportedVersion] = Field(description="This page's versions, oldest first.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from agent_memory.api import RecallArgs, RememberArgs, StrictModel, UpdateMemoryArgs
+from agent_memory.edges.requests import RecallArgs, RememberArgs, StrictModel, UpdateMemoryArgs
 
 _TOOLS: list[tuple[str, type[StrictModel], str]] = [
     (

@@ -15,8 +15,10 @@ from aws_lambda_powertools.utilities.data_classes.common import BaseProxyEvent
 from botocore.exceptions import ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotocoreConnectionError
 
+from agent_memory.edges.responses import ErrorBody
 from agent_memory.errors import MalformedRequest, MemoryServiceError
 from agent_memory.observability import logger, metrics
+from agent_memory.shapes import Answer
 
 
 def body_text(event: BaseProxyEvent) -> str | None:
@@ -35,23 +37,30 @@ def json_response(status: int, body: Any, headers: dict[str, str] | None = None)
     return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=body, headers=headers)
 
 
+def answer(status: int, shape: Answer) -> Response[dict[str, Any]]:
+    """A route's success: the shape the use case built, as its JSON body."""
+    return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=shape.json_body())
+
+
 def error_response(status: int, code: str, message: str, details: list[dict[str, Any]] | None = None) -> Response[Any]:
     """The contract's error shape: ``{"error": {"code", "message"}}``, plus ``details`` on a 422.
 
     A 503 says when to retry (``Retry-After``), as docs/api.md §6 "Storage faults" asks."""
-    error: dict[str, Any] = {"code": code, "message": message}
-    body: dict[str, Any] = {"error": error}
-    if details:
-        body["details"] = details
+    body = ErrorBody.of(code, message, details).json_body()
     return json_response(status, body, {"Retry-After": str(RETRY_AFTER_S)} if status == 503 else None)
+
+
+def _counted(status: int, code: str, message: str, details: list[dict[str, Any]] | None = None) -> Response[Any]:
+    """A refusal, counted by its status (``Http<status>``)."""
+    metrics.add_metric(name=f"Http{status}", unit="Count", value=1)
+    return error_response(status, code, message, details)
 
 
 def _storage_unavailable() -> Response[Any]:
     from agent_memory.storage.client import STORAGE_UNAVAILABLE
 
-    metrics.add_metric(name="Http503", unit="Count", value=1)
     metrics.add_metric(name="StorageUnavailable", unit="Count", value=1)
-    return error_response(503, "storage_unavailable", STORAGE_UNAVAILABLE)
+    return _counted(503, "storage_unavailable", STORAGE_UNAVAILABLE)
 
 
 def error_result(error: MemoryServiceError) -> dict[str, Any]:
@@ -61,7 +70,7 @@ def error_result(error: MemoryServiceError) -> dict[str, Any]:
     return {
         "statusCode": error.status,
         "headers": {"Content-Type": content_types.APPLICATION_JSON},
-        "body": json.dumps({"error": {"code": error.code, "message": error.message}}),
+        "body": json.dumps(ErrorBody.of(error.code, error.message).json_body()),
     }
 
 
@@ -75,29 +84,25 @@ def make_resolver(*, enable_validation: bool = False) -> APIGatewayHttpResolver:
 
     @app.exception_handler(RequestUnsupportedContentType)
     def _unsupported(_: RequestUnsupportedContentType) -> Response[Any]:
-        metrics.add_metric(name="Http415", unit="Count", value=1)
-        return error_response(415, "unsupported_media_type", "the request body must be JSON (application/json)")
+        return _counted(415, "unsupported_media_type", "the request body must be JSON (application/json)")
 
     @app.exception_handler(RequestValidationError)
     def _invalid(error: RequestValidationError) -> Response[Any]:
-        metrics.add_metric(name="Http422", unit="Count", value=1)
         details = [{"loc": list(e["loc"]), "msg": e.get("msg", ""), "type": e["type"]} for e in error.errors()]
-        return error_response(422, "invalid_input", "the request does not match the contract", details)
+        return _counted(422, "invalid_input", "the request does not match the contract", details)
 
     @app.exception_handler(UnicodeDecodeError)
     def _not_text(error: UnicodeDecodeError) -> Response[Any]:
         """A body that is not UTF-8 (API Gateway passes it base64-encoded), read by the validation of a route."""
-        metrics.add_metric(name="Http400", unit="Count", value=1)
-        return error_response(400, "malformed_request", "the request body is not UTF-8 text")
+        return _counted(400, "malformed_request", "the request body is not UTF-8 text")
 
     @app.exception_handler(MemoryServiceError)
     def _domain_error(error: MemoryServiceError) -> Response[Any]:
-        metrics.add_metric(name=f"Http{error.status}", unit="Count", value=1)
         logger.info("request refused", extra={"status": error.status, "code": error.code, "reason": error.message})
-        answer = error_response(error.status, error.code, error.message, error.details)
+        refusal = _counted(error.status, error.code, error.message, error.details)
         if isinstance(retry_after := getattr(error, "retry_after", None), int):
-            answer.headers["Retry-After"] = str(retry_after)
-        return answer
+            refusal.headers["Retry-After"] = str(retry_after)
+        return refusal
 
     @app.exception_handler([BotocoreConnectionError, HTTPClientError])
     def _storage_fault(error: Exception) -> Response[Any]:
@@ -121,7 +126,6 @@ def make_resolver(*, enable_validation: bool = False) -> APIGatewayHttpResolver:
     @app.exception_handler(Exception)
     def _unexpected(error: Exception) -> Response[Any]:
         logger.exception("unexpected failure")
-        metrics.add_metric(name="Http500", unit="Count", value=1)
-        return error_response(500, "internal_error", "an unexpected error occurred; nothing was half-written")
+        return _counted(500, "internal_error", "an unexpected error occurred; nothing was half-written")
 
     return app

@@ -1,0 +1,132 @@
+"""The dashboard's routes of a memory's document and notes (docs/api.md §5), personal and team alike.
+
+Each operation is written once and served under both prefixes (``scoped``); ManagementFunction
+(``functions/management/app.py``) includes this router after settling 401 and 403 from the token and the path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+from typing import Annotated, Any
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+from pydantic import Field
+
+from agent_memory.edges.http import answer, json_response
+from agent_memory.edges.parsing import ID_PATTERN, idempotency_key
+from agent_memory.edges.requests import StrictModel
+from agent_memory.edges.responses import documented
+from agent_memory.edges.routes.scoped import principal_of, scoped
+from agent_memory.errors import InvalidInput
+from agent_memory.idempotency import Answer
+from agent_memory.runtime import idempotency, management, recall_service
+from agent_memory.scope import Scope
+from agent_memory.shapes import CurrentDocument, NotesByDay, OneVersion, Recalled, SavedDocument, Versions
+
+router = APIGatewayHttpRouter()
+
+NoteId = Annotated[str, Path(pattern=ID_PATTERN)]
+Version = Annotated[int, Path(ge=1)]
+Limit = Annotated[int, Query(ge=1, le=100)]
+Cursor = Annotated[str | None, Query()]
+Day = Annotated[str | None, Query(pattern=r"^\d{4}-\d{2}-\d{2}$")]
+Days = Annotated[int, Query(ge=1, le=31)]
+SearchText = Annotated[str, Query(min_length=1, max_length=1000)]
+SearchSize = Annotated[int, Query(ge=1, le=20)]
+Json = Response[dict[str, Any]]
+
+# What each route answers (its success, then its refusals): the OpenAPI document is generated from these.
+_REFUSED = (401, 403, 422, 500, 503)  # every route: the token, membership, the request, the unexpected, storage
+DOCUMENT = documented(200, CurrentDocument, "The current document and the limits.", *_REFUSED)
+PUT_DOCUMENT = documented(200, SavedDocument, "The new version (reason `dashboard`).", 400, 409, 415, *_REFUSED)
+VERSIONS = documented(200, Versions, "The versions, newest first.", *_REFUSED)
+VERSION = documented(200, OneVersion, "The document as it was.", 404, *_REFUSED)
+RESTORE = documented(
+    200, OneVersion, "A new version with that content (reason `restore`).", 400, 404, 409, 415, *_REFUSED
+)
+NOTES = documented(200, NotesByDay, "Notes day by day, newest first.", *_REFUSED)
+SEARCH = documented(200, Recalled, "The notes found, best first.", *_REFUSED)
+DELETE_NOTE = documented(204, None, "Deleted: gone from the listing, context, recall and search.", 404, *_REFUSED)
+
+
+class DocumentBody(StrictModel):
+    content: str
+    expected_version: Annotated[int, Field(ge=0)]
+
+
+class RestoreBody(StrictModel):
+    expected_version: Annotated[int, Field(ge=0)]
+
+
+def _once(scope: Scope, route: str, request: dict[str, Any], run: Callable[[], Answer]) -> Json:
+    """A write that honours ``Idempotency-Key`` (docs/api.md §6): a repeat gets the first answer, writes nothing."""
+    key = idempotency_key(router.current_event.headers)
+    done = idempotency().run_once(scope, route, key, {"user_id": principal_of(router).user_id, **request}, run)
+    return json_response(done.status, done.body)
+
+
+# --- document ---------------------------------------------------------------------------------------------
+
+
+@scoped(router, "GET", "/document", DOCUMENT)
+def document(scope: Scope) -> Json:
+    return answer(200, management().document(scope))
+
+
+@scoped(router, "PUT", "/document", PUT_DOCUMENT)
+def put_document(scope: Scope, body: Annotated[DocumentBody, Body()]) -> Json:
+    def _save() -> Answer:
+        saved = management().save(scope, body.content, body.expected_version, principal_of(router).user_id)
+        return Answer(200, saved.json_body())
+
+    return _once(scope, "put_document", body.model_dump(), _save)
+
+
+@scoped(router, "GET", "/document/versions", VERSIONS)
+def versions(scope: Scope, limit: Limit = 20, cursor: Cursor = None) -> Json:
+    return answer(200, management().versions(scope, limit, cursor))
+
+
+@scoped(router, "GET", "/document/versions/<version>", VERSION)
+def version(scope: Scope, version: Version) -> Json:
+    return answer(200, management().version(scope, version))
+
+
+@scoped(router, "POST", "/document/versions/<version>/restore", RESTORE)
+def restore(scope: Scope, version: Version, body: Annotated[RestoreBody, Body()]) -> Json:
+    def _run() -> Answer:
+        restored = management().restore(scope, version, body.expected_version, principal_of(router).user_id)
+        return Answer(200, restored.json_body())
+
+    return _once(scope, "restore", {"version": version, **body.model_dump()}, _run)
+
+
+# --- notes ------------------------------------------------------------------------------------------------
+
+
+@scoped(router, "GET", "/notes", NOTES)
+def notes(scope: Scope, before: Day = None, days: Days = 2) -> Json:
+    try:
+        before_day = date.fromisoformat(before) if before is not None else None
+    except ValueError:
+        raise InvalidInput(
+            "`before` must be a valid date, YYYY-MM-DD",
+            details=[{"loc": ["query", "before"], "msg": "invalid date", "type": "date"}],
+        ) from None
+    return answer(200, management().notes_by_day(scope, before_day, days))
+
+
+@scoped(router, "GET", "/notes/search", SEARCH)
+def search(scope: Scope, q: SearchText, k: SearchSize = 8) -> Json:
+    if not q.strip():
+        raise InvalidInput("`q` must not be blank", details=[{"loc": ["query", "q"], "msg": "blank", "type": "blank"}])
+    return answer(200, recall_service().recall(scope, q, k=k))
+
+
+@scoped(router, "DELETE", "/notes/<note_id>", DELETE_NOTE)
+def delete_note(scope: Scope, note_id: NoteId) -> Response[None]:
+    management().delete_note(scope, note_id)
+    return Response(status_code=204)

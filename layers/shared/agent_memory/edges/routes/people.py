@@ -1,0 +1,73 @@
+"""The dashboard's routes of people's control (docs/api.md §6): export, erase, injections, usage.
+
+A router included by ManagementFunction's resolver (``functions/management/app.py``), which settles 401
+and 403 from the token and the path before routing: membership for a workspace's routes, and the operator
+claim for erasing a whole workspace. Export, injections and usage are written once for both scopes
+(``scoped``); the erases differ by scope (a person's own memory; a workspace, by operators; a member's
+own notes in a workspace), so each has its route.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.openapi.params import Query
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+
+from agent_memory.edges.http import answer
+from agent_memory.edges.parsing import ID_PATTERN
+from agent_memory.edges.responses import documented
+from agent_memory.edges.routes.scoped import PERSONAL, TEAM, WorkspaceId, principal_of, scoped, team
+from agent_memory.errors import InvalidInput
+from agent_memory.runtime import people
+from agent_memory.scope import Scope
+from agent_memory.shapes import Export, Injections, Receipt, Usage
+
+router = APIGatewayHttpRouter()
+
+Cursor = Annotated[str | None, Query(min_length=1, max_length=2048)]
+ThreadId = Annotated[str | None, Query(pattern=ID_PATTERN)]
+Limit = Annotated[int, Query(ge=1, le=100)]
+Author = Annotated[str, Query(pattern="^me$", description="Only `me`: the notes the caller authored.")]
+Json = Response[dict[str, Any]]
+
+_REFUSED = (401, 403, 422, 500, 503)
+EXPORT = documented(200, Export, "One page of the export, oldest first.", *_REFUSED)
+ERASE = documented(200, Receipt, "Erased (or finished an interrupted erase): the receipt.", *_REFUSED)
+INJECTIONS = documented(200, Injections, "What `/v1/context` showed, newest first.", *_REFUSED)
+USAGE = documented(200, Usage, "Usage against the quotas.", *_REFUSED)
+
+
+@scoped(router, "GET", "/export", EXPORT)
+def export(scope: Scope, cursor: Cursor = None) -> Json:
+    return answer(200, people().export(scope, cursor))
+
+
+@scoped(router, "GET", "/injections", INJECTIONS)
+def injections(scope: Scope, thread_id: ThreadId = None, limit: Limit = 20, cursor: Cursor = None) -> Json:
+    return answer(200, people().injections(scope, thread_id=thread_id, limit=limit, cursor=cursor))
+
+
+@scoped(router, "GET", "/usage", USAGE)
+def usage(scope: Scope) -> Json:
+    return answer(200, people().usage(scope))
+
+
+@router.delete(PERSONAL, responses=ERASE)
+def personal_erase() -> Json:
+    return answer(200, people().erase(Scope("personal", principal_of(router).user_id)))
+
+
+@router.delete(TEAM, responses=ERASE)
+def team_erase(workspace_id: WorkspaceId) -> Json:
+    principal_of(router).require_admin()  # checked before routing too; members or not
+    return answer(200, people().erase(Scope("team", workspace_id)))
+
+
+@router.delete(f"{TEAM}/notes", responses=ERASE)
+def team_erase_authored(workspace_id: WorkspaceId, author: Author) -> Json:
+    if author != "me":
+        raise InvalidInput("`author` must be `me`")
+    principal = principal_of(router)
+    return answer(200, people().erase_authored(team(principal, workspace_id), principal.user_id))
