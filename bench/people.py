@@ -64,6 +64,8 @@ class PeopleResult:
     context_p50_without_ms: float
     context_p50_with_ms: float
     record_writes: int
+    http_p50_without_ms: float  # bench.people_context: DynamoDB in another process
+    http_p50_with_ms: float
 
     @property
     def ratio(self) -> float:
@@ -85,6 +87,9 @@ class PeopleResult:
                 "context_p50_with_ms": round(self.context_p50_with_ms, 3),
                 "context_ratio": round(self.ratio, 3),
                 "record_writes": self.record_writes,
+                "context_http_p50_without_ms": round(self.http_p50_without_ms, 3),
+                "context_http_p50_with_ms": round(self.http_p50_with_ms, 3),
+                "context_http_ratio": round(self.http_p50_with_ms / self.http_p50_without_ms, 3),
             }
         }
 
@@ -180,6 +185,10 @@ def measure_people(toolkit: Toolkit, *, notes: int = 100_000, calls: int = 200) 
             ExpressionAttributeValues={":pk": {"S": f"user#{CONTEXT_USER}"}, ":inj": {"S": "inj#"}},
             Select="COUNT",
         )["Count"]
+    toolkit.log("people: context with and without the record, DynamoDB in another process")
+    from bench import people_context
+
+    http_without, http_with = people_context.measure(calls=2 * calls, block=50)
     return PeopleResult(
         notes=notes,
         seed_s=seed_s,
@@ -195,6 +204,8 @@ def measure_people(toolkit: Toolkit, *, notes: int = 100_000, calls: int = 200) 
         context_p50_without_ms=percentile_ms(samples[False], 0.5),
         context_p50_with_ms=percentile_ms(samples[True], 0.5),
         record_writes=written,
+        http_p50_without_ms=http_without,
+        http_p50_with_ms=http_with,
     )
 
 
@@ -227,6 +238,9 @@ def report(result: PeopleResult) -> str:
             f"| context p50 without the record | {result.context_p50_without_ms:.2f} ms |",
             f"| context p50 with the record | {result.context_p50_with_ms:.2f} ms "
             f"({result.ratio:.2f}x, target <= 1.1x: {target}) |",
+            f"| context p50 without / with the record, DynamoDB in another process (moto server, blocks of 50) | "
+            f"{result.http_p50_without_ms:.2f} / {result.http_p50_with_ms:.2f} ms "
+            f"({result.http_p50_with_ms / result.http_p50_without_ms:.2f}x) |",
             f"| records written (behind the turns) | {result.record_writes} of {result.context_calls + 20} "
             "recorded calls (20 in the warm-up) |",
             "",
