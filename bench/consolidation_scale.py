@@ -162,13 +162,17 @@ def _queue() -> Any:
     return mapping
 
 
-def _event() -> dict[str, Any]:
-    return {"id": f"bench-{time.monotonic_ns()}", "time": RUN_AT.isoformat().replace("+00:00", "Z")}
+def _event() -> Any:
+    """The scheduled run the planner takes, adapted from an EventBridge event as the handler does."""
+    from agent_memory.edges.events import scheduled_run
+
+    return scheduled_run({"id": f"bench-{time.monotonic_ns()}", "time": RUN_AT.isoformat().replace("+00:00", "Z")})
 
 
 def _fan_out_once(scopes: int, notes_each: int, model_s: float, concurrency: int) -> tuple[float, Any, Any, dict]:
     from agent_memory import runtime
     from agent_memory.consolidation_queue import handle_batch
+    from agent_memory.edges.events import queued_groups
     from bench.consolidation import merge
     from tests.fakes import FakeChatModel
 
@@ -198,7 +202,7 @@ def _fan_out_once(scopes: int, notes_each: int, model_s: float, concurrency: int
                     "body": message["Body"],
                     "attributes": message["Attributes"],
                 }
-                answer = handle_batch(consolidator, {"Records": [record]}, max_receives=3, claim_s=330)
+                answer = handle_batch(consolidator, queued_groups({"Records": [record]}), max_receives=3, claim_s=330)
                 if not answer["batchItemFailures"]:
                     sqs.delete_message(QueueUrl=mapping.url, ReceiptHandle=message["ReceiptHandle"])
 

@@ -21,10 +21,8 @@ pending record or its marks: two workers, runs or planners never fold the same n
 
 from __future__ import annotations
 
-import json
 import random
 import time
-import uuid
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
@@ -32,6 +30,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from agent_memory.clock import iso
+from agent_memory.commands import GroupMessage, ScheduledRun
 from agent_memory.document import Author, Document
 from agent_memory.errors import MemoryServiceError, ModelUnavailable, StorageUnavailable, VersionConflict
 from agent_memory.models.chat import ChatModel
@@ -66,28 +65,6 @@ class GroupFailed(Exception):
     """A group could not be folded; its notes stay unmarked."""
 
 
-@dataclass(frozen=True, slots=True)
-class GroupMessage:
-    """One due scope of one run: the body of a queue message."""
-
-    run_id: str
-    run: str  # the run record's sort key
-    scope: str
-    cutoff: str
-    notes: int  # unconsolidated notes the marker counted, the remaining count if the group fails unread
-
-    def body(self) -> str:
-        return json.dumps(
-            {"run_id": self.run_id, "run": self.run, "scope": self.scope, "cutoff": self.cutoff, "notes": self.notes}
-        )
-
-    @classmethod
-    def parse(cls, body: str) -> GroupMessage:
-        data = json.loads(body)
-        Scope.from_key(data["scope"])  # a scope key this service writes, else the message is poisoned
-        return cls(str(data["run_id"]), str(data["run"]), str(data["scope"]), str(data["cutoff"]), int(data["notes"]))
-
-
 def result(record: dict[str, Any]) -> dict[str, Any]:
     """What ``ConsolidateFunction`` returns (docs/api.md §4 and §6): the counts so far and the status."""
     keys = (
@@ -100,16 +77,6 @@ def result(record: dict[str, Any]) -> dict[str, Any]:
         "notes_remaining",
     )
     return {key: record[key] for key in keys}
-
-
-def run_time(event: object) -> datetime:
-    """The run's "now" is the scheduled event's ``time``."""
-    if not isinstance(event, dict) or not isinstance(event.get("time"), str):
-        raise ValueError("the event has no `time`; a consolidation run needs the scheduled event")
-    instant = datetime.fromisoformat(event["time"].replace("Z", "+00:00"))
-    if instant.tzinfo is None:
-        raise ValueError("the event's `time` must carry a UTC offset")
-    return instant.astimezone(UTC)
 
 
 class Consolidator:
@@ -138,10 +105,9 @@ class Consolidator:
 
     # --- The planner ------------------------------------------------------------------------------------
 
-    def run(self, event: object, remaining_ms: Callable[[], int]) -> dict[str, Any]:
+    def run(self, scheduled: ScheduledRun, remaining_ms: Callable[[], int]) -> dict[str, Any]:
         started = time.monotonic()
-        now = run_time(event)
-        run_id = str(event.get("id") or uuid.uuid4()) if isinstance(event, dict) else str(uuid.uuid4())
+        now, run_id = scheduled.now, scheduled.run_id
         record: dict[str, Any] = {"run_id": run_id, "started_at": iso(datetime.now(UTC)), "failures": []}
         if not self._store.acquire_lease(run_id, now_epoch=int(time.time()), lease_s=RUN_LEASE_S):
             logger.warning("another consolidation run holds the lease; this one does nothing", extra={"run_id": run_id})
