@@ -5,6 +5,6 @@ Layout (the domain in the middle, the edges around it):
 - ``errors``: typed domain exceptions, mapped to HTTP in one place (``http``).
 - ``scope``, ``api``: the conversation context and how it binds a scope; strict request models.
 - ``notes``, ``document``, ``context_block``: the two memory layers and the per-turn block.
-- ``storage``: DynamoDB items and keys; ``models``: chat-model providers.
+- ``storage``: DynamoDB items and keys; ``providers``: the chat and embedding models.
 - ``service``: the operations the routes call.
 """

@@ -33,9 +33,9 @@ from agent_memory.clock import iso
 from agent_memory.commands import GroupMessage, ScheduledRun
 from agent_memory.document import Author, Document
 from agent_memory.errors import MemoryServiceError, ModelUnavailable, StorageUnavailable, VersionConflict
-from agent_memory.models.chat import ChatModel
-from agent_memory.models.prompts import CONSOLIDATION_SYSTEM, consolidation_prompt
 from agent_memory.observability import logger, metrics
+from agent_memory.prompts import CONSOLIDATION_SYSTEM, consolidation_prompt
+from agent_memory.providers.chat import ChatModel
 from agent_memory.scope import Scope
 from agent_memory.service import MemoryService
 from agent_memory.storage.consolidation_store import ConsolidationStore, DueNote

@@ -16,10 +16,10 @@ from agent_memory.clock import utc_now
 from agent_memory.commands import FlushCommand
 from agent_memory.deadline import DeadlineExceeded, within
 from agent_memory.errors import MemoryServiceError, ModelUnavailable
-from agent_memory.models.chat import ChatModel
-from agent_memory.models.prompts import FLUSH_SYSTEM, flush_prompt
 from agent_memory.notes import Note, clean_note_text, parse_note_id
 from agent_memory.observability import logger, metrics
+from agent_memory.prompts import FLUSH_SYSTEM, flush_prompt
+from agent_memory.providers.chat import ChatModel
 from agent_memory.redaction import redact
 from agent_memory.scope import Scope
 from agent_memory.storage.flush_store import FlushMarker, FlushStore

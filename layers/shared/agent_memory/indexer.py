@@ -35,8 +35,8 @@ from collections import Counter
 from agent_memory.commands import NoteChange
 from agent_memory.deadline import DeadlineExceeded, within
 from agent_memory.errors import EmbeddingUnavailable
-from agent_memory.models.embedding import EmbeddingModel
 from agent_memory.observability import logger, metrics
+from agent_memory.providers.embedding import EmbeddingModel
 from agent_memory.search.notes_index import IndexAction, NotesIndex, Remove, UpdateKeepingVector, Upsert
 
 # Kept back from the function's remaining time for the bulk write after the embeddings: the index

@@ -58,7 +58,7 @@ from agent_memory.storage.note_items import KeyedNote, NoteText
 from agent_memory.storage.note_store import NoteStore
 
 if TYPE_CHECKING:  # given, never built here: their modules load only where an index is configured
-    from agent_memory.models.embedding import EmbeddingModel
+    from agent_memory.providers.embedding import EmbeddingModel
     from agent_memory.search.notes_index import IndexHit, NotesIndex
 
 RecallMode = Literal["semantic", "hybrid", "keyword"]

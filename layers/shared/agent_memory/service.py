@@ -23,9 +23,9 @@ from agent_memory.document import (
     soft_limit_warnings,
 )
 from agent_memory.errors import InvalidInput, StorageUnavailable, VersionConflict
-from agent_memory.models.chat import ChatModel
 from agent_memory.notes import Note, Origin, clean_note_text
 from agent_memory.observability import logger, metrics
+from agent_memory.providers.chat import ChatModel
 from agent_memory.redaction import redact
 from agent_memory.scope import Scope
 from agent_memory.storage.document_store import DocumentStore, QuotaRefused
