@@ -38,7 +38,7 @@ from agent_memory.prompts import CONSOLIDATION_SYSTEM, consolidation_prompt
 from agent_memory.providers.chat import ChatModel
 from agent_memory.scope import Scope
 from agent_memory.service import MemoryService
-from agent_memory.storage.consolidation_store import ConsolidationStore, DueNote
+from agent_memory.storage.consolidation_store import ConsolidationStore, DueNote, Fold
 from agent_memory.storage.document_store import DocumentStore
 from agent_memory.storage.run_records import COUNTS, run_sk
 from agent_memory.storage.scope_index import Claim, ClaimRefused, ScopeIndex
@@ -231,8 +231,7 @@ class Consolidator:
                     expected_version=current.version,
                     reason="consolidation",
                     by=Author(run_id=message.run_id),
-                    folded_note_ids=[note.id for note in group.notes],
-                    together_with=[self._store.pending_item(scope, group.notes, message.run_id, claim.token)],
+                    fold=Fold(group.notes, message.run_id, claim.token),
                 )
                 break
             except VersionConflict:

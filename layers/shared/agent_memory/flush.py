@@ -91,13 +91,8 @@ class FlushService:
             cleaned = clean_note_text(redact(text, extra=self._redact_extra).text, max_chars=FLUSH_NOTE_MAX_CHARS)
             if time.monotonic() + WRITE_RESERVE_S / 2 > deadline:  # the write needs about 0.3 s at worst
                 raise FlushFailed("the 5-second budget ran out before the note could be written")
-            note = self._notes.append(
-                scope,
-                created=utc_now(),
-                text=cleaned.text,
-                source="flush",
-                origin=command.origin,
-                together_with=self._flushes.completion(scope, compaction_id, token=token),
+            note = self._notes.append_completing_flush(
+                scope, created=utc_now(), text=cleaned.text, origin=command.origin, token=token
             )
         except Exception as error:  # noqa: BLE001 - every failure is an answer, and the claim is given back
             reason = str(error) if isinstance(error, FlushFailed | MemoryServiceError) else type(error).__name__

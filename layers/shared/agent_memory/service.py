@@ -7,7 +7,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
 
 from agent_memory.api import ConversationContext
 from agent_memory.clock import iso, utc_now
@@ -28,6 +27,7 @@ from agent_memory.observability import logger, metrics
 from agent_memory.providers.chat import ChatModel
 from agent_memory.redaction import redact
 from agent_memory.scope import Scope
+from agent_memory.storage.consolidation_store import Fold
 from agent_memory.storage.document_store import DocumentStore, QuotaRefused
 from agent_memory.storage.note_store import NoteStore
 
@@ -92,15 +92,14 @@ class MemoryService:
         reason: Reason,
         by: Author,
         allow_empty: bool = False,
-        folded_note_ids: list[str] | None = None,
-        together_with: list[dict[str, Any]] | None = None,
+        fold: Fold | None = None,
     ) -> SavedDocument:
         """The one validated write path: limits, compression, history, optimistic concurrency.
 
         With ``expected_version`` a stale version is a 409. Without it the write applies to whatever is
         current, re-reading under contention, so it never overwrites a version it has not seen as the head.
         A compressed tool write is recorded as ``compression``; dashboard and consolidation writes keep
-        their own reason. ``folded_note_ids`` and ``together_with`` pass through to the store (consolidation).
+        their own reason. A consolidation's ``fold`` is saved with the version (its pending marks, in one transaction).
         Secrets are redacted first, whoever writes (tool, dashboard, restore, consolidation's result).
         """
         redacted = redact(content, extra=self.redact_extra)
@@ -123,8 +122,7 @@ class MemoryService:
             expected_version=expected_version,
             reason=reason,
             by=by,
-            folded_note_ids=folded_note_ids,
-            together_with=together_with,
+            fold=fold,
         )
         metrics.add_metric(name="DocumentWrites", unit="Count", value=1)
         logger.info(
@@ -149,8 +147,7 @@ class MemoryService:
         expected_version: int | None,
         reason: Reason,
         by: Author,
-        folded_note_ids: list[str] | None,
-        together_with: list[dict[str, Any]] | None,
+        fold: Fold | None,
     ) -> Document:
         attempt = 0
         give_up_at = time.monotonic() + UNVERSIONED_WRITE_BUDGET_S
@@ -167,8 +164,7 @@ class MemoryService:
                     updated_at=iso(utc_now()),
                     reason=reason,
                     by=by,
-                    folded_note_ids=folded_note_ids,
-                    together_with=together_with,
+                    pending_marks=fold,
                     usage_change=self._notes.usage.change_item(scope, change, enforce=reason != "consolidation"),
                 )
             except QuotaRefused:

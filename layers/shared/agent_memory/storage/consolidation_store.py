@@ -53,6 +53,39 @@ class PendingMarks:
 
 
 @dataclass(frozen=True, slots=True)
+class Fold:
+    """The notes a consolidation folds into a new version: listed on the version, and recorded as pending
+    marks (``run_id``, the worker's ``token``) in the version's own transaction."""
+
+    notes: list[DueNote]
+    run_id: str
+    token: str
+
+    @property
+    def note_ids(self) -> list[str]:
+        return [note.id for note in self.notes]
+
+
+def pending_marks_put(table: str, scope: Scope, fold: Fold) -> dict[str, Any]:
+    """The transaction item recording which notes the new version folded and are still to mark."""
+    return {
+        "Put": {
+            "TableName": table,
+            "Item": {
+                "pk": {"S": scope.key},
+                "sk": {"S": PENDING_SK},
+                "note_sks": {"L": [{"S": note.sk} for note in fold.notes]},
+                "run_id": {"S": fold.run_id},
+                "token": {"S": fold.token or fold.run_id},
+                "uc_pk": {"S": unconsolidated_shard(scope.key)},
+                "uc_sk": {"S": f"{_PENDING_PREFIX}{scope.key}"},
+            },
+            "ConditionExpression": "attribute_not_exists(sk)",
+        }
+    }
+
+
+@dataclass(frozen=True, slots=True)
 class DueGroup:
     """One scope's group for tonight (oldest first, within the caps) and how many due notes wait after it."""
 
@@ -98,24 +131,6 @@ class ConsolidationStore(RunRecords):
             for item in self._query_index(shard, "begins_with(uc_sk, :p)", {":p": {"S": _PENDING_PREFIX}}):
                 found.append(PendingMarks(Scope.from_key(item["pk"]["S"]), [v["S"] for v in item["note_sks"]["L"]]))
         return found
-
-    def pending_item(self, scope: Scope, notes: list[DueNote], run_id: str, token: str = "") -> dict[str, Any]:
-        """The transaction item recording which notes the new version folded and are still to mark."""
-        return {
-            "Put": {
-                "TableName": self._table,
-                "Item": {
-                    "pk": {"S": scope.key},
-                    "sk": {"S": PENDING_SK},
-                    "note_sks": {"L": [{"S": note.sk} for note in notes]},
-                    "run_id": {"S": run_id},
-                    "token": {"S": token or run_id},
-                    "uc_pk": {"S": unconsolidated_shard(scope.key)},
-                    "uc_sk": {"S": f"{_PENDING_PREFIX}{scope.key}"},
-                },
-                "ConditionExpression": "attribute_not_exists(sk)",
-            }
-        }
 
     def transact(self, items: list[dict[str, Any]]) -> bool:
         """One TransactWriteItems; False when an item's condition failed (nothing was written)."""
