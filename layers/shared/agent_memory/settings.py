@@ -66,24 +66,19 @@ class Settings(BaseModel):
     consolidation_max_receives: int = Field(default=3, ge=1)
     consolidation_claim_s: int = Field(default=330, ge=0)
 
-    @field_validator("opensearch_endpoint", mode="before")
-    @classmethod
-    def _blank_endpoint_is_unset(cls, value: object) -> object:
-        return None if isinstance(value, str) and not value.strip() else value
-
-    @field_validator("consolidation_queue_url", mode="before")
-    @classmethod
-    def _blank_queue_is_unset(cls, value: object) -> object:
-        return None if isinstance(value, str) and not value.strip() else value
-
-    @field_validator("chat_model", "embedding_model", "openai_api_key", "memory_now", "local_jwt_secret", mode="before")
+    @field_validator(
+        "opensearch_endpoint",
+        "consolidation_queue_url",
+        "chat_model",
+        "embedding_model",
+        "openai_api_key",
+        "memory_now",
+        "local_jwt_secret",
+        "openai_api_key_secret",
+        mode="before",
+    )
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:
-        return None if isinstance(value, str) and not value.strip() else value
-
-    @field_validator("openai_api_key_secret", mode="before")
-    @classmethod
-    def _blank_secret_is_unset(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
 
     @field_validator("memory_flush", mode="before")

@@ -219,17 +219,26 @@ class ConsolidationStore(RunRecords):
         return group_within_caps(read, max_notes, max_chars, remaining_after=0)
 
     def _notes_request(self, scope: Scope, floor: str | None, cutoff: str) -> dict[str, Any]:
+        return self._unconsolidated(scope, floor, high=f"{cutoff[:10]}#~", cutoff=cutoff)
+
+    def _unconsolidated(
+        self, scope: Scope, floor: str | None, *, high: str, cutoff: str | None = None
+    ) -> dict[str, Any]:
+        """A strongly consistent Query of the scope's unconsolidated notes from ``floor``'s day to ``note#<high>``,
+        created before ``cutoff`` when one is given."""
+        values = {
+            ":pk": {"S": scope.key},
+            ":low": {"S": f"note#{floor or ''}"},
+            ":high": {"S": f"note#{high}"},
+            ":false": {"BOOL": False},
+        }
+        if cutoff is not None:
+            values[":cutoff"] = {"S": cutoff}
         return {
             "TableName": self._table,
             "KeyConditionExpression": "pk = :pk AND sk BETWEEN :low AND :high",
-            "FilterExpression": "consolidated = :false AND created_at < :cutoff",
-            "ExpressionAttributeValues": {
-                ":pk": {"S": scope.key},
-                ":low": {"S": f"note#{floor or ''}"},
-                ":high": {"S": f"note#{cutoff[:10]}#~"},
-                ":false": {"BOOL": False},
-                ":cutoff": {"S": cutoff},
-            },
+            "FilterExpression": "consolidated = :false" + (" AND created_at < :cutoff" if cutoff is not None else ""),
+            "ExpressionAttributeValues": values,
             "ConsistentRead": True,
         }
 
@@ -245,19 +254,10 @@ class ConsolidationStore(RunRecords):
 
     def oldest_unconsolidated(self, scope: Scope, floor: str | None) -> tuple[str, str] | None:
         """``(created_at, day)`` of the scope's oldest unconsolidated note, due or not; None if none is left."""
-        request: dict[str, Any] = {
-            "TableName": self._table,
-            "KeyConditionExpression": "pk = :pk AND sk BETWEEN :low AND :high",
-            "FilterExpression": "consolidated = :false",
-            "ExpressionAttributeValues": {
-                ":pk": {"S": scope.key},
-                ":low": {"S": f"note#{floor or ''}"},
-                ":high": {"S": "note#~"},
-                ":false": {"BOOL": False},
-            },
+        request = {
+            **self._unconsolidated(scope, floor, high="~"),
             "ProjectionExpression": "created_at, #day",
             "ExpressionAttributeNames": {"#day": "day"},
-            "ConsistentRead": True,
             "Limit": 100,
         }
         for page in query_pages(self._client, request):

@@ -123,14 +123,7 @@ class DocumentStore:
             "reason": {"S": reason},
             **{f"by_{key}": {"S": value} for key, value in by.as_dict().items()},
         }
-        head_condition: dict[str, Any] = (
-            {"ConditionExpression": "attribute_not_exists(sk)"}
-            if expected_version == 0
-            else {
-                "ConditionExpression": "version = :expected",
-                "ExpressionAttributeValues": {":expected": {"N": str(expected_version)}},
-            }
-        )
+        head_condition = head_at(expected_version)
         version_item = {**attributes, "sk": {"S": version_sk(document.version)}}
         if folded_note_ids:
             version_item["folded_note_ids"] = {"L": [{"S": note_id} for note_id in folded_note_ids]}
@@ -172,6 +165,16 @@ class DocumentStore:
                 if "TransactionConflict" in codes and attempts < _TRANSACTION_ATTEMPTS:
                     continue  # another transaction held the item; ours did nothing, so trying again is safe
                 raise as_unavailable(error) or error from None
+
+
+def head_at(version: int) -> dict[str, Any]:
+    """The condition of a write moving the document's head: still at ``version`` (absent at version 0)."""
+    if version == 0:
+        return {"ConditionExpression": "attribute_not_exists(sk)"}
+    return {
+        "ConditionExpression": "version = :expected",
+        "ExpressionAttributeValues": {":expected": {"N": str(version)}},
+    }
 
 
 _TRANSACTION_ATTEMPTS = 3
