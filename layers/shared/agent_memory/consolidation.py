@@ -183,7 +183,7 @@ class Consolidator:
         except ClaimRefused as refused:
             if refused.why == "done":
                 return "duplicate"
-            self._count(message.run, [self._store.count_item(message.run, done=1)])
+            self._count(message.run, self._store.count_elsewhere(message.run))
             return "elsewhere"
         seen = {"due": message.notes}
         try:
@@ -266,11 +266,10 @@ class Consolidator:
             if holder != claim.token:
                 return
             oldest = self._store.oldest_unconsolidated(scope, claim.floor)
-            items = [
-                self._index.settle_item(scope, claim, message.run, writes=writes, oldest=oldest, folded=folded),
-                self._store.count_item(message.run, done=1, notes=folded, remaining=remaining),
-            ]
-            if self._count(message.run, items):
+            counted = self._store.settle_group(
+                self._index, scope, claim, message.run, writes=writes, oldest=oldest, folded=folded, remaining=remaining
+            )
+            if self._count(message.run, counted):
                 return
         raise StorageUnavailable("the scope's due marker kept changing; the message will be delivered again")
 
@@ -279,10 +278,8 @@ class Consolidator:
         marker keeps its claim until the claim's lease ends)."""
         counts = {"failed": 1, "remaining": due}
         try:
-            counted = self._count(
-                message.run,
-                [self._index.failed_item(scope, claim, message.run), self._store.count_item(message.run, **counts)],
-            )
+            failed = self._store.fail_group(self._index, scope, claim, message.run, remaining=due)
+            counted = self._count(message.run, failed)
         except MemoryServiceError:
             self._store.add_counts(message.run, **counts)
             self._store.finish_if_complete(message.run)
@@ -293,10 +290,10 @@ class Consolidator:
             except Exception:  # noqa: BLE001 - the count has it; the listing of reasons is best effort
                 logger.exception("could not list the group's failure in its run", extra={"scope": scope.key})
 
-    def _count(self, run: str, items: list[dict[str, Any]]) -> bool:
-        """Apply the items in one transaction (False if a condition failed), then finish the run if it was the
-        last group."""
-        if not self._store.transact(items):
+    def _count(self, run: str, counted: bool) -> bool:
+        """After a group's count in its run (``counted``: False if its transaction's condition failed), finish the
+        run if it was the last group."""
+        if not counted:
             return False
         try:
             self._store.finish_if_complete(run)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
@@ -25,6 +25,9 @@ from agent_memory.scope import Scope
 from agent_memory.storage.client import as_unavailable, cancellation_codes, error_code, query_pages
 from agent_memory.storage.keys import UNCONSOLIDATED_INDEX, unconsolidated_shard, unconsolidated_shards
 from agent_memory.storage.run_records import RunRecords
+
+if TYPE_CHECKING:
+    from agent_memory.storage.scope_index import Claim, ScopeIndex
 
 PENDING_SK = "consolidation#pending"
 _PENDING_PREFIX = "#pending#"
@@ -131,6 +134,33 @@ class ConsolidationStore(RunRecords):
             for item in self._query_index(shard, "begins_with(uc_sk, :p)", {":p": {"S": _PENDING_PREFIX}}):
                 found.append(PendingMarks(Scope.from_key(item["pk"]["S"]), [v["S"] for v in item["note_sks"]["L"]]))
         return found
+
+    def settle_group(
+        self,
+        index: ScopeIndex,
+        scope: Scope,
+        claim: Claim,
+        run: str,
+        *,
+        writes: int,
+        oldest: tuple[str, str] | None,
+        folded: int,
+        remaining: int,
+    ) -> bool:
+        """Settle the scope's due marker after its folded group and count the group in its run, together (one
+        transaction); False when a condition failed (the marker moved meanwhile): nothing was written."""
+        settle = index.settle_item(scope, claim, run, writes=writes, oldest=oldest, folded=folded)
+        return self.transact([settle, self.count_item(run, done=1, notes=folded, remaining=remaining)])
+
+    def fail_group(self, index: ScopeIndex, scope: Scope, claim: Claim, run: str, *, remaining: int) -> bool:
+        """Mark the scope's group failed for tonight and count the failure in its run, together (one transaction)."""
+        return self.transact(
+            [index.failed_item(scope, claim, run), self.count_item(run, failed=1, remaining=remaining)]
+        )
+
+    def count_elsewhere(self, run: str) -> bool:
+        """Count as done in its run a group that another run's worker holds (one transaction)."""
+        return self.transact([self.count_item(run, done=1)])
 
     def transact(self, items: list[dict[str, Any]]) -> bool:
         """One TransactWriteItems; False when an item's condition failed (nothing was written)."""
