@@ -162,13 +162,17 @@ def _queue() -> Any:
     return mapping
 
 
-def _event() -> dict[str, Any]:
-    return {"id": f"bench-{time.monotonic_ns()}", "time": RUN_AT.isoformat().replace("+00:00", "Z")}
+def _event() -> Any:
+    """The scheduled run the planner takes, adapted from an EventBridge event as the handler does."""
+    from agent_memory.edges.events import scheduled_run
+
+    return scheduled_run({"id": f"bench-{time.monotonic_ns()}", "time": RUN_AT.isoformat().replace("+00:00", "Z")})
 
 
 def _fan_out_once(scopes: int, notes_each: int, model_s: float, concurrency: int) -> tuple[float, Any, Any, dict]:
     from agent_memory import runtime
     from agent_memory.consolidation_queue import handle_batch
+    from agent_memory.edges.events import queued_groups
     from bench.consolidation import merge
     from tests.fakes import FakeChatModel
 
@@ -198,7 +202,7 @@ def _fan_out_once(scopes: int, notes_each: int, model_s: float, concurrency: int
                     "body": message["Body"],
                     "attributes": message["Attributes"],
                 }
-                answer = handle_batch(consolidator, {"Records": [record]}, max_receives=3, claim_s=330)
+                answer = handle_batch(consolidator, queued_groups({"Records": [record]}), max_receives=3, claim_s=330)
                 if not answer["batchItemFailures"]:
                     sqs.delete_message(QueueUrl=mapping.url, ReceiptHandle=message["ReceiptHandle"])
 
@@ -254,37 +258,31 @@ def planner_peak_bytes(due_notes: int, notes_each: int = 4) -> int:
     import boto3
 
     from agent_memory import runtime
+    from bench.runner import settings_environment
     from local.template import table_definitions
 
     receiver, sender = multiprocessing.get_context("spawn").Pipe(duplex=False)
     child = multiprocessing.get_context("spawn").Process(target=_moto_server, args=(sender,), daemon=True)
     child.start()
     host, port = receiver.recv()
-    saved = {name: os.environ.get(name) for name in ("AWS_ENDPOINT_URL", "MEMORY_DYNAMODB_READ_TIMEOUT_S")}
-    os.environ["AWS_ENDPOINT_URL"] = f"http://{host}:{port}"
     # moto answers an index Query page by reading the whole table: seconds per page at this size.
-    os.environ["MEMORY_DYNAMODB_READ_TIMEOUT_S"] = "120"
+    endpoint = {"AWS_ENDPOINT_URL": f"http://{host}:{port}", "MEMORY_DYNAMODB_READ_TIMEOUT_S": "120"}
     try:
-        client = boto3.client("dynamodb")
-        for definition in table_definitions().values():
-            client.create_table(**definition)
-        _seed(due_notes // notes_each, notes_each, markers_only=True)
-        _queue()
-        consolidator = runtime.consolidator()
-        consolidator._store.acquire_lease("warm-up", now_epoch=0, lease_s=0)  # clients built before tracing
-        consolidator._store.release_lease("warm-up")
-        tracemalloc.start()
-        result = consolidator.run(_event(), remaining_ms=lambda: 900_000)
-        _, peak = tracemalloc.get_traced_memory()
-        tracemalloc.stop()
+        with settings_environment(**endpoint):
+            client = boto3.client("dynamodb")
+            for definition in table_definitions().values():
+                client.create_table(**definition)
+            _seed(due_notes // notes_each, notes_each, markers_only=True)
+            _queue()
+            consolidator = runtime.consolidator()
+            consolidator._store.acquire_lease("warm-up", now_epoch=0, lease_s=0)  # clients built before tracing
+            consolidator._store.release_lease("warm-up")
+            tracemalloc.start()
+            result = consolidator.run(_event(), remaining_ms=lambda: 900_000)
+            _, peak = tracemalloc.get_traced_memory()
+            tracemalloc.stop()
     finally:
         child.terminate()
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-        runtime.reset()
     if result["groups_planned"] != due_notes // notes_each:
         raise SystemExit(f"the planner planned {result['groups_planned']} groups, not {due_notes // notes_each}")
     return peak

@@ -21,12 +21,9 @@ Without Java (or a node that will not start) the section is skipped with the rea
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +36,7 @@ from bench.runner import (
     clear_metrics,
     percentile_ms,
     quiet_powertools,
+    settings_environment,
 )
 
 
@@ -81,25 +79,6 @@ class HybridResult:
         }
 
 
-@contextmanager
-def _environment(**values: str) -> Iterator[None]:
-    """The service's settings for this section only (the runtime's caches are reset on the way in and out)."""
-    from agent_memory import runtime
-
-    previous = {name: os.environ.get(name) for name in values}
-    os.environ.update(values)
-    runtime.reset()
-    try:
-        yield
-    finally:
-        for name, value in previous.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-        runtime.reset()
-
-
 def measure_hybrid(toolkit: Toolkit, options: Options) -> HybridResult | str:
     """The figures, or why they could not be measured."""
     from local.opensearch import NodeUnavailable, throwaway_node
@@ -111,7 +90,7 @@ def measure_hybrid(toolkit: Toolkit, options: Options) -> HybridResult | str:
         with (
             throwaway_node(_free_port()) as endpoint,
             fake_openai_server(reply="unused") as model,
-            _environment(
+            settings_environment(
                 OPENSEARCH_ENDPOINT=endpoint,
                 MEMORY_EMBEDDING_MODEL="openai:fake-embeddings",
                 OPENAI_BASE_URL=model.base_url,

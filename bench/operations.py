@@ -134,6 +134,7 @@ def update_memory_operation(client: Any) -> Operation:
 
     Floor: one TransactWriteItems putting the new version's item and moving the head, both conditional.
     """
+    from agent_memory.storage.document_store import head_at
     from agent_memory.storage.keys import DOC_HEAD, version_sk
     from tests.events import load_event
 
@@ -154,14 +155,7 @@ def update_memory_operation(client: Any) -> Operation:
             "by_user_id": {"S": context["user_id"]},
             "by_thread_id": {"S": context["thread_id"]},
         }
-        head_condition: dict[str, Any] = (
-            {"ConditionExpression": "attribute_not_exists(sk)"}
-            if index == 0
-            else {
-                "ConditionExpression": "version = :expected",
-                "ExpressionAttributeValues": {":expected": {"N": str(index)}},
-            }
-        )
+        head_condition = head_at(index)  # the store's own condition on the head
         version_item = {**attributes, "sk": {"S": version_sk(version)}}
         head_item = {**attributes, "sk": {"S": DOC_HEAD}}
         return client.transact_write_items(

@@ -106,7 +106,7 @@ class TimedEmbedder:
 
 def _minilm() -> Any | None:
     try:
-        from agent_memory.models.minilm import MiniLMEmbeddingModel
+        from agent_memory.providers.minilm import MiniLMEmbeddingModel
 
         return MiniLMEmbeddingModel(dimensions=1024)
     except (ImportError, RuntimeError):
@@ -239,7 +239,7 @@ def measure_latency(log: Callable[[str], None], *, calls: int = 30, warmup: int 
 _COLD = """
 import json, resource, sys, time
 started = time.perf_counter()
-from agent_memory.models.minilm import MiniLMEmbeddingModel
+from agent_memory.providers.minilm import MiniLMEmbeddingModel
 imported = time.perf_counter()
 model = MiniLMEmbeddingModel(dimensions=1024)
 loaded = time.perf_counter()

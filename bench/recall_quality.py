@@ -51,7 +51,7 @@ class QualityResult:
 def _embedder() -> tuple[str, Any, float]:
     started = time.perf_counter()
     try:
-        from agent_memory.models.minilm import MiniLMEmbeddingModel
+        from agent_memory.providers.minilm import MiniLMEmbeddingModel
 
         return "all-MiniLM-L6-v2 (local:minilm)", MiniLMEmbeddingModel(dimensions=1024), time.perf_counter() - started
     except (ImportError, RuntimeError):

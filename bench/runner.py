@@ -253,3 +253,22 @@ def fresh_moto() -> Iterator[tuple[RequestCounter, Any]]:
         create_tables(client)
         counter.take()
         yield counter, client
+
+
+@contextmanager
+def settings_environment(**values: str) -> Iterator[None]:
+    """The service's settings for this section only (the runtime's caches are reset on the way in and out)."""
+    from agent_memory import runtime
+
+    previous = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    runtime.reset()
+    try:
+        yield
+    finally:
+        for name, value in previous.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        runtime.reset()

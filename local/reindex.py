@@ -27,7 +27,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from agent_memory.models.embedding import EmbeddingModel, embedding_model_from_settings
+from agent_memory.providers.embedding import EmbeddingModel, embedding_model_from_settings
 from agent_memory.reindex import Reindexer, VectorFill
 from agent_memory.scope import Scope
 from agent_memory.search.notes_index import NotesIndex, make_opensearch_client

@@ -13,12 +13,12 @@ use the same class on the in-process moto, and ``drain`` to run a consolidation 
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 from local.environment import log
+from local.poller import BackgroundPoller
 from local.template import load_template
 
 WORKER = "ConsolidateWorkerFunction"
@@ -34,8 +34,10 @@ def _template_queue() -> tuple[int, int]:
     return batch, receives
 
 
-class LocalQueueMapping:
+class LocalQueueMapping(BackgroundPoller):
     """``invoke`` runs one SQS event through the worker and returns its answer (or raises)."""
+
+    thread_name = "sqs-mapping"
 
     def __init__(
         self,
@@ -64,7 +66,7 @@ class LocalQueueMapping:
         )
         self.url: str = queue["QueueUrl"]
         self._arn = self._attribute(self.url, "QueueArn")
-        self._stop = threading.Event()
+        super().__init__()
 
     def _attribute(self, url: str, name: str) -> str:
         value: str = self._sqs.get_queue_attributes(QueueUrl=url, AttributeNames=[name])["Attributes"][name]
@@ -130,14 +132,6 @@ class LocalQueueMapping:
             except Exception as error:  # noqa: BLE001 - the poller outlives a hiccup of the queue
                 log(f"consolidation queue: could not poll: {error}")
                 self._stop.wait(interval_s)
-
-    def start(self) -> threading.Thread:
-        thread = threading.Thread(target=self.run, name="sqs-mapping", daemon=True)
-        thread.start()
-        return thread
-
-    def stop(self) -> None:
-        self._stop.set()
 
 
 def start_queue_mapping(endpoint: str, functions: Any) -> LocalQueueMapping:

@@ -10,10 +10,10 @@ the embedded moto and on DynamoDB Local alike: both serve DynamoDB Streams on th
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import Any
 
+from local.poller import BackgroundPoller
 from local.template import load_template
 
 TABLE = "MemoryTable"
@@ -24,8 +24,10 @@ def _mapping_setting(name: str, default: int) -> int:
     return int(events["TableStream"]["Properties"].get(name, default))
 
 
-class LocalStreamMapping:
+class LocalStreamMapping(BackgroundPoller):
     """Reads the stream with boto3's ``dynamodbstreams`` client; ``invoke`` runs one event through the function."""
+
+    thread_name = "stream-mapping"
 
     def __init__(self, endpoint: str | None, invoke: Callable[[dict[str, Any]], Any], *, table: str = TABLE) -> None:
         import boto3
@@ -41,7 +43,7 @@ class LocalStreamMapping:
         self._attempts = 0
         for shard in self._shards():
             self._iterators[shard] = self._iterator(shard, "LATEST")
-        self._stop = threading.Event()
+        super().__init__()
 
     def _shards(self) -> list[str]:
         description = self._streams.describe_stream(StreamArn=self._arn)["StreamDescription"]
@@ -106,14 +108,6 @@ class LocalStreamMapping:
                 self.poll_once()
             except Exception as error:  # noqa: BLE001 - the poller outlives a hiccup of the stream
                 _log(f"indexer: could not read the table's stream: {error}")
-
-    def start(self) -> threading.Thread:
-        thread = threading.Thread(target=self.run, name="stream-mapping", daemon=True)
-        thread.start()
-        return thread
-
-    def stop(self) -> None:
-        self._stop.set()
 
 
 def _log(message: str) -> None:

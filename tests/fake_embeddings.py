@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cache
 
-from agent_memory.models.embedding import EMBEDDING_DIMENSION
+from agent_memory.providers.embedding import EMBEDDING_DIMENSION
 
 SYNONYMS: dict[str, tuple[str, ...]] = {
     "cat": ("cat", "cats", "kitten", "kittens", "feline", "felines"),

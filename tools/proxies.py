@@ -1,7 +1,6 @@
 """Structure checks printed by ``make lint``: module size, import cycles, the layer's edges, duplicated code.
 
-Each line says what was measured and its bound. Size and cycles fail the run; the edge rule fails it once
-``ENFORCE_EDGE_RULE`` is true (it waits for ``flush``'s typed event adapter, issue 19's other half); the
+Each line says what was measured and its bound. Size, cycles and the edge rule fail the run; the
 ``duplicates`` count is reported only.
 """
 
@@ -23,8 +22,8 @@ SKIPPED = {".venv", ".venv-sam", ".venv-checkov", ".aws-sam", ".cache", ".git", 
 PACKAGES = {"agent_memory": ROOT / "layers" / "shared", "local": ROOT, "bench": ROOT}
 LAYER = "agent_memory"
 # The layer's edges (outside shapes: requests, responses, HTTP, tokens, the tool catalog, Lambda events):
-# the ``edges`` package and what is below it; ``api`` is flush's old import path, kept until flush moves.
-EDGE_MODULES = {f"{LAYER}.edges", f"{LAYER}.api"}
+# the ``edges`` package and what is below it.
+EDGE_MODULES = {f"{LAYER}.edges"}
 # The use cases: what the edges call. None of them may import an edge module.
 USE_CASE_MODULES = {
     f"{LAYER}.{name}"
@@ -43,9 +42,6 @@ USE_CASE_MODULES = {
         "injections",
     )
 }
-# True: a use case importing an edge module fails ``make lint``. False (until flush.py stops importing
-# ``api``): the line is printed, the run passes.
-ENFORCE_EDGE_RULE = False
 
 
 def source_files() -> list[Path]:
@@ -189,11 +185,10 @@ def main() -> int:
     failed |= bool(loops)
 
     crossing = edge_imports(graph)
-    enforced = "" if ENFORCE_EDGE_RULE else "; reported, not yet enforced"
-    print(f"proxy: use-case modules importing an edge module: {len(crossing)} (bound 0{enforced})")
+    print(f"proxy: use-case modules importing an edge module: {len(crossing)} (bound 0)")
     for module, target in crossing:
         print(f"  {module} -> {target}")
-    failed |= ENFORCE_EDGE_RULE and bool(crossing)
+    failed |= bool(crossing)
 
     duplicates = duplicate_pairs()
     if duplicates is None:

@@ -7,6 +7,7 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from agent_memory.edges.events import scheduled_run
 from agent_memory.observability import logger, metrics
 from agent_memory.runtime import consolidator
 from agent_memory.settings import require_valid_settings
@@ -17,4 +18,4 @@ require_valid_settings()  # a setting the service cannot use fails the initialis
 @logger.inject_lambda_context
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return consolidator().run(event, remaining_ms=context.get_remaining_time_in_millis)
+    return consolidator().run(scheduled_run(event), remaining_ms=context.get_remaining_time_in_millis)

@@ -9,6 +9,7 @@ from typing import Any
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.consolidation_queue import handle_batch
+from agent_memory.edges.events import queued_groups
 from agent_memory.observability import logger, metrics
 from agent_memory.runtime import consolidator
 from agent_memory.settings import get_settings
@@ -20,7 +21,7 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
     settings = get_settings()
     return handle_batch(
         consolidator(),
-        event,
+        queued_groups(event),
         max_receives=settings.consolidation_max_receives,
         claim_s=settings.consolidation_claim_s,
     )

@@ -7,6 +7,8 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from agent_memory.edges.events import flush_command
+from agent_memory.errors import MemoryServiceError
 from agent_memory.observability import logger, metrics
 from agent_memory.runtime import flush_service
 from agent_memory.settings import require_valid_settings
@@ -17,4 +19,9 @@ require_valid_settings()  # a setting the service cannot use fails the initialis
 @logger.inject_lambda_context
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return flush_service().flush(event)
+    service = flush_service()
+    try:
+        command = flush_command(event)
+    except MemoryServiceError as refusal:
+        return service.refused(refusal)
+    return service.flush(command)

@@ -351,7 +351,7 @@ def test_every_dynamodb_client_retries_in_standard_mode_with_bounded_attempts_an
 
 
 def test_the_bedrock_chat_client_retries_in_standard_mode_with_bounded_attempts_and_timeouts(monkeypatch):
-    from agent_memory.models.chat import chat_model_from_settings
+    from agent_memory.providers.chat import chat_model_from_settings
 
     monkeypatch.setenv("MEMORY_CHAT_MODEL", "bedrock:anthropic.claude-3-haiku-20240307-v1:0")
     runtime.reset()

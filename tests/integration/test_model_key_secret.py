@@ -7,7 +7,7 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from agent_memory.models.clients import api_key_from, openai_http
+from agent_memory.providers.clients import api_key_from, openai_http
 from agent_memory.settings import Settings
 
 

@@ -1,4 +1,4 @@
-"""Recall's optional reranking stage (models.rerank) through ToolsFunction on moto, on both paths.
+"""Recall's optional reranking stage (providers.rerank) through ToolsFunction on moto, on both paths.
 
 ``MEMORY_RERANK_MODEL`` is set as in AWS and the stage is built from the settings as in AWS; only the
 model behind the port is the named fake (tests.fake_reranker), since no reranker runs here. The Bedrock
@@ -13,8 +13,8 @@ from functools import cache
 import pytest
 
 from agent_memory import runtime
-from agent_memory.models import rerank
-from agent_memory.models.rerank import RerankUnavailable
+from agent_memory.providers import rerank
+from agent_memory.providers.rerank import RerankUnavailable
 from agent_memory.search.notes_index import IndexHit
 from tests.conftest import private
 from tests.fake_embeddings import FakeEmbeddingModel

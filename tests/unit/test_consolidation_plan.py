@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from agent_memory.consolidation import run_time
+from agent_memory.edges.events import scheduled_run
 from agent_memory.storage.consolidation_store import DueNote, group_within_caps
 
 
@@ -62,14 +62,14 @@ def test_nothing_read_is_an_empty_group() -> None:
 
 
 def test_the_runs_now_is_the_scheduled_events_time_in_utc() -> None:
-    assert run_time({"time": "2026-12-03T03:00:00Z"}) == datetime(2026, 12, 3, 3, 0, tzinfo=UTC)
-    assert run_time({"time": "2026-12-03T04:00:00+01:00"}) == datetime(2026, 12, 3, 3, 0, tzinfo=UTC)
+    assert scheduled_run({"time": "2026-12-03T03:00:00Z"}).now == datetime(2026, 12, 3, 3, 0, tzinfo=UTC)
+    assert scheduled_run({"time": "2026-12-03T04:00:00+01:00"}).now == datetime(2026, 12, 3, 3, 0, tzinfo=UTC)
 
 
 @pytest.mark.parametrize("event", [None, [], {}, {"time": 1764730800}, {"time": "2026-12-03T03:00:00"}])
 def test_an_event_without_a_utc_time_is_refused(event: object) -> None:
     with pytest.raises(ValueError, match="time"):
-        run_time(event)
+        scheduled_run(event)
 
 
 def test_consolidation_moves_text_within_the_characters_quota_unconditionally() -> None:

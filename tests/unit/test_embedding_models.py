@@ -14,8 +14,8 @@ from botocore.response import StreamingBody
 from botocore.stub import Stubber
 
 from agent_memory.errors import EmbeddingUnavailable
-from agent_memory.models import embedding
-from agent_memory.models.embedding import (
+from agent_memory.providers import embedding
+from agent_memory.providers.embedding import (
     EMBEDDING_DIMENSION,
     BedrockEmbeddingModel,
     OpenAIEmbeddingModel,

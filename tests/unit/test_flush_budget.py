@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 from botocore.stub import Stubber
 
+from agent_memory.edges.events import flush_command
+from agent_memory.errors import MemoryServiceError
 from agent_memory.flush import WRITE_RESERVE_S, FlushService
 from agent_memory.storage.flush_store import FlushStore
 from agent_memory.storage.note_store import NoteStore
@@ -24,6 +26,15 @@ EVENT = {
 }
 
 
+def flush(service: FlushService, event: Any) -> dict[str, Any]:
+    """What FlushFunction's handler does: adapt the event, then flush it (or answer the refusal)."""
+    try:
+        command = flush_command(event)
+    except MemoryServiceError as refusal:
+        return service.refused(refusal)
+    return service.flush(command)
+
+
 def service(client: Any, model: FakeChatModel | None, *, enabled: bool = True, budget_s: float = 5.0) -> FlushService:
     return FlushService(
         NoteStore(client, TABLE), FlushStore(client, TABLE), lambda: model, enabled=enabled, budget_s=budget_s
@@ -34,7 +45,7 @@ def test_a_disabled_flush_answers_disabled_without_a_request_or_a_model_call(tab
     client, _ = table  # no response queued: any request would fail the test
     model = FakeChatModel()
 
-    answer = service(client, model, enabled=False).flush(EVENT)
+    answer = flush(service(client, model, enabled=False), EVENT)
 
     assert answer == {"status": "disabled", "note": None}
     assert model.calls == []
@@ -47,7 +58,7 @@ def test_a_disabled_flush_answers_disabled_without_a_request_or_a_model_call(tab
 def test_a_malformed_event_is_failed_with_a_reason_and_touches_nothing(table: tuple[Any, Stubber], event: Any) -> None:
     client, _ = table
 
-    answer = service(client, FakeChatModel()).flush(event)
+    answer = flush(service(client, FakeChatModel()), event)
 
     assert (answer["status"], answer["note"]) == ("failed", None)
     assert answer["reason"].startswith("invalid_input")
@@ -58,7 +69,7 @@ def test_no_chat_model_is_failed_and_the_claim_is_given_back(table: tuple[Any, S
     stubber.add_response("put_item", {}, None)  # the claim
     stubber.add_response("delete_item", {}, None)  # given back
 
-    answer = service(client, None).flush(EVENT)
+    answer = flush(service(client, None), EVENT)
 
     assert answer["status"] == "failed"
     assert "MEMORY_CHAT_MODEL" in answer["reason"]
@@ -72,7 +83,7 @@ def test_a_model_slower_than_the_budget_is_failed_within_the_budget(table: tuple
     budget_s = WRITE_RESERVE_S + 0.4
 
     started = time.monotonic()
-    answer = service(client, model, budget_s=budget_s).flush(EVENT)
+    answer = flush(service(client, model, budget_s=budget_s), EVENT)
     elapsed = time.monotonic() - started
 
     assert answer["status"] == "failed"
@@ -86,7 +97,7 @@ def test_a_budget_spent_before_the_model_is_asked_is_failed_without_a_model_call
     stubber.add_response("delete_item", {}, None)
     model = FakeChatModel()
 
-    answer = service(client, model, budget_s=WRITE_RESERVE_S / 2).flush(EVENT)
+    answer = flush(service(client, model, budget_s=WRITE_RESERVE_S / 2), EVENT)
 
     assert answer["status"] == "failed"
     assert "budget ran out" in answer["reason"]
@@ -98,7 +109,7 @@ def test_a_model_failure_is_failed_with_its_message(table: tuple[Any, Stubber]) 
     stubber.add_response("put_item", {}, None)
     stubber.add_response("delete_item", {}, None)
 
-    answer = service(client, FakeChatModel(fail_with="the model is throttled")).flush(EVENT)
+    answer = flush(service(client, FakeChatModel(fail_with="the model is throttled")), EVENT)
 
     assert (answer["status"], answer["reason"]) == ("failed", "the model is throttled")
 
@@ -111,7 +122,7 @@ def test_a_compaction_already_claimed_is_a_duplicate_without_a_model_call(table:
     )
     model = FakeChatModel()
 
-    answer = service(client, model).flush(EVENT)
+    answer = flush(service(client, model), EVENT)
 
     assert (answer["status"], answer["note"]) == ("duplicate", None)
     assert model.calls == []

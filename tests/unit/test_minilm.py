@@ -16,7 +16,7 @@ import pytest
 
 from agent_memory.settings import Settings
 
-minilm = pytest.importorskip("agent_memory.models.minilm")
+minilm = pytest.importorskip("agent_memory.providers.minilm")
 try:
     minilm.model_path()
 except RuntimeError as missing:

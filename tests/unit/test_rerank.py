@@ -12,7 +12,7 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
-from agent_memory.models.rerank import (
+from agent_memory.providers.rerank import (
     BedrockReranker,
     RerankStage,
     RerankUnavailable,

@@ -21,10 +21,8 @@ pending record or its marks: two workers, runs or planners never fold the same n
 
 from __future__ import annotations
 
-import json
 import random
 import time
-import uuid
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
@@ -32,14 +30,15 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from agent_memory.clock import iso
+from agent_memory.commands import GroupMessage, ScheduledRun
 from agent_memory.document import Author, Document
 from agent_memory.errors import MemoryServiceError, ModelUnavailable, StorageUnavailable, VersionConflict
-from agent_memory.models.chat import ChatModel
-from agent_memory.models.prompts import CONSOLIDATION_SYSTEM, consolidation_prompt
 from agent_memory.observability import logger, metrics
+from agent_memory.prompts import CONSOLIDATION_SYSTEM, consolidation_prompt
+from agent_memory.providers.chat import ChatModel
 from agent_memory.scope import Scope
 from agent_memory.service import MemoryService
-from agent_memory.storage.consolidation_store import ConsolidationStore, DueNote
+from agent_memory.storage.consolidation_store import ConsolidationStore, DueNote, Fold
 from agent_memory.storage.document_store import DocumentStore
 from agent_memory.storage.run_records import COUNTS, run_sk
 from agent_memory.storage.scope_index import Claim, ClaimRefused, ScopeIndex
@@ -66,28 +65,6 @@ class GroupFailed(Exception):
     """A group could not be folded; its notes stay unmarked."""
 
 
-@dataclass(frozen=True, slots=True)
-class GroupMessage:
-    """One due scope of one run: the body of a queue message."""
-
-    run_id: str
-    run: str  # the run record's sort key
-    scope: str
-    cutoff: str
-    notes: int  # unconsolidated notes the marker counted, the remaining count if the group fails unread
-
-    def body(self) -> str:
-        return json.dumps(
-            {"run_id": self.run_id, "run": self.run, "scope": self.scope, "cutoff": self.cutoff, "notes": self.notes}
-        )
-
-    @classmethod
-    def parse(cls, body: str) -> GroupMessage:
-        data = json.loads(body)
-        Scope.from_key(data["scope"])  # a scope key this service writes, else the message is poisoned
-        return cls(str(data["run_id"]), str(data["run"]), str(data["scope"]), str(data["cutoff"]), int(data["notes"]))
-
-
 def result(record: dict[str, Any]) -> dict[str, Any]:
     """What ``ConsolidateFunction`` returns (docs/api.md §4 and §6): the counts so far and the status."""
     keys = (
@@ -100,16 +77,6 @@ def result(record: dict[str, Any]) -> dict[str, Any]:
         "notes_remaining",
     )
     return {key: record[key] for key in keys}
-
-
-def run_time(event: object) -> datetime:
-    """The run's "now" is the scheduled event's ``time``."""
-    if not isinstance(event, dict) or not isinstance(event.get("time"), str):
-        raise ValueError("the event has no `time`; a consolidation run needs the scheduled event")
-    instant = datetime.fromisoformat(event["time"].replace("Z", "+00:00"))
-    if instant.tzinfo is None:
-        raise ValueError("the event's `time` must carry a UTC offset")
-    return instant.astimezone(UTC)
 
 
 class Consolidator:
@@ -138,10 +105,9 @@ class Consolidator:
 
     # --- The planner ------------------------------------------------------------------------------------
 
-    def run(self, event: object, remaining_ms: Callable[[], int]) -> dict[str, Any]:
+    def run(self, scheduled: ScheduledRun, remaining_ms: Callable[[], int]) -> dict[str, Any]:
         started = time.monotonic()
-        now = run_time(event)
-        run_id = str(event.get("id") or uuid.uuid4()) if isinstance(event, dict) else str(uuid.uuid4())
+        now, run_id = scheduled.now, scheduled.run_id
         record: dict[str, Any] = {"run_id": run_id, "started_at": iso(datetime.now(UTC)), "failures": []}
         if not self._store.acquire_lease(run_id, now_epoch=int(time.time()), lease_s=RUN_LEASE_S):
             logger.warning("another consolidation run holds the lease; this one does nothing", extra={"run_id": run_id})
@@ -217,7 +183,7 @@ class Consolidator:
         except ClaimRefused as refused:
             if refused.why == "done":
                 return "duplicate"
-            self._count(message.run, [self._store.count_item(message.run, done=1)])
+            self._count(message.run, self._store.count_elsewhere(message.run))
             return "elsewhere"
         seen = {"due": message.notes}
         try:
@@ -265,8 +231,7 @@ class Consolidator:
                     expected_version=current.version,
                     reason="consolidation",
                     by=Author(run_id=message.run_id),
-                    folded_note_ids=[note.id for note in group.notes],
-                    together_with=[self._store.pending_item(scope, group.notes, message.run_id, claim.token)],
+                    fold=Fold(group.notes, message.run_id, claim.token),
                 )
                 break
             except VersionConflict:
@@ -301,11 +266,10 @@ class Consolidator:
             if holder != claim.token:
                 return
             oldest = self._store.oldest_unconsolidated(scope, claim.floor)
-            items = [
-                self._index.settle_item(scope, claim, message.run, writes=writes, oldest=oldest, folded=folded),
-                self._store.count_item(message.run, done=1, notes=folded, remaining=remaining),
-            ]
-            if self._count(message.run, items):
+            counted = self._store.settle_group(
+                self._index, scope, claim, message.run, writes=writes, oldest=oldest, folded=folded, remaining=remaining
+            )
+            if self._count(message.run, counted):
                 return
         raise StorageUnavailable("the scope's due marker kept changing; the message will be delivered again")
 
@@ -314,10 +278,8 @@ class Consolidator:
         marker keeps its claim until the claim's lease ends)."""
         counts = {"failed": 1, "remaining": due}
         try:
-            counted = self._count(
-                message.run,
-                [self._index.failed_item(scope, claim, message.run), self._store.count_item(message.run, **counts)],
-            )
+            failed = self._store.fail_group(self._index, scope, claim, message.run, remaining=due)
+            counted = self._count(message.run, failed)
         except MemoryServiceError:
             self._store.add_counts(message.run, **counts)
             self._store.finish_if_complete(message.run)
@@ -328,10 +290,10 @@ class Consolidator:
             except Exception:  # noqa: BLE001 - the count has it; the listing of reasons is best effort
                 logger.exception("could not list the group's failure in its run", extra={"scope": scope.key})
 
-    def _count(self, run: str, items: list[dict[str, Any]]) -> bool:
-        """Apply the items in one transaction (False if a condition failed), then finish the run if it was the
-        last group."""
-        if not self._store.transact(items):
+    def _count(self, run: str, counted: bool) -> bool:
+        """After a group's count in its run (``counted``: False if its transaction's condition failed), finish the
+        run if it was the last group."""
+        if not counted:
             return False
         try:
             self._store.finish_if_complete(run)

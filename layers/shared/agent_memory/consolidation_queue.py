@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 from agent_memory.observability import logger
 
 if TYPE_CHECKING:
-    from agent_memory.consolidation import Consolidator, GroupMessage
+    from agent_memory.commands import GroupMessage, QueuedGroup
+    from agent_memory.consolidation import Consolidator
 
 _BATCH = 10  # SendMessageBatch's limit
 
@@ -51,26 +52,18 @@ class GroupQueue:
 
 
 def handle_batch(
-    consolidator: Consolidator, event: dict[str, Any], *, max_receives: int, claim_s: int
+    consolidator: Consolidator, groups: Iterable[QueuedGroup], *, max_receives: int, claim_s: int
 ) -> dict[str, Any]:
-    """Fold each record's group; the answer names the records to deliver again (``batchItemFailures``)."""
-    from agent_memory.consolidation import GroupMessage
-
+    """Fold each message's group; the answer names the messages to deliver again (``batchItemFailures``)."""
     failures = []
-    for record in event.get("Records", []):
-        message_id = record["messageId"]
-        try:
-            message = GroupMessage.parse(record["body"])
-        except (ValueError, KeyError, TypeError, StopIteration):
-            logger.error(
-                "a consolidation message that is not one; it goes to the dead-letter queue", extra={"id": message_id}
-            )
-            failures.append({"itemIdentifier": message_id})
+    for group in groups:
+        if group.message is None:  # not a group message: reported, so that the queue dead-letters it
+            failures.append({"itemIdentifier": group.message_id})
             continue
-        receives = int(record.get("attributes", {}).get("ApproximateReceiveCount", "1"))
+        message, receives = group.message, group.receives
         try:
-            outcome = consolidator.fold(message, message_id, final=receives >= max_receives, claim_s=claim_s)
+            outcome = consolidator.fold(message, group.message_id, final=receives >= max_receives, claim_s=claim_s)
             logger.info("consolidation group", extra={"scope": message.scope, "outcome": outcome, "receives": receives})
         except Exception:  # noqa: BLE001 - this record is delivered again (or dead-lettered); the batch goes on
-            failures.append({"itemIdentifier": message_id})
+            failures.append({"itemIdentifier": group.message_id})
     return {"batchItemFailures": failures}

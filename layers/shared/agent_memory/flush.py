@@ -12,16 +12,16 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from agent_memory.api import parse_flush_request
 from agent_memory.clock import utc_now
+from agent_memory.commands import FlushCommand
 from agent_memory.deadline import DeadlineExceeded, within
 from agent_memory.errors import MemoryServiceError, ModelUnavailable
-from agent_memory.models.chat import ChatModel
-from agent_memory.models.prompts import FLUSH_SYSTEM, flush_prompt
-from agent_memory.notes import Note, Origin, clean_note_text, parse_note_id
+from agent_memory.notes import Note, clean_note_text, parse_note_id
 from agent_memory.observability import logger, metrics
+from agent_memory.prompts import FLUSH_SYSTEM, flush_prompt
+from agent_memory.providers.chat import ChatModel
 from agent_memory.redaction import redact
-from agent_memory.scope import Scope, bind_scope
+from agent_memory.scope import Scope
 from agent_memory.storage.flush_store import FlushMarker, FlushStore
 from agent_memory.storage.note_store import NoteStore
 
@@ -65,52 +65,49 @@ class FlushService:
         self._enabled = enabled
         self._budget_s = budget_s
 
-    def flush(self, event: object) -> dict[str, Any]:
+    def refused(self, refusal: MemoryServiceError) -> dict[str, Any]:
+        """The answer for an event its adapter refused (``edges.events.flush_command``): ``failed`` with the
+        refusal as the reason, or ``disabled`` when the flush is off; nothing is read or written."""
+        if not self._enabled:
+            return self._answer("disabled")
+        return self._answer("failed", reason=f"{refusal.code}: {refusal.message}")
+
+    def flush(self, command: FlushCommand) -> dict[str, Any]:
         """Answer for one compaction event; never raises."""
         deadline = time.monotonic() + self._budget_s
         if not self._enabled:
             return self._answer("disabled")
-        try:
-            request = parse_flush_request(event)
-            scope = bind_scope(request.context)
-        except MemoryServiceError as error:
-            return self._answer("failed", reason=f"{error.code}: {error.message}")
+        scope, compaction_id = command.scope, command.compaction_id
         token = uuid.uuid4().hex
         try:
-            existing = self._flushes.claim(scope, request.compaction_id, token=token, now_epoch=int(time.time()))
+            existing = self._flushes.claim(scope, compaction_id, token=token, now_epoch=int(time.time()))
         except Exception as error:  # noqa: BLE001 - a flush never raises; nothing was written
             logger.exception("flush claim failed")
             return self._answer("failed", reason=f"storage: {type(error).__name__}")
         if existing is not None:
             return self._duplicate(scope, existing)
         try:
-            text = self._ask_model([(m.role, m.content) for m in request.messages], deadline)
+            text = self._ask_model(list(command.messages), deadline)
             cleaned = clean_note_text(redact(text, extra=self._redact_extra).text, max_chars=FLUSH_NOTE_MAX_CHARS)
             if time.monotonic() + WRITE_RESERVE_S / 2 > deadline:  # the write needs about 0.3 s at worst
                 raise FlushFailed("the 5-second budget ran out before the note could be written")
-            note = self._notes.append(
-                scope,
-                created=utc_now(),
-                text=cleaned.text,
-                source="flush",
-                origin=Origin(request.context.user_id, request.context.thread_id, request.compaction_id),
-                together_with=self._flushes.completion(scope, request.compaction_id, token=token),
+            note = self._notes.append_completing_flush(
+                scope, created=utc_now(), text=cleaned.text, origin=command.origin, token=token
             )
         except Exception as error:  # noqa: BLE001 - every failure is an answer, and the claim is given back
             reason = str(error) if isinstance(error, FlushFailed | MemoryServiceError) else type(error).__name__
-            kept = self._release(scope, request.compaction_id, token)
+            kept = self._release(scope, compaction_id, token)
             if kept is not None and kept.status == "written" and kept.token == token:
                 # The note and the claim's mark went in one transaction, whose answer was lost (a timeout
                 # after DynamoDB applied it): the note is written, and the answer must say so.
                 logger.warning("flush written although its write failed", extra={"reason": reason})
                 return self._answer("written", note=self._stored_note(scope, kept, deadline))
             logger.warning(
-                "flush failed", extra={"scope": scope.kind, "compaction_id": request.compaction_id, "reason": reason}
+                "flush failed", extra={"scope": scope.kind, "compaction_id": compaction_id, "reason": reason}
             )
             return self._answer("failed", reason=reason)
         logger.info(
-            "flush note written",
-            extra={"scope": scope.kind, "note_id": note.id, "compaction_id": request.compaction_id},
+            "flush note written", extra={"scope": scope.kind, "note_id": note.id, "compaction_id": compaction_id}
         )
         return self._answer("written", note=note)
 

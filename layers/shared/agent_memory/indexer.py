@@ -1,15 +1,16 @@
 """The stream indexer: the table's stream (NEW_AND_OLD_IMAGES) carried into the notes index, a batch at a time.
 
-- **Staged one by one, written together.** Powertools' ``BatchProcessor`` runs each record through
-  ``IndexBatch.add``, which reads it and stages what it asks of the index (a record it cannot read is
-  reported failed at once). Then ``IndexBatch.write`` embeds the batch's new texts in one call and sends
-  every staged action in one ``_bulk`` request: measured on one node, a bulk costs about a ninth of a
-  request per note. Each action's outcome is mapped back to its record.
+- **Staged one by one, written together.** The handler runs each record through Powertools'
+  ``BatchProcessor``, its adapter (``edges.events.note_change``, which reports a record it cannot read
+  failed at once) and ``IndexBatch.add``, which stages what the change asks of the index. Then
+  ``IndexBatch.write`` embeds the batch's new texts in one call and sends every staged action in one
+  ``_bulk`` request: measured on one node, a bulk costs about a ninth of a request per note.
+  Each action's outcome is mapped back to its record.
 - **Notes only.** A record whose sort key begins with ``note#`` is a note; every other item of the table
   (``doc``, ``doc#v#…``, ``day#…``, ``flush#…``, ``consolidation#pending``, the ``consolidation`` run items)
-  is skipped: it is not an error, and nothing reaches the index.
-- **INSERT upserts** the note's document from the record's new image (read through the same
-  ``note_from_item`` as every reader of the table), with the text's embedding when an embedding model is
+  is skipped (the adapter gives None): it is not an error, and nothing reaches the index.
+- **INSERT upserts** the note's document from the record's new image (read by the adapter through the
+  same ``note_from_item`` as every reader of the table), with the text's embedding when an embedding model is
   configured. **MODIFY** (the nightly run setting the consolidated flag; a note's text never changes)
   updates the document in place and keeps its vector, so no embedding is computed twice; a document
   that was missing (its insert never reached the index) is created without a vector, and counted. A
@@ -32,29 +33,13 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
-from aws_lambda_powertools.utilities.batch import BatchProcessor, process_partial_response
-from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
-from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import (
-    DynamoDBRecord,
-    DynamoDBRecordEventName,
-)
-from aws_lambda_powertools.utilities.typing import LambdaContext
-
+from agent_memory.commands import NoteChange
 from agent_memory.deadline import DeadlineExceeded, within
 from agent_memory.errors import EmbeddingUnavailable
-from agent_memory.models.embedding import EmbeddingModel
-from agent_memory.notes import note_id
 from agent_memory.observability import logger, metrics
+from agent_memory.providers.embedding import EmbeddingModel
 from agent_memory.search.notes_index import IndexAction, NotesIndex, Remove, UpdateKeepingVector, Upsert
-from agent_memory.storage.keys import NOTE_PREFIX, parse_note_sk
-from agent_memory.storage.note_items import note_from_item
-
-
-class MalformedStreamRecord(ValueError):
-    """A stream record without the keys or the image the indexer needs (reported as a failed record)."""
-
 
 # Kept back from the function's remaining time for the bulk write after the embeddings: the index
 # client's own bound (MEMORY_OPENSEARCH_TIMEOUT_S, 10 s in AWS) and a margin.
@@ -62,13 +47,6 @@ BULK_RESERVE_S = 15.0
 
 
 # The attributes of a note's item that its index document holds (search.notes_index._document), text apart.
-_INDEXED_ATTRIBUTES = ("day", "position", "created_at", "consolidated")
-
-
-def _indexed(image: dict[str, Any]) -> tuple[Any, ...]:
-    return tuple(image.get(name) for name in _INDEXED_ATTRIBUTES)
-
-
 class IndexBatch:
     """One invocation's records: staged by ``add``, then written by ``write``."""
 
@@ -78,36 +56,20 @@ class IndexBatch:
         self._embedding_budget_s = embedding_budget_s
         self._staged: list[tuple[str, IndexAction]] = []  # (the record's sequence number, what it asks)
 
-    def add(self, record: DynamoDBRecord) -> str:
-        """Stage the record's action; returns it (``upsert``, ``update``, ``remove``), or ``skip`` for another item."""
-        stream = record.dynamodb
-        keys: dict[str, Any] = stream.raw_event.get("Keys", {}) if stream is not None else {}
-        try:
-            scope_key, sort_key = keys["pk"]["S"], keys["sk"]["S"]
-        except KeyError:
-            raise MalformedStreamRecord(f"stream record {record.event_id} has no pk/sk keys") from None
-        if not sort_key.startswith(NOTE_PREFIX):
+    def add(self, change: NoteChange | None) -> str:
+        """Stage the change's action; returns it (``upsert``, ``update``, ``remove``), or ``skip`` for None
+        (a record of another item than a note)."""
+        if change is None:
             return "skip"
-        assert stream is not None  # keys were found in it
-        sequence = str(stream.sequence_number)
-        if record.event_name is DynamoDBRecordEventName.REMOVE:
-            day, position = parse_note_sk(sort_key)
-            self._staged.append((sequence, Remove(scope_key, note_id(day, position))))
+        if change.note is None:
+            self._staged.append((change.sequence, Remove(change.scope_key, change.note_id)))
             return "remove"
-        image = stream.raw_event.get("NewImage")
-        if not image:
-            raise MalformedStreamRecord(f"stream record {record.event_id} ({record.event_name}) has no new image")
-        try:
-            note = note_from_item(image)
-        except (KeyError, ValueError) as error:
-            raise MalformedStreamRecord(f"stream record {record.event_id}: not a note image ({error!r})") from None
-        old_image = stream.raw_event.get("OldImage") or {}
-        if record.event_name is DynamoDBRecordEventName.MODIFY and old_image.get("text") == image.get("text"):
-            if _indexed(old_image) == _indexed(image):
-                return "skip"  # only what the index does not hold changed (the table's vector, a write id)
-            self._staged.append((sequence, UpdateKeepingVector(scope_key, note)))
+        if change.unchanged:
+            return "skip"  # only what the index does not hold changed (the table's vector, a write id)
+        if change.same_text:
+            self._staged.append((change.sequence, UpdateKeepingVector(change.scope_key, change.note)))
             return "update"
-        self._staged.append((sequence, Upsert(scope_key, note)))
+        self._staged.append((change.sequence, Upsert(change.scope_key, change.note)))
         return "upsert"
 
     def write(self) -> list[str]:
@@ -164,13 +126,6 @@ class NotesIndexer:
         self._index = index
         self._embedder = embedder
 
-    def index_stream_batch(
-        self, event: dict[str, Any], processor: BatchProcessor, context: LambdaContext
-    ) -> PartialItemFailureResponse:
-        """Stage every record through ``processor``, write the batch, and report both kinds of failure."""
-        budget_s = context.get_remaining_time_in_millis() / 1000 - BULK_RESERVE_S
-        batch = IndexBatch(self._index, self._embedder, embedding_budget_s=budget_s)
-        response = process_partial_response(event=event, record_handler=batch.add, processor=processor, context=context)
-        # A record that failed in ``add`` was never staged, so the two lists never share a record.
-        response["batchItemFailures"] += [{"itemIdentifier": sequence} for sequence in batch.write()]
-        return response
+    def batch(self, *, remaining_s: float) -> IndexBatch:
+        """A new batch for one invocation with ``remaining_s`` left: its embeddings get all but ``BULK_RESERVE_S``."""
+        return IndexBatch(self._index, self._embedder, embedding_budget_s=remaining_s - BULK_RESERVE_S)

@@ -36,7 +36,7 @@ Each part degrades to the one below it, never to an error: no vector, BM25 in th
 slow, refusing), the table's path. Scores are the fused scores (0..1) in ``hybrid`` and ``semantic``
 mode, BM25 scores in ``keyword`` mode; higher is better in all three.
 
-**Reranking** (optional, off by default: ``models.rerank``): with ``MEMORY_RERANK_MODEL``, either path
+**Reranking** (optional, off by default: ``providers.rerank``): with ``MEMORY_RERANK_MODEL``, either path
 gathers its best ``MEMORY_RERANK_CANDIDATES`` instead of ``k``, reads them whole, and the reranking model
 orders them; the ``k`` it finds most relevant are answered with its relevance scores (0..1), in the same
 ``mode``. When it times out or fails, the path's own first ``k`` are answered, as without it.
@@ -62,8 +62,8 @@ from agent_memory.storage.note_items import KeyedNote, NoteText
 from agent_memory.storage.note_store import NoteStore
 
 if TYPE_CHECKING:  # given, never built here: their modules load only where an index is configured
-    from agent_memory.models.embedding import EmbeddingModel
-    from agent_memory.models.rerank import RerankStage
+    from agent_memory.providers.embedding import EmbeddingModel
+    from agent_memory.providers.rerank import RerankStage
     from agent_memory.search.notes_index import IndexHit, NotesIndex
 
 # The keyword fallback reads at most this many of the scope's newest notes (see the module docstring).
@@ -193,7 +193,7 @@ class RecallService:
 
     def _reranked(self, query: str, hits: list[ScoredNote], k: int) -> list[ScoredNote]:
         """The reranker's ``k`` best of the path's candidates, or the path's own first ``k`` (no reranker,
-        or it failed: ``models.rerank`` counts and logs it)."""
+        or it failed: ``providers.rerank`` counts and logs it)."""
         if self._reranker is None:
             return hits[:k]
         order = self._reranker.reorder(query, [hit.text for hit in hits], k)

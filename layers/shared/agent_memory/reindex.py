@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent_memory.models.embedding import EmbeddingModel
 from agent_memory.notes import Note, parse_note_id
+from agent_memory.providers.embedding import EmbeddingModel
 from agent_memory.scope import Scope
 from agent_memory.search.notes_index import NotesIndex
 from agent_memory.search.vectors import decode, encode

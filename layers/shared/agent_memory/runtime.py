@@ -10,8 +10,8 @@ from agent_memory.clock import utc_now
 from agent_memory.consolidation import Caps, Consolidator
 from agent_memory.flush import FLUSH_BUDGET_S, FlushService
 from agent_memory.management import Management
-from agent_memory.models.chat import chat_model_from_settings
 from agent_memory.observability import logger
+from agent_memory.providers.chat import chat_model_from_settings
 from agent_memory.recall import RecallService
 from agent_memory.service import MemoryService
 from agent_memory.settings import get_settings
@@ -28,8 +28,8 @@ if TYPE_CHECKING:  # imported where used: a deployment without an index (or the 
     from agent_memory.idempotency import IdempotencyStore
     from agent_memory.indexer import NotesIndexer
     from agent_memory.injections import InjectionRecorder
-    from agent_memory.models.embedding import EmbeddingModel
     from agent_memory.people import People
+    from agent_memory.providers.embedding import EmbeddingModel
     from agent_memory.scope import Scope
     from agent_memory.search.notes_index import NotesIndex
     from agent_memory.service import MemoryContext
@@ -195,7 +195,7 @@ def record_injection(scope: Scope, thread_id: str, memory: MemoryContext) -> Non
 def recall_service() -> RecallService:
     """Recall reads notes with the same bounded client as the other tools, and the index, the embedding
     model and the reranking model when they are configured."""
-    from agent_memory.models.rerank import rerank_stage_from_settings  # boto3's client only when it is set
+    from agent_memory.providers.rerank import rerank_stage_from_settings  # boto3's client only when it is set
 
     settings = get_settings()
     notes = NoteStore(make_dynamodb_client(settings), settings.table_name)
@@ -237,7 +237,7 @@ def note_vectors(timeout_s: float) -> Callable[[str], bytes | None] | None:
 @cache
 def embedding_model() -> EmbeddingModel | None:
     """The embedding model, when ``MEMORY_EMBEDDING_MODEL`` is set; bounded by ``MEMORY_EMBEDDING_TIMEOUT_S``."""
-    from agent_memory.models.embedding import embedding_model_from_settings
+    from agent_memory.providers.embedding import embedding_model_from_settings
 
     settings = get_settings()
     return embedding_model_from_settings(settings, timeout_s=settings.embedding_timeout_s)

@@ -6,7 +6,7 @@ import random
 import time
 from collections.abc import Callable
 from datetime import timedelta
-from typing import Any, Literal
+from typing import Literal
 
 from agent_memory.aside import start_aside
 from agent_memory.clock import iso, utc_now
@@ -21,14 +21,15 @@ from agent_memory.document import (
     soft_limit_warnings,
 )
 from agent_memory.errors import InvalidInput, StorageUnavailable, VersionConflict
-from agent_memory.models.chat import ChatModel
 from agent_memory.notes import Origin, clean_note_text
 from agent_memory.observability import logger, metrics
+from agent_memory.providers.chat import ChatModel
 from agent_memory.redaction import redact
 from agent_memory.scope import Scope
 from agent_memory.shapes import Document as DocumentShape
 from agent_memory.shapes import MemoryContext, Remembered, SavedDocument
 from agent_memory.shapes import Note as NoteShape
+from agent_memory.storage.consolidation_store import Fold
 from agent_memory.storage.document_store import DocumentStore, QuotaRefused
 from agent_memory.storage.note_store import NoteStore
 
@@ -87,15 +88,14 @@ class MemoryService:
         reason: Reason,
         by: Author,
         allow_empty: bool = False,
-        folded_note_ids: list[str] | None = None,
-        together_with: list[dict[str, Any]] | None = None,
+        fold: Fold | None = None,
     ) -> SavedDocument:
         """The one validated write path: limits, compression, history, optimistic concurrency.
 
         With ``expected_version`` a stale version is a 409. Without it the write applies to whatever is
         current, re-reading under contention, so it never overwrites a version it has not seen as the head.
         A compressed tool write is recorded as ``compression``; dashboard and consolidation writes keep
-        their own reason. ``folded_note_ids`` and ``together_with`` pass through to the store (consolidation).
+        their own reason. A consolidation's ``fold`` is saved with the version (its pending marks, in one transaction).
         Secrets are redacted first, whoever writes (tool, dashboard, restore, consolidation's result).
         """
         redacted = redact(content, extra=self.redact_extra)
@@ -118,8 +118,7 @@ class MemoryService:
             expected_version=expected_version,
             reason=reason,
             by=by,
-            folded_note_ids=folded_note_ids,
-            together_with=together_with,
+            fold=fold,
         )
         metrics.add_metric(name="DocumentWrites", unit="Count", value=1)
         logger.info(
@@ -144,8 +143,7 @@ class MemoryService:
         expected_version: int | None,
         reason: Reason,
         by: Author,
-        folded_note_ids: list[str] | None,
-        together_with: list[dict[str, Any]] | None,
+        fold: Fold | None,
     ) -> Document:
         attempt = 0
         give_up_at = time.monotonic() + UNVERSIONED_WRITE_BUDGET_S
@@ -162,8 +160,7 @@ class MemoryService:
                     updated_at=iso(utc_now()),
                     reason=reason,
                     by=by,
-                    folded_note_ids=folded_note_ids,
-                    together_with=together_with,
+                    pending_marks=fold,
                     usage_change=self._notes.usage.change_item(scope, change, enforce=reason != "consolidation"),
                 )
             except QuotaRefused:

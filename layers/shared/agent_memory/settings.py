@@ -75,31 +75,26 @@ class Settings(BaseModel):
     @field_validator("rerank_model", mode="before")
     @classmethod
     def _rerank_model(cls, value: object) -> object:
-        """``MEMORY_RERANK_MODEL``: blank is unset; else Bedrock's Rerank with a model id (models.rerank)."""
+        """``MEMORY_RERANK_MODEL``: blank is unset; else Bedrock's Rerank with a model id (providers.rerank)."""
         if not isinstance(value, str) or not value.strip():
             return None if isinstance(value, str) else value
         if not _RERANK_MODEL.fullmatch(value.strip()):
             raise ValueError("MEMORY_RERANK_MODEL must be bedrock:<modelId>, e.g. bedrock:amazon.rerank-v1:0")
         return value.strip()
 
-    @field_validator("opensearch_endpoint", mode="before")
-    @classmethod
-    def _blank_endpoint_is_unset(cls, value: object) -> object:
-        return None if isinstance(value, str) and not value.strip() else value
-
-    @field_validator("consolidation_queue_url", mode="before")
-    @classmethod
-    def _blank_queue_is_unset(cls, value: object) -> object:
-        return None if isinstance(value, str) and not value.strip() else value
-
-    @field_validator("chat_model", "embedding_model", "openai_api_key", "memory_now", "local_jwt_secret", mode="before")
+    @field_validator(
+        "opensearch_endpoint",
+        "consolidation_queue_url",
+        "chat_model",
+        "embedding_model",
+        "openai_api_key",
+        "memory_now",
+        "local_jwt_secret",
+        "openai_api_key_secret",
+        mode="before",
+    )
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:
-        return None if isinstance(value, str) and not value.strip() else value
-
-    @field_validator("openai_api_key_secret", mode="before")
-    @classmethod
-    def _blank_secret_is_unset(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
 
     @field_validator("memory_flush", mode="before")
@@ -169,7 +164,7 @@ _ENV = {
     "opensearch_shards": "MEMORY_OPENSEARCH_SHARDS",
     "opensearch_replicas": "MEMORY_OPENSEARCH_REPLICAS",
 }
-# A Bedrock foundation model id (provider.name-version:n), the only reranker there is (models.rerank).
+# A Bedrock foundation model id (provider.name-version:n), the only reranker there is (providers.rerank).
 _RERANK_MODEL = re.compile(r"bedrock:[a-z0-9-]+\.[A-Za-z0-9._-]+(:[0-9]+)?")
 
 

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agent_memory.models.embedding import EmbeddingModel
+    from agent_memory.providers.embedding import EmbeddingModel
 
 VERSION = 1
 _HEADER = struct.Struct("<BIf")

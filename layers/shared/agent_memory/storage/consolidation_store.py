@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
@@ -25,6 +25,9 @@ from agent_memory.scope import Scope
 from agent_memory.storage.client import as_unavailable, cancellation_codes, error_code, query_pages
 from agent_memory.storage.keys import UNCONSOLIDATED_INDEX, unconsolidated_shard, unconsolidated_shards
 from agent_memory.storage.run_records import RunRecords
+
+if TYPE_CHECKING:
+    from agent_memory.storage.scope_index import Claim, ScopeIndex
 
 PENDING_SK = "consolidation#pending"
 _PENDING_PREFIX = "#pending#"
@@ -50,6 +53,39 @@ class PendingMarks:
     scope: Scope
     note_sks: list[str]
     token: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Fold:
+    """The notes a consolidation folds into a new version: listed on the version, and recorded as pending
+    marks (``run_id``, the worker's ``token``) in the version's own transaction."""
+
+    notes: list[DueNote]
+    run_id: str
+    token: str
+
+    @property
+    def note_ids(self) -> list[str]:
+        return [note.id for note in self.notes]
+
+
+def pending_marks_put(table: str, scope: Scope, fold: Fold) -> dict[str, Any]:
+    """The transaction item recording which notes the new version folded and are still to mark."""
+    return {
+        "Put": {
+            "TableName": table,
+            "Item": {
+                "pk": {"S": scope.key},
+                "sk": {"S": PENDING_SK},
+                "note_sks": {"L": [{"S": note.sk} for note in fold.notes]},
+                "run_id": {"S": fold.run_id},
+                "token": {"S": fold.token or fold.run_id},
+                "uc_pk": {"S": unconsolidated_shard(scope.key)},
+                "uc_sk": {"S": f"{_PENDING_PREFIX}{scope.key}"},
+            },
+            "ConditionExpression": "attribute_not_exists(sk)",
+        }
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,23 +135,32 @@ class ConsolidationStore(RunRecords):
                 found.append(PendingMarks(Scope.from_key(item["pk"]["S"]), [v["S"] for v in item["note_sks"]["L"]]))
         return found
 
-    def pending_item(self, scope: Scope, notes: list[DueNote], run_id: str, token: str = "") -> dict[str, Any]:
-        """The transaction item recording which notes the new version folded and are still to mark."""
-        return {
-            "Put": {
-                "TableName": self._table,
-                "Item": {
-                    "pk": {"S": scope.key},
-                    "sk": {"S": PENDING_SK},
-                    "note_sks": {"L": [{"S": note.sk} for note in notes]},
-                    "run_id": {"S": run_id},
-                    "token": {"S": token or run_id},
-                    "uc_pk": {"S": unconsolidated_shard(scope.key)},
-                    "uc_sk": {"S": f"{_PENDING_PREFIX}{scope.key}"},
-                },
-                "ConditionExpression": "attribute_not_exists(sk)",
-            }
-        }
+    def settle_group(
+        self,
+        index: ScopeIndex,
+        scope: Scope,
+        claim: Claim,
+        run: str,
+        *,
+        writes: int,
+        oldest: tuple[str, str] | None,
+        folded: int,
+        remaining: int,
+    ) -> bool:
+        """Settle the scope's due marker after its folded group and count the group in its run, together (one
+        transaction); False when a condition failed (the marker moved meanwhile): nothing was written."""
+        settle = index.settle_item(scope, claim, run, writes=writes, oldest=oldest, folded=folded)
+        return self.transact([settle, self.count_item(run, done=1, notes=folded, remaining=remaining)])
+
+    def fail_group(self, index: ScopeIndex, scope: Scope, claim: Claim, run: str, *, remaining: int) -> bool:
+        """Mark the scope's group failed for tonight and count the failure in its run, together (one transaction)."""
+        return self.transact(
+            [index.failed_item(scope, claim, run), self.count_item(run, failed=1, remaining=remaining)]
+        )
+
+    def count_elsewhere(self, run: str) -> bool:
+        """Count as done in its run a group that another run's worker holds (one transaction)."""
+        return self.transact([self.count_item(run, done=1)])
 
     def transact(self, items: list[dict[str, Any]]) -> bool:
         """One TransactWriteItems; False when an item's condition failed (nothing was written)."""
@@ -204,17 +249,26 @@ class ConsolidationStore(RunRecords):
         return group_within_caps(read, max_notes, max_chars, remaining_after=0)
 
     def _notes_request(self, scope: Scope, floor: str | None, cutoff: str) -> dict[str, Any]:
+        return self._unconsolidated(scope, floor, high=f"{cutoff[:10]}#~", cutoff=cutoff)
+
+    def _unconsolidated(
+        self, scope: Scope, floor: str | None, *, high: str, cutoff: str | None = None
+    ) -> dict[str, Any]:
+        """A strongly consistent Query of the scope's unconsolidated notes from ``floor``'s day to ``note#<high>``,
+        created before ``cutoff`` when one is given."""
+        values = {
+            ":pk": {"S": scope.key},
+            ":low": {"S": f"note#{floor or ''}"},
+            ":high": {"S": f"note#{high}"},
+            ":false": {"BOOL": False},
+        }
+        if cutoff is not None:
+            values[":cutoff"] = {"S": cutoff}
         return {
             "TableName": self._table,
             "KeyConditionExpression": "pk = :pk AND sk BETWEEN :low AND :high",
-            "FilterExpression": "consolidated = :false AND created_at < :cutoff",
-            "ExpressionAttributeValues": {
-                ":pk": {"S": scope.key},
-                ":low": {"S": f"note#{floor or ''}"},
-                ":high": {"S": f"note#{cutoff[:10]}#~"},
-                ":false": {"BOOL": False},
-                ":cutoff": {"S": cutoff},
-            },
+            "FilterExpression": "consolidated = :false" + (" AND created_at < :cutoff" if cutoff is not None else ""),
+            "ExpressionAttributeValues": values,
             "ConsistentRead": True,
         }
 
@@ -230,19 +284,10 @@ class ConsolidationStore(RunRecords):
 
     def oldest_unconsolidated(self, scope: Scope, floor: str | None) -> tuple[str, str] | None:
         """``(created_at, day)`` of the scope's oldest unconsolidated note, due or not; None if none is left."""
-        request: dict[str, Any] = {
-            "TableName": self._table,
-            "KeyConditionExpression": "pk = :pk AND sk BETWEEN :low AND :high",
-            "FilterExpression": "consolidated = :false",
-            "ExpressionAttributeValues": {
-                ":pk": {"S": scope.key},
-                ":low": {"S": f"note#{floor or ''}"},
-                ":high": {"S": "note#~"},
-                ":false": {"BOOL": False},
-            },
+        request = {
+            **self._unconsolidated(scope, floor, high="~"),
             "ProjectionExpression": "created_at, #day",
             "ExpressionAttributeNames": {"#day": "day"},
-            "ConsistentRead": True,
             "Limit": 100,
         }
         for page in query_pages(self._client, request):

@@ -12,6 +12,7 @@ from agent_memory.errors import MemoryServiceError, StorageUnavailable, VersionC
 from agent_memory.notes import parse_note_id
 from agent_memory.scope import Scope
 from agent_memory.storage.client import as_unavailable, cancellation_codes
+from agent_memory.storage.consolidation_store import Fold, pending_marks_put
 from agent_memory.storage.keys import DOC_HEAD, note_sk, version_sk
 
 
@@ -128,18 +129,21 @@ class DocumentStore:
         updated_at: str,
         reason: Reason,
         by: Author,
-        folded_note_ids: list[str] | None = None,
-        together_with: list[dict[str, Any]] | None = None,
+        pending_marks: Fold | None = None,
         usage_change: dict[str, Any] | None = None,
     ) -> Document:
         """Save ``content`` as version ``expected_version + 1``.
 
-        ``folded_note_ids`` records on the version which notes a consolidation folded into it, and
-        ``together_with`` adds transaction items that must be written with it (the consolidation's
-        pending-marks record). ``usage_change`` (``UsageStore.change_item``) moves the scope's
-        character counter in the same transaction; its failed condition is the quota's refusal. Raises
-        VersionConflict when the head is no longer at ``expected_version``; nothing is written then.
+        With ``pending_marks`` (a consolidation's fold) the version and its pending marks are saved together,
+        in one transaction: the version lists the notes it folded, the pending-marks record
+        (``storage.consolidation_store``) the notes still to mark, and each folded note must still exist (an
+        erase racing the fold refuses the save: FoldedNoteGone). ``usage_change`` (``UsageStore.change_item``)
+        moves the scope's character counter in the same transaction; its failed condition is the quota's
+        refusal. Raises VersionConflict when the head is no longer at ``expected_version``; nothing is
+        written then.
         """
+        fold = pending_marks
+        folded_note_ids = fold.note_ids if fold is not None else None
         document = Document(content=content, version=expected_version + 1, updated_at=updated_at)
         attributes: dict[str, Any] = {
             "pk": {"S": scope.key},
@@ -150,14 +154,7 @@ class DocumentStore:
             "reason": {"S": reason},
             **{f"by_{key}": {"S": value} for key, value in by.as_dict().items()},
         }
-        head_condition: dict[str, Any] = (
-            {"ConditionExpression": "attribute_not_exists(sk)"}
-            if expected_version == 0
-            else {
-                "ConditionExpression": "version = :expected",
-                "ExpressionAttributeValues": {":expected": {"N": str(expected_version)}},
-            }
-        )
+        head_condition = head_at(expected_version)
         version_item = {**attributes, "sk": {"S": version_sk(document.version)}}
         if folded_note_ids:
             version_item["folded_note_ids"] = {"L": [{"S": note_id} for note_id in folded_note_ids]}
@@ -170,7 +167,7 @@ class DocumentStore:
                 }
             },
             {"Put": {"TableName": self._table, "Item": {**attributes, "sk": {"S": DOC_HEAD}}, **head_condition}},
-            *(together_with or []),
+            *([pending_marks_put(self._table, scope, fold)] if fold is not None else []),
             *([usage_change] if usage_change else []),
         ]
         fenced = len(items)
@@ -199,6 +196,16 @@ class DocumentStore:
                 if "TransactionConflict" in codes and attempts < _TRANSACTION_ATTEMPTS:
                     continue  # another transaction held the item; ours did nothing, so trying again is safe
                 raise as_unavailable(error) or error from None
+
+
+def head_at(version: int) -> dict[str, Any]:
+    """The condition of a write moving the document's head: still at ``version`` (absent at version 0)."""
+    if version == 0:
+        return {"ConditionExpression": "attribute_not_exists(sk)"}
+    return {
+        "ConditionExpression": "version = :expected",
+        "ExpressionAttributeValues": {":expected": {"N": str(version)}},
+    }
 
 
 _TRANSACTION_ATTEMPTS = 3

@@ -8,13 +8,11 @@ releasing leaves a lease that expires after ``LEASE_S``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from botocore.exceptions import ClientError
 
-from agent_memory.notes import Note
 from agent_memory.scope import Scope
 from agent_memory.storage.client import as_unavailable, error_code
 
@@ -65,28 +63,6 @@ class FlushStore:
                 raise as_unavailable(error) or error from None
             return _marker(error.response.get("Item") or {})
 
-    def completion(self, scope: Scope, compaction_id: str, *, token: str) -> Callable[[Note], dict[str, Any]]:
-        """The transaction item that marks the claim ``written``; it fails if the claim is no longer ours."""
-
-        def _mark(note: Note) -> dict[str, Any]:
-            return {
-                "Update": {
-                    "TableName": self._table,
-                    "Key": _key(scope, compaction_id),
-                    "UpdateExpression": "SET #status = :written, note_id = :note_id REMOVE lease_until",
-                    "ConditionExpression": "#status = :in_progress AND #token = :token",
-                    "ExpressionAttributeNames": {"#status": "status", "#token": "token"},
-                    "ExpressionAttributeValues": {
-                        ":written": {"S": "written"},
-                        ":in_progress": {"S": "in_progress"},
-                        ":note_id": {"S": note.id},
-                        ":token": {"S": token},
-                    },
-                }
-            }
-
-        return _mark
-
     def release(self, scope: Scope, compaction_id: str, *, token: str) -> FlushMarker | None:
         """Give the event back after a failure (only if the claim is still ours and not written).
 
@@ -107,6 +83,26 @@ class FlushStore:
             if error_code(error) != "ConditionalCheckFailedException":
                 raise
             return _marker(error.response.get("Item") or {})
+
+
+def completion_update(table: str, scope: Scope, compaction_id: str, *, token: str, note_id: str) -> dict[str, Any]:
+    """The transaction item that marks the claim ``written`` with its note (``NoteStore.append_completing_flush``
+    writes it with the note); it fails if the claim is no longer ``token``'s."""
+    return {
+        "Update": {
+            "TableName": table,
+            "Key": _key(scope, compaction_id),
+            "UpdateExpression": "SET #status = :written, note_id = :note_id REMOVE lease_until",
+            "ConditionExpression": "#status = :in_progress AND #token = :token",
+            "ExpressionAttributeNames": {"#status": "status", "#token": "token"},
+            "ExpressionAttributeValues": {
+                ":written": {"S": "written"},
+                ":in_progress": {"S": "in_progress"},
+                ":note_id": {"S": note_id},
+                ":token": {"S": token},
+            },
+        }
+    }
 
 
 def _marker(item: dict[str, Any]) -> FlushMarker:

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from botocore.exceptions import ClientError
+
 from agent_memory.notes import Note, Origin
 from agent_memory.scope import Scope
+from agent_memory.storage.client import cancellation_codes, error_code
 from agent_memory.storage.keys import note_sk
 
 
@@ -61,3 +64,22 @@ class NoteText(NamedTuple):
     position: int
     text: str
     vector: bytes | None = None
+
+
+def position_taken(error: ClientError) -> bool:
+    """The note's own conditional put failed: a note already holds this position."""
+    if error_code(error) == "ConditionalCheckFailedException":
+        return True
+    codes = cancellation_codes(error)
+    return bool(codes) and codes[0] == "ConditionalCheckFailed"
+
+
+def holder_write_id(error: ClientError) -> str | None:
+    """The ``write_id`` of the note that holds the position, as the failed condition returned it."""
+    if error_code(error) == "ConditionalCheckFailedException":
+        item = error.response.get("Item") or {}
+    else:
+        reasons = error.response.get("CancellationReasons") or [{}]
+        item = reasons[0].get("Item") or {}
+    write_id: str | None = item.get("write_id", {}).get("S")
+    return write_id

@@ -16,6 +16,7 @@ from agent_memory.errors import StorageUnavailable
 from agent_memory.notes import Note, Origin
 from agent_memory.scope import Scope
 from agent_memory.storage.client import as_unavailable, cancellation_codes, error_code, query_pages
+from agent_memory.storage.flush_store import completion_update
 from agent_memory.storage.keys import (
     NOTE_PREFIX,
     day_sk,
@@ -23,7 +24,14 @@ from agent_memory.storage.keys import (
     notes_of_days,
     parse_note_sk,
 )
-from agent_memory.storage.note_items import KeyedNote, NoteText, note_from_item, note_item
+from agent_memory.storage.note_items import (
+    KeyedNote,
+    NoteText,
+    holder_write_id,
+    note_from_item,
+    note_item,
+    position_taken,
+)
 from agent_memory.storage.scope_index import MarkerWrite
 from agent_memory.storage.usage_store import Quota, UsageStore, notes_quota_error
 
@@ -34,25 +42,6 @@ _CONFLICT_ATTEMPTS = 5
 _NOTES_PER_DAY_PAGE = 10
 _DAY_PAGE_MAX = 200
 _BATCH_GET_ATTEMPTS = 3
-
-
-def _position_taken(error: ClientError) -> bool:
-    """The note's own conditional put failed: a note already holds this position."""
-    if error_code(error) == "ConditionalCheckFailedException":
-        return True
-    codes = cancellation_codes(error)
-    return bool(codes) and codes[0] == "ConditionalCheckFailed"
-
-
-def _holder_write_id(error: ClientError) -> str | None:
-    """The ``write_id`` of the note that holds the position, as the failed condition returned it."""
-    if error_code(error) == "ConditionalCheckFailedException":
-        item = error.response.get("Item") or {}
-    else:
-        reasons = error.response.get("CancellationReasons") or [{}]
-        item = reasons[0].get("Item") or {}
-    write_id: str | None = item.get("write_id", {}).get("S")
-    return write_id
 
 
 class NoteStore:
@@ -73,16 +62,7 @@ class NoteStore:
         self._usage = UsageStore(client, table_name, quota)
         self._vectors = vectors
 
-    def append(
-        self,
-        scope: Scope,
-        *,
-        created: datetime,
-        text: str,
-        source: str,
-        origin: Origin,
-        together_with: Callable[[Note], dict[str, Any]] | None = None,
-    ) -> Note:
+    def append(self, scope: Scope, *, created: datetime, text: str, source: str, origin: Origin) -> Note:
         """Two requests: take the next position of the day atomically, then write the note there, in one
         transaction with the scope's characters counter (``storage.usage_store``).
 
@@ -95,9 +75,33 @@ class NoteStore:
 
         ``created`` (UTC) gives the note its day and its ``created_at``. The scope's due marker
         (``storage.scope_index.MarkerWrite``) is the transaction's last item: no note without its marker.
-        ``together_with`` gives a second transaction item (e.g. the flush's completion mark) that must
-        succeed with the note or neither is written; its failure surfaces as a ClientError.
         """
+        return self._append(scope, created=created, text=text, source=source, origin=origin)
+
+    def append_completing_flush(
+        self, scope: Scope, *, created: datetime, text: str, origin: Origin, token: str
+    ) -> Note:
+        """Append the flush's note and mark its compaction event's claim ``written`` together, in one
+        transaction (``storage.flush_store``): both or neither. A claim that is no longer ``token``'s fails
+        the transaction, which surfaces as a ClientError. Otherwise as ``append``."""
+        compaction_id = origin.compaction_id
+        assert compaction_id is not None  # a flush note always carries its compaction event
+
+        def completion(note: Note) -> dict[str, Any]:
+            return completion_update(self._table, scope, compaction_id, token=token, note_id=note.id)
+
+        return self._append(scope, created=created, text=text, source="flush", origin=origin, completing=completion)
+
+    def _append(
+        self,
+        scope: Scope,
+        *,
+        created: datetime,
+        text: str,
+        source: str,
+        origin: Origin,
+        completing: Callable[[Note], dict[str, Any]] | None = None,
+    ) -> Note:
         usage = self._usage.change_item(scope, len(text))  # the characters quota, in the note's own transaction
         day, created_at = created.date().isoformat(), iso(created)
         write_id = uuid.uuid4().hex
@@ -119,20 +123,20 @@ class NoteStore:
                 "ConditionExpression": "attribute_not_exists(sk)",
                 "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
             }
-            items = [{"Put": put}, usage, *([together_with(note)] if together_with is not None else []), marker.item]
+            items = [{"Put": put}, usage, *([completing(note)] if completing is not None else []), marker.item]
             try:
                 self._transact(items, marker)
             except StorageUnavailable:  # cancelled for conflicts every time: nothing was written
                 self._usage.give_back_position(scope, day, note.position)
                 raise
             except ClientError as error:
-                if not _position_taken(error):
+                if not position_taken(error):
                     if error_code(error) == "TransactionCanceledException":  # nothing was written
                         self._usage.give_back_position(scope, day, note.position)
                     if cancellation_codes(error)[1:2] == ["ConditionalCheckFailed"]:
                         raise self._usage.refusal(len(text)) from None
                     raise as_unavailable(error) or error from None
-                if _holder_write_id(error) != write_id:
+                if holder_write_id(error) != write_id:
                     continue  # another note holds the position: take the next one
                 # else: our own earlier attempt, retried by the client after its answer was lost (its
                 # characters were counted and its scope made due then: the conditions may fail now, harmlessly)
@@ -205,7 +209,7 @@ class NoteStore:
                 marker = MarkerWrite(self._table, scope, created_at=note.created_at, day=note.day)
                 self._transact([{"Put": put}, marker.item], marker)
         except ClientError as error:
-            if not _position_taken(error):
+            if not position_taken(error):
                 raise as_unavailable(error) or error from None
             return  # loaded before (a resumed load): counted and marked then
         try:

@@ -1,4 +1,5 @@
-"""Prompts we send to the chat model. Kept apart so that they can be read and reviewed as text."""
+"""Prompts the use cases send to the chat model (flush, consolidation, compression): what we ask, not a
+provider, so they live beside the use cases. Kept apart so that they can be read and reviewed as text."""
 
 from __future__ import annotations
 

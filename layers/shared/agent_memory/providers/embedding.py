@@ -25,7 +25,7 @@ from functools import partial
 from typing import Any, Protocol, cast
 
 from agent_memory.errors import EmbeddingUnavailable
-from agent_memory.models.clients import provider_from_spec
+from agent_memory.providers.clients import provider_from_spec
 from agent_memory.settings import Settings
 
 EMBEDDING_DIMENSION = 1024  # Titan Text Embeddings v2's default; an OpenAI-compatible model is asked for it too
@@ -109,7 +109,7 @@ class OpenAIEmbeddingModel:
 def embedding_model_from_settings(settings: Settings, *, timeout_s: float) -> EmbeddingModel | None:
     """The deployment's embedding model, or None when ``MEMORY_EMBEDDING_MODEL`` is unset."""
     if settings.embedding_model == "local:minilm":
-        from agent_memory.models.minilm import MiniLMEmbeddingModel
+        from agent_memory.providers.minilm import MiniLMEmbeddingModel
 
         return MiniLMEmbeddingModel(dimensions=settings.embedding_dimensions)
     return cast(  # mypy joins the two provider classes to object; both satisfy the port

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Protocol, cast
 
 from agent_memory.errors import ModelUnavailable
-from agent_memory.models.clients import provider_from_spec
+from agent_memory.providers.clients import provider_from_spec
 from agent_memory.settings import Settings
 
 

@@ -1,0 +1,84 @@
+"""The typed commands the Lambda triggers hand to the use cases: ``edges.events`` builds them from the raw
+events, the use cases (``flush``, ``indexer``, ``consolidation``) take them and never read an event.
+
+They are plain records of the domain's own types, so a use case imports this module and no edge.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+
+from agent_memory.notes import Note, Origin
+from agent_memory.scope import Scope
+
+
+@dataclass(frozen=True, slots=True)
+class FlushCommand:
+    """One compaction event of FlushFunction, validated and its scope bound (docs/api.md §4)."""
+
+    scope: Scope
+    origin: Origin  # the conversation, with the event's ``compaction_id``
+    messages: tuple[tuple[str, str], ...]  # (role, content), in the conversation's order
+
+    @property
+    def compaction_id(self) -> str:
+        assert self.origin.compaction_id is not None  # the adapter always sets it
+        return self.origin.compaction_id
+
+
+@dataclass(frozen=True, slots=True)
+class NoteChange:
+    """One stream record of a note: written (INSERT, or MODIFY with a new text), its text unchanged (a MODIFY
+    of its flags), or removed."""
+
+    sequence: str  # the record's sequence number: what a partial-batch failure names
+    scope_key: str
+    note_id: str
+    note: Note | None  # the new image's note; None when removed
+    same_text: bool = False
+    unchanged: bool = False  # a MODIFY of nothing the index holds (the table's vector, a write id)
+
+    @property
+    def removed(self) -> bool:
+        return self.note is None
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduledRun:
+    """The nightly schedule's event: the run's id and its "now" (the event's ``time``, in UTC)."""
+
+    run_id: str
+    now: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class GroupMessage:
+    """One due scope of one run: the body of a queue message."""
+
+    run_id: str
+    run: str  # the run record's sort key
+    scope: str
+    cutoff: str
+    notes: int  # unconsolidated notes the marker counted, the remaining count if the group fails unread
+
+    def body(self) -> str:
+        return json.dumps(
+            {"run_id": self.run_id, "run": self.run, "scope": self.scope, "cutoff": self.cutoff, "notes": self.notes}
+        )
+
+    @classmethod
+    def parse(cls, body: str) -> GroupMessage:
+        data = json.loads(body)
+        Scope.from_key(data["scope"])  # a scope key this service writes, else the message is poisoned
+        return cls(str(data["run_id"]), str(data["run"]), str(data["scope"]), str(data["cutoff"]), int(data["notes"]))
+
+
+@dataclass(frozen=True, slots=True)
+class QueuedGroup:
+    """One message of the consolidation queue: its group, or None when the body is not one (poisoned)."""
+
+    message_id: str
+    receives: int  # ApproximateReceiveCount
+    message: GroupMessage | None
