@@ -35,12 +35,6 @@ class Author:
     thread_id: str | None = None
     run_id: str | None = None
 
-    def as_dict(self) -> dict[str, str]:
-        """The ids that are set: the ``by_*`` attributes of a version's item (storage)."""
-        return {
-            k: v for k, v in (("user_id", self.user_id), ("thread_id", self.thread_id), ("run_id", self.run_id)) if v
-        }
-
 
 def soft_limit_warnings(content: str) -> list[str]:
     if len(content) <= SOFT_LIMIT:

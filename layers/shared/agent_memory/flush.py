@@ -22,6 +22,7 @@ from agent_memory.prompts import FLUSH_SYSTEM, flush_prompt
 from agent_memory.providers.chat import ChatModel
 from agent_memory.redaction import redact
 from agent_memory.scope import Scope
+from agent_memory.shapes import Note as NoteShape
 from agent_memory.storage.flush_store import FlushMarker, FlushStore
 from agent_memory.storage.note_store import NoteStore
 
@@ -150,7 +151,7 @@ class FlushService:
     @staticmethod
     def _answer(status: str, *, note: Note | None = None, reason: str | None = None) -> dict[str, Any]:
         metrics.add_metric(name=f"Flush{status.title()}", unit="Count", value=1)
-        answer: dict[str, Any] = {"status": status, "note": note.as_dict() if note else None}
+        answer: dict[str, Any] = {"status": status, "note": NoteShape.of(note).json_body() if note else None}
         if reason is not None:
             answer["reason"] = reason
         return answer

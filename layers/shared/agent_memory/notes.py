@@ -40,12 +40,6 @@ class Note:
     def __post_init__(self) -> None:
         object.__setattr__(self, "id", note_id(self.day, self.position))
 
-    def as_dict(self) -> dict[str, object]:
-        """The public shape of a note (``shapes.Note``), for the flush's answer until it builds the shape itself."""
-        from agent_memory.shapes import Note as NoteShape
-
-        return NoteShape.of(self).json_body()
-
 
 def note_id(day: str, position: int) -> str:
     return f"{day}.{position}"

@@ -152,7 +152,7 @@ class DocumentStore:
             "version": {"N": str(document.version)},
             "updated_at": {"S": updated_at},
             "reason": {"S": reason},
-            **{f"by_{key}": {"S": value} for key, value in by.as_dict().items()},
+            **_author_attributes(by),
         }
         head_condition = head_at(expected_version)
         version_item = {**attributes, "sk": {"S": version_sk(document.version)}}
@@ -240,3 +240,9 @@ def _folded_notes_exist(scope: Scope, table: str, folded_note_ids: list[str], ro
 
 class QuotaRefused(Exception):
     """The ``usage_change`` item's condition failed: the version would take the scope over its quota."""
+
+
+def _author_attributes(by: Author) -> dict[str, dict[str, str]]:
+    """The ids of who saved a version that are set, as the version item's ``by_*`` attributes."""
+    ids = {"by_user_id": by.user_id, "by_thread_id": by.thread_id, "by_run_id": by.run_id}
+    return {name: {"S": value} for name, value in ids.items() if value}
