@@ -115,8 +115,8 @@ def wait_until_healthy(stack: Stack, timeout_s: float = 30) -> None:
 
 def stop(process: subprocess.Popen[bytes]) -> int:
     process.terminate()
-    try:
-        return process.wait(timeout=15)
+    try:  # generous: on a loaded 2-core machine the stack's cleanup (moto, the pollers) has taken over 15 s
+        return process.wait(timeout=60)
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
