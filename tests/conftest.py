@@ -25,6 +25,18 @@ from tests.events import load_event
 from tests.moto_support import atomic_moto_requests
 
 NOW = "2026-12-03T10:15:00Z"
+# Tiers whose tests share one session fixture (an OpenSearch node, the dashboard's stack and browser) or the
+# repository's build output (sam build): each runs on one worker of `make test`'s two.
+_ONE_WORKER_TIERS = frozenset({"opensearch", "dashboard", "infra"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """`make test` runs on two pytest-xdist workers (``--dist loadgroup``): a test file stays on one worker
+    (its module fixtures start once), and so does each tier of ``_ONE_WORKER_TIERS``."""
+    for item in items:
+        parts = item.path.relative_to(item.config.rootpath).parts
+        group = parts[1] if len(parts) > 2 and parts[1] in _ONE_WORKER_TIERS else "/".join(parts)
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(autouse=True)
