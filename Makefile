@@ -71,7 +71,8 @@ backfill-due: $(BIN)/.installed ## Once, on upgrade: notes indexed one by one ma
 	PYTHONPATH=layers/shared $(BIN)/python -m local.backfill_due
 
 test: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed node_modules/.installed ## Run the whole test suite, template checks (cfn-lint, sam, checkov) and the dashboard in Chromium included
-	$(BIN)/pytest -n 2 --dist loadgroup --cov --cov-report=term --durations=25
+	$(BIN)/pytest -n 2 --dist loadgroup --ignore=tests/fuzz --cov --cov-report= --durations=25
+	$(BIN)/pytest tests/fuzz --cov --cov-append --cov-report=term  # schemathesis's items share one node id: not on xdist
 
 unit: $(BIN)/.installed ## The fast loop: the unit tests only, under 30 s, nothing but .venv (no Java, browser or moto server)
 	$(BIN)/pytest tests/unit -q

@@ -30,9 +30,11 @@ NOW = "2026-12-03T10:15:00Z"
 _ONE_WORKER_TIERS = frozenset({"opensearch", "dashboard", "infra"})
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook, which reads the groups into the node ids
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """`make test` runs on two pytest-xdist workers (``--dist loadgroup``): a test file stays on one worker
-    (its module fixtures start once), and so does each tier of ``_ONE_WORKER_TIERS``."""
+    (its module fixtures start once, a test may read what an earlier one of its file recorded), and so does
+    each tier of ``_ONE_WORKER_TIERS``."""
     for item in items:
         parts = item.path.relative_to(item.config.rootpath).parts
         group = parts[1] if len(parts) > 2 and parts[1] in _ONE_WORKER_TIERS else "/".join(parts)
