@@ -60,6 +60,8 @@ def _environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         monkeypatch.delenv(name, raising=False)
     runtime.reset()
     yield
+    if runtime.injection_recorder.cache_info().currsize:  # its writer thread must not write into the next test
+        runtime.injection_recorder().wait()
     runtime.reset()
 
 
