@@ -79,7 +79,7 @@ def measure_consolidation(
     from tests.fakes import FakeChatModel
 
     with toolkit.moto() as (counter, _), atomic_moto_requests(), quiet_powertools():
-        notes = runtime.memory_service()._notes
+        notes = runtime.memory_service().notes
         created = RUN_AT - timedelta(days=8)
         for scope_index in range(scopes):
             user = f"bench-consolidate-{scope_index:02d}"
@@ -95,7 +95,7 @@ def measure_consolidation(
                 )
         model = FakeChatModel(reply=merge, delay_s=options.consolidation_model_s)
         consolidator = runtime.consolidator()
-        consolidator._chat_model = lambda: model
+        consolidator.chat_model = lambda: model
         concurrency = get_settings().consolidation_concurrency
         handler = load_handler("ConsolidateFunction")
         context = Context("ConsolidateFunction", remaining_ms=900_000, memory_limit_in_mb=1024)

@@ -221,7 +221,7 @@ def _fan_out_once(scopes: int, notes_each: int, model_s: float, concurrency: int
         mapping = _queue()
         model = FakeChatModel(reply=merge, delay_s=model_s)
         consolidator = runtime.consolidator()
-        consolidator._chat_model = lambda: model
+        consolidator.chat_model = lambda: model
         take()
         sqs = boto3.client("sqs")
         slots = threading.Semaphore(concurrency)
@@ -267,7 +267,7 @@ def _fan_out_once(scopes: int, notes_each: int, model_s: float, concurrency: int
             record = planned
             while record["status"] != "finished":
                 time.sleep(0.05)
-                record = consolidator._store.read_run(run)
+                record = consolidator.store.read_run(run)
             wall_s = time.perf_counter() - start
             done.set()
             polling.join()
@@ -285,7 +285,7 @@ def _fan_out_once(scopes: int, notes_each: int, model_s: float, concurrency: int
 def _run_sk(planned: dict[str, Any], consolidator: Any) -> str:
     from agent_memory.storage.run_records import run_sk
 
-    listed = next(run for run in consolidator._store.runs(5) if run["run_id"] == planned["run_id"])
+    listed = next(run for run in consolidator.store.runs(5) if run["run_id"] == planned["run_id"])
     return run_sk(listed["started_at"], listed["run_id"])
 
 
@@ -330,8 +330,8 @@ def planner_peak_bytes(due_notes: int, notes_each: int = 4) -> int:
             _seed(due_notes // notes_each, notes_each, markers_only=True)
             _queue()
             consolidator = runtime.consolidator()
-            consolidator._store.acquire_lease("warm-up", now_epoch=0, lease_s=0)  # clients built before tracing
-            consolidator._store.release_lease("warm-up")
+            consolidator.store.acquire_lease("warm-up", now_epoch=0, lease_s=0)  # clients built before tracing
+            consolidator.store.release_lease("warm-up")
             tracemalloc.start()
             result = consolidator.run(_event(), remaining_ms=lambda: 900_000)
             _, peak = tracemalloc.get_traced_memory()

@@ -32,6 +32,7 @@ def measure(rtt_ms: float = 5.0, runs: int = 200) -> dict[str, float]:
 
     from agent_memory import runtime
     from agent_memory.clock import utc_now
+    from agent_memory.commands import DocumentWrite
     from agent_memory.document import Author
     from agent_memory.scope import Scope
     from local.template import table_definitions
@@ -47,19 +48,17 @@ def measure(rtt_ms: float = 5.0, runs: int = 200) -> dict[str, float]:
         runtime.reset()
         scope = Scope("personal", "bench-context")
         service = runtime.memory_service()
-        service.update_memory(
-            scope, "# Me\n" + "- prefers tea\n" * 200, expected_version=None, reason="tool", by=Author("bench")
-        )
+        service.update_memory(DocumentWrite(scope, "# Me\n" + "- prefers tea\n" * 200, None, "tool", Author("bench")))
         for n in range(10):
             write_note(scope, utc_now() - timedelta(minutes=n), f"fact {n}: walks the dog at seven")
         boto3.DEFAULT_SESSION.events.register("before-call.dynamodb", lambda **_: time.sleep(rtt_ms / 1000))
         today = utc_now().date()
 
         def document() -> Any:
-            return service._documents.current(scope)
+            return service.documents.current(scope)
 
         def notes() -> Any:
-            return service._notes.newest_first(
+            return service.notes.newest_first(
                 scope, first_day=(today - timedelta(days=1)).isoformat(), last_day=today.isoformat(), limit=50
             )
 

@@ -111,7 +111,7 @@ def measure_flush(variant: FlushVariant, client: Any, counter: RequestCounter) -
     from tests.fakes import FakeChatModel
 
     model = FakeChatModel(reply=lambda system, prompt: FLUSH_SUMMARY, delay_s=variant.model_ms / 1e3)
-    runtime.flush_service()._chat_model = lambda: model
+    runtime.flush_service().chat_model = lambda: model
     handler = load_handler(FLUSH_FUNCTION)
     context = LambdaContext(function_name=FLUSH_FUNCTION)
     body = event_body("flush")

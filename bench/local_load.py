@@ -159,6 +159,7 @@ def measure_on_local_stack(clients: int = 200, seconds: float = 30.0) -> Figures
     import sys
     from pathlib import Path
 
+    from local.processes import stop
     from local.token import mint
 
     def free_port() -> int:
@@ -184,8 +185,7 @@ def measure_on_local_stack(clients: int = 200, seconds: float = 30.0) -> Figures
                 time.sleep(0.2)
         return run(port, clients, seconds, lambda user, ws: mint(user, ws, ttl_s=3600))
     finally:
-        stack.terminate()
-        stack.wait(timeout=30)
+        stop(stack)
 
 
 def report(figures: Figures) -> str:

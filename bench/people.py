@@ -67,10 +67,6 @@ class PeopleResult:
     http_p50_without_ms: float  # bench.people_context: DynamoDB in another process
     http_p50_with_ms: float
 
-    @property
-    def ratio(self) -> float:
-        return self.context_p50_with_ms / self.context_p50_without_ms
-
     def as_json(self) -> dict[str, Any]:
         return {
             "people": {
@@ -85,13 +81,18 @@ class PeopleResult:
                 "erased": self.erased,
                 "context_p50_without_ms": round(self.context_p50_without_ms, 3),
                 "context_p50_with_ms": round(self.context_p50_with_ms, 3),
-                "context_ratio": round(self.ratio, 3),
+                "context_ratio": round(self.context_ratio, 3),
                 "record_writes": self.record_writes,
                 "context_http_p50_without_ms": round(self.http_p50_without_ms, 3),
                 "context_http_p50_with_ms": round(self.http_p50_with_ms, 3),
                 "context_http_ratio": round(self.http_p50_with_ms / self.http_p50_without_ms, 3),
             }
         }
+
+    @property
+    def context_ratio(self) -> float:
+        """What the injection record costs a turn: context's p50 with it over without it."""
+        return self.context_p50_with_ms / self.context_p50_without_ms
 
 
 def _note_items(count: int, fact_text: Any) -> Iterator[list[dict[str, Any]]]:
@@ -221,7 +222,7 @@ class _Context:
 
 
 def report(result: PeopleResult) -> str:
-    target = "met" if result.ratio <= 1.1 else "MISSED"
+    target = "met" if result.context_ratio <= 1.1 else "MISSED"
     return "\n".join(
         [
             f"Export, erase and the injection record (moto in-process; a {result.notes:,}-note personal scope)",
@@ -237,7 +238,7 @@ def report(result: PeopleResult) -> str:
             f"| erase | {result.erase_s:.1f} s; receipt {result.erased} |",
             f"| context p50 without the record | {result.context_p50_without_ms:.2f} ms |",
             f"| context p50 with the record | {result.context_p50_with_ms:.2f} ms "
-            f"({result.ratio:.2f}x, target <= 1.1x: {target}) |",
+            f"({result.context_ratio:.2f}x, target <= 1.1x: {target}) |",
             f"| context p50 without / with the record, DynamoDB in another process (moto server, blocks of 50) | "
             f"{result.http_p50_without_ms:.2f} / {result.http_p50_with_ms:.2f} ms "
             f"({result.http_p50_with_ms / result.http_p50_without_ms:.2f}x) |",

@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from bench.runner import clear_metrics, create_tables, percentile_ms, quiet_powertools
+from local.processes import stop
 
 WARMUP = 100  # the server and its connections settle: the first block must not pay for them
 
@@ -58,8 +59,7 @@ def moto_server() -> Iterator[str]:
             os.environ.pop("AWS_ENDPOINT_URL_DYNAMODB", None)
         else:
             os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = before
-        server.terminate()
-        server.wait(timeout=15)
+        stop(server, timeout_s=15)
 
 
 def measure(calls: int = 400, block: int = 50) -> tuple[float, float]:

@@ -22,6 +22,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from examples import agent_chat
+from local.processes import stop
 
 ROOT = Path(__file__).resolve().parents[1]
 FLUSH_NOTE = "Ana is planning the billing migration (cutover week of January 12); open: Dana's payments sign-off."
@@ -63,12 +64,7 @@ def _process(args: list[str], env: dict[str, str], ready_url: str) -> Iterator[N
         _wait(ready_url, process)
         yield
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process, timeout_s=15)
 
 
 @contextmanager

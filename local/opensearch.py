@@ -31,6 +31,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from local.processes import stop
 from local.template import ROOT
 
 VERSION = "2.19.1"
@@ -226,17 +227,8 @@ def throwaway_node(port: int, *, start_timeout_s: float = 120) -> Iterator[str]:
             yield endpoint
         finally:
             if node is not None:
-                _stop(node)
+                stop(node)
             shutil.rmtree(data, ignore_errors=True)
-
-
-def _stop(node: subprocess.Popen[bytes]) -> None:
-    node.terminate()
-    try:
-        node.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        node.kill()
-        node.wait()
 
 
 def _wait_until_healthy(node: subprocess.Popen[bytes], endpoint: str, log: Path, timeout_s: float) -> None:

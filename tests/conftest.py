@@ -173,7 +173,7 @@ def _free_port() -> int:
 
 def write_note(scope: Scope, created: datetime, text: str) -> str:
     """A note written at ``created`` through the same store as ``remember``; returns its id."""
-    note = runtime.memory_service()._notes.append(
+    note = runtime.memory_service().notes.append(
         scope,
         created=created,
         text=text,

@@ -16,13 +16,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Self, cast
+from typing import Any, Self, Unpack, cast
 
 import httpx
 
 from agent_memory_client import sigv4
 from agent_memory_client.flush import FLUSH_TIMEOUT_S, flush_before_compaction, flush_lambda_client
-from agent_memory_client.transport import RetryPolicy, Signing, Transport, new_idempotency_key
+from agent_memory_client.transport import RetryPolicy, Transport, TransportOptions, new_idempotency_key
 from agent_memory_client.types import (
     ConversationContext,
     DocumentView,
@@ -62,29 +62,18 @@ class MemoryClient(_Closing):
         self,
         endpoint: str,
         *,
-        signing: Signing = "auto",
-        region: str | None = None,
-        credentials: sigv4.CredentialSource | None = None,
-        timeout_s: float = 10.0,
-        retry: RetryPolicy | None = None,
-        http: httpx.Client | None = None,
         flush_function: str = "FlushFunction",
         lambda_endpoint: str | None = None,
         lambda_client: Any = None,
+        **transport: Unpack[TransportOptions],
     ) -> None:
-        self._transport = Transport(
-            endpoint,
-            signing=signing,
-            region=region,
-            credentials=credentials,
-            timeout_s=timeout_s,
-            retry=retry,
-            http=http,
-        )
+        """``transport``: how to reach the API (``signing`` "auto", ``region``, ``credentials``, ``timeout_s``
+        10 s, ``retry``, ``http``), as ``Transport`` takes them."""
+        self._transport = Transport(endpoint, **transport)
         self.flush_function = flush_function
         self._lambda_endpoint = lambda_endpoint
         self._lambda_client = lambda_client
-        self._region = region or sigv4.region_of(endpoint)  # the flush runs in the API's region
+        self._region = transport.get("region") or sigv4.region_of(endpoint)  # the flush runs in the API's region
 
     # --- tools and context (§3) ---------------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ import time
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 from urllib.parse import quote, urlsplit
 
 import httpx
@@ -25,6 +25,18 @@ from agent_memory_client.flush import is_loopback
 Signing = Literal["auto", "sigv4", "none"]
 RETRY_STATUSES = frozenset({429, 503})
 USER_AGENT = "agent-memory-client/0.1"
+
+
+class TransportOptions(TypedDict, total=False):
+    """``Transport``'s keyword arguments, as a client passes them through (each optional, ``Transport``'s
+    defaults apply)."""
+
+    signing: Signing
+    region: str | None
+    credentials: sigv4.CredentialSource | None
+    timeout_s: float
+    retry: RetryPolicy | None
+    http: httpx.Client | None
 
 
 @dataclass

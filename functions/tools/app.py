@@ -9,6 +9,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from agent_memory.commands import DocumentWrite
 from agent_memory.document import Author
 from agent_memory.edges.http import answer, body_text, json_response, make_resolver
 from agent_memory.edges.parsing import idempotency_key
@@ -29,12 +30,20 @@ require_matching_index()  # vectors of another size than the index's fail it too
 
 app = make_resolver()
 
+# What each tool's route answers, as docs/openapi.json documents it.
+_ANSWERS = {
+    "remember": documented(201, Remembered, "The note as written.", 400, 403, 422, 429, 500, 503),
+    "update_memory": documented(200, SavedDocument, "The new version.", 400, 403, 409, 422, 500, 503),
+    "recall": documented(200, Recalled, "The notes found, best first.", 400, 403, 422, 500, 503),
+}
 
-@app.post(
-    "/v1/tools/remember",
-    summary="remember: append one note to the conversation's memory",
-    responses=documented(201, Remembered, "The note as written.", 400, 403, 422, 429, 500, 503),
-)
+
+def _tool(name: str, summary: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The route of a tool: ``POST /v1/tools/<name>``, summarised ``<name>: <summary>``."""
+    return app.post(f"/v1/tools/{name}", summary=f"{name}: {summary}", responses=_ANSWERS[name])
+
+
+@_tool("remember", "append one note to the conversation's memory")
 def remember() -> Response[Any]:
     def _remember(call: ToolCall[RememberArgs]) -> Answer:
         origin = Origin(user_id=call.context.user_id, thread_id=call.context.thread_id)
@@ -43,20 +52,12 @@ def remember() -> Response[Any]:
     return _write(RememberArgs, "remember", _remember)
 
 
-@app.post(
-    "/v1/tools/update_memory",
-    summary="update_memory: replace the curated document",
-    responses=documented(200, SavedDocument, "The new version.", 400, 403, 409, 422, 500, 503),
-)
+@_tool("update_memory", "replace the curated document")
 def update_memory() -> Response[Any]:
     def _update(call: ToolCall[UpdateMemoryArgs]) -> Answer:
-        saved = memory_service().update_memory(
-            call.scope,
-            call.arguments.content,
-            expected_version=call.context.document_version,
-            reason="tool",
-            by=Author(user_id=call.context.user_id, thread_id=call.context.thread_id),
-        )
+        by = Author(user_id=call.context.user_id, thread_id=call.context.thread_id)
+        write = DocumentWrite(call.scope, call.arguments.content, call.context.document_version, "tool", by)
+        saved = memory_service().update_memory(write)
         return Answer(200, saved.json_body())
 
     return _write(UpdateMemoryArgs, "update_memory", _update)
@@ -72,11 +73,7 @@ def _write(arguments: type[ArgsT], route: str, run: Callable[[ToolCall[ArgsT]], 
     return json_response(done.status, done.body)
 
 
-@app.post(
-    "/v1/tools/recall",
-    summary="recall: search the notes, best first",
-    responses=documented(200, Recalled, "The notes found, best first.", 400, 403, 422, 500, 503),
-)
+@_tool("recall", "search the notes, best first")
 def recall() -> Response[dict[str, Any]]:
     call = parse_tool_call(body_text(app.current_event), RecallArgs)
     return answer(200, recall_service().recall(call.scope, call.arguments.query, k=call.arguments.k))

@@ -69,7 +69,7 @@ def note_by_remember(call, text: str, i: int) -> None:
 
 
 def note_by_flush(call, text: str, i: int, monkeypatch) -> None:
-    monkeypatch.setattr(runtime.flush_service(), "_chat_model", lambda: FakeChatModel(reply=lambda s, p: text))
+    monkeypatch.setattr(runtime.flush_service(), "chat_model", lambda: FakeChatModel(reply=lambda s, p: text))
     body = event_body("flush")
     body["compaction_id"] = f"cmp-{i}"
     assert call("flush", body).body["status"] in ("written", "failed")
@@ -102,7 +102,7 @@ def document_by_restore(call, text: str, i: int, monkeypatch) -> None:
 
 def document_by_consolidation(call, text: str, i: int, monkeypatch) -> None:
     write_note(TEAM, datetime(2026, 11, 20, 9, 0, tzinfo=UTC), f"old fact {i}")
-    monkeypatch.setattr(runtime.consolidator(), "_chat_model", lambda: FakeChatModel(reply=lambda s, p: text))
+    monkeypatch.setattr(runtime.consolidator(), "chat_model", lambda: FakeChatModel(reply=lambda s, p: text))
     event = event_body("scheduled")
     event["time"] = "2026-12-03T03:00:00Z"
     result = load_handler("ConsolidateFunction")(event, _ConsolidationContext())

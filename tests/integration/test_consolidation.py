@@ -32,7 +32,7 @@ def merge(system: str, prompt: str) -> str:
 @pytest.fixture
 def model(monkeypatch):
     fake = FakeChatModel(reply=merge)
-    monkeypatch.setattr(runtime.consolidator(), "_chat_model", lambda: fake)
+    monkeypatch.setattr(runtime.consolidator(), "chat_model", lambda: fake)
     return fake
 
 
@@ -172,7 +172,7 @@ def test_the_20000_character_cap_and_the_forced_compression_after_it(aws, model,
     for i in range(20):
         write_note(PERSONAL, days_ago(9) + timedelta(seconds=i), f"{i:02d} " + "x" * 1497)  # 1,500 characters
     compressor = FakeChatModel(reply=lambda system, prompt: "# compressed\n" + "y" * 17_000)
-    monkeypatch.setattr(runtime.memory_service(), "_chat_model", lambda: compressor)
+    monkeypatch.setattr(runtime.memory_service(), "chat_model", lambda: compressor)
 
     first = consolidate()
     second = consolidate(RUN_AT + timedelta(days=1))  # 19,500 + 7 x 1,500 crosses the hard limit
@@ -196,7 +196,7 @@ def test_a_failed_group_leaves_its_notes_unmarked_and_is_retried_next_run(aws, m
     assert (first["groups_done"], first["groups_failed"], first["notes_remaining"]) == (1, 1, 2)
     assert all(item["consolidated"] == {"BOOL": False} for item in notes_of(aws, team))
     assert DocumentStore(aws, "MemoryTable").current(team).version == 0
-    runs = runtime.consolidator()._store.runs(5)
+    runs = runtime.consolidator().store.runs(5)
     assert runs[0]["failures"] == [{"scope": "ws#w-bad", "reason": "the chat model answered with an empty document"}]
     assert runs[0]["finished_at"] is not None and runs[0]["started_at"] <= runs[0]["finished_at"]
 
@@ -217,7 +217,7 @@ def test_a_model_error_fails_the_group_only(aws, model):
 
 
 def test_without_a_model_every_group_fails_and_nothing_is_marked(aws, monkeypatch):
-    monkeypatch.setattr(runtime.consolidator(), "_chat_model", lambda: None)
+    monkeypatch.setattr(runtime.consolidator(), "chat_model", lambda: None)
     write_note(PERSONAL, days_ago(9), "x")
 
     result = consolidate()
@@ -255,9 +255,9 @@ def test_dying_at_any_step_then_rerunning_folds_every_note_exactly_once(aws, mod
     consolidator = runtime.consolidator()
     with monkeypatch.context() as patch:
         if where == "after the model call":
-            _die_on(patch, consolidator._service, "update_memory")
+            _die_on(patch, consolidator.service, "update_memory")
         else:
-            _die_on(patch, consolidator._store, "mark_consolidated", after_calls=after_calls)
+            _die_on(patch, consolidator.store, "mark_consolidated", after_calls=after_calls)
         with pytest.raises(Died):
             consolidate()
 
@@ -266,7 +266,7 @@ def test_dying_at_any_step_then_rerunning_folds_every_note_exactly_once(aws, mod
     assert rerun["notes_remaining"] == 0
     assert folded_counts(aws) == dict.fromkeys(ids, 1)
     assert all(item["consolidated"] == {"BOOL": True} for item in notes_of(aws))
-    assert runtime.consolidator()._store.pending_marks() == []
+    assert runtime.consolidator().store.pending_marks() == []
 
 
 def test_an_update_memory_during_a_run_is_not_lost(call, aws, model):
@@ -324,7 +324,7 @@ def test_no_new_group_starts_when_time_runs_short(aws, model):
 
 def test_a_second_run_while_one_holds_the_lease_does_nothing(aws, model):
     write_note(PERSONAL, days_ago(9), "x")
-    runtime.consolidator()._store.acquire_lease("other-run", now_epoch=int(datetime.now(UTC).timestamp()), lease_s=600)
+    runtime.consolidator().store.acquire_lease("other-run", now_epoch=int(datetime.now(UTC).timestamp()), lease_s=600)
 
     result = consolidate()
 
@@ -337,7 +337,7 @@ def test_a_run_never_scans(aws, model):
         write_note(Scope("team", f"w-{i}"), days_ago(9), "x")
     operations = []
     consolidator = runtime.consolidator()
-    for client in {id(c): c for c in (consolidator._store._client, consolidator._service._documents._client)}.values():
+    for client in {id(c): c for c in (consolidator.store._client, consolidator.service.documents._client)}.values():
         client.meta.events.register("before-call.dynamodb.*", lambda model, **_: operations.append(model.name))
 
     consolidate()
@@ -353,7 +353,7 @@ def test_an_event_without_time_is_refused(aws, model):
 
 def test_a_run_whose_record_cannot_be_saved_still_releases_its_lease(aws, model, monkeypatch):
     write_note(PERSONAL, days_ago(9), "x")
-    store = runtime.consolidator()._store
+    store = runtime.consolidator().store
     original = store.save_run
     calls = {"n": 0}
 
@@ -367,7 +367,7 @@ def test_a_run_whose_record_cannot_be_saved_still_releases_its_lease(aws, model,
 
     first = consolidate()
     monkeypatch.undo()
-    monkeypatch.setattr(runtime.consolidator(), "_chat_model", lambda: model)
+    monkeypatch.setattr(runtime.consolidator(), "chat_model", lambda: model)
     write_note(PERSONAL, days_ago(9), "y")
     second = consolidate(RUN_AT + timedelta(hours=1), run_id="next-run")
 

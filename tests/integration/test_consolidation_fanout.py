@@ -49,12 +49,12 @@ def queue(aws, monkeypatch):
 @pytest.fixture
 def model(queue, monkeypatch):
     fake = FakeChatModel(reply=merge)
-    monkeypatch.setattr(runtime.consolidator(), "_chat_model", lambda: fake)
+    monkeypatch.setattr(runtime.consolidator(), "chat_model", lambda: fake)
     return fake
 
 
 def last_run() -> dict:
-    return runtime.consolidator()._store.runs(1)[0]
+    return runtime.consolidator().store.runs(1)[0]
 
 
 def test_the_planner_sends_one_message_per_due_scope_and_the_workers_finish_the_run(aws, queue, model):
@@ -87,7 +87,7 @@ def test_the_planner_sends_one_message_per_due_scope_and_the_workers_finish_the_
 def test_max_groups_0_gives_every_due_scope_its_group_the_same_night(aws, queue, model, monkeypatch):
     monkeypatch.setenv("MEMORY_CONSOLIDATION_MAX_GROUPS", "0")
     runtime.reset()
-    monkeypatch.setattr(runtime.consolidator(), "_chat_model", lambda: model)
+    monkeypatch.setattr(runtime.consolidator(), "chat_model", lambda: model)
     for i in range(60):
         write_note(Scope("team", f"w-{i:02d}"), days_ago(8) + timedelta(minutes=i), f"fact {i}")
 
@@ -109,7 +109,7 @@ def test_a_worker_dying_after_the_version_is_saved_and_before_the_marks_is_finis
     ids = [write_note(PERSONAL, days_ago(9) + timedelta(seconds=i), f"n{i}") for i in range(5)]
     consolidate()
     with monkeypatch.context() as patch:
-        _die_on(patch, runtime.consolidator()._store, "mark_consolidated", after_calls=2)
+        _die_on(patch, runtime.consolidator().store, "mark_consolidated", after_calls=2)
         with pytest.raises(Died):
             queue.drain()
 
@@ -131,7 +131,7 @@ def test_a_worker_dying_before_its_save_is_redelivered_and_folds_once(aws, queue
     ids = [write_note(PERSONAL, days_ago(9) + timedelta(seconds=i), f"n{i}") for i in range(3)]
     consolidate()
     with monkeypatch.context() as patch:
-        _die_on(patch, runtime.consolidator()._service, "update_memory")
+        _die_on(patch, runtime.consolidator().service, "update_memory")
         with pytest.raises(Died):
             queue.drain()
 
@@ -232,7 +232,7 @@ def test_two_runs_whose_workers_overlap_fold_each_note_once(aws, queue, model):
     assert first["groups_planned"] == second["groups_planned"] == 5
     for scope, note_ids in ids.items():
         assert folded_counts(aws, scope) == dict.fromkeys(note_ids, 1)
-    runs = runtime.consolidator()._store.runs(2)
+    runs = runtime.consolidator().store.runs(2)
     assert all(run["status"] == "finished" for run in runs)
     assert sum(run["notes_consolidated"] for run in runs) == 20
 
@@ -240,7 +240,7 @@ def test_two_runs_whose_workers_overlap_fold_each_note_once(aws, queue, model):
 def test_notes_of_equal_instants_are_taken_by_position_as_a_number(aws, queue, model, monkeypatch):
     monkeypatch.setenv("MEMORY_CONSOLIDATION_MAX_NOTES", "10")
     runtime.reset()
-    monkeypatch.setattr(runtime.consolidator(), "_chat_model", lambda: model)
+    monkeypatch.setattr(runtime.consolidator(), "chat_model", lambda: model)
     frozen = datetime(2026, 11, 24, 10, 0, tzinfo=UTC)
     ids = [write_note(PERSONAL, frozen, f"note {i + 1}") for i in range(12)]  # one instant, positions 1..12
 
@@ -255,7 +255,7 @@ def test_notes_of_equal_instants_are_taken_by_position_as_a_number(aws, queue, m
 def test_scopes_are_planned_by_their_oldest_note(aws, queue, model, monkeypatch):
     monkeypatch.setenv("MEMORY_CONSOLIDATION_MAX_GROUPS", "2")
     runtime.reset()
-    monkeypatch.setattr(runtime.consolidator(), "_chat_model", lambda: model)
+    monkeypatch.setattr(runtime.consolidator(), "chat_model", lambda: model)
     write_note(Scope("team", "w-young"), days_ago(8), "young")
     write_note(Scope("team", "w-old"), days_ago(20), "old")
     write_note(Scope("team", "w-middle"), days_ago(10), "middle")

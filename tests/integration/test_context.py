@@ -113,7 +113,7 @@ def _failing(operation):
 def test_notes_that_cannot_load_degrade_the_turn_instead_of_failing_it(call, monkeypatch):
     call("update_memory", {"context": private(), "arguments": {"content": "# still here"}})
     service = runtime.memory_service()
-    monkeypatch.setattr(service._notes, "newest_first", _failing("Query"))
+    monkeypatch.setattr(service.notes, "newest_first", _failing("Query"))
 
     answer = call("context", {"context": private()})
 
@@ -131,7 +131,7 @@ def test_a_document_that_cannot_load_degrades_too(call, monkeypatch, error):
     def _raise(*args, **kwargs):
         raise error
 
-    monkeypatch.setattr(service._documents, "current", _raise)
+    monkeypatch.setattr(service.documents, "current", _raise)
 
     answer = call("context", {"context": private()})
 

@@ -29,8 +29,8 @@ def test_the_document_and_the_notes_are_read_at_the_same_time(call, monkeypatch)
 
         monkeypatch.setattr(client, method, read)
 
-    meeting(service._documents, "get_item")
-    meeting(service._notes, "query")
+    meeting(service.documents, "get_item")
+    meeting(service.notes, "query")
     answer = call("context", {"context": private()})
 
     assert answer.status == 200

@@ -182,7 +182,7 @@ def test_a_flush_whose_transaction_answer_was_lost_is_written_once_and_says_so(
     call, aws, lost_answers, monkeypatch, then_raise
 ):
     lost_answers("transact_write_items", then_raise=then_raise)
-    monkeypatch.setattr(runtime.flush_service(), "_chat_model", lambda: FakeChatModel(reply=lambda s, p: "Summary."))
+    monkeypatch.setattr(runtime.flush_service(), "chat_model", lambda: FakeChatModel(reply=lambda s, p: "Summary."))
     body = event_body("flush")
     body["context"] = private()
 
@@ -275,7 +275,7 @@ RUN_AT = datetime(2026, 12, 3, 3, 0, tzinfo=UTC)
 
 
 def _consolidation_model(monkeypatch) -> None:
-    monkeypatch.setattr(runtime.consolidator(), "_chat_model", lambda: FakeChatModel(reply=merge))
+    monkeypatch.setattr(runtime.consolidator(), "chat_model", lambda: FakeChatModel(reply=merge))
 
 
 @pytest.mark.parametrize("code", UNAVAILABLE)
@@ -340,14 +340,14 @@ def test_every_dynamodb_client_retries_in_standard_mode_with_bounded_attempts_an
     settings = get_settings()
     _assert_bounded(make_dynamodb_client(settings), max_attempts=3, read_timeout=2)
     assert make_dynamodb_client(settings).meta.config.retries["total_max_attempts"] == settings.dynamodb_max_attempts
-    _assert_bounded(runtime.memory_service()._notes._client, max_attempts=3, read_timeout=2)
-    _assert_bounded(runtime.recall_service()._notes._client, max_attempts=3, read_timeout=2)
-    _assert_bounded(runtime.management()._documents._client, max_attempts=3, read_timeout=2)
-    _assert_bounded(runtime.consolidator()._store._client, max_attempts=3, read_timeout=2)
+    _assert_bounded(runtime.memory_service().notes._client, max_attempts=3, read_timeout=2)
+    _assert_bounded(runtime.recall_service().notes._client, max_attempts=3, read_timeout=2)
+    _assert_bounded(runtime.management().run_records._client, max_attempts=3, read_timeout=2)
+    _assert_bounded(runtime.consolidator().store._client, max_attempts=3, read_timeout=2)
     flush = runtime.flush_service()
     # The flush answers within 5 s whatever happens: at most 2 attempts of at most 0.5 s each.
-    _assert_bounded(flush._notes._client, max_attempts=2, read_timeout=0.5)
-    _assert_bounded(flush._flushes._client, max_attempts=2, read_timeout=0.5)
+    _assert_bounded(flush.notes._client, max_attempts=2, read_timeout=0.5)
+    _assert_bounded(flush.flushes._client, max_attempts=2, read_timeout=0.5)
 
 
 def test_the_bedrock_chat_client_retries_in_standard_mode_with_bounded_attempts_and_timeouts(monkeypatch):
@@ -357,8 +357,8 @@ def test_the_bedrock_chat_client_retries_in_standard_mode_with_bounded_attempts_
     runtime.reset()
     model = chat_model_from_settings(get_settings(), timeout_s=4.5)
 
-    _assert_bounded(model._client, max_attempts=2, read_timeout=4.5)
+    _assert_bounded(model.client, max_attempts=2, read_timeout=4.5)
 
 
 def test_the_management_lambda_client_retries_in_standard_mode_with_bounded_attempts_and_timeouts(aws):
-    _assert_bounded(runtime.management()._lambda, max_attempts=3, read_timeout=2)
+    _assert_bounded(runtime.management().lambda_client, max_attempts=3, read_timeout=2)

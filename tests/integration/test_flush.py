@@ -20,7 +20,7 @@ SUMMARY = "Planning the billing-service migration; open: payments sign-off from 
 def model(monkeypatch):
     """The flush's chat model replaced by a named fake (no model can run here)."""
     fake = FakeChatModel(reply=lambda system, prompt: SUMMARY)
-    monkeypatch.setattr(runtime.flush_service(), "_chat_model", lambda: fake)
+    monkeypatch.setattr(runtime.flush_service(), "chat_model", lambda: fake)
     return fake
 
 
@@ -100,7 +100,7 @@ def test_a_long_answer_is_capped_at_500_characters(call, model):
 def test_the_toggle_disables_in_every_spelling(call, aws, model, monkeypatch, value):
     monkeypatch.setenv("SURFSENSE_MEMORY_FLUSH", value)
     runtime.reset()
-    monkeypatch.setattr(runtime.flush_service(), "_chat_model", lambda: model)
+    monkeypatch.setattr(runtime.flush_service(), "chat_model", lambda: model)
 
     assert _flush(call) == {"status": "disabled", "note": None}
     assert model.calls == []
@@ -111,7 +111,7 @@ def test_the_toggle_disables_in_every_spelling(call, aws, model, monkeypatch, va
 def test_other_toggle_values_leave_it_on(call, model, monkeypatch, value):
     monkeypatch.setenv("SURFSENSE_MEMORY_FLUSH", value)
     runtime.reset()
-    monkeypatch.setattr(runtime.flush_service(), "_chat_model", lambda: model)
+    monkeypatch.setattr(runtime.flush_service(), "chat_model", lambda: model)
 
     assert _flush(call)["status"] == "written"
 
@@ -203,20 +203,20 @@ def _throttle(operation):
 
 
 def test_throttled_claim_is_failed_without_a_model_call(call, aws, model, monkeypatch):
-    monkeypatch.setattr(runtime.flush_service()._flushes._client, "put_item", _throttle("PutItem"))
+    monkeypatch.setattr(runtime.flush_service().flushes._client, "put_item", _throttle("PutItem"))
 
     _assert_failed_and_nothing_written(_flush(call), aws, "storage")
     assert model.calls == []
 
 
 def test_throttled_write_is_failed_and_the_claim_is_released(call, aws, model, monkeypatch):
-    client = runtime.flush_service()._notes._client
+    client = runtime.flush_service().notes._client
     monkeypatch.setattr(client, "transact_write_items", _throttle("TransactWriteItems"))
 
     _assert_failed_and_nothing_written(_flush(call), aws, "storage")
 
     monkeypatch.undo()
-    monkeypatch.setattr(runtime.flush_service(), "_chat_model", lambda: model)
+    monkeypatch.setattr(runtime.flush_service(), "chat_model", lambda: model)
     assert _flush(call)["status"] == "written"
 
 

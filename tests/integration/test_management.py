@@ -416,7 +416,7 @@ def test_a_note_of_another_scope_cannot_be_deleted_through_this_one(call, aws):
 
 
 def test_runs_are_listed_newest_first(aws):
-    store = runtime.consolidator()._store
+    store = runtime.consolidator().store
     for i, started in enumerate(("2026-12-01T03:00:00.000Z", "2026-12-02T03:00:00.000Z")):
         store.save_run(
             {
@@ -445,7 +445,7 @@ def test_post_starts_a_run_asynchronously(aws, monkeypatch):
             invoked.append(kwargs)
             return {"StatusCode": 202}
 
-    monkeypatch.setattr(runtime.management(), "_lambda", FakeLambda())
+    monkeypatch.setattr(runtime.management(), "lambda_client", FakeLambda())
 
     answer = manage("start_run", token=ADMIN)
 

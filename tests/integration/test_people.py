@@ -232,7 +232,7 @@ def test_an_erased_note_never_reaches_a_consolidation_written_version(aws, monke
     """The fence: a consolidation that read the note before the erase cannot save a version after it."""
     old = datetime(2026, 11, 20, tzinfo=UTC)
     for author, text in (("u-1", "u-1's secret plan"), ("u-2", "someone else's fact")):
-        runtime.memory_service()._notes.append(
+        runtime.memory_service().notes.append(
             TEAM, created=old, text=text, source="remember", origin=Origin(author, "t")
         )
 
@@ -240,10 +240,10 @@ def test_an_erased_note_never_reaches_a_consolidation_written_version(aws, monke
         runtime.people().erase_authored(TEAM, "u-1")  # the erase lands while the model is answering
         return "# Team\n- u-1's secret plan\n- someone else's fact"
 
-    monkeypatch.setattr(runtime.consolidator(), "_chat_model", lambda: FakeChatModel(reply=erase_while_folding))
+    monkeypatch.setattr(runtime.consolidator(), "chat_model", lambda: FakeChatModel(reply=erase_while_folding))
     first = consolidate()
     monkeypatch.setattr(
-        runtime.consolidator(), "_chat_model", lambda: FakeChatModel(reply=lambda s, p: "# Team\n- someone else's fact")
+        runtime.consolidator(), "chat_model", lambda: FakeChatModel(reply=lambda s, p: "# Team\n- someone else's fact")
     )
     second = consolidate(datetime(2026, 12, 4, 3, tzinfo=UTC))
 

@@ -59,7 +59,7 @@ def test_the_daily_count_is_per_scope(call, aws, quotas):
 def test_a_flush_over_the_daily_count_fails_with_that_reason_and_writes_nothing(call, aws, quotas, monkeypatch):
     quotas(notes=1)
     assert _remember(call, "today's only note", shared("w-3", thread="t-9")).status == 201
-    monkeypatch.setattr(runtime.flush_service(), "_chat_model", lambda: FakeChatModel(reply=lambda s, p: "Summary."))
+    monkeypatch.setattr(runtime.flush_service(), "chat_model", lambda: FakeChatModel(reply=lambda s, p: "Summary."))
 
     answer = call("flush", event_body("flush")).body
 
@@ -121,7 +121,7 @@ def test_a_note_whose_transaction_conflicts_on_the_shared_counter_is_sent_again(
     TransactionConflict, which did nothing; the note is sent again, written once."""
     from botocore.exceptions import ClientError
 
-    client = runtime.memory_service()._notes._client
+    client = runtime.memory_service().notes._client
     real = client.transact_write_items
     conflicts = iter([True, True])
 
@@ -168,7 +168,7 @@ def test_a_note_whose_transaction_conflicts_every_time_does_not_count_today(call
     from botocore.exceptions import ClientError
 
     assert _remember(call, "written").status == 201
-    client = runtime.memory_service()._notes._client
+    client = runtime.memory_service().notes._client
 
     def conflicting(**kwargs):
         raise ClientError(

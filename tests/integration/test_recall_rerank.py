@@ -157,7 +157,7 @@ def test_unset_means_no_reranker_and_no_call(call, aws, monkeypatch):
     answer = _recall(call, "green tea", k=2)
 
     assert answer["notes"][0]["text"] == "likes green tea"
-    assert built == [] and runtime.recall_service()._reranker is None
+    assert built == [] and runtime.recall_service().reranker is None
 
 
 def test_a_failing_reranker_on_the_index_path_keeps_the_index_order(call, aws, reranker, monkeypatch):

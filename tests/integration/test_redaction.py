@@ -76,7 +76,7 @@ def test_dashboard_edit(aws, kind, capsys, caplog):
 @pytest.mark.parametrize("kind", KINDS)
 def test_flush(call, aws, kind, monkeypatch, capsys, caplog):
     text, secret = SAMPLES[kind]
-    monkeypatch.setattr(runtime.flush_service(), "_chat_model", lambda: FakeChatModel(reply=lambda s, p: text))
+    monkeypatch.setattr(runtime.flush_service(), "chat_model", lambda: FakeChatModel(reply=lambda s, p: text))
 
     answer = call("flush", event_body("flush")).body
 
@@ -92,7 +92,7 @@ def test_consolidation_result(aws, kind, monkeypatch, capsys, caplog):
     scope = Scope("personal", "u-1")
     write_note(scope, datetime(2026, 11, 20, tzinfo=UTC), "an old note")
     model = FakeChatModel(reply=lambda s, p: f"# Memory\n- an old note\n- {text}")
-    monkeypatch.setattr(runtime.consolidator(), "_chat_model", lambda: model)
+    monkeypatch.setattr(runtime.consolidator(), "chat_model", lambda: model)
 
     result = consolidate()
 

@@ -29,7 +29,7 @@ def model(monkeypatch):
     """The service's chat model replaced by a named fake (no model can run here)."""
     fake = FakeChatModel()
     service = runtime.memory_service()
-    monkeypatch.setattr(service, "_chat_model", lambda: fake)
+    monkeypatch.setattr(service, "chat_model", lambda: fake)
     return fake
 
 

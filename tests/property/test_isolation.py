@@ -327,8 +327,8 @@ def driver(call: Call, aws: Any, monkeypatch: pytest.MonkeyPatch) -> Driver:
         found = re.search(r"(zz[a-z0-9]+q|plain) \w+", prompt)
         return f"{found.group(0) if found else 'nothing'} and open threads"
 
-    monkeypatch.setattr(runtime.flush_service(), "_chat_model", lambda: FakeChatModel(reply=summary))
-    monkeypatch.setattr(runtime.consolidator(), "_chat_model", lambda: FakeChatModel(reply=merge))
+    monkeypatch.setattr(runtime.flush_service(), "chat_model", lambda: FakeChatModel(reply=summary))
+    monkeypatch.setattr(runtime.consolidator(), "chat_model", lambda: FakeChatModel(reply=merge))
     return Driver(call, aws)
 
 

@@ -118,8 +118,8 @@ def test_bedrock_provider_is_built_with_the_timeout():
     model = chat_model_from_settings(Settings(chat_model="bedrock:amazon.nova-lite-v1:0"), timeout_s=7)
 
     assert isinstance(model, BedrockChatModel)
-    assert model._model_id == "amazon.nova-lite-v1:0"
-    assert model._client.meta.config.read_timeout == 7
+    assert model.model == "amazon.nova-lite-v1:0"
+    assert model.client.meta.config.read_timeout == 7
 
 
 def test_no_model_configured_is_none():

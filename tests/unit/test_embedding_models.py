@@ -161,7 +161,7 @@ def test_bedrock_provider_is_built_with_the_timeout():
     model = embedding_model_from_settings(settings, timeout_s=1.5)
 
     assert isinstance(model, BedrockEmbeddingModel)
-    config = model._client.meta.config
+    config = model.client.meta.config
     assert (config.read_timeout, config.connect_timeout, config.retries["total_max_attempts"]) == (1.5, 1.5, 2)
 
 

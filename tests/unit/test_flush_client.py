@@ -77,12 +77,13 @@ def test_it_invokes_the_function_with_the_contract_payload(lambda_client):
 
 
 def test_a_slow_function_gives_failed_at_the_timeout(lambda_client):
-    _FakeLambda.delay_s = 3
+    _flush(lambda_client)  # the client's first call loads botocore's models: not part of what is timed
+    _FakeLambda.delay_s = 10
     started = time.monotonic()
 
     answer = _flush(lambda_client, timeout_s=0.5)
 
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < 5  # well before the answer: a loaded machine must not fail it
     assert answer == {"status": "failed", "note": None, "reason": "no answer within 0.5 s"}
 
 

@@ -1,5 +1,6 @@
-"""The typed commands the Lambda triggers hand to the use cases: ``edges.events`` builds them from the raw
-events, the use cases (``flush``, ``indexer``, ``consolidation``) take them and never read an event.
+"""The typed commands the use cases take: a document write from any writer, and those the Lambda triggers
+hand over (``edges.events`` builds them from the raw events; ``flush``, ``indexer`` and ``consolidation`` take
+them and never read an event).
 
 They are plain records of the domain's own types, so a use case imports this module and no edge.
 """
@@ -9,9 +10,27 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
+from agent_memory.document import Author, Reason
 from agent_memory.notes import Note, Origin
 from agent_memory.scope import Scope
+
+if TYPE_CHECKING:
+    from agent_memory.storage.consolidation_store import Fold
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentWrite:
+    """One write of a scope's document, whoever writes it: the tool, the dashboard (a save or a restore), or a
+    consolidation with its ``fold``. ``expected_version`` None: apply to whatever is current."""
+
+    scope: Scope
+    content: str
+    expected_version: int | None
+    reason: Reason
+    by: Author
+    fold: Fold | None = None
 
 
 @dataclass(frozen=True, slots=True)

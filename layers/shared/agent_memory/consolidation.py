@@ -23,14 +23,15 @@ from __future__ import annotations
 
 import random
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from agent_memory.clock import iso
-from agent_memory.commands import GroupMessage, ScheduledRun
+from agent_memory.commands import DocumentWrite, GroupMessage, ScheduledRun
 from agent_memory.document import Author, Document
 from agent_memory.errors import MemoryServiceError, ModelUnavailable, StorageUnavailable, VersionConflict
 from agent_memory.observability import logger, metrics
@@ -39,7 +40,6 @@ from agent_memory.providers.chat import ChatModel
 from agent_memory.scope import Scope
 from agent_memory.service import MemoryService
 from agent_memory.storage.consolidation_store import ConsolidationStore, DueNote, Fold
-from agent_memory.storage.document_store import DocumentStore
 from agent_memory.storage.run_records import COUNTS, run_sk
 from agent_memory.storage.scope_index import Claim, ClaimRefused, ScopeIndex
 
@@ -79,29 +79,17 @@ def result(record: dict[str, Any]) -> dict[str, Any]:
     return {key: record[key] for key in keys}
 
 
+@dataclass
 class Consolidator:
-    def __init__(
-        self,
-        service: MemoryService,
-        documents: DocumentStore,
-        store: ConsolidationStore,
-        index: ScopeIndex,
-        chat_model: Callable[[], ChatModel | None],
-        caps: Caps,
-        *,
-        concurrency: int,
-        reserve_s: float,
-        queue: Callable[[], GroupQueue | None] = lambda: None,
-    ) -> None:
-        self._service = service
-        self._documents = documents
-        self._store = store
-        self._index = index
-        self._chat_model = chat_model
-        self._caps = caps
-        self._concurrency = concurrency
-        self._reserve_ms = reserve_s * 1000
-        self._queue = queue
+    service: MemoryService
+    store: ConsolidationStore
+    index: ScopeIndex
+    chat_model: Callable[[], ChatModel | None]
+    caps: Caps
+    _: KW_ONLY
+    concurrency: int
+    reserve_s: float
+    queue: Callable[[], GroupQueue | None] = lambda: None
 
     # --- The planner ------------------------------------------------------------------------------------
 
@@ -109,26 +97,26 @@ class Consolidator:
         started = time.monotonic()
         now, run_id = scheduled.now, scheduled.run_id
         record: dict[str, Any] = {"run_id": run_id, "started_at": iso(datetime.now(UTC)), "failures": []}
-        if not self._store.acquire_lease(run_id, now_epoch=int(time.time()), lease_s=RUN_LEASE_S):
+        if not self.store.acquire_lease(run_id, now_epoch=int(time.time()), lease_s=RUN_LEASE_S):
             logger.warning("another consolidation run holds the lease; this one does nothing", extra={"run_id": run_id})
             return {"run_id": run_id, "status": "finished", **dict.fromkeys(COUNTS, 0)}
         try:
-            self._store.save_run(record)
+            self.store.save_run(record)
             run = run_sk(record["started_at"], run_id)
-            cutoff = iso(now - timedelta(days=self._caps.min_age_days))
-            queue = self._queue()
+            cutoff = iso(now - timedelta(days=self.caps.min_age_days))
+            queue = self.queue()
             if queue is None:
                 planned, waiting = self._fold_here(run_id, run, cutoff, remaining_ms)
             else:
                 planned, waiting = self._send(queue, run_id, run, cutoff, remaining_ms)
             try:
-                final = self._store.planned(run, groups=planned, remaining=waiting, alone=queue is None)
+                final = self.store.planned(run, groups=planned, remaining=waiting, alone=queue is None)
             except Exception:  # noqa: BLE001 - the groups are folded; only the record's last step failed
                 logger.exception("could not record the end of the plan", extra={"run_id": run_id})
-                final = {**self._store.read_run(run), "groups_planned": planned}
+                final = {**self.store.read_run(run), "groups_planned": planned}
         finally:
             try:
-                self._store.release_lease(run_id)
+                self.store.release_lease(run_id)
             except Exception:  # noqa: BLE001 - the lease expires by itself (RUN_LEASE_S)
                 logger.exception("could not release the run lease; it expires by itself", extra={"run_id": run_id})
         metrics.add_metric(name="ConsolidationGroupsPlanned", unit="Count", value=planned)
@@ -136,14 +124,16 @@ class Consolidator:
         logger.info("consolidation run planned", extra=final)
         return result(final)
 
-    def _due(self, run_id: str, run: str, cutoff: str, remaining_ms: Callable[[], int]) -> Iterator[GroupMessage]:
-        """The night's groups, oldest scope first; counts into ``self._waiting`` the notes of scopes left for
+    def _due(
+        self, run_id: str, run: str, cutoff: str, remaining_ms: Callable[[], int], left: Counter[str]
+    ) -> Iterator[GroupMessage]:
+        """The night's groups, oldest scope first; counts into ``left["notes"]`` the notes of scopes left for
         later (over ``max_groups``, or when the planner's time runs short)."""
         planned = 0
-        for due in self._index.due_scopes(cutoff):
-            over = self._caps.max_groups and planned >= self._caps.max_groups
-            if over or remaining_ms() <= self._reserve_ms:
-                self._waiting += due.notes
+        for due in self.index.due_scopes(cutoff):
+            over = self.caps.max_groups and planned >= self.caps.max_groups
+            if over or remaining_ms() <= self.reserve_s * 1000:
+                left["notes"] += due.notes
                 continue
             planned += 1
             yield GroupMessage(run_id, run, due.scope_key, cutoff, due.notes)
@@ -152,24 +142,24 @@ class Consolidator:
         self, queue: GroupQueue, run_id: str, run: str, cutoff: str, remaining_ms: Callable[[], int]
     ) -> tuple[int, int]:
         """One message per due scope, in batches of ten; memory holds one batch and 16 index pages."""
-        self._waiting = 0
-        sent = queue.send_all(self._due(run_id, run, cutoff, remaining_ms))
-        return sent, self._waiting
+        left: Counter[str] = Counter()
+        sent = queue.send_all(self._due(run_id, run, cutoff, remaining_ms, left))
+        return sent, left["notes"]
 
     def _fold_here(self, run_id: str, run: str, cutoff: str, remaining_ms: Callable[[], int]) -> tuple[int, int]:
         """Without a queue: the planner is its own worker, ``concurrency`` groups at a time."""
-        self._waiting = 0
+        left: Counter[str] = Counter()
         planned = 0
         running: set[Future[str]] = set()
-        with ThreadPoolExecutor(max_workers=self._concurrency, thread_name_prefix="consolidate") as pool:
-            for message in self._due(run_id, run, cutoff, remaining_ms):
+        with ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="consolidate") as pool:
+            for message in self._due(run_id, run, cutoff, remaining_ms, left):
                 planned += 1
                 running.add(pool.submit(self.fold, message, f"run:{run}", final=True, claim_s=0))
-                if len(running) >= self._concurrency:
+                if len(running) >= self.concurrency:
                     done, running = wait(running, return_when=FIRST_COMPLETED)
                     _settled(done)
             _settled(running)
-        return planned, self._waiting
+        return planned, left["notes"]
 
     # --- The worker --------------------------------------------------------------------------------------
 
@@ -179,11 +169,11 @@ class Consolidator:
         the message again (``final`` is false), or for an unexpected error."""
         scope = Scope.from_key(message.scope)
         try:
-            claim = self._index.claim(scope, token, message.run, now_epoch=int(time.time()), lease_s=claim_s)
+            claim = self.index.claim(scope, token, message.run, now_epoch=int(time.time()), lease_s=claim_s)
         except ClaimRefused as refused:
             if refused.why == "done":
                 return "duplicate"
-            self._count(message.run, self._store.count_elsewhere(message.run))
+            self._count(message.run, self.store.count_elsewhere(message.run))
             return "elsewhere"
         seen = {"due": message.notes}
         try:
@@ -197,7 +187,7 @@ class Consolidator:
                 exc_info=None if expected else error,
             )
             if not final:
-                self._index.release(scope, claim)
+                self.index.release(scope, claim)
                 raise
             self._count_failure(scope, claim, message, reason, seen["due"])
             if not expected:
@@ -207,16 +197,16 @@ class Consolidator:
         return "folded"
 
     def _fold_claimed(self, scope: Scope, claim: Claim, message: GroupMessage, seen: dict[str, int]) -> tuple[int, int]:
-        model = self._chat_model()
+        model = self.chat_model()
         for attempt in range(1, _FOLD_ATTEMPTS + 1):
-            current = self._documents.current(scope, consistent=True)  # first: any later save is refused
+            current = self.service.documents.current(scope, consistent=True)  # first: any later save is refused
             finished = self._finish_pending(scope, claim.token)
-            group = self._store.due_group(
+            group = self.store.due_group(
                 scope,
                 floor=claim.floor,
                 cutoff=message.cutoff,
-                max_notes=self._caps.max_notes,
-                max_chars=self._caps.max_chars,
+                max_notes=self.caps.max_notes,
+                max_chars=self.caps.max_chars,
             )
             seen["due"] = len(group.notes) + group.remaining
             if not group.notes:
@@ -225,14 +215,9 @@ class Consolidator:
                 raise GroupFailed("no chat model is configured (MEMORY_CHAT_MODEL)")
             content = self._ask(model, current, group.notes)
             try:
-                self._service.update_memory(
-                    scope,
-                    content,
-                    expected_version=current.version,
-                    reason="consolidation",
-                    by=Author(run_id=message.run_id),
-                    fold=Fold(group.notes, message.run_id, claim.token),
-                )
+                fold = Fold(group.notes, message.run_id, claim.token)
+                by = Author(run_id=message.run_id)
+                self.service.update_memory(DocumentWrite(scope, content, current.version, "consolidation", by, fold))
                 break
             except VersionConflict:
                 if attempt == _FOLD_ATTEMPTS:
@@ -240,19 +225,19 @@ class Consolidator:
                 logger.info("document changed during consolidation; folding again", extra={"scope": scope.key})
                 time.sleep(random.uniform(0.05, 0.25) * attempt)  # noqa: S311 - jitter: let a burst of writers pass
         for note in group.notes:
-            self._store.mark_consolidated(scope, note.sk)
-        self._store.clear_pending(scope, claim.token)
+            self.store.mark_consolidated(scope, note.sk)
+        self.store.clear_pending(scope, claim.token)
         return len(group.notes), group.remaining
 
     def _finish_pending(self, scope: Scope, token: str) -> int:
         """Mark what an earlier worker folded but did not mark; how many, if that worker had this very message
         (it died after its save: the notes count for this group)."""
-        pending = self._store.pending(scope)
+        pending = self.store.pending(scope)
         if pending is None:
             return 0
         for note_sk in pending.note_sks:
-            self._store.mark_consolidated(scope, note_sk)
-        self._store.clear_pending(scope, pending.token)
+            self.store.mark_consolidated(scope, note_sk)
+        self.store.clear_pending(scope, pending.token)
         logger.info(
             "finished pending marks of an earlier worker", extra={"scope": scope.key, "notes": len(pending.note_sks)}
         )
@@ -262,12 +247,12 @@ class Consolidator:
         """Move the marker to the oldest note left and count the group, in one transaction; again if a note
         was written meanwhile; not at all if another worker took the scope over (it counts instead)."""
         for _ in range(_SETTLE_ATTEMPTS):
-            writes, holder = self._index.read_writes(scope)
+            writes, holder = self.index.read_writes(scope)
             if holder != claim.token:
                 return
-            oldest = self._store.oldest_unconsolidated(scope, claim.floor)
-            counted = self._store.settle_group(
-                self._index, scope, claim, message.run, writes=writes, oldest=oldest, folded=folded, remaining=remaining
+            oldest = self.store.oldest_unconsolidated(scope, claim.floor)
+            counted = self.store.settle_group(
+                self.index, scope, claim, message.run, writes=writes, oldest=oldest, folded=folded, remaining=remaining
             )
             if self._count(message.run, counted):
                 return
@@ -278,15 +263,15 @@ class Consolidator:
         marker keeps its claim until the claim's lease ends)."""
         counts = {"failed": 1, "remaining": due}
         try:
-            failed = self._store.fail_group(self._index, scope, claim, message.run, remaining=due)
+            failed = self.store.fail_group(self.index, scope, claim, message.run, remaining=due)
             counted = self._count(message.run, failed)
         except MemoryServiceError:
-            self._store.add_counts(message.run, **counts)
-            self._store.finish_if_complete(message.run)
+            self.store.add_counts(message.run, **counts)
+            self.store.finish_if_complete(message.run)
             counted = True
         if counted:
             try:
-                self._store.list_failure(message.run, scope.key, reason)
+                self.store.list_failure(message.run, scope.key, reason)
             except Exception:  # noqa: BLE001 - the count has it; the listing of reasons is best effort
                 logger.exception("could not list the group's failure in its run", extra={"scope": scope.key})
 
@@ -296,7 +281,7 @@ class Consolidator:
         if not counted:
             return False
         try:
-            self._store.finish_if_complete(run)
+            self.store.finish_if_complete(run)
         except Exception:  # noqa: BLE001 - counted; a later group or the planner finishes the run
             logger.exception("could not finish the run", extra={"run": run})
         return True

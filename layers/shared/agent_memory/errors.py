@@ -11,91 +11,72 @@ class MemoryServiceError(Exception):
     status: int = 500
     code: str = "internal_error"
 
+    def __init_subclass__(cls, *, status: int, code: str) -> None:
+        """Each refusal names its status and code in its class line (``class X(MemoryServiceError, status=…)``)."""
+        super().__init_subclass__()
+        cls.status, cls.code = status, code
+
     def __init__(self, message: str, *, details: list[dict[str, Any]] | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.details = details
 
 
-class MalformedRequest(MemoryServiceError):
+class MalformedRequest(MemoryServiceError, status=400, code="malformed_request"):
     """The body is not JSON at all."""
 
-    status, code = 400, "malformed_request"
 
-
-class UnsupportedMediaType(MemoryServiceError):
+class UnsupportedMediaType(MemoryServiceError, status=415, code="unsupported_media_type"):
     """The body is declared as something other than JSON."""
 
-    status, code = 415, "unsupported_media_type"
 
-
-class InvalidInput(MemoryServiceError):
+class InvalidInput(MemoryServiceError, status=422, code="invalid_input"):
     """The request is well-formed JSON but breaks a rule of the contract."""
 
-    status, code = 422, "invalid_input"
 
-
-class Unauthorized(MemoryServiceError):
+class Unauthorized(MemoryServiceError, status=401, code="unauthorized"):
     """No token, or one that does not verify."""
 
-    status, code = 401, "unauthorized"
 
-
-class Forbidden(MemoryServiceError):
+class Forbidden(MemoryServiceError, status=403, code="forbidden"):
     """The conversation context does not allow this scope."""
 
-    status, code = 403, "forbidden"
+
+class NotFound(MemoryServiceError, status=404, code="not_found"):
+    """No such version or note in this memory."""
 
 
-class NotFound(MemoryServiceError):
-    status, code = 404, "not_found"
-
-
-class VersionConflict(MemoryServiceError):
+class VersionConflict(MemoryServiceError, status=409, code="version_conflict"):
     """The document changed since the version the caller based its write on."""
 
-    status, code = 409, "version_conflict"
 
-
-class DocumentTooLarge(MemoryServiceError):
+class DocumentTooLarge(MemoryServiceError, status=422, code="document_too_large"):
     """Over the hard limit, and compression could not bring it under."""
 
-    status, code = 422, "document_too_large"
 
-
-class ModelUnavailable(MemoryServiceError):
+class ModelUnavailable(MemoryServiceError, status=503, code="model_unavailable"):
     """The chat model timed out or failed; nothing was written."""
 
-    status, code = 503, "model_unavailable"
 
-
-class EmbeddingUnavailable(MemoryServiceError):
+class EmbeddingUnavailable(MemoryServiceError, status=503, code="embedding_unavailable"):
     """The embedding model timed out, failed or answered a vector the index cannot hold.
 
     Never reaches a caller of recall: recall answers with BM25 instead, and the indexer writes the note
     without its vector."""
 
-    status, code = 503, "embedding_unavailable"
 
-
-class StorageUnavailable(MemoryServiceError):
+class StorageUnavailable(MemoryServiceError, status=503, code="storage_unavailable"):
     """DynamoDB refused or failed after the client's retries; nothing was written."""
 
-    status, code = 503, "storage_unavailable"
 
-
-class NotesQuotaExceeded(MemoryServiceError):
+class NotesQuotaExceeded(MemoryServiceError, status=429, code="quota_exceeded"):
     """The scope has written ``MEMORY_QUOTA_NOTES_PER_DAY`` notes today; ``retry_after`` is the wait, in
     seconds, until the next UTC midnight (the ``Retry-After`` header)."""
-
-    status, code = 429, "quota_exceeded"
 
     def __init__(self, message: str, *, retry_after: int) -> None:
         super().__init__(message)
         self.retry_after = retry_after
 
 
-class StorageQuotaExceeded(MemoryServiceError):
+class StorageQuotaExceeded(MemoryServiceError, status=422, code="quota_exceeded"):
     """The write would take the scope over ``MEMORY_QUOTA_CHARS`` stored characters; nothing was written."""
-
-    status, code = 422, "quota_exceeded"

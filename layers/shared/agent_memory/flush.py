@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
 from agent_memory.clock import utc_now
@@ -48,40 +49,32 @@ def _within(timeout_s: float, ask: Callable[[], str]) -> str:
         raise FlushFailed(error.message) from None
 
 
+@dataclass
 class FlushService:
-    def __init__(
-        self,
-        notes: NoteStore,
-        flushes: FlushStore,
-        chat_model: Callable[[], ChatModel | None],
-        *,
-        enabled: bool,
-        budget_s: float = FLUSH_BUDGET_S,
-        redact_extra: frozenset[str] = frozenset(),
-    ) -> None:
-        self._redact_extra = redact_extra
-        self._notes = notes
-        self._flushes = flushes
-        self._chat_model = chat_model
-        self._enabled = enabled
-        self._budget_s = budget_s
+    notes: NoteStore
+    flushes: FlushStore
+    chat_model: Callable[[], ChatModel | None]
+    _: KW_ONLY
+    enabled: bool
+    budget_s: float = FLUSH_BUDGET_S
+    redact_extra: frozenset[str] = frozenset()
 
     def refused(self, refusal: MemoryServiceError) -> dict[str, Any]:
         """The answer for an event its adapter refused (``edges.events.flush_command``): ``failed`` with the
         refusal as the reason, or ``disabled`` when the flush is off; nothing is read or written."""
-        if not self._enabled:
+        if not self.enabled:
             return self._answer("disabled")
         return self._answer("failed", reason=f"{refusal.code}: {refusal.message}")
 
     def flush(self, command: FlushCommand) -> dict[str, Any]:
         """Answer for one compaction event; never raises."""
-        deadline = time.monotonic() + self._budget_s
-        if not self._enabled:
+        deadline = time.monotonic() + self.budget_s
+        if not self.enabled:
             return self._answer("disabled")
         scope, compaction_id = command.scope, command.compaction_id
         token = uuid.uuid4().hex
         try:
-            existing = self._flushes.claim(scope, compaction_id, token=token, now_epoch=int(time.time()))
+            existing = self.flushes.claim(scope, compaction_id, token=token, now_epoch=int(time.time()))
         except Exception as error:  # noqa: BLE001 - a flush never raises; nothing was written
             logger.exception("flush claim failed")
             return self._answer("failed", reason=f"storage: {type(error).__name__}")
@@ -89,10 +82,10 @@ class FlushService:
             return self._duplicate(scope, existing)
         try:
             text = self._ask_model(list(command.messages), deadline)
-            cleaned = clean_note_text(redact(text, extra=self._redact_extra).text, max_chars=FLUSH_NOTE_MAX_CHARS)
+            cleaned = clean_note_text(redact(text, extra=self.redact_extra).text, max_chars=FLUSH_NOTE_MAX_CHARS)
             if time.monotonic() + WRITE_RESERVE_S / 2 > deadline:  # the write needs about 0.3 s at worst
                 raise FlushFailed("the 5-second budget ran out before the note could be written")
-            note = self._notes.append_completing_flush(
+            note = self.notes.append_completing_flush(
                 scope, created=utc_now(), text=cleaned.text, origin=command.origin, token=token
             )
         except Exception as error:  # noqa: BLE001 - every failure is an answer, and the claim is given back
@@ -113,7 +106,7 @@ class FlushService:
         return self._answer("written", note=note)
 
     def _ask_model(self, messages: list[tuple[str, str]], deadline: float) -> str:
-        model = self._chat_model()
+        model = self.chat_model()
         if model is None:
             raise FlushFailed("no chat model is configured (MEMORY_CHAT_MODEL)")
         timeout = deadline - time.monotonic() - WRITE_RESERVE_S
@@ -135,7 +128,7 @@ class FlushService:
         if where is None or (deadline is not None and time.monotonic() + WRITE_RESERVE_S / 2 > deadline):
             return None
         try:
-            return self._notes.get(scope, *where)
+            return self.notes.get(scope, *where)
         except Exception:  # noqa: BLE001 - the status is known; only the note is missing from the answer
             logger.exception("could not read the flush note")
             return None
@@ -143,7 +136,7 @@ class FlushService:
     def _release(self, scope: Scope, compaction_id: str, token: str) -> FlushMarker | None:
         """Give the claim back; the marker that kept it, if any (None too when the release itself failed)."""
         try:
-            return self._flushes.release(scope, compaction_id, token=token)
+            return self.flushes.release(scope, compaction_id, token=token)
         except Exception:  # noqa: BLE001 - the claim's lease expires by itself
             logger.exception("could not release the flush claim; it expires by itself")
             return None

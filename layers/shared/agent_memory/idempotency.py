@@ -31,14 +31,15 @@ from botocore.exceptions import ClientError
 from agent_memory.errors import MemoryServiceError, StorageUnavailable
 from agent_memory.scope import Scope
 from agent_memory.shapes import ErrorBody
-from agent_memory.storage.client import as_unavailable, error_code
+from agent_memory.storage.client import as_unavailable
+from agent_memory.storage.leases import claim_record
 
 KEEP_S = 24 * 3600
 LEASE_S = 30  # longer than a write route's timeout (29 s): a live call never loses its claim to a repeat
 
 
-class KeyReused(MemoryServiceError):
-    status, code = 422, "invalid_input"
+class KeyReused(MemoryServiceError, status=422, code="invalid_input"):
+    """An ``Idempotency-Key`` sent again with another body."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,29 +81,8 @@ class IdempotencyStore:
         return answer
 
     def _claim(self, item_key: dict[str, Any], digest: str) -> dict[str, Any] | None:
-        now = int(time.time())
-        try:
-            self._client.put_item(
-                TableName=self._table,
-                Item={
-                    **item_key,
-                    "status": {"S": "in_progress"},
-                    "request": {"S": digest},
-                    "lease_until": {"N": str(now + LEASE_S)},
-                    "expires_at": {"N": str(now + KEEP_S)},
-                },
-                ConditionExpression="attribute_not_exists(sk) OR (#status = :in_progress AND lease_until < :now) "
-                "OR expires_at < :now",
-                ExpressionAttributeNames={"#status": "status"},
-                ExpressionAttributeValues={":in_progress": {"S": "in_progress"}, ":now": {"N": str(now)}},
-                ReturnValuesOnConditionCheckFailure="ALL_OLD",
-            )
-            return None
-        except ClientError as error:
-            if error_code(error) != "ConditionalCheckFailedException":
-                raise as_unavailable(error) or error from None
-            item: dict[str, Any] = error.response.get("Item") or {}
-            return item
+        item = {**item_key, "request": {"S": digest}}
+        return claim_record(self._client, self._table, item, now_epoch=int(time.time()), lease_s=LEASE_S, keep_s=KEEP_S)
 
     @staticmethod
     def _replay(item: dict[str, Any], digest: str) -> Answer:

@@ -9,11 +9,13 @@ from __future__ import annotations
 import json
 import re
 import uuid
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from agent_memory import shapes
 from agent_memory.clock import utc_now
+from agent_memory.commands import DocumentWrite
 from agent_memory.document import HARD_LIMIT, SOFT_LIMIT, Author, Document
 from agent_memory.errors import InvalidInput, NotFound
 from agent_memory.notes import parse_note_id
@@ -21,48 +23,30 @@ from agent_memory.observability import logger, metrics
 from agent_memory.scope import Scope
 from agent_memory.service import MemoryService
 from agent_memory.storage.consolidation_store import ConsolidationStore
-from agent_memory.storage.document_store import DocumentStore
-from agent_memory.storage.note_store import NoteStore
 
 LIMITS = shapes.Limits(soft=SOFT_LIMIT, hard=HARD_LIMIT)
 _DECIMAL_CURSOR = re.compile(r"[1-9][0-9]{0,17}")  # a version number; `str.isdigit` would take "²"
 
 
+@dataclass
 class Management:
-    def __init__(
-        self,
-        service: MemoryService,
-        documents: DocumentStore,
-        notes: NoteStore,
-        runs: ConsolidationStore,
-        lambda_client: Any,
-        consolidate_function: str,
-    ) -> None:
-        self._service = service
-        self._documents = documents
-        self._notes = notes
-        self._runs = runs
-        self._lambda = lambda_client
-        self._consolidate_function = consolidate_function
+    service: MemoryService
+    run_records: ConsolidationStore
+    lambda_client: Any
+    consolidate_function: str
 
     def document(self, scope: Scope) -> shapes.CurrentDocument:
-        current = self._documents.current(scope, consistent=True)
+        current = self.service.documents.current(scope, consistent=True)
         return shapes.CurrentDocument(document=shapes.Document.of(current), limits=LIMITS)
 
     def save(self, scope: Scope, content: str, expected_version: int, user_id: str) -> shapes.SavedDocument:
         """Empty content clears the document: a new, empty version (nothing is lost, history keeps the rest)."""
-        return self._service.update_memory(
-            scope,
-            content,
-            expected_version=expected_version,
-            reason="dashboard",
-            by=Author(user_id=user_id),
-            allow_empty=True,
-        )
+        write = DocumentWrite(scope, content, expected_version, "dashboard", Author(user_id=user_id))
+        return self.service.update_memory(write, allow_empty=True)
 
     def versions(self, scope: Scope, limit: int, cursor: str | None) -> shapes.Versions:
         below = _version_cursor(cursor)
-        rows = self._documents.versions(scope, limit=limit, below=below)
+        rows = self.service.documents.versions(scope, limit=limit, below=below)
         listed = [shapes.VersionEntry.of(doc, reason, by) for doc, reason, by in rows]
         more = len(rows) == limit and rows[-1][0].version > 1
         return shapes.Versions(versions=listed, next_cursor=str(rows[-1][0].version) if more else None)
@@ -71,26 +55,20 @@ class Management:
         return shapes.OneVersion(document=shapes.Document.of(self._version(scope, version)))
 
     def _version(self, scope: Scope, version: int) -> Document:
-        found = self._documents.version(scope, version)
+        found = self.service.documents.version(scope, version)
         if found is None:
             raise NotFound(f"this memory has no version {version}")
         return found[0]
 
     def restore(self, scope: Scope, version: int, expected_version: int, user_id: str) -> shapes.OneVersion:
         old = self._version(scope, version)
-        saved = self._service.update_memory(
-            scope,
-            old.content,
-            expected_version=expected_version,
-            reason="restore",
-            by=Author(user_id=user_id),
-            allow_empty=True,
-        )
+        write = DocumentWrite(scope, old.content, expected_version, "restore", Author(user_id=user_id))
+        saved = self.service.update_memory(write, allow_empty=True)
         return shapes.OneVersion(document=saved.document)
 
     def notes_by_day(self, scope: Scope, before: date | None, days: int) -> shapes.NotesByDay:
         before_day = (before or (utc_now().date() + timedelta(days=1))).isoformat()
-        found, older = self._notes.days_before(scope, before=before_day, days=days)
+        found, older = self.service.notes.days_before(scope, before=before_day, days=days)
         return shapes.NotesByDay(
             days=[shapes.NotesOfDay(day=day, notes=[shapes.Note.of(note) for note in notes]) for day, notes in found],
             next_before=found[-1][0] if older and found else None,
@@ -98,13 +76,13 @@ class Management:
 
     def delete_note(self, scope: Scope, note_id: str) -> None:
         where = parse_note_id(note_id)
-        if where is None or not self._notes.delete(scope, *where):
+        if where is None or not self.service.notes.delete(scope, *where):
             raise NotFound("this memory has no such note")
         metrics.add_metric(name="NotesDeleted", unit="Count", value=1)
         logger.info("note deleted", extra={"scope": scope.kind, "note_id": note_id})
 
     def runs(self, limit: int) -> shapes.Runs:
-        return shapes.Runs(runs=[shapes.Run.model_validate(run) for run in self._runs.runs(limit)])
+        return shapes.Runs(runs=[shapes.Run.model_validate(run) for run in self.run_records.runs(limit)])
 
     def start_run(self, requested_by: str) -> shapes.RunStarted:
         """Start a consolidation run now, asynchronously, with the event the schedule would send."""
@@ -117,8 +95,8 @@ class Management:
             "time": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "detail": {"requested_by": requested_by},
         }
-        self._lambda.invoke(
-            FunctionName=self._consolidate_function, InvocationType="Event", Payload=json.dumps(event).encode()
+        self.lambda_client.invoke(
+            FunctionName=self.consolidate_function, InvocationType="Event", Payload=json.dumps(event).encode()
         )
         logger.info("consolidation run requested", extra={"run_id": run_id, "by": requested_by})
         return shapes.RunStarted(run_id=run_id, status="started")

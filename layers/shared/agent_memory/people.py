@@ -16,6 +16,7 @@ import base64
 import binascii
 import json
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agent_memory import shapes
@@ -68,20 +69,13 @@ def _kind(sk: str) -> str:
     return "other"
 
 
+@dataclass
 class People:
-    def __init__(
-        self,
-        items: ScopeItems,
-        documents: DocumentStore,
-        notes: NoteStore,
-        index: NotesIndex | None,
-        quota: Quota,
-    ) -> None:
-        self._items = items
-        self._documents = documents
-        self._notes = notes
-        self._index = index
-        self._quota = quota
+    items: ScopeItems
+    documents: DocumentStore
+    notes: NoteStore
+    index: NotesIndex | None
+    quota: Quota
 
     # --- export -----------------------------------------------------------------------------------------
 
@@ -91,13 +85,13 @@ class People:
         notes: list[shapes.Note] = []
         next_cursor: str | None = None
         if phase == "v":
-            rows, last = self._items.page(
+            rows, last = self.items.page(
                 scope, low=version_sk(1), high=version_sk(10**10 - 1), after=after, limit=PAGE_VERSIONS
             )
             versions = [shapes.ExportedVersion.of(*version_from_item(row)) for row in rows]
             next_cursor = _cursor("v", last, exported_at) if last else _cursor("n", None, exported_at)
         else:
-            rows, last = self._items.page(scope, low=NOTE_PREFIX, high=_NOTES_HIGH, after=after, limit=PAGE_NOTES)
+            rows, last = self.items.page(scope, low=NOTE_PREFIX, high=_NOTES_HIGH, after=after, limit=PAGE_NOTES)
             notes = [shapes.Note.of(note_from_item(row)) for row in rows]
             next_cursor = _cursor("n", last, exported_at) if last else None
         metrics.add_metric(name="ExportPages", unit="Count", value=1)
@@ -105,7 +99,7 @@ class People:
             format=EXPORT_FORMAT,
             scope=scope.kind,
             exported_at=exported_at,
-            document=shapes.Document.of(self._documents.current(scope, consistent=True)),
+            document=shapes.Document.of(self.documents.current(scope, consistent=True)),
             versions=versions,
             notes=notes,
             next_cursor=next_cursor,
@@ -118,14 +112,14 @@ class People:
         from agent_memory.document import Author
         from agent_memory.notes import Note, Origin
 
-        if self._documents.current(scope, consistent=True).version:
+        if self.documents.current(scope, consistent=True).version:
             raise InvalidInput("an export is only loaded into an empty memory")
         version = 0
         for page in pages:
             if page.get("format") != EXPORT_FORMAT:
                 raise InvalidInput(f"not an {EXPORT_FORMAT} document")
             for saved in page["versions"]:
-                self._documents.save(
+                self.documents.save(
                     scope,
                     saved["content"],
                     expected_version=version,
@@ -145,66 +139,66 @@ class People:
                     origin=Origin(origin["user_id"], origin["thread_id"], origin.get("compaction_id")),
                     consolidated=raw["consolidated"],
                 )
-                self._notes.load(scope, note)
-        self._notes.usage.add(scope, self._documents.current(scope, consistent=True).chars)
+                self.notes.load(scope, note)
+        self.notes.usage.add(scope, self.documents.current(scope, consistent=True).chars)
 
     # --- erase ------------------------------------------------------------------------------------------
 
     def erase(self, scope: Scope) -> shapes.Receipt:
         """Everything the scope holds, table and index; resumable (see the module's docstring)."""
         record = "all"
-        counts = {"notes": 0, "versions": 0, "other": 0, **self._items.begin_erase(scope, record, iso(utc_now()))}
-        self._items.delete(scope, [DOC_HEAD])  # first: from now on every reader sees version 0
-        for page in self._items.keys(scope):
+        counts = {"notes": 0, "versions": 0, "other": 0, **self.items.begin_erase(scope, record, iso(utc_now()))}
+        self.items.delete(scope, [DOC_HEAD])  # first: from now on every reader sees version 0
+        for page in self.items.keys(scope):
             sort_keys = [item["sk"]["S"] for item in page]
-            self._items.delete(scope, sort_keys)
+            self.items.delete(scope, sort_keys)
             erased = {"notes": 0, "versions": 0, "other": 0}
             for sk in sort_keys:
                 erased[_kind(sk)] += 1
-            self._items.count_erased(scope, record, erased)
+            self.items.count_erased(scope, record, erased)
             for kind, count in erased.items():
                 counts[kind] += count
         self._clear_index(scope)
-        self._items.end_erase(scope, record)
+        self.items.end_erase(scope, record)
         return self._receipt(scope, counts, "memory erased")
 
     def erase_authored(self, scope: Scope, author: str) -> shapes.Receipt:
         """The notes of ``scope`` whose ``origin.user_id`` is ``author``: table, index and usage counter."""
         record = f"author#{author}"
-        counts = {"notes": 0, "versions": 0, "other": 0, **self._items.begin_erase(scope, record, iso(utc_now()))}
-        for page in self._items.keys(scope, prefix=NOTE_PREFIX, author=author):
+        counts = {"notes": 0, "versions": 0, "other": 0, **self.items.begin_erase(scope, record, iso(utc_now()))}
+        for page in self.items.keys(scope, prefix=NOTE_PREFIX, author=author):
             sort_keys = [item["sk"]["S"] for item in page]
-            self._items.delete(scope, sort_keys)
-            self._notes.usage.give_back(scope, sum(len(item.get("text", {}).get("S", "")) for item in page))
-            self._items.count_erased(scope, record, {"notes": len(sort_keys)})
+            self.items.delete(scope, sort_keys)
+            self.notes.usage.give_back(scope, sum(len(item.get("text", {}).get("S", "")) for item in page))
+            self.items.count_erased(scope, record, {"notes": len(sort_keys)})
             counts["notes"] += len(sort_keys)
             self._remove_from_index(scope, [note_id(*parse_note_sk(sk)) for sk in sort_keys])
-        self._items.end_erase(scope, record)
+        self.items.end_erase(scope, record)
         return self._receipt(scope, counts, "authored notes erased")
 
     def _remove_from_index(self, scope: Scope, note_ids: list[str]) -> None:
         """Best effort: the stream indexer removes them too; ``make reindex CHECK=1`` sees any left."""
-        if self._index is None or not note_ids:
+        if self.index is None or not note_ids:
             return
         from agent_memory.search.notes_index import Remove
 
         try:
-            self._index.bulk([Remove(scope.key, one) for one in note_ids])
+            self.index.bulk([Remove(scope.key, one) for one in note_ids])
         except Exception:  # noqa: BLE001 - the table is the source of truth; a reader never sees a deleted note
             logger.exception("could not remove erased notes from the index; the stream indexer will")
 
     def _clear_index(self, scope: Scope) -> None:
         """Every document of the scope removed, then the index checked empty for it (the drift check's count)."""
-        if self._index is None:
+        if self.index is None:
             return
         from agent_memory.search.notes_index import Remove
 
         try:
-            left = self._index.note_ids(scope.key)
+            left = self.index.note_ids(scope.key)
             if left:
-                self._index.bulk([Remove(scope.key, one) for one in sorted(left)])
-                self._index.refresh()
-            remaining = self._index.count(scope.key)
+                self.index.bulk([Remove(scope.key, one) for one in sorted(left)])
+                self.index.refresh()
+            remaining = self.index.count(scope.key)
         except Exception as error:
             logger.exception("could not clear the notes index; the erase is unfinished")
             raise StorageUnavailable("the notes index could not be cleared; call the erase again to finish") from error
@@ -222,8 +216,8 @@ class People:
 
     def injections(self, scope: Scope, *, thread_id: str | None, limit: int, cursor: str | None) -> shapes.Injections:
         return list_injections(
-            self._items.client,
-            self._items.table,
+            self.items.client,
+            self.items.table,
             scope,
             thread_id=thread_id,
             limit=limit,
@@ -235,8 +229,8 @@ class People:
 
     def usage(self, scope: Scope) -> shapes.Usage:
         return shapes.Usage(
-            notes_today=self._notes.written_on(scope, utc_now().date().isoformat()),
-            notes_per_day_quota=self._quota.notes_per_day,
-            chars=self._notes.usage.chars(scope),
-            chars_quota=self._quota.chars,
+            notes_today=self.notes.written_on(scope, utc_now().date().isoformat()),
+            notes_per_day_quota=self.quota.notes_per_day,
+            chars=self.notes.usage.chars(scope),
+            chars_quota=self.quota.chars,
         )

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Sequence
+from dataclasses import KW_ONLY, dataclass
 from typing import TYPE_CHECKING
 
 from agent_memory.errors import EmbeddingUnavailable
@@ -73,37 +74,28 @@ KEYWORD_MAX_NOTES = 2000
 HYBRID_MIN_WINDOW = 20
 
 
+@dataclass
 class RecallService:
     """The recall operation; the note store, the index and the embedding model (None: not configured) are
-    given, never created here."""
+    given, never created here. ``vector_tag`` (``search.vectors.model_tag``): the table's notes carry vectors
+    of this model, and the table's path is hybrid; None: it is keyword only (vectors live in the index, or
+    nowhere)."""
 
-    def __init__(
-        self,
-        notes: NoteStore,
-        *,
-        index: NotesIndex | None = None,
-        embedder: EmbeddingModel | None = None,
-        keyword_max_notes: int = KEYWORD_MAX_NOTES,
-        keyword_weight: float = DEFAULT_KEYWORD_WEIGHT,
-        vector_tag: int | None = None,
-        reranker: RerankStage | None = None,
-    ) -> None:
-        """``vector_tag`` (``search.vectors.model_tag``): the table's notes carry vectors of this model, and
-        the table's path is hybrid; None: it is keyword only (vectors live in the index, or nowhere)."""
-        self._notes = notes
-        self._index = index
-        self._embedder = embedder
-        self._keyword_max_notes = keyword_max_notes
-        self._keyword_weight = keyword_weight
-        self._vector_tag = vector_tag
-        self._reranker = reranker
+    notes: NoteStore
+    _: KW_ONLY
+    index: NotesIndex | None = None
+    embedder: EmbeddingModel | None = None
+    keyword_max_notes: int = KEYWORD_MAX_NOTES
+    keyword_weight: float = DEFAULT_KEYWORD_WEIGHT
+    vector_tag: int | None = None
+    reranker: RerankStage | None = None
 
     def recall(self, scope: Scope, query: str, *, k: int) -> Recalled:
         """The index when it is configured and answers; the table's keyword fallback otherwise (degrade, never fail)."""
         result: Recalled | None = None
-        if self._index is not None:
+        if self.index is not None:
             try:
-                result, path = self._indexed(self._index, scope, query, k), "opensearch"
+                result, path = self._indexed(self.index, scope, query, k), "opensearch"
             except Exception:  # noqa: BLE001 - any index fault (down, timeout, bad answer) degrades to the table
                 logger.warning("the notes index failed; answering from DynamoDB", exc_info=True)
                 metrics.add_metric(name="RecallIndexFailed", unit="Count", value=1)
@@ -137,10 +129,10 @@ class RecallService:
             terms = query_terms(query)
             coverage = {_place(hit): query_coverage(terms, words(hit.text)) for hit in keyword_hits if hit.text}
             halves = ([(_place(hit), hit.score) for hit in half] for half in own)
-            fused = weighted_fusion(*halves, keyword_weight=self._keyword_weight, coverage=coverage)
+            fused = weighted_fusion(*halves, keyword_weight=self.keyword_weight, coverage=coverage)
             best = dict(fused[:wanted])
             mode = ("hybrid" if keyword_hits else "semantic") if semantic_hits else "keyword"
-        notes = self._notes.get_many(scope, list(best))
+        notes = self.notes.get_many(scope, list(best))
         found = [(keyed, best[keyed.note.day, keyed.note.position]) for keyed in notes]
         return Recalled(
             notes=self._reranked(query, _only_in_scope(scope, found, already_dropped=dropped), k), mode=mode
@@ -148,10 +140,10 @@ class RecallService:
 
     def _query_vector(self, query: str) -> list[float] | None:
         """The query's embedding, or None (no model, or it failed: BM25 answers alone)."""
-        if self._embedder is None:
+        if self.embedder is None:
             return None
         try:
-            return self._embedder.embed([query])[0]
+            return self.embedder.embed([query])[0]
         except EmbeddingUnavailable as error:
             logger.warning("embedding the query failed; answering with BM25 alone", extra={"why": error.message})
             metrics.add_metric(name="RecallEmbeddingFailed", unit="Count", value=1)
@@ -164,9 +156,9 @@ class RecallService:
         Rows of another scope are set aside before ranking (so they cannot even weigh on the idf), and
         the whole notes are checked again on their way out.
         """
-        tag = self._vector_tag
+        tag = self.vector_tag
         vector = self._query_vector(query) if tag is not None else None
-        rows = self._notes.newest_texts(scope, limit=self._keyword_max_notes, with_vectors=vector is not None)
+        rows = self.notes.newest_texts(scope, limit=self.keyword_max_notes, with_vectors=vector is not None)
         own = [row for row in rows if row.pk == scope.key]
         ranked = rank(query, [row.text for row in own])
         mode: RecallMode = "keyword"
@@ -179,24 +171,24 @@ class RecallService:
             keyword = [(r.index, r.score) for r in ranked[:window]]
             terms = query_terms(query)
             coverage = {n: query_coverage(terms, words(own[n].text)) for n, _ in keyword}
-            fused = weighted_fusion(keyword, similar, keyword_weight=self._keyword_weight, coverage=coverage)
+            fused = weighted_fusion(keyword, similar, keyword_weight=self.keyword_weight, coverage=coverage)
             order, mode = fused[:wanted], "hybrid"
         best = {(own[n].day, own[n].position): score for n, score in order}
-        notes = self._notes.get_many(scope, list(best))
+        notes = self.notes.get_many(scope, list(best))
         hits = [(keyed, best[keyed.note.day, keyed.note.position]) for keyed in notes]
         kept = _only_in_scope(scope, hits, already_dropped=len(rows) - len(own))
         return Recalled(notes=self._reranked(query, kept, k), mode=mode)
 
     def _window(self, k: int) -> int:
         """How many candidates a path gathers: ``k``, or the reranker's window when there is one."""
-        return k if self._reranker is None else self._reranker.window(k)
+        return k if self.reranker is None else self.reranker.window(k)
 
     def _reranked(self, query: str, hits: list[ScoredNote], k: int) -> list[ScoredNote]:
         """The reranker's ``k`` best of the path's candidates, or the path's own first ``k`` (no reranker,
         or it failed: ``providers.rerank`` counts and logs it)."""
-        if self._reranker is None:
+        if self.reranker is None:
             return hits[:k]
-        order = self._reranker.reorder(query, [hit.text for hit in hits], k)
+        order = self.reranker.reorder(query, [hit.text for hit in hits], k)
         if order is None:
             return hits[:k]
         return [hits[place].model_copy(update={"score": round(relevance, 6)}) for place, relevance in order]

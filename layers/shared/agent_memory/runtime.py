@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent_memory.clock import utc_now
 from agent_memory.consolidation import Caps, Consolidator
@@ -15,7 +15,7 @@ from agent_memory.providers.chat import chat_model_from_settings
 from agent_memory.recall import RecallService
 from agent_memory.service import MemoryService
 from agent_memory.settings import get_settings
-from agent_memory.storage.client import make_dynamodb_client
+from agent_memory.storage.client import bounded_client, make_dynamodb_client
 from agent_memory.storage.consolidation_store import ConsolidationStore
 from agent_memory.storage.document_store import DocumentStore
 from agent_memory.storage.flush_store import FlushStore
@@ -36,10 +36,17 @@ if TYPE_CHECKING:  # imported where used: a deployment without an index (or the 
 
 
 @cache
+def dynamodb() -> Any:
+    """The bounded DynamoDB client the services share (boto3 clients are thread-safe, and each one built costs
+    the cold start tens of milliseconds); the flush and the injection record have their own, tighter ones."""
+    return make_dynamodb_client(get_settings())
+
+
+@cache
 def memory_service() -> MemoryService:
     """Clients are reused across invocations of a warm sandbox; the chat model is only built when needed."""
     settings = get_settings()
-    client = make_dynamodb_client(settings)
+    client = dynamodb()
     return MemoryService(
         NoteStore(client, settings.table_name, quota(), vectors=note_vectors(settings.embedding_timeout_s)),
         DocumentStore(client, settings.table_name),
@@ -59,7 +66,7 @@ def idempotency() -> IdempotencyStore:
     from agent_memory.idempotency import IdempotencyStore
 
     settings = get_settings()
-    return IdempotencyStore(make_dynamodb_client(settings), settings.table_name)
+    return IdempotencyStore(dynamodb(), settings.table_name)
 
 
 @cache
@@ -80,10 +87,9 @@ def flush_service() -> FlushService:
 def consolidator() -> Consolidator:
     """The nightly run folds through the same service (and so the same validated write path) as the tools."""
     settings = get_settings()
-    client = make_dynamodb_client(settings)
+    client = dynamodb()
     return Consolidator(
         memory_service(),
-        DocumentStore(client, settings.table_name),
         ConsolidationStore(client, settings.table_name),
         ScopeIndex(client, settings.table_name),
         chat_model=cache(lambda: chat_model_from_settings(settings, timeout_s=settings.chat_timeout_s)),
@@ -104,39 +110,18 @@ def consolidation_queue() -> GroupQueue | None:
     settings = get_settings()
     if settings.consolidation_queue_url is None:
         return None
-    import boto3
-    from botocore.config import Config
-
     from agent_memory.consolidation_queue import GroupQueue
 
-    config = Config(
-        connect_timeout=settings.dynamodb_connect_timeout_s,
-        read_timeout=settings.dynamodb_read_timeout_s,
-        retries={"mode": "standard", "total_max_attempts": settings.dynamodb_max_attempts},
-    )
-    return GroupQueue(boto3.client("sqs", config=config), settings.consolidation_queue_url)
+    return GroupQueue(bounded_client("sqs", settings), settings.consolidation_queue_url)
 
 
 @cache
 def management() -> Management:
     settings = get_settings()
-    client = make_dynamodb_client(settings)
-
-    import boto3
-    from botocore.config import Config
-
-    # Starting a run is one asynchronous Invoke: bounded like the DynamoDB clients, never 60 s defaults.
-    lambda_config = Config(
-        connect_timeout=settings.dynamodb_connect_timeout_s,
-        read_timeout=settings.dynamodb_read_timeout_s,
-        retries={"mode": "standard", "total_max_attempts": settings.dynamodb_max_attempts},
-    )
     return Management(
         memory_service(),
-        DocumentStore(client, settings.table_name),
-        NoteStore(client, settings.table_name),
-        ConsolidationStore(client, settings.table_name),
-        lambda_client=boto3.client("lambda", config=lambda_config),
+        ConsolidationStore(dynamodb(), settings.table_name),
+        lambda_client=bounded_client("lambda", settings),  # starting a run is one asynchronous Invoke
         consolidate_function=settings.consolidate_function,
     )
 
@@ -148,7 +133,7 @@ def people() -> People:
     from agent_memory.storage.scope_items import ScopeItems
 
     settings = get_settings()
-    client = make_dynamodb_client(settings)
+    client = dynamodb()
     return People(
         ScopeItems(client, settings.table_name),
         DocumentStore(client, settings.table_name),
@@ -198,7 +183,7 @@ def recall_service() -> RecallService:
     from agent_memory.providers.rerank import rerank_stage_from_settings  # boto3's client only when it is set
 
     settings = get_settings()
-    notes = NoteStore(make_dynamodb_client(settings), settings.table_name)
+    notes = NoteStore(dynamodb(), settings.table_name)
     return RecallService(
         notes,
         index=notes_index(),
@@ -274,6 +259,7 @@ def notes_indexer() -> NotesIndexer:
 
 def reset() -> None:
     """Forget the cached settings and services (tests and the local stack change the environment)."""
+    dynamodb.cache_clear()
     memory_service.cache_clear()
     idempotency.cache_clear()
     flush_service.cache_clear()

@@ -5,19 +5,19 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass, replace
 from datetime import timedelta
 from typing import Literal
 
 from agent_memory.aside import start_aside
 from agent_memory.clock import iso, utc_now
+from agent_memory.commands import DocumentWrite
 from agent_memory.compression import compress
 from agent_memory.context_block import fit_notes, system_prompt
 from agent_memory.document import (
     EMPTY_DOCUMENT,
     HARD_LIMIT,
-    Author,
     Document,
-    Reason,
     soft_limit_warnings,
 )
 from agent_memory.errors import InvalidInput, StorageUnavailable, VersionConflict
@@ -29,7 +29,6 @@ from agent_memory.scope import Scope
 from agent_memory.shapes import Document as DocumentShape
 from agent_memory.shapes import MemoryContext, Remembered, SavedDocument
 from agent_memory.shapes import Note as NoteShape
-from agent_memory.storage.consolidation_store import Fold
 from agent_memory.storage.document_store import DocumentStore, QuotaRefused
 from agent_memory.storage.note_store import NoteStore
 
@@ -43,27 +42,21 @@ UNVERSIONED_RETRY_PAUSE_S = (0.01, 0.05)
 UNVERSIONED_RETRY_PAUSE_MAX_S = 0.25
 
 
+@dataclass
 class MemoryService:
     """One instance per process; stores and the model are given, never created here."""
 
-    def __init__(
-        self,
-        notes: NoteStore,
-        documents: DocumentStore,
-        chat_model: Callable[[], ChatModel | None],
-        *,
-        redact_extra: frozenset[str] = frozenset(),
-    ) -> None:
-        self._notes = notes
-        self._documents = documents
-        self._chat_model = chat_model
-        self.redact_extra = redact_extra
+    notes: NoteStore
+    documents: DocumentStore
+    chat_model: Callable[[], ChatModel | None]
+    _: KW_ONLY
+    redact_extra: frozenset[str] = frozenset()
 
     def remember(self, scope: Scope, origin: Origin, text: str) -> Remembered:
         """Append ``text`` as a note of ``scope`` written by ``origin``'s conversation."""
         redacted = redact(text, extra=self.redact_extra)  # before anything is stored or logged
         cleaned = clean_note_text(redacted.text)
-        note = self._notes.append(
+        note = self.notes.append(
             scope,
             created=utc_now(),
             text=cleaned.text,
@@ -79,17 +72,7 @@ class MemoryService:
         )
         return Remembered(note=NoteShape.of(note), truncated=cleaned.truncated, redacted=redacted.kinds)
 
-    def update_memory(
-        self,
-        scope: Scope,
-        content: str,
-        *,
-        expected_version: int | None,
-        reason: Reason,
-        by: Author,
-        allow_empty: bool = False,
-        fold: Fold | None = None,
-    ) -> SavedDocument:
+    def update_memory(self, write: DocumentWrite, *, allow_empty: bool = False) -> SavedDocument:
         """The one validated write path: limits, compression, history, optimistic concurrency.
 
         With ``expected_version`` a stale version is a 409. Without it the write applies to whatever is
@@ -98,73 +81,63 @@ class MemoryService:
         their own reason. A consolidation's ``fold`` is saved with the version (its pending marks, in one transaction).
         Secrets are redacted first, whoever writes (tool, dashboard, restore, consolidation's result).
         """
-        redacted = redact(content, extra=self.redact_extra)
-        content = redacted.text
-        if not content.strip() and not allow_empty:
+        redacted = redact(write.content, extra=self.redact_extra)
+        write = replace(write, content=redacted.text)
+        if not write.content.strip() and not allow_empty:
             raise InvalidInput(
                 "the document cannot be empty; clearing memory is a dashboard action",
                 details=[{"loc": ["arguments", "content"], "msg": "empty content", "type": "empty_document"}],
             )
-        compressed = len(content) > HARD_LIMIT
+        compressed = len(write.content) > HARD_LIMIT
         if compressed:
-            if expected_version is not None:
-                self._check_current(scope, expected_version)  # fail fast before a minute-long model call
-            content = redact(compress(self._chat_model(), content), extra=self.redact_extra).text
-            reason = "compression" if reason == "tool" else reason
+            if write.expected_version is not None:
+                self._check_current(write.scope, write.expected_version)  # fail fast before a minute-long model call
+            shorter = redact(compress(self.chat_model(), write.content), extra=self.redact_extra).text
+            write = replace(write, content=shorter, reason="compression" if write.reason == "tool" else write.reason)
             metrics.add_metric(name="Compressions", unit="Count", value=1)
-        document = self._save(
-            scope,
-            content,
-            expected_version=expected_version,
-            reason=reason,
-            by=by,
-            fold=fold,
-        )
+        document = self._save(write)
         metrics.add_metric(name="DocumentWrites", unit="Count", value=1)
         logger.info(
             "document saved",
-            extra={"scope": scope.kind, "version": document.version, "chars": document.chars, "reason": reason},
+            extra={
+                "scope": write.scope.kind,
+                "version": document.version,
+                "chars": document.chars,
+                "reason": write.reason,
+            },
         )
-        warnings = soft_limit_warnings(content) + redacted.warnings()
+        warnings = soft_limit_warnings(write.content) + redacted.warnings()
         return SavedDocument(document=DocumentShape.of(document), compressed=compressed, warnings=warnings)
 
     def _check_current(self, scope: Scope, expected_version: int) -> None:
-        if self._documents.current(scope, consistent=True).version != expected_version:
+        if self.documents.current(scope, consistent=True).version != expected_version:
             metrics.add_metric(name="VersionConflicts", unit="Count", value=1)
             raise VersionConflict(
                 f"the document is no longer at version {expected_version}; read it again and reapply the change"
             )
 
-    def _save(
-        self,
-        scope: Scope,
-        content: str,
-        *,
-        expected_version: int | None,
-        reason: Reason,
-        by: Author,
-        fold: Fold | None,
-    ) -> Document:
+    def _save(self, write: DocumentWrite) -> Document:
+        scope, content, expected_version = write.scope, write.content, write.expected_version
         attempt = 0
         give_up_at = time.monotonic() + UNVERSIONED_WRITE_BUDGET_S
         while True:
             attempt += 1
-            head = self._documents.current(scope, consistent=True)
+            head = self.documents.current(scope, consistent=True)
             base = expected_version if expected_version is not None else head.version
             change = len(content) - head.chars  # the characters quota moves with the version, in its transaction
             try:
-                return self._documents.save(
+                return self.documents.save(
                     scope,
                     content,
                     expected_version=base,
                     updated_at=iso(utc_now()),
-                    reason=reason,
-                    by=by,
-                    pending_marks=fold,
-                    usage_change=self._notes.usage.change_item(scope, change, enforce=reason != "consolidation"),
+                    reason=write.reason,
+                    by=write.by,
+                    pending_marks=write.fold,
+                    usage_change=self.notes.usage.change_item(scope, change, enforce=write.reason != "consolidation"),
                 )
             except QuotaRefused:
-                raise self._notes.usage.refusal(change) from None
+                raise self.notes.usage.refusal(change) from None
             except VersionConflict:
                 if expected_version is not None:
                     metrics.add_metric(name="VersionConflicts", unit="Count", value=1)
@@ -183,10 +156,10 @@ class MemoryService:
     def context(self, scope: Scope) -> MemoryContext:
         """The per-turn memory: never raises for a storage fault, it degrades instead (a turn is never blocked)."""
         degraded: list[Literal["document", "notes"]] = []
-        document_read = start_aside(lambda: self._documents.current(scope))  # both reads at once (agent_memory.aside)
+        document_read = start_aside(lambda: self.documents.current(scope))  # both reads at once (agent_memory.aside)
         today = utc_now().date()
         try:
-            recent = self._notes.newest_first(
+            recent = self.notes.newest_first(
                 scope,
                 first_day=(today - timedelta(days=1)).isoformat(),
                 last_day=today.isoformat(),

@@ -8,10 +8,11 @@ Every call is bounded by the timeout given at construction, so a slow model fail
 
 from __future__ import annotations
 
-from typing import Any, Protocol, cast
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from agent_memory.errors import ModelUnavailable
-from agent_memory.providers.clients import provider_from_spec
+from agent_memory.providers.clients import RemoteModel, provider_from_spec
 from agent_memory.settings import Settings
 
 
@@ -21,17 +22,13 @@ class ChatModel(Protocol):
     def complete(self, *, system: str, prompt: str, max_tokens: int) -> str: ...
 
 
-class BedrockChatModel:
-    def __init__(self, client: Any, model_id: str) -> None:
-        self._client = client
-        self._model_id = model_id
-
+class BedrockChatModel(RemoteModel):
     def complete(self, *, system: str, prompt: str, max_tokens: int) -> str:
         from botocore.exceptions import BotoCoreError, ClientError
 
         try:
-            answer = self._client.converse(
-                modelId=self._model_id,
+            answer = self.client.converse(
+                modelId=self.model,
                 system=[{"text": system}],
                 messages=[{"role": "user", "content": [{"text": prompt}]}],
                 inferenceConfig={"maxTokens": max_tokens, "temperature": 0.2},
@@ -45,19 +42,15 @@ class BedrockChatModel:
         return text
 
 
-class OpenAIChatModel:
-    def __init__(self, http: Any, model: str) -> None:
-        self._http = http
-        self._model = model
-
+class OpenAIChatModel(RemoteModel):
     def complete(self, *, system: str, prompt: str, max_tokens: int) -> str:
         import httpx
 
         try:
-            response = self._http.post(
+            response = self.client.post(
                 "chat/completions",
                 json={
-                    "model": self._model,
+                    "model": self.model,
                     "messages": [{"role": "system", "content": system}, {"role": "user", "content": prompt}],
                     "max_tokens": max_tokens,
                     "temperature": 0.2,
@@ -77,14 +70,5 @@ class OpenAIChatModel:
 
 def chat_model_from_settings(settings: Settings, *, timeout_s: float) -> ChatModel | None:
     """The deployment's default chat model, or None when ``MEMORY_CHAT_MODEL`` is unset."""
-    return cast(  # mypy joins the two provider classes to object; both satisfy the port
-        "ChatModel | None",
-        provider_from_spec(
-            settings.chat_model,
-            settings,
-            timeout_s=timeout_s,
-            connect_timeout_s=5,
-            bedrock=BedrockChatModel,
-            openai=OpenAIChatModel,
-        ),
-    )
+    makers: dict[str, Callable[[Any, str], ChatModel]] = {"bedrock": BedrockChatModel, "openai": OpenAIChatModel}
+    return provider_from_spec(settings.chat_model, settings, makers, timeout_s=timeout_s, connect_timeout_s=5)

@@ -6,7 +6,8 @@ or failing model fails the call instead of hanging it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from functools import cache
 from typing import Any, TypeVar
 
@@ -15,22 +16,31 @@ from agent_memory.settings import Settings
 Port = TypeVar("Port")
 
 
+@dataclass(frozen=True)
+class RemoteModel:
+    """A model named ``model`` on its provider's bounded ``client``: boto3's ``bedrock-runtime`` for Bedrock, an
+    httpx client for an OpenAI-compatible server."""
+
+    client: Any
+    model: str
+
+
 def provider_from_spec(
     spec: str | None,
     settings: Settings,
+    makers: Mapping[str, Callable[[Any, str], Port]],
     *,
     timeout_s: float,
     connect_timeout_s: float,
-    bedrock: Callable[[Any, str], Port],
-    openai: Callable[[Any, str], Port],
 ) -> Port | None:
-    """The provider that a ``bedrock:<modelId>`` or ``openai:<model>`` setting names, on its bounded client."""
+    """The provider that a ``bedrock:<modelId>`` or ``openai:<model>`` setting names, on its bounded client:
+    ``makers[provider](client, name)``."""
     if spec is None:
         return None
     provider, _, name = spec.partition(":")  # the settings guarantee a known provider and a name
     if provider == "bedrock":
-        return bedrock(bedrock_runtime(timeout_s=timeout_s, connect_timeout_s=connect_timeout_s), name)
-    return openai(openai_http(settings, timeout_s=timeout_s), name)
+        return makers[provider](bedrock_runtime(timeout_s=timeout_s, connect_timeout_s=connect_timeout_s), name)
+    return makers[provider](openai_http(settings, timeout_s=timeout_s), name)
 
 
 def bedrock_runtime(*, timeout_s: float, connect_timeout_s: float) -> Any:

@@ -11,7 +11,7 @@
 Every vector has ``MEMORY_EMBEDDING_DIMENSIONS`` numbers (default ``EMBEDDING_DIMENSION``, 1,024, the notes
 index's ``knn_vector`` dimension): both remote providers ask for it, and an answer of another length is an
 error, never a vector written or searched with. ``local:minilm`` (all-MiniLM-L6-v2 in process, numpy only:
-``models.minilm``; opt-in) pads its 384 numbers with zeros to the setting.
+``providers.minilm``; opt-in) pads its 384 numbers with zeros to the setting.
 Every call is bounded by the timeout given at construction. Callers degrade on ``EmbeddingUnavailable``
 (recall answers with BM25, the indexer writes the note without its vector): embeddings improve recall,
 they never decide whether it works.
@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass
 from functools import partial
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 from agent_memory.errors import EmbeddingUnavailable
-from agent_memory.providers.clients import provider_from_spec
+from agent_memory.providers.clients import RemoteModel, provider_from_spec
 from agent_memory.settings import Settings
 
 EMBEDDING_DIMENSION = 1024  # Titan Text Embeddings v2's default; an OpenAI-compatible model is asked for it too
@@ -50,12 +52,13 @@ def _checked(vector: object, dimensions: int = EMBEDDING_DIMENSION) -> list[floa
     return [float(x) for x in vector]
 
 
-class BedrockEmbeddingModel:
-    def __init__(self, client: Any, model_id: str, *, dimensions: int = EMBEDDING_DIMENSION) -> None:
-        self._client = client
-        self._model_id = model_id
-        self._dimensions = dimensions
+@dataclass(frozen=True)
+class _RemoteEmbedding(RemoteModel):
+    _: KW_ONLY
+    dimensions: int = EMBEDDING_DIMENSION
 
+
+class BedrockEmbeddingModel(_RemoteEmbedding):
     def embed(self, texts: list[str]) -> list[list[float]]:
         if len(texts) <= 1:
             return [self._embed_one(text) for text in texts]
@@ -68,33 +71,28 @@ class BedrockEmbeddingModel:
         from botocore.exceptions import BotoCoreError, ClientError
 
         try:
-            answer = self._client.invoke_model(
-                modelId=self._model_id,
+            answer = self.client.invoke_model(
+                modelId=self.model,
                 contentType="application/json",
                 accept="application/json",
-                body=json.dumps({"inputText": text, "dimensions": self._dimensions, "normalize": True}),
+                body=json.dumps({"inputText": text, "dimensions": self.dimensions, "normalize": True}),
             )
             vector = json.loads(answer["body"].read())["embedding"]
         except (BotoCoreError, ClientError, KeyError, TypeError, ValueError) as error:
             raise EmbeddingUnavailable(f"the embedding model failed: {type(error).__name__}") from error
-        return _checked(vector, self._dimensions)
+        return _checked(vector, self.dimensions)
 
 
-class OpenAIEmbeddingModel:
-    def __init__(self, http: Any, model: str, *, dimensions: int = EMBEDDING_DIMENSION) -> None:
-        self._http = http
-        self._model = model
-        self._dimensions = dimensions
-
+class OpenAIEmbeddingModel(_RemoteEmbedding):
     def embed(self, texts: list[str]) -> list[list[float]]:
         import httpx
 
         if not texts:
             return []
         try:
-            response = self._http.post(
+            response = self.client.post(
                 "embeddings",
-                json={"model": self._model, "input": texts, "dimensions": self._dimensions},
+                json={"model": self.model, "input": texts, "dimensions": self.dimensions},
             )
             response.raise_for_status()
             data = sorted(response.json()["data"], key=lambda item: item["index"])
@@ -103,7 +101,7 @@ class OpenAIEmbeddingModel:
             raise EmbeddingUnavailable(f"the embedding model failed: {type(error).__name__}") from error
         if len(vectors) != len(texts):
             raise EmbeddingUnavailable(f"the embedding model answered {len(vectors)} vectors for {len(texts)} texts")
-        return [_checked(vector, self._dimensions) for vector in vectors]
+        return [_checked(vector, self.dimensions) for vector in vectors]
 
 
 def embedding_model_from_settings(settings: Settings, *, timeout_s: float) -> EmbeddingModel | None:
@@ -112,14 +110,8 @@ def embedding_model_from_settings(settings: Settings, *, timeout_s: float) -> Em
         from agent_memory.providers.minilm import MiniLMEmbeddingModel
 
         return MiniLMEmbeddingModel(dimensions=settings.embedding_dimensions)
-    return cast(  # mypy joins the two provider classes to object; both satisfy the port
-        "EmbeddingModel | None",
-        provider_from_spec(
-            settings.embedding_model,
-            settings,
-            timeout_s=timeout_s,
-            connect_timeout_s=2,
-            bedrock=partial(BedrockEmbeddingModel, dimensions=settings.embedding_dimensions),
-            openai=partial(OpenAIEmbeddingModel, dimensions=settings.embedding_dimensions),
-        ),
-    )
+    makers: dict[str, Callable[[Any, str], EmbeddingModel]] = {
+        "bedrock": partial(BedrockEmbeddingModel, dimensions=settings.embedding_dimensions),
+        "openai": partial(OpenAIEmbeddingModel, dimensions=settings.embedding_dimensions),
+    }
+    return provider_from_spec(settings.embedding_model, settings, makers, timeout_s=timeout_s, connect_timeout_s=2)

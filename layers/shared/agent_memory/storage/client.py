@@ -1,15 +1,15 @@
-"""The DynamoDB client every store shares: bounded timeouts and botocore's standard retry mode."""
+"""The DynamoDB client every store shares (and the other AWS clients, bounded alike): bounded timeouts and
+botocore's standard retry mode; the error handling every store shares."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from botocore.exceptions import ClientError
 
 from agent_memory.errors import StorageUnavailable
 from agent_memory.settings import Settings
-
-if TYPE_CHECKING:
-    from botocore.exceptions import ClientError
 
 # After botocore's retries, a write may have landed before its answer was lost: its outcome is unknown.
 STORAGE_UNAVAILABLE = (
@@ -36,6 +36,25 @@ def make_dynamodb_client(
 
     The flush, which must answer within 5 seconds whatever happens, passes tighter bounds.
     """
+    return bounded_client(
+        "dynamodb",
+        settings,
+        connect_timeout_s=connect_timeout_s,
+        read_timeout_s=read_timeout_s,
+        max_attempts=max_attempts,
+    )
+
+
+def bounded_client(
+    service: str,
+    settings: Settings,
+    *,
+    connect_timeout_s: float | None = None,
+    read_timeout_s: float | None = None,
+    max_attempts: int | None = None,
+) -> Any:
+    """A boto3 client bounded like the DynamoDB client (``MEMORY_DYNAMODB_*``), never botocore's 60 s defaults:
+    also the SQS client the planner sends with and the Lambda client that starts a run."""
     import boto3
     from botocore.config import Config
 
@@ -44,7 +63,7 @@ def make_dynamodb_client(
         read_timeout=read_timeout_s or settings.dynamodb_read_timeout_s,
         retries={"mode": "standard", "total_max_attempts": max_attempts or settings.dynamodb_max_attempts},
     )
-    return boto3.client("dynamodb", config=config)
+    return boto3.client(service, config=config)
 
 
 def error_code(error: ClientError) -> str:
@@ -87,3 +106,14 @@ def as_unavailable(error: ClientError) -> StorageUnavailable | None:
     if error_code(error) in _UNAVAILABLE:
         return StorageUnavailable(STORAGE_UNAVAILABLE)
     return None
+
+
+def update_if(client: Any, **request: Any) -> bool:
+    """One conditional UpdateItem: False when its condition refused it, StorageUnavailable for a fault."""
+    try:
+        client.update_item(**request)
+    except ClientError as error:
+        if error_code(error) != "ConditionalCheckFailedException":
+            raise as_unavailable(error) or error from None
+        return False
+    return True

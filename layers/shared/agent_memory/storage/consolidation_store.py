@@ -22,7 +22,7 @@ from botocore.exceptions import ClientError
 
 from agent_memory.notes import note_id
 from agent_memory.scope import Scope
-from agent_memory.storage.client import as_unavailable, cancellation_codes, error_code, query_pages
+from agent_memory.storage.client import as_unavailable, cancellation_codes, error_code, query_pages, update_if
 from agent_memory.storage.keys import UNCONSOLIDATED_INDEX, unconsolidated_shard, unconsolidated_shards
 from agent_memory.storage.run_records import RunRecords
 
@@ -177,17 +177,14 @@ class ConsolidationStore(RunRecords):
 
         Only these two attributes change: the note's text, day and position are never rewritten.
         """
-        try:
-            self._client.update_item(
-                TableName=self._table,
-                Key={"pk": {"S": scope.key}, "sk": {"S": note_sk}},
-                UpdateExpression="SET consolidated = :true REMOVE uc_pk, uc_sk",
-                ConditionExpression="attribute_exists(sk)",
-                ExpressionAttributeValues={":true": {"BOOL": True}},
-            )
-        except ClientError as error:
-            if error_code(error) != "ConditionalCheckFailedException":
-                raise as_unavailable(error) or error from None
+        update_if(
+            self._client,
+            TableName=self._table,
+            Key={"pk": {"S": scope.key}, "sk": {"S": note_sk}},
+            UpdateExpression="SET consolidated = :true REMOVE uc_pk, uc_sk",
+            ConditionExpression="attribute_exists(sk)",
+            ExpressionAttributeValues={":true": {"BOOL": True}},
+        )
 
     def clear_pending(self, scope: Scope, token: str | None = None) -> None:
         """Delete the scope's pending record; with ``token``, only the record that token wrote (a late worker

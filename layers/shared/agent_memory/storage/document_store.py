@@ -213,11 +213,9 @@ _TRANSACTION_MAX_ITEMS = 100
 version_from_item = _version_from_item
 
 
-class FoldedNoteGone(MemoryServiceError):
+class FoldedNoteGone(MemoryServiceError, status=409, code="note_erased"):
     """A note that a consolidation folded was deleted or erased before its version was written: the version is
     not written (the erased text never reaches a document), and the group is folded again next night."""
-
-    status, code = 409, "note_erased"
 
 
 def _folded_notes_exist(scope: Scope, table: str, folded_note_ids: list[str], room: int) -> list[dict[str, Any]]:

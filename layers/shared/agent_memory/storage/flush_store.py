@@ -14,7 +14,8 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from agent_memory.scope import Scope
-from agent_memory.storage.client import as_unavailable, error_code
+from agent_memory.storage.client import error_code
+from agent_memory.storage.leases import claim_record
 
 # Longer than the flush's Lambda timeout, so a live invocation never loses its claim to a retry.
 LEASE_S = 10
@@ -42,26 +43,15 @@ class FlushStore:
 
     def claim(self, scope: Scope, compaction_id: str, *, token: str, now_epoch: int) -> FlushMarker | None:
         """One request: None if this invocation now owns the event, else the marker that is already there."""
-        try:
-            self._client.put_item(
-                TableName=self._table,
-                Item={
-                    **_key(scope, compaction_id),
-                    "status": {"S": "in_progress"},
-                    "token": {"S": token},
-                    "lease_until": {"N": str(now_epoch + LEASE_S)},
-                    "expires_at": {"N": str(now_epoch + CLAIM_TTL_S)},
-                },
-                ConditionExpression="attribute_not_exists(sk) OR (#status = :in_progress AND lease_until < :now)",
-                ExpressionAttributeNames={"#status": "status"},
-                ExpressionAttributeValues={":in_progress": {"S": "in_progress"}, ":now": {"N": str(now_epoch)}},
-                ReturnValuesOnConditionCheckFailure="ALL_OLD",
-            )
-            return None
-        except ClientError as error:
-            if error_code(error) != "ConditionalCheckFailedException":
-                raise as_unavailable(error) or error from None
-            return _marker(error.response.get("Item") or {})
+        holder = claim_record(
+            self._client,
+            self._table,
+            {**_key(scope, compaction_id), "token": {"S": token}},
+            now_epoch=now_epoch,
+            lease_s=LEASE_S,
+            keep_s=CLAIM_TTL_S,
+        )
+        return None if holder is None else _marker(holder)
 
     def release(self, scope: Scope, compaction_id: str, *, token: str) -> FlushMarker | None:
         """Give the event back after a failure (only if the claim is still ours and not written).

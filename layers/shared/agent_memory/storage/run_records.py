@@ -9,10 +9,8 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from botocore.exceptions import ClientError
-
 from agent_memory.clock import iso
-from agent_memory.storage.client import as_unavailable, error_code
+from agent_memory.storage.client import update_if
 
 COUNTS = ("groups_planned", "groups_done", "groups_failed", "notes_consolidated", "notes_remaining")
 _RUNS_PK = "consolidation"
@@ -62,21 +60,18 @@ class RunRecords:
 
     def list_failure(self, run: str, scope_key: str, reason: str) -> None:
         """Add a failure with its reason to the run's listing (the first hundred; the count has them all)."""
-        try:
-            self._client.update_item(
-                TableName=self._table,
-                Key={"pk": {"S": _RUNS_PK}, "sk": {"S": run}},
-                UpdateExpression="SET failures = list_append(if_not_exists(failures, :none), :one)",
-                ConditionExpression="attribute_not_exists(failures) OR size(failures) < :max",
-                ExpressionAttributeValues={
-                    ":none": {"L": []},
-                    ":one": {"L": [_failure(scope_key, reason)]},
-                    ":max": {"N": str(_MAX_LISTED_FAILURES)},
-                },
-            )
-        except ClientError as error:
-            if error_code(error) != "ConditionalCheckFailedException":
-                raise as_unavailable(error) or error from None
+        update_if(
+            self._client,
+            TableName=self._table,
+            Key={"pk": {"S": _RUNS_PK}, "sk": {"S": run}},
+            UpdateExpression="SET failures = list_append(if_not_exists(failures, :none), :one)",
+            ConditionExpression="attribute_not_exists(failures) OR size(failures) < :max",
+            ExpressionAttributeValues={
+                ":none": {"L": []},
+                ":one": {"L": [_failure(scope_key, reason)]},
+                ":max": {"N": str(_MAX_LISTED_FAILURES)},
+            },
+        )
 
     def planned(self, run: str, *, groups: int, remaining: int, alone: bool = False) -> dict[str, Any]:
         """The planner is done: ``groups`` groups went out and ``remaining`` due notes were left for later.
@@ -114,19 +109,17 @@ class RunRecords:
         )
         if complete and record["finished_at"] is None:
             finished_at = iso(datetime.now(UTC))
-            try:
-                self._client.update_item(
-                    TableName=self._table,
-                    Key={"pk": {"S": _RUNS_PK}, "sk": {"S": run}},
-                    UpdateExpression="SET finished_at = :at",
-                    ConditionExpression="attribute_not_exists(finished_at)",
-                    ExpressionAttributeValues={":at": {"S": finished_at}},
-                )
-                record["finished_at"] = finished_at
-            except ClientError as error:
-                if error_code(error) != "ConditionalCheckFailedException":
-                    raise as_unavailable(error) or error from None
+            first = update_if(
+                self._client,
+                TableName=self._table,
+                Key={"pk": {"S": _RUNS_PK}, "sk": {"S": run}},
+                UpdateExpression="SET finished_at = :at",
+                ConditionExpression="attribute_not_exists(finished_at)",
+                ExpressionAttributeValues={":at": {"S": finished_at}},
+            )
+            if not first:  # another worker finished it: list it as that one wrote it
                 return self.finish_if_complete(run)
+            record["finished_at"] = finished_at
         record["status"] = "finished" if record["finished_at"] else "running"
         return record
 

@@ -33,7 +33,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from agent_memory.scope import Scope
-from agent_memory.storage.client import as_unavailable, error_code, query_pages
+from agent_memory.storage.client import as_unavailable, error_code, query_pages, update_if
 from agent_memory.storage.keys import UNCONSOLIDATED_INDEX, unconsolidated_shard, unconsolidated_shards
 
 DUE_SK = "consolidation#due"
@@ -167,19 +167,14 @@ class ScopeIndex:
         self._update(scope, "SET floor = :day", "attribute_not_exists(floor) OR floor > :day", {":day": values[":day"]})
 
     def _update(self, scope: Scope, update: str, condition: str | None, values: dict[str, Any]) -> bool:
-        try:
-            self._client.update_item(
-                TableName=self._table,
-                Key={"pk": {"S": scope.key}, "sk": {"S": DUE_SK}},
-                UpdateExpression=update,
-                ExpressionAttributeValues=values,
-                **({"ConditionExpression": condition} if condition else {}),
-            )
-        except ClientError as error:
-            if error_code(error) != "ConditionalCheckFailedException":
-                raise as_unavailable(error) or error from None
-            return False
-        return True
+        return update_if(
+            self._client,
+            TableName=self._table,
+            Key={"pk": {"S": scope.key}, "sk": {"S": DUE_SK}},
+            UpdateExpression=update,
+            ExpressionAttributeValues=values,
+            **({"ConditionExpression": condition} if condition else {}),
+        )
 
     def due_scopes(self, cutoff: str) -> Iterator[DueScope]:
         """Scopes whose oldest unconsolidated note is strictly older than ``cutoff``, oldest first (then by
@@ -342,14 +337,6 @@ class ScopeIndex:
 
     def release(self, scope: Scope, claim: Claim) -> None:
         """Give the claim back without settling (a failure that the queue will deliver again)."""
-        try:
-            self._client.update_item(
-                TableName=self._table,
-                Key={"pk": {"S": scope.key}, "sk": {"S": DUE_SK}},
-                UpdateExpression="REMOVE folding, folding_until, folding_run",
-                ConditionExpression="folding = :token",
-                ExpressionAttributeValues={":token": {"S": claim.token}},
-            )
-        except ClientError as error:
-            if error_code(error) != "ConditionalCheckFailedException":
-                raise as_unavailable(error) or error from None
+        self._update(
+            scope, "REMOVE folding, folding_until, folding_run", "folding = :token", {":token": {"S": claim.token}}
+        )

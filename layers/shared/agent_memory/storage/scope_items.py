@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -22,18 +23,10 @@ _BATCH = 25
 _BATCH_ATTEMPTS = 5
 
 
+@dataclass(frozen=True)
 class ScopeItems:
-    def __init__(self, client: Any, table_name: str) -> None:
-        self._client = client
-        self._table = table_name
-
-    @property
-    def client(self) -> Any:
-        return self._client
-
-    @property
-    def table(self) -> str:
-        return self._table
+    client: Any
+    table: str
 
     def page(
         self, scope: Scope, *, low: str, high: str, after: str | None, limit: int, attributes: str | None = None
@@ -41,7 +34,7 @@ class ScopeItems:
         """Up to ``limit`` items with ``low <= sk <= high``, after sort key ``after``, in key order; and the
         last sort key read when more may follow (else None)."""
         request: dict[str, Any] = {
-            "TableName": self._table,
+            "TableName": self.table,
             "KeyConditionExpression": "pk = :pk AND sk BETWEEN :low AND :high",
             "ExpressionAttributeValues": {":pk": {"S": scope.key}, ":low": {"S": low}, ":high": {"S": high}},
             "Limit": limit,
@@ -51,7 +44,7 @@ class ScopeItems:
         if after:
             request["ExclusiveStartKey"] = {"pk": {"S": scope.key}, "sk": {"S": after}}
         items: list[dict[str, Any]] = []
-        for page in query_pages(self._client, request):
+        for page in query_pages(self.client, request):
             items.extend(page["Items"])
             if len(items) >= limit or "LastEvaluatedKey" not in page:
                 more = "LastEvaluatedKey" in page
@@ -64,7 +57,7 @@ class ScopeItems:
         start again, so deleting what a page held never skips an item, and one written meanwhile is found too.
         With ``author``: only the notes whose ``origin.user_id`` it is, in one pass."""
         request: dict[str, Any] = {
-            "TableName": self._table,
+            "TableName": self.table,
             "KeyConditionExpression": "pk = :pk" + (" AND begins_with(sk, :prefix)" if prefix else ""),
             "ExpressionAttributeValues": {":pk": {"S": scope.key}, **({":prefix": {"S": prefix}} if prefix else {})},
             "ProjectionExpression": "sk, #text",
@@ -74,13 +67,13 @@ class ScopeItems:
         if author is not None:  # one pass over the notes: reading from the start again would re-read the others
             request["FilterExpression"] = "origin_user_id = :author"
             request["ExpressionAttributeValues"][":author"] = {"S": author}
-            for page in query_pages(self._client, request):
+            for page in query_pages(self.client, request):
                 if page["Items"]:
                     yield page["Items"]
             return
         while True:
             found: list[dict[str, Any]] = []
-            for page in query_pages(self._client, dict(request)):
+            for page in query_pages(self.client, dict(request)):
                 found.extend(item for item in page["Items"] if not item["sk"]["S"].startswith(ERASE_PREFIX))
                 if found:
                     break
@@ -93,13 +86,13 @@ class ScopeItems:
         for start in range(0, len(sort_keys), _BATCH):
             batch = sort_keys[start : start + _BATCH]
             request: dict[str, Any] = {
-                self._table: [{"DeleteRequest": {"Key": {"pk": {"S": scope.key}, "sk": {"S": sk}}}} for sk in batch]
+                self.table: [{"DeleteRequest": {"Key": {"pk": {"S": scope.key}, "sk": {"S": sk}}}} for sk in batch]
             }
             for attempt in range(_BATCH_ATTEMPTS):
                 if attempt:
                     time.sleep(0.02 * 2**attempt)
                 try:
-                    answer = self._client.batch_write_item(RequestItems=request)
+                    answer = self.client.batch_write_item(RequestItems=request)
                 except ClientError as error:
                     raise as_unavailable(error) or error from None
                 request = answer.get("UnprocessedItems") or {}
@@ -111,8 +104,8 @@ class ScopeItems:
     def begin_erase(self, scope: Scope, record: str, started_at: str) -> dict[str, int]:
         """The erase record (created, or found from an interrupted call) and the counts it holds so far."""
         try:
-            item = self._client.update_item(
-                TableName=self._table,
+            item = self.client.update_item(
+                TableName=self.table,
                 Key={"pk": {"S": scope.key}, "sk": {"S": ERASE_PREFIX + record}},
                 UpdateExpression="SET started_at = if_not_exists(started_at, :now)",
                 ExpressionAttributeValues={":now": {"S": started_at}},
@@ -127,8 +120,8 @@ class ScopeItems:
         if not changed:
             return
         try:
-            self._client.update_item(
-                TableName=self._table,
+            self.client.update_item(
+                TableName=self.table,
                 Key={"pk": {"S": scope.key}, "sk": {"S": ERASE_PREFIX + record}},
                 UpdateExpression="ADD " + ", ".join(f"#{kind} :{kind}" for kind in changed),
                 ExpressionAttributeNames={f"#{kind}": kind for kind in changed},
@@ -139,8 +132,8 @@ class ScopeItems:
 
     def end_erase(self, scope: Scope, record: str) -> None:
         try:
-            self._client.delete_item(
-                TableName=self._table, Key={"pk": {"S": scope.key}, "sk": {"S": ERASE_PREFIX + record}}
+            self.client.delete_item(
+                TableName=self.table, Key={"pk": {"S": scope.key}, "sk": {"S": ERASE_PREFIX + record}}
             )
         except ClientError as error:
             raise as_unavailable(error) or error from None
