@@ -79,12 +79,12 @@ def _moto() -> Iterator[Callable[[], tuple[Counter[str], Counter[str]]]]:
     from moto import mock_aws
 
     from agent_memory import runtime
-    from bench.moto_fast import cheap_transaction_backups
+    from bench.moto_fast import fast_moto
     from local.template import table_definitions
     from tests.moto_support import atomic_moto_requests
 
     seen: dict[str, list[str]] = {"dynamodb": [], "sqs": []}
-    with mock_aws(), atomic_moto_requests(), cheap_transaction_backups():
+    with mock_aws(), atomic_moto_requests(), fast_moto():
         boto3.setup_default_session()
         assert boto3.DEFAULT_SESSION is not None
         for service in seen:
@@ -298,10 +298,13 @@ def _moto_server(ready: Any) -> None:
     """A moto server in a process of its own: what it stores is not the planner's memory."""
     from moto.server import ThreadedMotoServer
 
+    from bench.moto_fast import queries_read_their_partition
+
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    ready.send(server.get_host_and_port())
-    threading.Event().wait()
+    with queries_read_their_partition():
+        server.start()
+        ready.send(server.get_host_and_port())
+        threading.Event().wait()
 
 
 def planner_peak_bytes(due_notes: int, notes_each: int = 4) -> int:
@@ -370,17 +373,14 @@ def report(figures: dict[str, Any]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from bench.runner import configure
+    from bench.runner import main_alone
 
-    parser = argparse.ArgumentParser(prog="python -m bench.consolidation_scale", description=__doc__.splitlines()[0])
-    parser.add_argument("--scopes", type=int, default=2000)
-    parser.add_argument("--concurrency", type=int, default=50)
-    parser.add_argument("--memory-sizes", default="10000,200000")
-    args = parser.parse_args(argv)
-    configure()
-    sizes = tuple(int(size) for size in args.memory_sizes.split(","))
-    print("\n".join(report(measure(args.scopes, args.concurrency, (sizes[0], sizes[1])))))
-    return 0
+    def lines(args: argparse.Namespace) -> list[str]:
+        small, large = (int(size) for size in args.memory_sizes.split(","))
+        return report(measure(args.scopes, args.concurrency, (small, large)))
+
+    options = {"scopes": 2000, "concurrency": 50, "memory-sizes": "10000,200000"}
+    return main_alone("consolidation_scale", __doc__ or "", options, lines, argv)
 
 
 if __name__ == "__main__":
