@@ -11,7 +11,9 @@ Called by ``bench.run`` (``measure`` and ``report``), or alone: ``python -m benc
   in-process). Simulated: the model (a sleep), Lambda's concurrency (threads of one process) and the
   mapping's poller. The wall time runs from the planner's start to the run's ``finished_at``, against the
   ideal ceil(scopes / concurrency) x model_s; ``moto busy`` is the time moto spent handling DynamoDB
-  requests (serialised), its share of the wall time.
+  requests (serialised; wall time inside its lock, so it includes waits for the interpreter), its share
+  of the wall time; ``cpu`` is the CPU the whole process used: near one core, the one interpreter that
+  runs the planner, the workers, botocore and moto (Python's GIL) bounds the run, not the fan-out.
 - **Planner memory**: tracemalloc's peak while the planner walks 10,000 and 200,000 due notes (4 a scope)
   with ``MEMORY_CONSOLIDATION_MAX_GROUPS=0``, sending every scope's message.
 - **Requests**: DynamoDB requests per folded note and per scope; SQS requests per scope (the planner's
@@ -60,6 +62,7 @@ class FanOut:
             "ideal_s": self.ideal_s,
             "ratio": round(run["wall_s"] / self.ideal_s, 2) if self.ideal_s else None,
             "moto_busy_s": round(run["moto_busy_s"], 2),
+            "cpu_s": round(run["cpu_s"], 2),
             "groups_done": record["groups_done"],
             "groups_failed": record["groups_failed"],
             "notes_folded": record["notes_consolidated"],
@@ -260,7 +263,7 @@ def _fan_out_once(scopes: int, notes_each: int, model_s: float, concurrency: int
         with ThreadPoolExecutor(max_workers=concurrency) as pool:
             polling = threading.Thread(target=poller, args=(pool,), daemon=True)
             polling.start()
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             planned = consolidator.run(_event(), remaining_ms=lambda: 900_000)
             planner_s = time.perf_counter() - start
             run = _run_sk(planned, consolidator)
@@ -268,7 +271,7 @@ def _fan_out_once(scopes: int, notes_each: int, model_s: float, concurrency: int
             while record["status"] != "finished":
                 time.sleep(0.05)
                 record = consolidator._store.read_run(run)
-            wall_s = time.perf_counter() - start
+            wall_s, cpu_s = time.perf_counter() - start, time.process_time() - cpu
             done.set()
             polling.join()
         dynamodb, sqs_requests = take()
@@ -276,6 +279,7 @@ def _fan_out_once(scopes: int, notes_each: int, model_s: float, concurrency: int
         "wall_s": wall_s,
         "planner_s": planner_s,
         "moto_busy_s": busy[0],
+        "cpu_s": cpu_s,
         "dynamodb": dict(dynamodb),
         "sqs": dict(sqs_requests),
         "record": record,
@@ -296,12 +300,15 @@ def measure_fan_out(scopes: int, notes_each: int = 4, model_s: float = 1.0, conc
 
 def _moto_server(ready: Any) -> None:
     """A moto server in a process of its own: what it stores is not the planner's memory."""
+    import logging
+
     from moto.server import ThreadedMotoServer
 
-    from bench.moto_fast import queries_read_their_partition
+    from bench.moto_fast import cheap_message_sends, queries_read_their_partition
 
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    with queries_read_their_partition():
+    with queries_read_their_partition(), cheap_message_sends():  # no transaction: the planner writes none
         server.start()
         ready.send(server.get_host_and_port())
         threading.Event().wait()
@@ -323,7 +330,7 @@ def planner_peak_bytes(due_notes: int, notes_each: int = 4) -> int:
     child = multiprocessing.get_context("spawn").Process(target=_moto_server, args=(sender,), daemon=True)
     child.start()
     host, port = receiver.recv()
-    # moto answers an index Query page by reading the whole table: seconds per page at this size.
+    # moto answers an index Query page by reading the whole table (bench/moto_fast.py spares it the sort only).
     endpoint = {"AWS_ENDPOINT_URL": f"http://{host}:{port}", "MEMORY_DYNAMODB_READ_TIMEOUT_S": "120"}
     try:
         with settings_environment(**endpoint):
@@ -333,8 +340,9 @@ def planner_peak_bytes(due_notes: int, notes_each: int = 4) -> int:
             _seed(due_notes // notes_each, notes_each, markers_only=True)
             _queue()
             consolidator = runtime.consolidator()
-            consolidator._store.acquire_lease("warm-up", now_epoch=0, lease_s=0)  # clients built before tracing
-            consolidator._store.release_lease("warm-up")
+            consolidator._store.acquire_lease("warm-up", now_epoch=0, lease_s=0)  # clients built before tracing:
+            consolidator._store.release_lease("warm-up")  # loading their models is a constant, not the walk's
+            consolidator._queue()
             tracemalloc.start()
             result = consolidator.run(_event(), remaining_ms=lambda: 900_000)
             _, peak = tracemalloc.get_traced_memory()
@@ -362,6 +370,8 @@ def report(figures: dict[str, Any]) -> list[str]:
         f"  planner {data['planner_s']} s, {data['messages_sent']} messages sent",
         f"  all groups folded in {data['wall_s']} s (ideal {data['ideal_s']} s, ratio {data['ratio']});"
         f" moto busy {data['moto_busy_s']} s of it (its DynamoDB handling, serialised)",
+        f"  CPU used by the process (planner, workers, botocore and moto, one interpreter) {data['cpu_s']} s"
+        f" in {data['wall_s']} s: {data['cpu_s'] / data['wall_s']:.2f} of a core",
         f"  groups done {data['groups_done']}, failed {data['groups_failed']}; notes folded {data['notes_folded']}"
         f" of {data['notes_due']}",
         f"  DynamoDB requests: {data['dynamodb_requests_per_note']} per note, {data['dynamodb_requests_per_scope']}"

@@ -184,3 +184,38 @@ def test_transactions_apply_and_roll_back_as_moto_does(aws):
     moto_own = run(None)
     assert moto_own[0] == ["applied", "TransactionCanceledException", "applied"]
     assert run(fast_moto) == moto_own
+
+
+def _sends(sqs: Any) -> list[Any]:
+    """A standard queue's batch and a FIFO queue deduplicating by content, then what a receive gets."""
+    seen: list[Any] = []
+    for name, attributes in (
+        ("standard", {}),
+        ("dedup.fifo", {"FifoQueue": "true", "ContentBasedDeduplication": "true"}),
+        ("strict.fifo", {"FifoQueue": "true"}),
+    ):
+        url = sqs.create_queue(QueueName=name, Attributes=attributes)["QueueUrl"]
+        fifo = {"MessageGroupId": "g"} if name.endswith(".fifo") else {}
+        entries = [{"Id": str(i), "MessageBody": f"body {i % 2}", **fifo} for i in range(4)]
+        try:
+            answer = sqs.send_message_batch(QueueUrl=url, Entries=entries)
+            seen.append(sorted(entry["Id"] for entry in answer.get("Successful", [])))
+        except ClientError as error:
+            seen.append(error.response["Error"]["Message"])
+        bodies = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", [])
+        seen.append(sorted(message["Body"] for message in bodies))
+        counts = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
+        seen.append({key: value for key, value in counts.items() if "Timestamp" not in key and key != "QueueArn"})
+    return seen
+
+
+def test_message_sends_are_decided_as_moto_does():
+    import boto3
+    from moto import mock_aws
+
+    with mock_aws():
+        moto_own = _sends(boto3.client("sqs"))
+    with mock_aws(), fast_moto():
+        assert _sends(boto3.client("sqs")) == moto_own
+    assert moto_own[4] == ["body 0", "body 1"]  # content-based deduplication kept one message per body
+    assert "MessageDeduplicationId" in moto_own[6]  # a FIFO queue without it wants a deduplication id
