@@ -15,12 +15,15 @@ requirements-dev.txt; each patch replaces how moto finds an answer, never the an
   partition), an index Query by (index keys, table keys), and the table keys are unique; so the order it
   started from never shows, and a partition's items are exactly those ``query``'s own filter on the hash
   key keeps. ``all_items()`` elsewhere (Scan, export) is moto's own.
-- **Sends** (``cheap_message_sends``): moto's SQS ``send_message`` reads ``queue.attributes`` to learn
-  whether the queue deduplicates by content, and that property counts the queue's messages three times
-  (visible, delayed, in flight; a clock read per message), so the n-th send costs O(n): 50,000 messages
-  took most of an hour. Inside ``send_message`` only, ``queue.attributes`` holds just the FIFO attributes,
-  computed as moto computes them; ``send_message``, ``_validate_message`` and ``add_message`` read nothing
-  else from it (moto 5.2.5), so every send is decided as before. Elsewhere the property is moto's own.
+- **Sends and receives** (``cheap_message_sends``): moto's SQS ``send_message`` reads ``queue.attributes``
+  to learn whether the queue deduplicates by content, and ``receive_message`` reads it (through
+  ``is_message_valid_based_on_retention_period``) for every message it hands out; that property counts
+  the queue's messages three times (visible, delayed, in flight; a clock read per message), so with n
+  messages queued each send and each received message cost O(n): 50,000 sends took most of an hour, and
+  receives were a quarter of the fan-out's CPU at 1,000 scopes. Inside those two methods only,
+  ``queue.attributes`` is moto's own dict without the three counts, which neither reads (they read
+  ``ContentBasedDeduplication`` and ``MessageRetentionPeriod``, moto 5.2.5); elsewhere (GetQueueAttributes)
+  it is moto's own, counts included.
 """
 
 from __future__ import annotations
@@ -118,34 +121,53 @@ def queries_read_their_partition() -> Iterator[None]:
         yield
 
 
+_COUNTS = (
+    "ApproximateNumberOfMessages",
+    "ApproximateNumberOfMessagesDelayed",
+    "ApproximateNumberOfMessagesNotVisible",
+)
+
+
+class _QueueWithoutCounts:
+    """A queue as moto's ``Queue.attributes`` reads it, but with no message counted."""
+
+    def __init__(self, queue: Any) -> None:
+        self._queue = queue
+
+    def __getattr__(self, name: str) -> Any:
+        return None if name.startswith("approximate_number_of_messages") else getattr(self._queue, name)
+
+
 @contextmanager
 def cheap_message_sends() -> Iterator[None]:
-    from moto.core.utils import camelcase_to_underscores
     from moto.sqs.models import Queue, SQSBackend
 
-    sending = threading.local()
-    full, original_send = Queue.attributes, SQSBackend.send_message
+    uncounted = threading.local()
+    full = Queue.attributes
+    send, retention = SQSBackend.send_message, "is_message_valid_based_on_retention_period"
 
     def attributes(self: Queue) -> dict[str, Any]:
-        if not getattr(sending, "active", False):
+        if not getattr(uncounted, "active", False):
             return full.fget(self)  # type: ignore[attr-defined]
-        result: dict[str, Any] = {}
-        for attribute in self.FIFO_ATTRIBUTES if self.fifo_queue else []:  # as moto's own property
-            value = getattr(self, camelcase_to_underscores(attribute))
-            result[attribute] = str(value).lower() if isinstance(value, bool) else value
+        result: dict[str, Any] = full.fget(_QueueWithoutCounts(self))  # type: ignore[attr-defined]
+        for name in _COUNTS:
+            result.pop(name, None)
         return result
 
-    def send_message(self: SQSBackend, *args: Any, **kwargs: Any) -> Any:
-        sending.active = True
-        try:
-            return original_send(self, *args, **kwargs)
-        finally:
-            sending.active = False
+    def without_counts(method: Any) -> Any:
+        def call(self: SQSBackend, *args: Any, **kwargs: Any) -> Any:
+            uncounted.active = True
+            try:
+                return method(self, *args, **kwargs)
+            finally:
+                uncounted.active = False
 
-    with (
-        patch.object(Queue, "attributes", property(attributes)),
-        patch.object(SQSBackend, "send_message", send_message),
-    ):
+        return call
+
+    with ExitStack() as stack:
+        stack.enter_context(patch.object(Queue, "attributes", property(attributes)))
+        stack.enter_context(patch.object(SQSBackend, "send_message", without_counts(send)))
+        stack.enter_context(patch.object(SQSBackend, retention, without_counts(getattr(SQSBackend, retention))))
         yield
 
 
