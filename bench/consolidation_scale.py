@@ -23,20 +23,15 @@ Called by ``bench.run`` (``measure`` and ``report``), or alone: ``python -m benc
 from __future__ import annotations
 
 import argparse
-import os
 import threading
 import time
 import tracemalloc
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from math import ceil
 from typing import Any
 
-RUN_AT = datetime(2026, 12, 3, 3, 0, tzinfo=UTC)
-TABLE = "MemoryTable"
+from bench.fanout_setup import TABLE, counted_moto, local_queue, moto_busy, scheduled_event, seed_due_scopes
 
 
 @dataclass(frozen=True)
@@ -67,141 +62,13 @@ class FanOut:
             "groups_failed": record["groups_failed"],
             "notes_folded": record["notes_consolidated"],
             "notes_due": notes,
+            "audit": run["audit"],
             "dynamodb_requests_per_note": round(sum(dynamodb.values()) / notes, 2),
             "dynamodb_requests_per_scope": round(sum(dynamodb.values()) / self.scopes, 2),
             "sqs_requests_per_scope": round(sum(sqs.values()) / self.scopes, 2),
             "dynamodb": dynamodb,
             "sqs": sqs,
         }
-
-
-@contextmanager
-def _moto() -> Iterator[Callable[[], tuple[Counter[str], Counter[str]]]]:
-    """A moto of its own with the tables; yields ``take()`` -> (DynamoDB, SQS) operations since the last take."""
-    import boto3
-    from moto import mock_aws
-
-    from agent_memory import runtime
-    from bench.moto_fast import fast_moto
-    from local.template import table_definitions
-    from tests.moto_support import atomic_moto_requests
-
-    seen: dict[str, list[str]] = {"dynamodb": [], "sqs": []}
-    with mock_aws(), atomic_moto_requests(), fast_moto():
-        boto3.setup_default_session()
-        assert boto3.DEFAULT_SESSION is not None
-        for service in seen:
-            boto3.DEFAULT_SESSION.events.register(
-                f"before-send.{service}",
-                lambda event_name, _s=service, **_: seen[_s].append(event_name.rsplit(".")[-1]),
-            )
-        client = boto3.client("dynamodb")
-        for definition in table_definitions().values():
-            client.create_table(**definition)
-        runtime.reset()
-
-        def take() -> tuple[Counter[str], Counter[str]]:
-            taken = Counter(seen["dynamodb"]), Counter(seen["sqs"])
-            seen["dynamodb"].clear()
-            seen["sqs"].clear()
-            return taken
-
-        yield take
-
-
-def _seed(scopes: int, notes_each: int, *, markers_only: bool = False) -> None:
-    """Due notes and their scopes' markers, as the note store writes them, 25 per BatchWriteItem."""
-    import boto3
-
-    from agent_memory.notes import Note, Origin
-    from agent_memory.scope import Scope
-    from agent_memory.storage.keys import unconsolidated_shard
-    from agent_memory.storage.note_items import note_item
-    from agent_memory.storage.scope_index import DUE_SK
-
-    client = boto3.client("dynamodb")
-    created = RUN_AT - timedelta(days=8)
-    batch: list[dict[str, Any]] = []
-    for index in range(scopes):
-        scope = Scope("personal", f"bench-{index:06d}")
-        oldest = ""
-        for position in range(1, notes_each + 1):
-            at = created + timedelta(milliseconds=index * notes_each + position)  # all due, up to 86M notes
-            note = Note(
-                day=at.date().isoformat(),
-                position=position,
-                text=f"fact {position} of scope {index}: prefers tea in the afternoon",
-                created_at=at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-                source="remember",
-                origin=Origin(f"bench-{index:06d}", "t-1"),
-            )
-            oldest = oldest or note.created_at
-            if not markers_only:
-                batch.append(note_item(scope, note))
-        batch.append(
-            {
-                "pk": {"S": scope.key},
-                "sk": {"S": DUE_SK},
-                "uc_pk": {"S": unconsolidated_shard(scope.key)},
-                "uc_sk": {"S": f"due#{oldest}#{scope.key}"},
-                "oldest": {"S": oldest},
-                "floor": {"S": oldest[:10]},
-                "notes": {"N": str(notes_each)},
-                "writes": {"N": str(notes_each)},
-            }
-        )
-        if len(batch) >= 25 * 8:
-            _flush(client, batch)
-    _flush(client, batch)
-
-
-def _flush(client: Any, batch: list[dict[str, Any]]) -> None:
-    for start in range(0, len(batch), 25):
-        request: dict[str, Any] = {TABLE: [{"PutRequest": {"Item": item}} for item in batch[start : start + 25]]}
-        while request:
-            request = client.batch_write_item(RequestItems=request).get("UnprocessedItems") or {}
-    batch.clear()
-
-
-def _queue() -> Any:
-    from agent_memory import runtime
-    from local.sqs_mapping import LocalQueueMapping
-
-    mapping = LocalQueueMapping(None, lambda event: None, visibility_s=300)
-    os.environ["MEMORY_CONSOLIDATION_QUEUE_URL"] = mapping.url
-    os.environ["MEMORY_CONSOLIDATION_MAX_GROUPS"] = "0"
-    runtime.reset()
-    return mapping
-
-
-def _event() -> Any:
-    """The scheduled run the planner takes, adapted from an EventBridge event as the handler does."""
-    from agent_memory.edges.events import scheduled_run
-
-    return scheduled_run({"id": f"bench-{time.monotonic_ns()}", "time": RUN_AT.isoformat().replace("+00:00", "Z")})
-
-
-@contextmanager
-def _moto_busy() -> Iterator[list[float]]:
-    """Seconds moto spends handling DynamoDB requests (inside the lock of ``atomic_moto_requests``, so they
-    never overlap): near the wall time, moto's serialised handling bounds the run, not the workers."""
-    from moto.dynamodb.responses import DynamoHandler
-
-    busy = [0.0]
-    locked = DynamoHandler.call_action
-
-    def timed(self: Any) -> Any:
-        start = time.perf_counter()
-        try:
-            return locked(self)
-        finally:
-            busy[0] += time.perf_counter() - start
-
-    DynamoHandler.call_action = timed  # type: ignore[method-assign]
-    try:
-        yield busy
-    finally:
-        DynamoHandler.call_action = locked  # type: ignore[method-assign]
 
 
 def _fan_out_once(scopes: int, notes_each: int, model_s: float, concurrency: int) -> dict[str, Any]:
@@ -219,9 +86,9 @@ def _fan_out_once(scopes: int, notes_each: int, model_s: float, concurrency: int
     from bench.consolidation import merge
     from tests.fakes import FakeChatModel
 
-    with _moto_busy() as busy, _moto() as take:
-        _seed(scopes, notes_each)
-        mapping = _queue()
+    with moto_busy() as busy, counted_moto() as take:
+        seed_due_scopes(scopes, notes_each)
+        mapping = local_queue()
         model = FakeChatModel(reply=merge, delay_s=model_s)
         consolidator = runtime.consolidator()
         consolidator._chat_model = lambda: model
@@ -264,7 +131,7 @@ def _fan_out_once(scopes: int, notes_each: int, model_s: float, concurrency: int
             polling = threading.Thread(target=poller, args=(pool,), daemon=True)
             polling.start()
             start, cpu = time.perf_counter(), time.process_time()
-            planned = consolidator.run(_event(), remaining_ms=lambda: 900_000)
+            planned = consolidator.run(scheduled_event(), remaining_ms=lambda: 900_000)
             planner_s = time.perf_counter() - start
             run = _run_sk(planned, consolidator)
             record = planned
@@ -275,6 +142,7 @@ def _fan_out_once(scopes: int, notes_each: int, model_s: float, concurrency: int
             done.set()
             polling.join()
         dynamodb, sqs_requests = take()
+        audit = _audit()
     return {
         "wall_s": wall_s,
         "planner_s": planner_s,
@@ -283,7 +151,25 @@ def _fan_out_once(scopes: int, notes_each: int, model_s: float, concurrency: int
         "dynamodb": dict(dynamodb),
         "sqs": dict(sqs_requests),
         "record": record,
+        "audit": audit,
     }
+
+
+def _audit() -> dict[str, int]:
+    """What the table says, apart from the run record: each due note listed by exactly one version of its
+    scope's document (folded once), and marked consolidated."""
+    import boto3
+
+    folds: Counter[tuple[str, str]] = Counter()
+    marked = 0
+    pages = boto3.client("dynamodb").get_paginator("scan").paginate(TableName=TABLE)
+    for item in (item for page in pages for item in page["Items"]):
+        if item["sk"]["S"].startswith("doc#v#"):
+            folds.update((item["pk"]["S"], note["S"]) for note in item.get("folded_note_ids", {}).get("L", []))
+        elif item["sk"]["S"].startswith("note#") and item.get("consolidated", {}).get("BOOL"):
+            marked += 1
+    times = Counter(folds.values())
+    return {"folded_once": times[1], "folded_more": sum(n for k, n in times.items() if k > 1), "marked": marked}
 
 
 def _run_sk(planned: dict[str, Any], consolidator: Any) -> str:
@@ -337,14 +223,14 @@ def planner_peak_bytes(due_notes: int, notes_each: int = 4) -> int:
             client = boto3.client("dynamodb")
             for definition in table_definitions().values():
                 client.create_table(**definition)
-            _seed(due_notes // notes_each, notes_each, markers_only=True)
-            _queue()
+            seed_due_scopes(due_notes // notes_each, notes_each, markers_only=True)
+            local_queue()
             consolidator = runtime.consolidator()
             consolidator._store.acquire_lease("warm-up", now_epoch=0, lease_s=0)  # clients built before tracing:
             consolidator._store.release_lease("warm-up")  # loading their models is a constant, not the walk's
             consolidator._queue()
             tracemalloc.start()
-            result = consolidator.run(_event(), remaining_ms=lambda: 900_000)
+            result = consolidator.run(scheduled_event(), remaining_ms=lambda: 900_000)
             _, peak = tracemalloc.get_traced_memory()
             tracemalloc.stop()
     finally:
@@ -375,8 +261,9 @@ def report(figures: dict[str, Any]) -> list[str]:
         f" moto busy {data['moto_busy_s']} s of it (its DynamoDB handling, serialised)",
         f"  CPU used by the process (planner, workers, botocore and moto, one interpreter) {data['cpu_s']} s"
         f" in {data['wall_s']} s: {data['cpu_s'] / data['wall_s']:.2f} of a core",
-        f"  groups done {data['groups_done']}, failed {data['groups_failed']}; notes folded {data['notes_folded']}"
-        f" of {data['notes_due']}",
+        f"  run record: groups done {data['groups_done']}, failed {data['groups_failed']}; notes folded"
+        f" {data['notes_folded']} of {data['notes_due']}; the table: {data['audit']['folded_once']} notes listed by"
+        f" one version, {data['audit']['folded_more']} by more, {data['audit']['marked']} marked consolidated",
         f"  DynamoDB requests: {data['dynamodb_requests_per_note']} per note, {data['dynamodb_requests_per_scope']}"
         f" per scope {data['dynamodb']}",
         f"  SQS requests: {data['sqs_requests_per_scope']} per scope {data['sqs']}",
