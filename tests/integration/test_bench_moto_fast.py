@@ -129,33 +129,25 @@ def _everything(aws: Any) -> list[dict[str, Any]]:
     return sorted(aws.scan(TableName=TABLE)["Items"], key=lambda item: (item["pk"]["S"], item["sk"]["S"]))
 
 
+def _document_to_version_2(pk: str, *, seen: int) -> dict[str, Any]:
+    """The document's version moves to 2 on condition it is at ``seen``."""
+    values = {":seen": {"N": str(seen)}, ":two": {"N": "2"}}
+    key = {"pk": {"S": pk}, "sk": {"S": "doc"}}
+    condition = {"ConditionExpression": "version = :seen", "ExpressionAttributeValues": values}
+    return {"Update": {"TableName": TABLE, "Key": key, "UpdateExpression": "SET version = :two", **condition}}
+
+
 def _transactions(aws: Any) -> list[str]:
     """A fold's two transactions on one scope, a cancelled one, then one across two scopes."""
     outcomes = []
     batches: list[list[dict[str, Any]]] = [
         [
             {"Put": {"TableName": TABLE, "Item": {"pk": {"S": "user#u-1"}, "sk": {"S": "doc#v#2"}}}},
-            {
-                "Update": {
-                    "TableName": TABLE,
-                    "Key": {"pk": {"S": "user#u-1"}, "sk": {"S": "doc"}},
-                    "UpdateExpression": "SET version = :two",
-                    "ConditionExpression": "version = :one",
-                    "ExpressionAttributeValues": {":one": {"N": "1"}, ":two": {"N": "2"}},
-                }
-            },
+            _document_to_version_2("user#u-1", seen=1),
         ],
         [  # refused by its last item: the first item's write and the delete must be rolled back
             {"Delete": {"TableName": TABLE, "Key": {"pk": {"S": "user#u-2"}, "sk": {"S": "note#2026-11-20#1"}}}},
-            {
-                "Update": {
-                    "TableName": TABLE,
-                    "Key": {"pk": {"S": "user#u-2"}, "sk": {"S": "doc"}},
-                    "UpdateExpression": "SET version = :two",
-                    "ConditionExpression": "version = :two",
-                    "ExpressionAttributeValues": {":two": {"N": "2"}},
-                }
-            },
+            _document_to_version_2("user#u-2", seen=2),  # it is at 1
         ],
         [
             {"Delete": {"TableName": TABLE, "Key": {"pk": {"S": "user#u-3"}, "sk": {"S": "note#2026-11-20#1"}}}},
