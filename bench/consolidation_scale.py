@@ -11,7 +11,9 @@ Called by ``bench.run`` (``measure`` and ``report``), or alone: ``python -m benc
   in-process). Simulated: the model (a sleep), Lambda's concurrency (threads of one process) and the
   mapping's poller. The wall time runs from the planner's start to the run's ``finished_at``, against the
   ideal ceil(scopes / concurrency) x model_s; ``moto busy`` is the time moto spent handling DynamoDB
-  requests (serialised), its share of the wall time.
+  requests (serialised; wall time inside its lock, so it includes waits for the interpreter), its share
+  of the wall time; ``cpu`` is the CPU the whole process used: near one core, the one interpreter that
+  runs the planner, the workers, botocore and moto (Python's GIL) bounds the run, not the fan-out.
 - **Planner memory**: tracemalloc's peak while the planner walks 10,000 and 200,000 due notes (4 a scope)
   with ``MEMORY_CONSOLIDATION_MAX_GROUPS=0``, sending every scope's message.
 - **Requests**: DynamoDB requests per folded note and per scope; SQS requests per scope (the planner's
@@ -21,20 +23,15 @@ Called by ``bench.run`` (``measure`` and ``report``), or alone: ``python -m benc
 from __future__ import annotations
 
 import argparse
-import os
 import threading
 import time
 import tracemalloc
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from math import ceil
 from typing import Any
 
-RUN_AT = datetime(2026, 12, 3, 3, 0, tzinfo=UTC)
-TABLE = "MemoryTable"
+from bench.fanout_setup import TABLE, counted_moto, local_queue, moto_busy, scheduled_event, seed_due_scopes
 
 
 @dataclass(frozen=True)
@@ -60,145 +57,18 @@ class FanOut:
             "ideal_s": self.ideal_s,
             "ratio": round(run["wall_s"] / self.ideal_s, 2) if self.ideal_s else None,
             "moto_busy_s": round(run["moto_busy_s"], 2),
+            "cpu_s": round(run["cpu_s"], 2),
             "groups_done": record["groups_done"],
             "groups_failed": record["groups_failed"],
             "notes_folded": record["notes_consolidated"],
             "notes_due": notes,
+            "audit": run["audit"],
             "dynamodb_requests_per_note": round(sum(dynamodb.values()) / notes, 2),
             "dynamodb_requests_per_scope": round(sum(dynamodb.values()) / self.scopes, 2),
             "sqs_requests_per_scope": round(sum(sqs.values()) / self.scopes, 2),
             "dynamodb": dynamodb,
             "sqs": sqs,
         }
-
-
-@contextmanager
-def _moto() -> Iterator[Callable[[], tuple[Counter[str], Counter[str]]]]:
-    """A moto of its own with the tables; yields ``take()`` -> (DynamoDB, SQS) operations since the last take."""
-    import boto3
-    from moto import mock_aws
-
-    from agent_memory import runtime
-    from bench.moto_fast import cheap_transaction_backups
-    from local.template import table_definitions
-    from tests.moto_support import atomic_moto_requests
-
-    seen: dict[str, list[str]] = {"dynamodb": [], "sqs": []}
-    with mock_aws(), atomic_moto_requests(), cheap_transaction_backups():
-        boto3.setup_default_session()
-        assert boto3.DEFAULT_SESSION is not None
-        for service in seen:
-            boto3.DEFAULT_SESSION.events.register(
-                f"before-send.{service}",
-                lambda event_name, _s=service, **_: seen[_s].append(event_name.rsplit(".")[-1]),
-            )
-        client = boto3.client("dynamodb")
-        for definition in table_definitions().values():
-            client.create_table(**definition)
-        runtime.reset()
-
-        def take() -> tuple[Counter[str], Counter[str]]:
-            taken = Counter(seen["dynamodb"]), Counter(seen["sqs"])
-            seen["dynamodb"].clear()
-            seen["sqs"].clear()
-            return taken
-
-        yield take
-
-
-def _seed(scopes: int, notes_each: int, *, markers_only: bool = False) -> None:
-    """Due notes and their scopes' markers, as the note store writes them, 25 per BatchWriteItem."""
-    import boto3
-
-    from agent_memory.notes import Note, Origin
-    from agent_memory.scope import Scope
-    from agent_memory.storage.keys import unconsolidated_shard
-    from agent_memory.storage.note_items import note_item
-    from agent_memory.storage.scope_index import DUE_SK
-
-    client = boto3.client("dynamodb")
-    created = RUN_AT - timedelta(days=8)
-    batch: list[dict[str, Any]] = []
-    for index in range(scopes):
-        scope = Scope("personal", f"bench-{index:06d}")
-        oldest = ""
-        for position in range(1, notes_each + 1):
-            at = created + timedelta(seconds=index * notes_each + position)
-            note = Note(
-                day=at.date().isoformat(),
-                position=position,
-                text=f"fact {position} of scope {index}: prefers tea in the afternoon",
-                created_at=at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-                source="remember",
-                origin=Origin(f"bench-{index:06d}", "t-1"),
-            )
-            oldest = oldest or note.created_at
-            if not markers_only:
-                batch.append(note_item(scope, note))
-        batch.append(
-            {
-                "pk": {"S": scope.key},
-                "sk": {"S": DUE_SK},
-                "uc_pk": {"S": unconsolidated_shard(scope.key)},
-                "uc_sk": {"S": f"due#{oldest}#{scope.key}"},
-                "oldest": {"S": oldest},
-                "floor": {"S": oldest[:10]},
-                "notes": {"N": str(notes_each)},
-                "writes": {"N": str(notes_each)},
-            }
-        )
-        if len(batch) >= 25 * 8:
-            _flush(client, batch)
-    _flush(client, batch)
-
-
-def _flush(client: Any, batch: list[dict[str, Any]]) -> None:
-    for start in range(0, len(batch), 25):
-        request: dict[str, Any] = {TABLE: [{"PutRequest": {"Item": item}} for item in batch[start : start + 25]]}
-        while request:
-            request = client.batch_write_item(RequestItems=request).get("UnprocessedItems") or {}
-    batch.clear()
-
-
-def _queue() -> Any:
-    from agent_memory import runtime
-    from local.sqs_mapping import LocalQueueMapping
-
-    mapping = LocalQueueMapping(None, lambda event: None, visibility_s=300)
-    os.environ["MEMORY_CONSOLIDATION_QUEUE_URL"] = mapping.url
-    os.environ["MEMORY_CONSOLIDATION_MAX_GROUPS"] = "0"
-    runtime.reset()
-    return mapping
-
-
-def _event() -> Any:
-    """The scheduled run the planner takes, adapted from an EventBridge event as the handler does."""
-    from agent_memory.edges.events import scheduled_run
-
-    return scheduled_run({"id": f"bench-{time.monotonic_ns()}", "time": RUN_AT.isoformat().replace("+00:00", "Z")})
-
-
-@contextmanager
-def _moto_busy() -> Iterator[list[float]]:
-    """Seconds moto spends handling DynamoDB requests (inside the lock of ``atomic_moto_requests``, so they
-    never overlap): near the wall time, moto's serialised handling bounds the run, not the workers."""
-    from moto.dynamodb.responses import DynamoHandler
-
-    busy = [0.0]
-    locked = DynamoHandler.call_action
-
-    def timed(self: Any) -> Any:
-        start = time.perf_counter()
-        try:
-            return locked(self)
-        finally:
-            busy[0] += time.perf_counter() - start
-
-    DynamoHandler.call_action = timed  # type: ignore[method-assign]
-    try:
-        yield busy
-    finally:
-        DynamoHandler.call_action = locked  # type: ignore[method-assign]
 
 
 def _fan_out_once(scopes: int, notes_each: int, model_s: float, concurrency: int) -> dict[str, Any]:
@@ -216,9 +86,9 @@ def _fan_out_once(scopes: int, notes_each: int, model_s: float, concurrency: int
     from bench.consolidation import merge
     from tests.fakes import FakeChatModel
 
-    with _moto_busy() as busy, _moto() as take:
-        _seed(scopes, notes_each)
-        mapping = _queue()
+    with moto_busy() as busy, counted_moto() as take:
+        seed_due_scopes(scopes, notes_each)
+        mapping = local_queue()
         model = FakeChatModel(reply=merge, delay_s=model_s)
         consolidator = runtime.consolidator()
         consolidator.chat_model = lambda: model
@@ -260,26 +130,46 @@ def _fan_out_once(scopes: int, notes_each: int, model_s: float, concurrency: int
         with ThreadPoolExecutor(max_workers=concurrency) as pool:
             polling = threading.Thread(target=poller, args=(pool,), daemon=True)
             polling.start()
-            start = time.perf_counter()
-            planned = consolidator.run(_event(), remaining_ms=lambda: 900_000)
+            start, cpu = time.perf_counter(), time.process_time()
+            planned = consolidator.run(scheduled_event(), remaining_ms=lambda: 900_000)
             planner_s = time.perf_counter() - start
             run = _run_sk(planned, consolidator)
             record = planned
             while record["status"] != "finished":
                 time.sleep(0.05)
                 record = consolidator.store.read_run(run)
-            wall_s = time.perf_counter() - start
+            wall_s, cpu_s = time.perf_counter() - start, time.process_time() - cpu
             done.set()
             polling.join()
         dynamodb, sqs_requests = take()
+        audit = _audit()
     return {
         "wall_s": wall_s,
         "planner_s": planner_s,
         "moto_busy_s": busy[0],
+        "cpu_s": cpu_s,
         "dynamodb": dict(dynamodb),
         "sqs": dict(sqs_requests),
         "record": record,
+        "audit": audit,
     }
+
+
+def _audit() -> dict[str, int]:
+    """What the table says, apart from the run record: each due note listed by exactly one version of its
+    scope's document (folded once), and marked consolidated."""
+    import boto3
+
+    folds: Counter[tuple[str, str]] = Counter()
+    marked = 0
+    pages = boto3.client("dynamodb").get_paginator("scan").paginate(TableName=TABLE)
+    for item in (item for page in pages for item in page["Items"]):
+        if item["sk"]["S"].startswith("doc#v#"):
+            folds.update((item["pk"]["S"], note["S"]) for note in item.get("folded_note_ids", {}).get("L", []))
+        elif item["sk"]["S"].startswith("note#") and item.get("consolidated", {}).get("BOOL"):
+            marked += 1
+    times = Counter(folds.values())
+    return {"folded_once": times[1], "folded_more": sum(n for k, n in times.items() if k > 1), "marked": marked}
 
 
 def _run_sk(planned: dict[str, Any], consolidator: Any) -> str:
@@ -296,12 +186,18 @@ def measure_fan_out(scopes: int, notes_each: int = 4, model_s: float = 1.0, conc
 
 def _moto_server(ready: Any) -> None:
     """A moto server in a process of its own: what it stores is not the planner's memory."""
+    import logging
+
     from moto.server import ThreadedMotoServer
 
+    from bench.moto_fast import cheap_message_sends, queries_read_their_partition
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    ready.send(server.get_host_and_port())
-    threading.Event().wait()
+    with queries_read_their_partition(), cheap_message_sends():  # no transaction: the planner writes none
+        server.start()
+        ready.send(server.get_host_and_port())
+        threading.Event().wait()
 
 
 def planner_peak_bytes(due_notes: int, notes_each: int = 4) -> int:
@@ -320,20 +216,21 @@ def planner_peak_bytes(due_notes: int, notes_each: int = 4) -> int:
     child = multiprocessing.get_context("spawn").Process(target=_moto_server, args=(sender,), daemon=True)
     child.start()
     host, port = receiver.recv()
-    # moto answers an index Query page by reading the whole table: seconds per page at this size.
+    # moto answers an index Query page by reading the whole table (bench/moto_fast.py spares it the sort only).
     endpoint = {"AWS_ENDPOINT_URL": f"http://{host}:{port}", "MEMORY_DYNAMODB_READ_TIMEOUT_S": "120"}
     try:
         with settings_environment(**endpoint):
             client = boto3.client("dynamodb")
             for definition in table_definitions().values():
                 client.create_table(**definition)
-            _seed(due_notes // notes_each, notes_each, markers_only=True)
-            _queue()
+            seed_due_scopes(due_notes // notes_each, notes_each, markers_only=True)
+            local_queue()
             consolidator = runtime.consolidator()
-            consolidator.store.acquire_lease("warm-up", now_epoch=0, lease_s=0)  # clients built before tracing
-            consolidator.store.release_lease("warm-up")
+            consolidator.store.acquire_lease("warm-up", now_epoch=0, lease_s=0)  # clients built before tracing:
+            consolidator.store.release_lease("warm-up")  # loading their models is a constant, not the walk's
+            consolidator.queue()
             tracemalloc.start()
-            result = consolidator.run(_event(), remaining_ms=lambda: 900_000)
+            result = consolidator.run(scheduled_event(), remaining_ms=lambda: 900_000)
             _, peak = tracemalloc.get_traced_memory()
             tracemalloc.stop()
     finally:
@@ -345,6 +242,9 @@ def planner_peak_bytes(due_notes: int, notes_each: int = 4) -> int:
 
 def measure(scopes: int = 2000, concurrency: int = 50, memory_sizes: tuple[int, int] = (10_000, 200_000)) -> dict:
     fan_out = measure_fan_out(scopes, concurrency=concurrency)
+    # A first walk, not kept: botocore parses an operation's shapes on its first call and keeps them for the
+    # process, so without it the first size measured would carry that one-time load and the second not.
+    planner_peak_bytes(400)
     peaks = {size: planner_peak_bytes(size) for size in memory_sizes}
     return {"fan_out": fan_out, "planner_peak_bytes": peaks}
 
@@ -359,8 +259,11 @@ def report(figures: dict[str, Any]) -> list[str]:
         f"  planner {data['planner_s']} s, {data['messages_sent']} messages sent",
         f"  all groups folded in {data['wall_s']} s (ideal {data['ideal_s']} s, ratio {data['ratio']});"
         f" moto busy {data['moto_busy_s']} s of it (its DynamoDB handling, serialised)",
-        f"  groups done {data['groups_done']}, failed {data['groups_failed']}; notes folded {data['notes_folded']}"
-        f" of {data['notes_due']}",
+        f"  CPU used by the process (planner, workers, botocore and moto, one interpreter) {data['cpu_s']} s"
+        f" in {data['wall_s']} s: {data['cpu_s'] / data['wall_s']:.2f} of a core",
+        f"  run record: groups done {data['groups_done']}, failed {data['groups_failed']}; notes folded"
+        f" {data['notes_folded']} of {data['notes_due']}; the table: {data['audit']['folded_once']} notes listed by"
+        f" one version, {data['audit']['folded_more']} by more, {data['audit']['marked']} marked consolidated",
         f"  DynamoDB requests: {data['dynamodb_requests_per_note']} per note, {data['dynamodb_requests_per_scope']}"
         f" per scope {data['dynamodb']}",
         f"  SQS requests: {data['sqs_requests_per_scope']} per scope {data['sqs']}",
@@ -370,17 +273,14 @@ def report(figures: dict[str, Any]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from bench.runner import configure
+    from bench.runner import main_alone
 
-    parser = argparse.ArgumentParser(prog="python -m bench.consolidation_scale", description=__doc__.splitlines()[0])
-    parser.add_argument("--scopes", type=int, default=2000)
-    parser.add_argument("--concurrency", type=int, default=50)
-    parser.add_argument("--memory-sizes", default="10000,200000")
-    args = parser.parse_args(argv)
-    configure()
-    sizes = tuple(int(size) for size in args.memory_sizes.split(","))
-    print("\n".join(report(measure(args.scopes, args.concurrency, (sizes[0], sizes[1])))))
-    return 0
+    def lines(args: argparse.Namespace) -> list[str]:
+        small, large = (int(size) for size in args.memory_sizes.split(","))
+        return report(measure(args.scopes, args.concurrency, (small, large)))
+
+    options = {"scopes": 2000, "concurrency": 50, "memory-sizes": "10000,200000"}
+    return main_alone("consolidation_scale", __doc__ or "", options, lines, argv)
 
 
 if __name__ == "__main__":

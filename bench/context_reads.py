@@ -85,15 +85,12 @@ def report(figures: dict[str, float]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from bench.runner import configure
+    from bench.runner import main_alone
 
-    parser = argparse.ArgumentParser(prog="python -m bench.context_reads", description=__doc__.splitlines()[0])
-    parser.add_argument("--rtt-ms", type=float, default=5.0)
-    parser.add_argument("--runs", type=int, default=200)
-    args = parser.parse_args(argv)
-    configure()
-    print("\n".join(report(measure(args.rtt_ms, args.runs))))
-    return 0
+    def lines(args: argparse.Namespace) -> list[str]:
+        return report(measure(args.rtt_ms, args.runs))
+
+    return main_alone("context_reads", __doc__ or "", {"rtt-ms": 5.0, "runs": 200}, lines, argv)
 
 
 if __name__ == "__main__":

@@ -7,12 +7,13 @@ runs the areas in turn and writes the report.
 
 from __future__ import annotations
 
+import argparse
 import os
 import random
 import sys
 import time
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from functools import cache
@@ -238,6 +239,24 @@ def configure() -> None:
     for path in (str(ROOT), str(LAYER)):
         if path not in sys.path:
             sys.path.insert(0, path)
+
+
+def main_alone(
+    module: str,
+    doc: str,
+    options: Mapping[str, Any],
+    lines: Callable[[argparse.Namespace], list[str]],
+    argv: list[str] | None = None,
+) -> int:
+    """``python -m bench.<module>``: its ``options`` (``--name``, typed as its default), the environment, then
+    the lines of its report on stdout."""
+    parser = argparse.ArgumentParser(prog=f"python -m bench.{module}", description=doc.splitlines()[0])
+    for name, default in options.items():
+        parser.add_argument(f"--{name}", type=type(default), default=default)
+    args = parser.parse_args(argv)
+    configure()
+    print("\n".join(lines(args)))
+    return 0
 
 
 def log(message: str) -> None:

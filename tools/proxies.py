@@ -1,7 +1,7 @@
 """Structure checks printed by ``make lint``: module size, import cycles, the layer's edges, duplicated code.
 
-Each line says what was measured and its bound. Size, cycles and the edge rule fail the run; the
-``duplicates`` count is reported only.
+Each line says what was measured and its bound; every one over its bound fails the run. The ``duplicates``
+check runs where the command is installed (the developers' machines and CI) and is skipped elsewhere.
 """
 
 from __future__ import annotations
@@ -195,10 +195,10 @@ def main() -> int:
         print("proxy: duplicates pairs outside tests: skipped (the `duplicates` command is not installed)")
     else:
         count, rows = duplicates
-        bound = f"target {MAX_DUPLICATE_PAIRS}; reported, not yet enforced"
-        print(f"proxy: duplicates pairs outside tests: {count} ({bound})")
+        print(f"proxy: duplicates pairs outside tests: {count} (bound {MAX_DUPLICATE_PAIRS})")
         for row in rows:
             print(f"  {row}")
+        failed |= count > MAX_DUPLICATE_PAIRS
 
     return 1 if failed else 0
 
