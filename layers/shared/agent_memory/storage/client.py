@@ -4,6 +4,7 @@ botocore's standard retry mode; the error handling every store shares."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -25,26 +26,6 @@ _UNAVAILABLE = {
 }
 
 
-def make_dynamodb_client(
-    settings: Settings,
-    *,
-    connect_timeout_s: float | None = None,
-    read_timeout_s: float | None = None,
-    max_attempts: int | None = None,
-) -> Any:
-    """A client that gives up quickly: a chat turn must never hang on storage.
-
-    The flush, which must answer within 5 seconds whatever happens, passes tighter bounds.
-    """
-    return bounded_client(
-        "dynamodb",
-        settings,
-        connect_timeout_s=connect_timeout_s,
-        read_timeout_s=read_timeout_s,
-        max_attempts=max_attempts,
-    )
-
-
 def bounded_client(
     service: str,
     settings: Settings,
@@ -53,8 +34,9 @@ def bounded_client(
     read_timeout_s: float | None = None,
     max_attempts: int | None = None,
 ) -> Any:
-    """A boto3 client bounded like the DynamoDB client (``MEMORY_DYNAMODB_*``), never botocore's 60 s defaults:
-    also the SQS client the planner sends with and the Lambda client that starts a run."""
+    """A client that gives up quickly, bounded by ``MEMORY_DYNAMODB_*`` (never botocore's 60 s defaults): a chat
+    turn must never hang on storage. The flush, which must answer within 5 seconds whatever happens, passes
+    tighter bounds; the planner's SQS client and the Lambda client that starts a run are bounded alike."""
     import boto3
     from botocore.config import Config
 
@@ -106,6 +88,9 @@ def as_unavailable(error: ClientError) -> StorageUnavailable | None:
     if error_code(error) in _UNAVAILABLE:
         return StorageUnavailable(STORAGE_UNAVAILABLE)
     return None
+
+
+make_dynamodb_client = partial(bounded_client, "dynamodb")  # what every store is given
 
 
 def update_if(client: Any, **request: Any) -> bool:
