@@ -71,9 +71,9 @@ def measure_consolidation(
     ``options.consolidation_model_s`` seconds, so the wall time shows how well the groups overlap.
     """
     from agent_memory import runtime
-    from agent_memory.notes import Origin
-    from agent_memory.scope import Scope
-    from agent_memory.settings import get_settings
+    from agent_memory.basics.settings import get_settings
+    from agent_memory.domain.notes import Origin
+    from agent_memory.domain.scope import Scope
     from local.template import load_handler
     from tests.events import event_body
     from tests.fakes import FakeChatModel

@@ -81,9 +81,10 @@ def _fan_out_once(scopes: int, notes_each: int, model_s: float, concurrency: int
     import boto3
 
     from agent_memory import runtime
-    from agent_memory.consolidation_queue import handle_batch
-    from agent_memory.edges.events import queued_groups
+    from agent_memory.consolidation.worker import fold_queued
+    from agent_memory.edges.events import QueuedGroupRecord, queued_group
     from bench.consolidation import merge
+    from local.sqs_mapping import sqs_record
     from tests.fakes import FakeChatModel
 
     with moto_busy() as busy, counted_moto() as take:
@@ -99,14 +100,12 @@ def _fan_out_once(scopes: int, notes_each: int, model_s: float, concurrency: int
 
         def worker(message: dict[str, Any]) -> None:
             try:
-                record = {
-                    "messageId": message["MessageId"],
-                    "body": message["Body"],
-                    "attributes": message["Attributes"],
-                }
-                answer = handle_batch(consolidator, queued_groups({"Records": [record]}), max_receives=3, claim_s=330)
-                if not answer["batchItemFailures"]:
-                    sqs.delete_message(QueueUrl=mapping.url, ReceiptHandle=message["ReceiptHandle"])
+                record = QueuedGroupRecord.model_validate(sqs_record(message, mapping.arn, "us-east-1"))
+                try:
+                    fold_queued(consolidator, queued_group(record), max_receives=3, claim_s=330)
+                except Exception:  # noqa: BLE001 - delivered again after the visibility timeout, as the mapping does
+                    return
+                sqs.delete_message(QueueUrl=mapping.url, ReceiptHandle=message["ReceiptHandle"])
             finally:
                 slots.release()
 

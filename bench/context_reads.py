@@ -31,10 +31,10 @@ def measure(rtt_ms: float = 5.0, runs: int = 200) -> dict[str, float]:
     from moto import mock_aws
 
     from agent_memory import runtime
-    from agent_memory.clock import utc_now
-    from agent_memory.commands import DocumentWrite
-    from agent_memory.document import Author
-    from agent_memory.scope import Scope
+    from agent_memory.basics.clock import utc_now
+    from agent_memory.domain.commands import DocumentWrite
+    from agent_memory.domain.document import Author
+    from agent_memory.domain.scope import Scope
     from local.template import table_definitions
     from tests.conftest import write_note
     from tests.moto_support import atomic_moto_requests

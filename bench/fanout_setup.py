@@ -53,11 +53,11 @@ def seed_due_scopes(scopes: int, notes_each: int, *, markers_only: bool = False)
     """Due notes and their scopes' markers, as the note store writes them, 25 per BatchWriteItem."""
     import boto3
 
-    from agent_memory.notes import Note, Origin
-    from agent_memory.scope import Scope
+    from agent_memory.domain.notes import Note, Origin
+    from agent_memory.domain.scope import Scope
+    from agent_memory.storage.due_scopes import DUE_SK
     from agent_memory.storage.keys import unconsolidated_shard
     from agent_memory.storage.note_items import note_item
-    from agent_memory.storage.scope_index import DUE_SK
 
     client = boto3.client("dynamodb")
     created = RUN_AT - timedelta(days=8)

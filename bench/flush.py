@@ -102,9 +102,9 @@ def measure_flush(variant: FlushVariant, client: Any, counter: RequestCounter) -
     no flush reads another event's claim or note, so this keeps only moto's growth out of the numbers.
     """
     from agent_memory import runtime
+    from agent_memory.basics.observability import metrics
+    from agent_memory.domain.scope import bind_scope
     from agent_memory.edges.requests import parse_flush_request
-    from agent_memory.observability import metrics
-    from agent_memory.scope import bind_scope
     from agent_memory.storage.keys import note_sk
     from local.template import load_handler
     from tests.events import event_body, load_event

@@ -109,7 +109,7 @@ def _users(options: Options) -> list[str]:
 
 def _measure(toolkit: Toolkit, options: Options) -> HybridResult:
     from agent_memory import runtime
-    from agent_memory.scope import Scope
+    from agent_memory.domain.scope import Scope
     from local.stream_mapping import LocalStreamMapping
     from local.template import load_handler
 

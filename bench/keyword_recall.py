@@ -37,7 +37,7 @@ def recall_items(scope: Any, user: str, first: int, last: int, fact_text: Callab
 
     Notes past the consolidation's 7 days are flagged consolidated, as the nightly run leaves them.
     """
-    from agent_memory.notes import Note, Origin
+    from agent_memory.domain.notes import Note, Origin
     from agent_memory.storage.note_items import note_item
 
     week_ago = (TODAY - timedelta(days=7)).isoformat()
@@ -64,8 +64,8 @@ def measure_recall(toolkit: Toolkit, options: Options) -> dict[str, RecallResult
     The scope grows by older notes, so its newest ones (what the fallback reads first) stay the same.
     No notes index is configured, so every call takes the DynamoDB keyword path.
     """
+    from agent_memory.domain.scope import bind_scope
     from agent_memory.edges.requests import parse_envelope
-    from agent_memory.scope import bind_scope
     from local.template import load_handler
     from tests.events import event_body, load_event
 

@@ -53,8 +53,8 @@ def measure_load_older(toolkit: Toolkit, options: Options) -> LoadOlderResult:
     """
     import os
 
-    from agent_memory.notes import Note, Origin
-    from agent_memory.scope import Scope
+    from agent_memory.domain.notes import Note, Origin
+    from agent_memory.domain.scope import Scope
     from agent_memory.storage.note_items import note_item
     from local.template import load_handler
     from local.token import mint

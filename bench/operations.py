@@ -70,7 +70,7 @@ def _conversation(route: str, **overrides: Any) -> dict[str, Any]:
 
 def context_operation(client: Any) -> Operation:
     """The per-turn read. Floor: GetItem of the head, then one Query of today's and yesterday's notes."""
-    from agent_memory.service import RECENT_NOTES_QUERY_LIMIT
+    from agent_memory.memory.service import RECENT_NOTES_QUERY_LIMIT
     from agent_memory.storage.keys import DOC_HEAD, notes_of_days
     from tests.events import load_event
 
@@ -188,9 +188,9 @@ def seed_context_scope(client: Any) -> None:
 
     Written through the stores so the items have exactly the service's shape.
     """
-    from agent_memory.document import Author
-    from agent_memory.notes import Origin
-    from agent_memory.scope import Scope
+    from agent_memory.domain.document import Author
+    from agent_memory.domain.notes import Origin
+    from agent_memory.domain.scope import Scope
     from agent_memory.storage.document_store import DocumentStore
     from agent_memory.storage.note_store import NoteStore
 
@@ -224,7 +224,7 @@ def measure(operation: Operation, counter: RequestCounter, *, warmup: int, calls
     Service and floor alternate so that a noisy neighbour or a clock change on this shared machine hits
     both alike. Events are built before the loop, so only the handler itself is timed.
     """
-    from agent_memory.observability import metrics
+    from agent_memory.basics.observability import metrics
     from local.template import load_handler
 
     handler = load_handler(operation.function)
@@ -306,7 +306,7 @@ def profile(operation: Operation, first_index: int, calls: int, limit: int = 40)
     moto's own cost dwarfs ours in every call, so the listing is limited to our code and Powertools,
     ordered by inclusive time, after a summary of handler time outside botocore's API calls.
     """
-    from agent_memory.observability import metrics
+    from agent_memory.basics.observability import metrics
     from local.template import load_handler
 
     handler = load_handler(operation.function)

@@ -98,8 +98,8 @@ class PeopleResult:
 def _note_items(count: int, fact_text: Any) -> Iterator[list[dict[str, Any]]]:
     from datetime import date, timedelta
 
-    from agent_memory.notes import Note, Origin
-    from agent_memory.scope import Scope
+    from agent_memory.domain.notes import Note, Origin
+    from agent_memory.domain.scope import Scope
     from agent_memory.storage.note_items import note_item
 
     scope = Scope("personal", USER)
@@ -118,7 +118,7 @@ def _note_items(count: int, fact_text: Any) -> Iterator[list[dict[str, Any]]]:
 
 def measure_people(toolkit: Toolkit, *, notes: int = 100_000, calls: int = 200) -> PeopleResult:
     from agent_memory import runtime
-    from agent_memory.scope import Scope
+    from agent_memory.domain.scope import Scope
     from local.template import load_handler
     from tests.events import load_event
 
@@ -246,7 +246,7 @@ def report(result: PeopleResult) -> str:
             "recorded calls (20 in the warm-up) |",
             "",
             "The record adds no synchronous request: it is queued and written by a background thread in "
-            "BatchWriteItem requests of what arrived within a second, at most 25 (agent_memory/injections.py).",
+            "BatchWriteItem requests of what arrived within a second, at most 25 (agent_memory/people/injections.py).",
             "In-process, moto serves that thread's BatchWriteItem in the same interpreter, so its work competes "
             "with the turns for the GIL; against DynamoDB only the request's client side would.",
             "Export and erase times are mostly moto's own: its response serializer took 39 of 46 s of a profiled "

@@ -163,8 +163,8 @@ def measure_latency(log: Callable[[str], None], *, calls: int = 30, warmup: int 
     import boto3
     from moto import mock_aws
 
-    from agent_memory.recall import RecallService
-    from agent_memory.scope import Scope
+    from agent_memory.domain.scope import Scope
+    from agent_memory.recall.service import RecallService
     from agent_memory.search.vectors import encode, model_tag
     from agent_memory.storage.note_store import NoteStore
     from bench.keyword_recall import recall_items

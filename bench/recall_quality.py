@@ -101,7 +101,7 @@ def _rankings(
             NoteText(scope.key, "d", n, scope.notes[n], encode(vectors[n], tag=tag)) for n in newest_first
         ]
     embed_notes_s = time.perf_counter() - started
-    from agent_memory.recall import cosine_ranking
+    from agent_memory.recall.service import cosine_ranking
 
     timed = devset.questions[:20]  # one text per call, as recall embeds a query
     started = time.perf_counter()
@@ -143,7 +143,7 @@ def _recall_at(ranked: list[int], evidence: list[int], k: int) -> float:
 def _on_node(devset: DevSet, items: list[dict[str, Any]], vectors: dict[str, Any], log: Callable[[str], None]) -> None:
     """The same questions on a throwaway OpenSearch node: its BM25 (the English analyzer) and its kNN
     become the ``node-bm25`` and ``node-hybrid`` modes (the fusion is recall's). No Java: left out."""
-    from agent_memory.notes import Note, Origin
+    from agent_memory.domain.notes import Note, Origin
     from agent_memory.search.bm25 import query_terms, words
     from agent_memory.search.fusion import query_coverage
     from agent_memory.search.notes_index import NotesIndex, make_opensearch_client

@@ -21,7 +21,7 @@ from bench.operations import Result
 MAX_REQUESTS = {"context": 2, "remember": 2}
 MAX_TOOLS_IMPORT_MS = 300.0
 MAX_CONTEXT_RATIO = 1.3
-# The flush's budget (agent_memory.flush.FLUSH_BUDGET_S): the chat backend waits at most this long.
+# The flush's budget (agent_memory.memory.flush.FLUSH_BUDGET_S): the chat backend waits at most this long.
 MAX_FLUSH_P99_MS = 5_000.0
 
 

@@ -36,7 +36,7 @@ NOW_MS = "2026-12-03T10:15:00.000Z"
 TODAY, YESTERDAY = "2026-12-03", "2026-12-02"
 
 # Set before agent_memory or a handler is imported: Powertools reads its settings when the Logger and
-# Metrics of agent_memory.observability are built, at import.
+# Metrics of agent_memory.basics.observability are built, at import.
 ENVIRONMENT = {
     "AWS_ACCESS_KEY_ID": "testing",
     "AWS_SECRET_ACCESS_KEY": "testing",
@@ -137,7 +137,7 @@ def instrumented_client(counter: RequestCounter) -> Any:
     import boto3
 
     from agent_memory import runtime
-    from agent_memory.settings import get_settings
+    from agent_memory.basics.settings import get_settings
     from agent_memory.storage.client import make_dynamodb_client
 
     boto3.setup_default_session()  # inside mock_aws, which patches the default session away
@@ -214,7 +214,7 @@ def quiet_powertools() -> Iterator[None]:
 
 def clear_metrics() -> None:
     """Untimed after each call, as ``bench.run`` does: Powertools would print its metric set every 100 values."""
-    from agent_memory.observability import metrics
+    from agent_memory.basics.observability import metrics
 
     metrics.clear_metrics()
 

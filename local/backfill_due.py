@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 
-from agent_memory.settings import get_settings
+from agent_memory.basics.settings import get_settings
 from agent_memory.storage.client import make_dynamodb_client
-from agent_memory.storage.scope_index import ScopeIndex
+from agent_memory.storage.due_scopes import DueScopes
 from local.environment import LOCAL_ENVIRONMENT
 
 
@@ -22,7 +22,7 @@ def main() -> int:
             if name.startswith("AWS_"):
                 os.environ.setdefault(name, value)
     settings = get_settings()
-    moved = ScopeIndex(make_dynamodb_client(settings), settings.table_name).backfill_legacy()
+    moved = DueScopes(make_dynamodb_client(settings), settings.table_name).backfill_legacy()
     print(f"notes moved from per-note index entries to their scopes' due markers: {moved}")
     return 0
 

@@ -27,12 +27,12 @@ import os
 import sys
 from collections.abc import Sequence
 
+from agent_memory.basics.settings import get_settings
+from agent_memory.domain.scope import Scope
 from agent_memory.providers.embedding import EmbeddingModel, embedding_model_from_settings
-from agent_memory.reindex import Reindexer, VectorFill
-from agent_memory.scope import Scope
+from agent_memory.recall.reindex import Reindexer, VectorFill
 from agent_memory.search.notes_index import NotesIndex, make_opensearch_client
 from agent_memory.search.vectors import model_tag
-from agent_memory.settings import get_settings
 from agent_memory.storage.client import make_dynamodb_client
 from agent_memory.storage.note_store import NoteStore
 from local.environment import LOCAL_ENVIRONMENT

@@ -70,7 +70,7 @@ def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
 def main() -> None:
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     prepare_environment()
-    from agent_memory.settings import SettingsError, get_settings, require_valid_settings
+    from agent_memory.basics.settings import SettingsError, get_settings, require_valid_settings
 
     try:
         require_valid_settings()  # a bad setting stops the stack here, with one line naming it

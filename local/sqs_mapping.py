@@ -34,6 +34,21 @@ def _template_queue() -> tuple[int, int]:
     return batch, receives
 
 
+def sqs_record(message: dict[str, Any], queue_arn: str, region: str) -> dict[str, Any]:
+    """A received message (``AttributeNames=["All"]``) as Lambda's SQS event source hands it to a function."""
+    return {
+        "messageId": message["MessageId"],
+        "receiptHandle": message["ReceiptHandle"],
+        "body": message["Body"],
+        "attributes": message.get("Attributes", {}),
+        "messageAttributes": {},
+        "md5OfBody": message.get("MD5OfBody", ""),
+        "eventSource": "aws:sqs",
+        "eventSourceARN": queue_arn,
+        "awsRegion": region,
+    }
+
+
 class LocalQueueMapping(BackgroundPoller):
     """``invoke`` runs one SQS event through the worker and returns its answer (or raises)."""
 
@@ -65,7 +80,7 @@ class LocalQueueMapping(BackgroundPoller):
             },
         )
         self.url: str = queue["QueueUrl"]
-        self._arn = self._attribute(self.url, "QueueArn")
+        self.arn = self._attribute(self.url, "QueueArn")
         super().__init__()
 
     def _attribute(self, url: str, name: str) -> str:
@@ -91,20 +106,7 @@ class LocalQueueMapping(BackgroundPoller):
         return len(messages)
 
     def _deliver(self, batch: list[dict[str, Any]]) -> None:
-        records = [
-            {
-                "messageId": message["MessageId"],
-                "receiptHandle": message["ReceiptHandle"],
-                "body": message["Body"],
-                "attributes": message.get("Attributes", {}),
-                "messageAttributes": {},
-                "md5OfBody": message.get("MD5OfBody", ""),
-                "eventSource": "aws:sqs",
-                "eventSourceARN": self._arn,
-                "awsRegion": self._sqs.meta.region_name,
-            }
-            for message in batch
-        ]
+        records = [sqs_record(message, self.arn, self._sqs.meta.region_name) for message in batch]
         try:
             answer = self._invoke({"Records": records})
             failed = {item["itemIdentifier"] for item in (answer or {}).get("batchItemFailures", [])}

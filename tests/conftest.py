@@ -17,8 +17,8 @@ from moto import mock_aws
 from moto.server import ThreadedMotoServer
 
 from agent_memory import runtime
-from agent_memory.notes import Origin
-from agent_memory.scope import Scope
+from agent_memory.domain.notes import Origin
+from agent_memory.domain.scope import Scope
 from local.lambda_context import LambdaContext
 from local.template import load_handler, table_definitions
 from tests.events import load_event

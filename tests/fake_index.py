@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from agent_memory.notes import Note
+from agent_memory.domain.notes import Note
 from agent_memory.search.notes_index import (
     BulkOutcome,
     IndexAction,

@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from agent_memory.errors import ModelUnavailable
+from agent_memory.basics.errors import ModelUnavailable
 
 
 @dataclass

@@ -21,27 +21,25 @@ SKIPPED = {".venv", ".venv-sam", ".venv-checkov", ".aws-sam", ".cache", ".git", 
 # Import roots (the folder on sys.path) and the packages whose cycles count.
 PACKAGES = {"agent_memory": ROOT / "layers" / "shared", "local": ROOT, "bench": ROOT}
 LAYER = "agent_memory"
-# The layer's edges (outside shapes: requests, responses, HTTP, tokens, the tool catalog, Lambda events):
-# the ``edges`` package and what is below it.
-EDGE_MODULES = {f"{LAYER}.edges"}
-# The use cases: what the edges call. None of them may import an edge module.
-USE_CASE_MODULES = {
-    f"{LAYER}.{name}"
-    for name in (
-        "service",
-        "flush",
-        "scope",
-        "consolidation",
-        "consolidation_queue",
-        "recall",
-        "indexer",
-        "reindex",
-        "compression",
-        "management",
-        "people",
-        "injections",
-    )
+# The layer's folders, inside out: a module may import its own folder's modules and those of a folder ranked
+# at or below its own, never above (the edges call the use cases, never the reverse). A module outside every
+# folder here (the composition root aside) fails the check, so a new folder has to say where it stands.
+LAYERS = {
+    "basics": 0,
+    "domain": 1,
+    "storage": 2,
+    "search": 2,
+    "providers": 2,
+    "memory": 3,
+    "recall": 3,
+    "consolidation": 3,
+    "people": 3,
+    "edges": 5,
 }
+# The composition root builds the object graph from the settings: above the use cases, and only the edges
+# (which hand its services to the routes) may import it.
+COMPOSITION = f"{LAYER}.runtime"
+COMPOSITION_RANK = 4
 
 
 def source_files() -> list[Path]:
@@ -86,21 +84,16 @@ def imported(node: ast.Import | ast.ImportFrom, module: str, is_package: bool, k
 
 
 def import_graph(files: Iterable[Path]) -> dict[str, set[str]]:
-    """Every import, at the top or inside a function; those under ``if TYPE_CHECKING:`` never run, so not counted."""
+    """Every import, at the top, inside a function or under ``if TYPE_CHECKING:``: a cycle of type-only imports
+    still ties the two modules together for a reader (and for the next import that is no longer type-only)."""
     modules = {name: path for path in files if (name := module_name(path))}
     known = set(modules)
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
         tree = ast.parse(path.read_text())
-        type_only = {
-            id(inner)
-            for node in ast.walk(tree)
-            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
-            for inner in ast.walk(node)
-        }
         edges: set[str] = set()
         for node in ast.walk(tree):
-            if isinstance(node, ast.Import | ast.ImportFrom) and id(node) not in type_only:
+            if isinstance(node, ast.Import | ast.ImportFrom):
                 edges |= imported(node, name, path.name == "__init__.py", known)
         graph[name] = edges - {name}
     return graph
@@ -139,19 +132,48 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-def _under(module: str, packages: set[str]) -> bool:
-    return any(module == package or module.startswith(f"{package}.") for package in packages)
+def layer_of(module: str) -> str | None:
+    """The folder of the layer a module sits in (``agent_memory.recall.indexer``: ``recall``)."""
+    parts = module.split(".")
+    return parts[1] if parts[0] == LAYER and len(parts) > 2 and parts[1] in LAYERS else None
 
 
-def edge_imports(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
-    """Use-case modules of the layer that import one of its edge modules."""
+def rank_of(module: str) -> int | None:
+    folder = layer_of(module)
+    return COMPOSITION_RANK if module == COMPOSITION else None if folder is None else LAYERS[folder]
+
+
+def layer_order() -> str:
+    """``basics < domain < storage, search, providers < ...``: the ranks as a reader sees them."""
+    ranks = {**LAYERS, COMPOSITION.rpartition(".")[2]: COMPOSITION_RANK}
+    return " < ".join(", ".join(n for n in ranks if ranks[n] == r) for r in sorted(set(ranks.values())))
+
+
+def unplaced(graph: dict[str, set[str]]) -> list[str]:
+    """The layer's modules in no folder of ``LAYERS`` (its ``__init__`` and the composition root aside)."""
     return sorted(
-        (module, target)
-        for module, targets in graph.items()
-        if _under(module, USE_CASE_MODULES)
-        for target in targets
-        if _under(target, EDGE_MODULES)
+        module
+        for module in graph
+        if module.startswith(f"{LAYER}.")
+        and module != COMPOSITION
+        and layer_of(module) is None
+        and module.count(".") >= 1
+        and module.split(".")[1] not in LAYERS
     )
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """Imports that reach a folder ranked above the importer's: an edge or the composition from a use case, say."""
+    crossing = []
+    for module, targets in graph.items():
+        source = rank_of(module)
+        if source is None:
+            continue
+        for target in targets:
+            rank = rank_of(target)
+            if rank is not None and rank > source:
+                crossing.append((module, target))
+    return sorted(crossing)
 
 
 def duplicate_pairs() -> tuple[int, list[str]] | None:
@@ -184,8 +206,14 @@ def main() -> int:
         print(f"  {' <-> '.join(loop)}")
     failed |= bool(loops)
 
-    crossing = edge_imports(graph)
-    print(f"proxy: use-case modules importing an edge module: {len(crossing)} (bound 0)")
+    outside = unplaced(graph)
+    print(f"proxy: layer modules outside the layer's folders: {len(outside)} (bound 0)")
+    for module in outside:
+        print(f"  {module}")
+    failed |= bool(outside)
+
+    crossing = upward_imports(graph)
+    print(f"proxy: imports of a higher layer ({layer_order()}): {len(crossing)} (bound 0)")
     for module, target in crossing:
         print(f"  {module} -> {target}")
     failed |= bool(crossing)

@@ -9,13 +9,13 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from agent_memory.basics.observability import logger, metrics
+from agent_memory.basics.settings import require_valid_settings
+from agent_memory.domain.shapes import MemoryContext
 from agent_memory.edges.http import answer, body_text, make_resolver
 from agent_memory.edges.responses import documented
 from agent_memory.edges.tool_call import parse_context_call
-from agent_memory.observability import logger, metrics
 from agent_memory.runtime import memory_service, record_injection
-from agent_memory.settings import require_valid_settings
-from agent_memory.shapes import MemoryContext
 
 require_valid_settings()  # a setting the service cannot use fails the initialisation, with one line
 

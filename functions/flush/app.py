@@ -7,11 +7,11 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from agent_memory.basics.errors import MemoryServiceError
+from agent_memory.basics.observability import logger, metrics
+from agent_memory.basics.settings import require_valid_settings
 from agent_memory.edges.events import flush_command
-from agent_memory.errors import MemoryServiceError
-from agent_memory.observability import logger, metrics
 from agent_memory.runtime import flush_service
-from agent_memory.settings import require_valid_settings
 
 require_valid_settings()  # a setting the service cannot use fails the initialisation, with one line
 

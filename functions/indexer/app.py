@@ -15,14 +15,16 @@ from aws_lambda_powertools.utilities.batch.types import PartialItemFailureRespon
 from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from agent_memory.basics.observability import logger, metrics
+from agent_memory.basics.settings import require_valid_settings
 from agent_memory.edges.events import note_change
-from agent_memory.index_check import require_matching_index
-from agent_memory.observability import logger, metrics
-from agent_memory.runtime import notes_indexer
-from agent_memory.settings import require_valid_settings
+from agent_memory.recall.index_check import require_matching_index
+from agent_memory.runtime import notes_index, notes_indexer
 
 require_valid_settings()  # a setting the service cannot use fails the initialisation, with one line
-require_matching_index()  # vectors of another size than the index's fail it too (agent_memory.index_check)
+require_matching_index(
+    notes_index()
+)  # vectors of another size than the index's fail it too (agent_memory.recall.index_check)
 
 processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
 

@@ -9,24 +9,26 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from agent_memory.commands import DocumentWrite
-from agent_memory.document import Author
+from agent_memory.basics.observability import logger, metrics
+from agent_memory.basics.settings import require_valid_settings
+from agent_memory.domain.commands import DocumentWrite
+from agent_memory.domain.document import Author
+from agent_memory.domain.notes import Origin
+from agent_memory.domain.shapes import Recalled, Remembered, SavedDocument
 from agent_memory.edges.http import answer, body_text, json_response, make_resolver
 from agent_memory.edges.parsing import idempotency_key
 from agent_memory.edges.requests import RecallArgs, RememberArgs, UpdateMemoryArgs
 from agent_memory.edges.responses import Health, ToolDefinition, Tools, documented
 from agent_memory.edges.tool_call import ArgsT, ToolCall, parse_tool_call
 from agent_memory.edges.tool_catalog import tool_definitions
-from agent_memory.idempotency import Answer
-from agent_memory.index_check import require_matching_index
-from agent_memory.notes import Origin
-from agent_memory.observability import logger, metrics
-from agent_memory.runtime import idempotency, memory_service, recall_service
-from agent_memory.settings import require_valid_settings
-from agent_memory.shapes import Recalled, Remembered, SavedDocument
+from agent_memory.memory.idempotency import Answer
+from agent_memory.recall.index_check import require_matching_index
+from agent_memory.runtime import idempotency, memory_service, notes_index, recall_service
 
 require_valid_settings()  # a setting the service cannot use fails the initialisation, with one line
-require_matching_index()  # vectors of another size than the index's fail it too (agent_memory.index_check)
+require_matching_index(
+    notes_index()
+)  # vectors of another size than the index's fail it too (agent_memory.recall.index_check)
 
 app = make_resolver()
 

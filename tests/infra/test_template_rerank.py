@@ -67,7 +67,7 @@ def test_no_other_function_may_rerank_and_the_default_is_off():
     ],
 )
 def test_the_parameter_allows_what_the_setting_allows(value, allowed):
-    from agent_memory.settings import Settings
+    from agent_memory.basics.settings import Settings
 
     pattern = load_template()["Parameters"]["RerankModel"]["AllowedPattern"]
 

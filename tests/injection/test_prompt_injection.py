@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 
 from agent_memory import runtime
-from agent_memory.context_block import system_prompt
-from agent_memory.document import EMPTY_DOCUMENT
-from agent_memory.errors import InvalidInput
-from agent_memory.fence import unfence
-from agent_memory.notes import clean_note_text
-from agent_memory.scope import Scope
+from agent_memory.basics.errors import InvalidInput
+from agent_memory.domain.context_block import system_prompt
+from agent_memory.domain.document import EMPTY_DOCUMENT
+from agent_memory.domain.fence import unfence
+from agent_memory.domain.notes import clean_note_text
+from agent_memory.domain.scope import Scope
 from local.template import load_handler
 from local.token import mint
 from tests.conftest import Answer, LambdaContext, shared, write_note

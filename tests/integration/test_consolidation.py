@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from agent_memory import runtime
-from agent_memory.clock import iso
-from agent_memory.scope import Scope
+from agent_memory.basics.clock import iso
+from agent_memory.domain.scope import Scope
 from agent_memory.storage.document_store import DocumentStore
 from local.template import load_handler
 from tests.conftest import private, write_note

@@ -10,8 +10,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from agent_memory import runtime
-from agent_memory.scope import Scope
-from local.sqs_mapping import LocalQueueMapping
+from agent_memory.domain.scope import Scope
+from local.sqs_mapping import LocalQueueMapping, sqs_record
 from local.template import load_handler
 from tests.conftest import write_note
 from tests.fakes import FakeChatModel
@@ -149,11 +149,7 @@ def test_a_duplicate_message_is_a_no_op(aws, queue, model):
     queue._sqs.change_message_visibility(
         QueueUrl=queue.url, ReceiptHandle=message["ReceiptHandle"], VisibilityTimeout=0
     )
-    record = {
-        "messageId": message["MessageId"],
-        "body": message["Body"],
-        "attributes": {"ApproximateReceiveCount": "1"},
-    }
+    record = sqs_record(message, queue.arn, "eu-west-1")
 
     assert Worker()({"Records": [record]}) == {"batchItemFailures": []}
     assert Worker()({"Records": [record]}) == {"batchItemFailures": []}  # the same message delivered twice

@@ -41,7 +41,7 @@ def test_the_document_and_the_notes_are_read_at_the_same_time(call, monkeypatch)
 
 
 def _read_aside_in_child(answers: Any) -> None:
-    from agent_memory.aside import start_aside
+    from agent_memory.basics.aside import start_aside
 
     answers.put(start_aside(lambda: "read in the child").result(timeout=5))
 
@@ -51,7 +51,7 @@ def test_a_forked_child_reads_aside_on_a_pool_of_its_own():
     the parent's threads, which do not exist in it."""
     import multiprocessing
 
-    from agent_memory.aside import start_aside
+    from agent_memory.basics.aside import start_aside
 
     assert start_aside(lambda: "read in the parent").result(timeout=5) == "read in the parent"
     fork = multiprocessing.get_context("fork")

@@ -18,8 +18,8 @@ import pytest
 from botocore.exceptions import ClientError
 
 from agent_memory import runtime
-from agent_memory.scope import Scope
-from agent_memory.settings import get_settings
+from agent_memory.basics.settings import get_settings
+from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import make_dynamodb_client
 from local.token import mint
 from tests.conftest import private, write_note

@@ -8,8 +8,9 @@ from functools import cache
 
 import pytest
 
-from agent_memory import indexer, runtime
-from agent_memory.errors import EmbeddingUnavailable
+from agent_memory import runtime
+from agent_memory.basics.errors import EmbeddingUnavailable
+from agent_memory.recall import indexer
 from local.template import load_handler
 from tests.events import load_event
 from tests.fake_embeddings import FakeEmbeddingModel, fake_vector

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_memory.settings import get_settings
+from agent_memory.basics.settings import get_settings
 from agent_memory.storage.leases import claim_record
 
 KEY = {"pk": {"S": "user#u-1"}, "sk": {"S": "flush#cmp-1"}}

@@ -12,7 +12,7 @@ import jwt
 import pytest
 
 from agent_memory import runtime
-from agent_memory.scope import Scope
+from agent_memory.domain.scope import Scope
 from local.template import load_handler
 from local.token import mint
 from tests.conftest import Answer, LambdaContext, private, shared, write_note

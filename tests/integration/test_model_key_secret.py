@@ -7,8 +7,8 @@ import boto3
 import pytest
 from moto import mock_aws
 
+from agent_memory.basics.settings import Settings
 from agent_memory.providers.clients import api_key_from, openai_http
-from agent_memory.settings import Settings
 
 
 @pytest.fixture(autouse=True)

@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 import pytest
 
 from agent_memory import runtime
-from agent_memory.notes import Origin
-from agent_memory.scope import Scope
+from agent_memory.domain.notes import Origin
+from agent_memory.domain.scope import Scope
 from agent_memory.search.notes_index import document_id
 from local.token import mint
 from tests.conftest import private, shared, write_note
@@ -73,8 +73,8 @@ def index(monkeypatch):
 
 
 def test_export_holds_everything_oldest_first_in_the_format(call, aws, monkeypatch):
-    monkeypatch.setattr("agent_memory.people.PAGE_NOTES", 2)
-    monkeypatch.setattr("agent_memory.people.PAGE_VERSIONS", 1)
+    monkeypatch.setattr("agent_memory.people.control.PAGE_NOTES", 2)
+    monkeypatch.setattr("agent_memory.people.control.PAGE_VERSIONS", 1)
     fill(call, notes=5, versions=3)
     write_note(PERSONAL, datetime(2026, 11, 1, tzinfo=UTC), "an older note")
 

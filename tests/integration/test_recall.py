@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_memory import recall
+from agent_memory.recall import service as recall
 from tests.conftest import private, shared
 
 
@@ -115,7 +115,7 @@ def test_a_private_conversation_never_recalls_team_notes_of_its_workspace(call):
 
 def test_rows_of_another_scope_from_the_store_are_dropped(call, monkeypatch):
     """Fail closed: even if the read returned a foreign note, it is never answered."""
-    from agent_memory.scope import Scope
+    from agent_memory.domain.scope import Scope
     from agent_memory.storage.note_store import NoteStore
 
     _remember(call, "likes tea")
@@ -176,8 +176,8 @@ class _RecordingClient:
 def _store_with_notes(client, count):
     from datetime import UTC, datetime
 
-    from agent_memory.notes import Origin
-    from agent_memory.scope import Scope
+    from agent_memory.domain.notes import Origin
+    from agent_memory.domain.scope import Scope
     from agent_memory.storage.note_store import NoteStore
 
     store = NoteStore(client, "MemoryTable")
@@ -224,7 +224,7 @@ def test_whole_notes_come_in_the_order_asked_and_deleted_ones_are_skipped(aws):
 
 
 def test_unprocessed_keys_are_asked_again_then_503(aws):
-    from agent_memory.errors import StorageUnavailable
+    from agent_memory.basics.errors import StorageUnavailable
 
     store, scope = _store_with_notes(_RecordingClient(aws, unprocessed_rounds=2), 2)
     assert [k.note.position for k in store.get_many(scope, [("2026-12-03", 2)])] == [2]

@@ -12,7 +12,7 @@ from functools import cache
 import pytest
 
 from agent_memory import runtime
-from agent_memory.errors import EmbeddingUnavailable
+from agent_memory.basics.errors import EmbeddingUnavailable
 from agent_memory.search.vectors import decode, model_tag
 from agent_memory.storage.keys import note_sk
 from local import reindex

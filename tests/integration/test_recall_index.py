@@ -9,7 +9,7 @@ from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
 from opensearchpy.exceptions import ConnectionTimeout
 
 from agent_memory import runtime
-from agent_memory.errors import EmbeddingUnavailable
+from agent_memory.basics.errors import EmbeddingUnavailable
 from agent_memory.search.notes_index import IndexHit
 from tests.conftest import private
 from tests.fake_embeddings import FakeEmbeddingModel

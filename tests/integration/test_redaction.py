@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 
 from agent_memory import runtime
-from agent_memory.scope import Scope
+from agent_memory.domain.scope import Scope
 from tests.conftest import private, write_note
 from tests.events import event_body
 from tests.fakes import FakeChatModel

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_memory.settings import SettingsError, get_settings, require_valid_settings
+from agent_memory.basics.settings import SettingsError, get_settings, require_valid_settings
 
 ROOT = Path(__file__).resolve().parents[2]  # the clone
 BAD = {"MEMORY_CONSOLIDATION_MAX_NOTES": "0"}

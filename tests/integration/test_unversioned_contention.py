@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from agent_memory import service
-from agent_memory.errors import VersionConflict
+from agent_memory.basics.errors import VersionConflict
+from agent_memory.memory import service
 from agent_memory.storage.document_store import DocumentStore
 from tests.conftest import shared
 

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from agent_memory.errors import StorageUnavailable
-from agent_memory.settings import get_settings
+from agent_memory.basics.errors import StorageUnavailable
+from agent_memory.basics.settings import get_settings
 from agent_memory.storage.client import update_if
 
 KEY = {"pk": {"S": "user#u-1"}, "sk": {"S": "consolidation#due"}}

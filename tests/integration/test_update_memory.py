@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent_memory import runtime
-from agent_memory.scope import Scope
+from agent_memory.domain.scope import Scope
 from agent_memory.storage.document_store import DocumentStore
 from tests.conftest import private, shared
 from tests.fakes import FakeChatModel

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_memory import runtime
-from agent_memory.scope import Scope
+from agent_memory.domain.scope import Scope
 from agent_memory.storage.keys import version_sk
 from tests.conftest import private
 from tests.integration.test_management import USER, _local_auth, manage  # noqa: F401 - its autouse fixture

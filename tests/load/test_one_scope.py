@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 
 from agent_memory import runtime
-from agent_memory.scope import Scope
+from agent_memory.domain.scope import Scope
 from tests.conftest import NOW, ROUTE_FUNCTIONS, shared, write_note
 from tests.events import event_body
 from tests.fake_openai import fake_openai_server

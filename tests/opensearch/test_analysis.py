@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_memory.notes import Note, Origin
+from agent_memory.domain.notes import Note, Origin
 from agent_memory.search.analysis import ANALYZER, terms
 from agent_memory.search.bm25 import rank
 

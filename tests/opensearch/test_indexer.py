@@ -11,7 +11,7 @@ from functools import cache
 import pytest
 
 from agent_memory import runtime
-from agent_memory.scope import Scope
+from agent_memory.domain.scope import Scope
 from agent_memory.search.notes_index import document_id
 from agent_memory.storage.note_store import NoteStore
 from local.stream_mapping import LocalStreamMapping

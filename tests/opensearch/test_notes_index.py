@@ -7,7 +7,7 @@ from functools import cache
 import pytest
 
 from agent_memory import runtime
-from agent_memory.notes import Note, Origin
+from agent_memory.domain.notes import Note, Origin
 from agent_memory.search.notes_index import (
     MAPPING,
     BulkOutcome,

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from agent_memory.notes import Note, Origin
+from agent_memory.domain.notes import Note, Origin
 from agent_memory.search.notes_index import document_id
 from local import reindex
 from tests.conftest import private, shared
@@ -92,8 +92,8 @@ def test_reindex_carries_the_tables_consolidated_flag(call, aws, notes_index, op
 
 
 def test_reindex_pages_through_a_scope_bigger_than_one_bulk_and_one_search_page(aws, notes_index):
-    from agent_memory.reindex import Reindexer
-    from agent_memory.scope import Scope
+    from agent_memory.domain.scope import Scope
+    from agent_memory.recall.reindex import Reindexer
     from agent_memory.storage.note_store import NoteStore
 
     notes = NoteStore(aws, "MemoryTable")
@@ -115,8 +115,8 @@ def test_reindex_pages_through_a_scope_bigger_than_one_bulk_and_one_search_page(
 
 def test_a_note_written_after_the_query_began_is_not_removed(aws, notes_index):
     """The index holds a note the reindex did not read (the indexer wrote it meanwhile): the table still has it."""
-    from agent_memory.reindex import Reindexer
-    from agent_memory.scope import Scope
+    from agent_memory.domain.scope import Scope
+    from agent_memory.recall.reindex import Reindexer
     from agent_memory.storage.note_store import NoteStore
 
     notes = NoteStore(aws, "MemoryTable")

@@ -32,7 +32,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent_memory import runtime
-from agent_memory.scope import Scope
+from agent_memory.domain.scope import Scope
 from local.template import load_handler, table_definitions
 from local.token import mint
 from tests.conftest import NOW, Answer, Call, LambdaContext, private, shared, write_note

@@ -9,9 +9,9 @@ import pytest
 from botocore.config import Config
 from botocore.stub import Stubber
 
-from agent_memory.errors import ModelUnavailable
+from agent_memory.basics.errors import ModelUnavailable
+from agent_memory.basics.settings import Settings
 from agent_memory.providers.chat import BedrockChatModel, OpenAIChatModel, chat_model_from_settings
-from agent_memory.settings import Settings
 from tests.openai_loopback import OpenAICompatible
 
 

@@ -7,8 +7,9 @@ from datetime import UTC, datetime
 
 import pytest
 
+from agent_memory.domain.fold import DueNote
 from agent_memory.edges.events import scheduled_run
-from agent_memory.storage.consolidation_store import DueNote, group_within_caps
+from agent_memory.storage.consolidation_store import group_within_caps
 
 
 def due(position: int, text: str = "a fact", day: str = "2026-11-20", second: int | None = None) -> DueNote:
@@ -74,7 +75,7 @@ def test_an_event_without_a_utc_time_is_refused(event: object) -> None:
 
 def test_consolidation_moves_text_within_the_characters_quota_unconditionally() -> None:
     """Folding notes into the document is never refused by the characters quota (docs/people.md)."""
-    from agent_memory.scope import Scope
+    from agent_memory.domain.scope import Scope
     from agent_memory.storage.usage_store import Quota, UsageStore
 
     usage = UsageStore(None, "MemoryTable", Quota(notes_per_day=5, chars=100))

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from agent_memory.context_block import NOTES_BLOCK_MAX_CHARS, fit_notes, system_prompt
-from agent_memory.document import Document
-from agent_memory.errors import InvalidInput
-from agent_memory.notes import NOTE_MAX_CHARS, Note, Origin, clean_note_text
+from agent_memory.basics.errors import InvalidInput
+from agent_memory.domain.context_block import NOTES_BLOCK_MAX_CHARS, fit_notes, system_prompt
+from agent_memory.domain.document import Document
+from agent_memory.domain.notes import NOTE_MAX_CHARS, Note, Origin, clean_note_text
 
 
 def note(position: int, text: str, day: str = "2026-12-03") -> Note:

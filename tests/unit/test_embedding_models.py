@@ -13,7 +13,8 @@ from botocore.config import Config
 from botocore.response import StreamingBody
 from botocore.stub import Stubber
 
-from agent_memory.errors import EmbeddingUnavailable
+from agent_memory.basics.errors import EmbeddingUnavailable
+from agent_memory.basics.settings import Settings
 from agent_memory.providers import embedding
 from agent_memory.providers.embedding import (
     EMBEDDING_DIMENSION,
@@ -21,7 +22,6 @@ from agent_memory.providers.embedding import (
     OpenAIEmbeddingModel,
     embedding_model_from_settings,
 )
-from agent_memory.settings import Settings
 from tests.openai_loopback import OpenAICompatible
 
 A = [0.5] * EMBEDDING_DIMENSION

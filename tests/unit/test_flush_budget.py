@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from botocore.stub import Stubber
 
+from agent_memory.basics.errors import MemoryServiceError
 from agent_memory.edges.events import flush_command
-from agent_memory.errors import MemoryServiceError
-from agent_memory.flush import WRITE_RESERVE_S, FlushService
+from agent_memory.memory.flush import WRITE_RESERVE_S, FlushService
 from agent_memory.storage.flush_store import FlushStore
 from agent_memory.storage.note_store import NoteStore
 from tests.fakes import FakeChatModel

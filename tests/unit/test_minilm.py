@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_memory.settings import Settings
+from agent_memory.basics.settings import Settings
 
 minilm = pytest.importorskip("agent_memory.providers.minilm")
 try:

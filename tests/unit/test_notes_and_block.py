@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from agent_memory.compression import compress
-from agent_memory.context_block import NOTES_BLOCK_MAX_CHARS, fit_notes
-from agent_memory.notes import Note, Origin, clean_note_text, note_id, parse_note_id
+from agent_memory.domain.context_block import NOTES_BLOCK_MAX_CHARS, fit_notes
+from agent_memory.domain.notes import Note, Origin, clean_note_text, note_id, parse_note_id
+from agent_memory.memory.compression import compress
 from tests.fakes import FakeChatModel
 
 

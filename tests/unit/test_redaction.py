@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from agent_memory.redaction import Detector, redact, register
+from agent_memory.domain.redaction import Detector, redact, register
 from tests.secrets_samples import EXTRA, SAMPLES
 
 ALL_EXTRA = frozenset(EXTRA)
@@ -88,7 +88,7 @@ def test_every_kind_found_is_listed_once_in_the_tables_order():
 
 
 def test_a_deployment_can_extend_the_table(monkeypatch):
-    from agent_memory import redaction
+    from agent_memory.domain import redaction
 
     monkeypatch.setattr(redaction, "DETECTORS", list(redaction.DETECTORS))
     register(Detector("internal-token", re.compile(r"itk-[0-9a-f]{16}")))
@@ -97,7 +97,7 @@ def test_a_deployment_can_extend_the_table(monkeypatch):
 
 
 def test_memory_redact_extra_is_validated(monkeypatch):
-    from agent_memory.settings import get_settings
+    from agent_memory.basics.settings import get_settings
 
     monkeypatch.setenv("MEMORY_REDACT_EXTRA", " Email, phone ")
     get_settings.cache_clear()
@@ -107,3 +107,10 @@ def test_memory_redact_extra_is_validated(monkeypatch):
     with pytest.raises(ValueError, match="ssn"):
         get_settings()
     get_settings.cache_clear()
+
+
+def test_the_settings_offer_exactly_the_extra_detectors_redaction_has():
+    from agent_memory.basics.settings import REDACT_EXTRA_KINDS
+    from agent_memory.domain.redaction import EXTRA_KINDS
+
+    assert EXTRA_KINDS == REDACT_EXTRA_KINDS

@@ -12,6 +12,7 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
+from agent_memory.basics.settings import Settings, SettingsError, get_settings, require_valid_settings
 from agent_memory.providers.rerank import (
     BedrockReranker,
     RerankStage,
@@ -19,7 +20,6 @@ from agent_memory.providers.rerank import (
     ranking,
     rerank_stage_from_settings,
 )
-from agent_memory.settings import Settings, SettingsError, get_settings, require_valid_settings
 from tests.fake_reranker import FakeReranker
 
 ARN = "arn:aws:bedrock:eu-central-1::foundation-model/amazon.rerank-v1:0"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from agent_memory.basics.errors import Forbidden, InvalidInput
+from agent_memory.domain.scope import Scope, bind_scope
 from agent_memory.edges.requests import ConversationContext
-from agent_memory.errors import Forbidden, InvalidInput
-from agent_memory.scope import Scope, bind_scope
 
 
 def context(**fields: object) -> ConversationContext:

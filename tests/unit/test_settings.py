@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 import pytest
 from pydantic import ValidationError
 
-from agent_memory.clock import iso, utc_now
-from agent_memory.settings import Settings, get_settings
+from agent_memory.basics.clock import iso, utc_now
+from agent_memory.basics.settings import Settings, get_settings
 
 
 @pytest.mark.parametrize("spec", ["bedrock:anthropic.claude-3-haiku-20240307-v1:0", "openai:gpt-4o-mini"])

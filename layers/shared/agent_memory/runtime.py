@@ -6,33 +6,33 @@ from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from agent_memory.clock import utc_now
-from agent_memory.consolidation import Caps, Consolidator
-from agent_memory.flush import FLUSH_BUDGET_S, FlushService
-from agent_memory.management import Management
-from agent_memory.observability import logger
+from agent_memory.basics.clock import utc_now
+from agent_memory.basics.observability import logger
+from agent_memory.basics.settings import get_settings
+from agent_memory.consolidation.consolidator import Caps, Consolidator
+from agent_memory.memory.flush import FLUSH_BUDGET_S, FlushService
+from agent_memory.memory.management import Management
+from agent_memory.memory.service import MemoryService
 from agent_memory.providers.chat import chat_model_from_settings
-from agent_memory.recall import RecallService
-from agent_memory.service import MemoryService
-from agent_memory.settings import get_settings
+from agent_memory.recall.service import RecallService
 from agent_memory.storage.client import bounded_client, make_dynamodb_client
 from agent_memory.storage.consolidation_store import ConsolidationStore
 from agent_memory.storage.document_store import DocumentStore
+from agent_memory.storage.due_scopes import DueScopes
 from agent_memory.storage.flush_store import FlushStore
 from agent_memory.storage.note_store import NoteStore
-from agent_memory.storage.scope_index import ScopeIndex
 from agent_memory.storage.usage_store import Quota
 
 if TYPE_CHECKING:  # imported where used: a deployment without an index (or the indexer) never loads them
-    from agent_memory.consolidation_queue import GroupQueue
-    from agent_memory.idempotency import IdempotencyStore
-    from agent_memory.indexer import NotesIndexer
-    from agent_memory.injections import InjectionRecorder
-    from agent_memory.people import People
+    from agent_memory.consolidation.queue import GroupQueue
+    from agent_memory.domain.scope import Scope
+    from agent_memory.memory.idempotency import IdempotencyStore
+    from agent_memory.memory.service import MemoryContext
+    from agent_memory.people.control import People
+    from agent_memory.people.injections import InjectionRecorder
     from agent_memory.providers.embedding import EmbeddingModel
-    from agent_memory.scope import Scope
+    from agent_memory.recall.indexer import NotesIndexer
     from agent_memory.search.notes_index import NotesIndex
-    from agent_memory.service import MemoryContext
 
 
 @cache
@@ -63,7 +63,7 @@ def quota() -> Quota:
 @cache
 def idempotency() -> IdempotencyStore:
     """The records of ``Idempotency-Key`` (docs/api.md §6), beside each scope's data."""
-    from agent_memory.idempotency import IdempotencyStore
+    from agent_memory.memory.idempotency import IdempotencyStore
 
     settings = get_settings()
     return IdempotencyStore(dynamodb(), settings.table_name)
@@ -91,7 +91,7 @@ def consolidator() -> Consolidator:
     return Consolidator(
         memory_service(),
         ConsolidationStore(client, settings.table_name),
-        ScopeIndex(client, settings.table_name),
+        DueScopes(client, settings.table_name),
         chat_model=cache(lambda: chat_model_from_settings(settings, timeout_s=settings.chat_timeout_s)),
         caps=Caps(
             min_age_days=settings.consolidation_min_age_days,
@@ -110,7 +110,7 @@ def consolidation_queue() -> GroupQueue | None:
     settings = get_settings()
     if settings.consolidation_queue_url is None:
         return None
-    from agent_memory.consolidation_queue import GroupQueue
+    from agent_memory.consolidation.queue import GroupQueue
 
     return GroupQueue(bounded_client("sqs", settings), settings.consolidation_queue_url)
 
@@ -129,7 +129,7 @@ def management() -> Management:
 @cache
 def people() -> People:
     """Export, erase and usage (the management function); the index, when configured, is cleared by the erase."""
-    from agent_memory.people import People
+    from agent_memory.people.control import People
     from agent_memory.storage.scope_items import ScopeItems
 
     settings = get_settings()
@@ -150,7 +150,7 @@ def injection_recorder() -> InjectionRecorder:
     import boto3
     from botocore.config import Config
 
-    from agent_memory.injections import InjectionRecorder
+    from agent_memory.people.injections import InjectionRecorder
 
     settings = get_settings()
     config = Config(connect_timeout=0.5, read_timeout=1.0, retries={"mode": "standard", "total_max_attempts": 2})
@@ -160,7 +160,7 @@ def injection_recorder() -> InjectionRecorder:
 
 def record_injection(scope: Scope, thread_id: str, memory: MemoryContext) -> None:
     """Queue the record of what this turn was shown; never raises (a turn is never failed by its record)."""
-    from agent_memory.injections import Injection
+    from agent_memory.people.injections import Injection
 
     try:
         injection_recorder().record(
@@ -172,7 +172,7 @@ def record_injection(scope: Scope, thread_id: str, memory: MemoryContext) -> Non
                 [note.id for note in memory.recent_notes],
             )
         )
-    except Exception:  # noqa: BLE001 - best effort by design (agent_memory.injections)
+    except Exception:  # noqa: BLE001 - best effort by design (agent_memory.people.injections)
         logger.exception("could not queue the injection record")
 
 
@@ -248,7 +248,7 @@ def notes_index() -> NotesIndex | None:
 def notes_indexer() -> NotesIndexer:
     """The stream indexer. Its index is ensured once per sandbox before the first write: written through
     a missing alias, OpenSearch would create a plain index named like the alias, with a guessed mapping."""
-    from agent_memory.indexer import NotesIndexer
+    from agent_memory.recall.indexer import NotesIndexer
 
     index = notes_index()
     if index is None:

@@ -14,8 +14,8 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
+from agent_memory.basics.errors import Forbidden, Unauthorized
 from agent_memory.edges.parsing import is_id
-from agent_memory.errors import Forbidden, Unauthorized
 
 LOCAL_ISSUER = "memory-local"
 LOCAL_AUDIENCE = "memory-dashboard"

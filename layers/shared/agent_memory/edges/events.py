@@ -1,16 +1,15 @@
 """The Lambda events' adapters: each trigger's raw event turned into the typed command its use case takes
-(``agent_memory.commands``). A handler in ``functions/*/app.py`` adapts, then calls the use case.
+(``agent_memory.domain.commands``). A handler in ``functions/*/app.py`` adapts, then calls the use case.
 
 - FlushFunction's direct invoke: ``flush_command`` (refusals are ``MemoryServiceError``, answered ``failed``).
 - IndexerFunction's DynamoDB stream record: ``note_change`` (None for an item that is not a note).
 - ConsolidateFunction's EventBridge scheduled event: ``scheduled_run``.
-- ConsolidateWorkerFunction's SQS batch: ``queued_groups``.
+- ConsolidateWorkerFunction's SQS record: ``queued_group`` (its model ``QueuedGroupRecord``).
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -18,12 +17,13 @@ from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import 
     DynamoDBRecord,
     DynamoDBRecordEventName,
 )
+from aws_lambda_powertools.utilities.parser.models import SqsRecordModel
+from pydantic import BaseModel, ConfigDict, Json, field_validator
 
-from agent_memory.commands import FlushCommand, GroupMessage, NoteChange, QueuedGroup, ScheduledRun
+from agent_memory.domain.commands import FlushCommand, GroupMessage, NoteChange, QueuedGroup, ScheduledRun
+from agent_memory.domain.notes import Origin, note_id
+from agent_memory.domain.scope import Scope, bind_scope
 from agent_memory.edges.requests import parse_flush_request
-from agent_memory.notes import Origin, note_id
-from agent_memory.observability import logger
-from agent_memory.scope import bind_scope
 from agent_memory.storage.keys import NOTE_PREFIX, parse_note_sk
 from agent_memory.storage.note_items import note_from_item
 
@@ -89,18 +89,37 @@ def scheduled_run(event: object) -> ScheduledRun:
     return ScheduledRun(run_id=str(event.get("id") or uuid.uuid4()), now=instant.astimezone(UTC))
 
 
-def queued_groups(event: dict[str, Any]) -> Iterator[QueuedGroup]:
-    """The batch's messages in order, read one at a time; a body that is not a group message is logged and
-    given as ``message=None`` (the worker reports it, and the queue dead-letters it)."""
-    for record in event.get("Records", []):
-        message_id = record["messageId"]
+class GroupBody(BaseModel):
+    """A queue message's body as the planner writes it (``GroupMessage.body``); anything else is poisoned."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    run_id: str
+    run: str
+    scope: str
+    cutoff: str
+    notes: int
+
+    @field_validator("scope")
+    @classmethod
+    def _written_by_this_service(cls, key: str) -> str:
         try:
-            message = GroupMessage.parse(record["body"])
-        except (ValueError, KeyError, TypeError, StopIteration):
-            logger.error(
-                "a consolidation message that is not one; it goes to the dead-letter queue", extra={"id": message_id}
-            )
-            yield QueuedGroup(message_id, 0, None)
-            continue
-        receives = int(record.get("attributes", {}).get("ApproximateReceiveCount", "1"))
-        yield QueuedGroup(message_id, receives, message)
+            Scope.from_key(key)
+        except StopIteration:
+            raise ValueError(f"not a scope key: {key!r}") from None
+        return key
+
+
+class QueuedGroupRecord(SqsRecordModel):
+    """One record of ConsolidateWorkerFunction's batch; a record this model refuses is reported as failed."""
+
+    body: Json[GroupBody]  # Powertools' documented way to type an SQS body
+
+
+def queued_group(record: QueuedGroupRecord) -> QueuedGroup:
+    body = record.body
+    return QueuedGroup(
+        record.messageId,
+        int(record.attributes.ApproximateReceiveCount),
+        GroupMessage(body.run_id, body.run, body.scope, body.cutoff, body.notes),
+    )

@@ -15,10 +15,10 @@ from aws_lambda_powertools.utilities.data_classes.common import BaseProxyEvent
 from botocore.exceptions import ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotocoreConnectionError
 
+from agent_memory.basics.errors import MalformedRequest, MemoryServiceError
+from agent_memory.basics.observability import logger, metrics
+from agent_memory.domain.shapes import Answer
 from agent_memory.edges.responses import ErrorBody
-from agent_memory.errors import MalformedRequest, MemoryServiceError
-from agent_memory.observability import logger, metrics
-from agent_memory.shapes import Answer
 
 
 def body_text(event: BaseProxyEvent) -> str | None:

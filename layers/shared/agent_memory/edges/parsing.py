@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, TypeGuard
 
-from agent_memory.errors import InvalidInput, MalformedRequest
+from agent_memory.basics.errors import InvalidInput, MalformedRequest
 
 MAX_DEPTH = 32
 MAX_INTEGER_DIGITS = 18

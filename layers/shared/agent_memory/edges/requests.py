@@ -12,8 +12,8 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, create_model
 
+from agent_memory.basics.errors import InvalidInput
 from agent_memory.edges.parsing import ID_PATTERN, check_value, parse_json_object
-from agent_memory.errors import InvalidInput
 
 Identifier = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
 

@@ -1,6 +1,6 @@
 """How a route declares its answers (``documented``), and the shapes that only the edges build.
 
-The answers of the use cases, and the error body, are ``agent_memory.shapes``: built there, serialised by
+The answers of the use cases, and the error body, are ``agent_memory.domain.shapes``: built there, serialised by
 the routes (``edges.http.answer``) and described from the same classes. Here are the tool list and the
 health check; ``documented`` puts them all into the route's ``responses=``, from which Powertools writes
 ``docs/openapi.json``.
@@ -13,7 +13,7 @@ from typing import Any, Literal
 from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 from pydantic import BaseModel, Field
 
-from agent_memory.shapes import Answer, ErrorBody
+from agent_memory.domain.shapes import Answer, ErrorBody
 
 # --- tools (docs/api.md §3) ----------------------------------------------------------------------------------
 

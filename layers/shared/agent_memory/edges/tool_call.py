@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from agent_memory.domain.scope import Scope, bind_scope
 from agent_memory.edges.requests import ConversationContext, StrictModel, parse_arguments, parse_envelope
-from agent_memory.scope import Scope, bind_scope
 
 ArgsT = TypeVar("ArgsT", bound=StrictModel)
 

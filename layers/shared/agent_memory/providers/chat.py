@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from agent_memory.errors import ModelUnavailable
+from agent_memory.basics.errors import ModelUnavailable
+from agent_memory.basics.settings import Settings
 from agent_memory.providers.clients import RemoteModel, provider_from_spec
-from agent_memory.settings import Settings
 
 
 class ChatModel(Protocol):

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, TypeVar
 
-from agent_memory.settings import Settings
+from agent_memory.basics.settings import Settings
 
 Port = TypeVar("Port")
 

@@ -26,9 +26,9 @@ from dataclasses import KW_ONLY, dataclass
 from functools import partial
 from typing import Any, Protocol
 
-from agent_memory.errors import EmbeddingUnavailable
+from agent_memory.basics.errors import EmbeddingUnavailable
+from agent_memory.basics.settings import Settings
 from agent_memory.providers.clients import RemoteModel, provider_from_spec
-from agent_memory.settings import Settings
 
 EMBEDDING_DIMENSION = 1024  # Titan Text Embeddings v2's default; an OpenAI-compatible model is asked for it too
 BEDROCK_CONCURRENCY = 8

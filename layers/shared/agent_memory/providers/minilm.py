@@ -28,7 +28,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
-from agent_memory.errors import EmbeddingUnavailable
+from agent_memory.basics.errors import EmbeddingUnavailable
 
 # One sentence is a few dozen tokens: BLAS threads only contend (measured: 36 ms a query on one thread,
 # seconds with a thread per core on a busy machine). Effective when numpy is first imported here.

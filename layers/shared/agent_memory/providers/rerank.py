@@ -19,9 +19,9 @@ import math
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from agent_memory.deadline import DeadlineExceeded, within
-from agent_memory.observability import logger, metrics
-from agent_memory.settings import Settings
+from agent_memory.basics.deadline import DeadlineExceeded, within
+from agent_memory.basics.observability import logger, metrics
+from agent_memory.basics.settings import Settings
 
 # The most texts one call may carry in this service: recall reads its candidates back in one
 # BatchGetItem (100 keys at most), and Bedrock bills a rerank query per 100 documents.

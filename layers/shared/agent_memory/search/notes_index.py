@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from agent_memory.notes import Note
+from agent_memory.domain.notes import Note
 from agent_memory.providers.embedding import EMBEDDING_DIMENSION
 from agent_memory.search.analysis import ANALYZER, INDEX_ANALYSIS
 

@@ -128,9 +128,9 @@ class NoteVectorWriter:
         self._timeout_s = timeout_s
 
     def __call__(self, text: str) -> bytes | None:
-        from agent_memory.deadline import DeadlineExceeded, within
-        from agent_memory.errors import EmbeddingUnavailable
-        from agent_memory.observability import logger, metrics
+        from agent_memory.basics.deadline import DeadlineExceeded, within
+        from agent_memory.basics.errors import EmbeddingUnavailable
+        from agent_memory.basics.observability import logger, metrics
 
         try:
             [vector] = within(self._timeout_s, lambda: self._embedder.embed([text]), name="note-vector")

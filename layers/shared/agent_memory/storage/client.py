@@ -9,8 +9,8 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from agent_memory.errors import StorageUnavailable
-from agent_memory.settings import Settings
+from agent_memory.basics.errors import StorageUnavailable
+from agent_memory.basics.settings import Settings
 
 # After botocore's retries, a write may have landed before its answer was lost: its outcome is unknown.
 STORAGE_UNAVAILABLE = (

@@ -20,14 +20,14 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
-from agent_memory.notes import note_id
-from agent_memory.scope import Scope
+from agent_memory.domain.fold import DueNote, Fold
+from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import as_unavailable, cancellation_codes, error_code, query_pages, update_if
 from agent_memory.storage.keys import UNCONSOLIDATED_INDEX, unconsolidated_shard, unconsolidated_shards
 from agent_memory.storage.run_records import RunRecords
 
 if TYPE_CHECKING:
-    from agent_memory.storage.scope_index import Claim, ScopeIndex
+    from agent_memory.storage.due_scopes import Claim, DueScopes
 
 PENDING_SK = "consolidation#pending"
 _PENDING_PREFIX = "#pending#"
@@ -35,38 +35,10 @@ _RUNS_PK = "consolidation"
 
 
 @dataclass(frozen=True, slots=True)
-class DueNote:
-    scope_key: str
-    sk: str
-    day: str
-    position: int
-    text: str
-    created_at: str
-
-    @property
-    def id(self) -> str:
-        return note_id(self.day, self.position)
-
-
-@dataclass(frozen=True, slots=True)
 class PendingMarks:
     scope: Scope
     note_sks: list[str]
     token: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Fold:
-    """The notes a consolidation folds into a new version: listed on the version, and recorded as pending
-    marks (``run_id``, the worker's ``token``) in the version's own transaction."""
-
-    notes: list[DueNote]
-    run_id: str
-    token: str
-
-    @property
-    def note_ids(self) -> list[str]:
-        return [note.id for note in self.notes]
 
 
 def pending_marks_put(table: str, scope: Scope, fold: Fold) -> dict[str, Any]:
@@ -137,7 +109,7 @@ class ConsolidationStore(RunRecords):
 
     def settle_group(
         self,
-        index: ScopeIndex,
+        index: DueScopes,
         scope: Scope,
         claim: Claim,
         run: str,
@@ -152,7 +124,7 @@ class ConsolidationStore(RunRecords):
         settle = index.settle_item(scope, claim, run, writes=writes, oldest=oldest, folded=folded)
         return self.transact([settle, self.count_item(run, done=1, notes=folded, remaining=remaining)])
 
-    def fail_group(self, index: ScopeIndex, scope: Scope, claim: Claim, run: str, *, remaining: int) -> bool:
+    def fail_group(self, index: DueScopes, scope: Scope, claim: Claim, run: str, *, remaining: int) -> bool:
         """Mark the scope's group failed for tonight and count the failure in its run, together (one transaction)."""
         return self.transact(
             [index.failed_item(scope, claim, run), self.count_item(run, failed=1, remaining=remaining)]

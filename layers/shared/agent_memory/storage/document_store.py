@@ -7,12 +7,13 @@ from typing import Any, cast
 
 from botocore.exceptions import ClientError
 
-from agent_memory.document import EMPTY_DOCUMENT, Author, Document, Reason
-from agent_memory.errors import MemoryServiceError, StorageUnavailable, VersionConflict
-from agent_memory.notes import parse_note_id
-from agent_memory.scope import Scope
+from agent_memory.basics.errors import MemoryServiceError, StorageUnavailable, VersionConflict
+from agent_memory.domain.document import EMPTY_DOCUMENT, Author, Document, Reason
+from agent_memory.domain.fold import Fold
+from agent_memory.domain.notes import parse_note_id
+from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import as_unavailable, cancellation_codes
-from agent_memory.storage.consolidation_store import Fold, pending_marks_put
+from agent_memory.storage.consolidation_store import pending_marks_put
 from agent_memory.storage.keys import DOC_HEAD, note_sk, version_sk
 
 

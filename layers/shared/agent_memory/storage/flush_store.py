@@ -13,7 +13,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from agent_memory.scope import Scope
+from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import error_code
 from agent_memory.storage.leases import claim_record
 

@@ -7,8 +7,8 @@ from typing import Any, NamedTuple
 
 from botocore.exceptions import ClientError
 
-from agent_memory.notes import Note, Origin
-from agent_memory.scope import Scope
+from agent_memory.domain.notes import Note, Origin
+from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import cancellation_codes, error_code
 from agent_memory.storage.keys import note_sk
 

@@ -11,11 +11,12 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from agent_memory.clock import iso
-from agent_memory.errors import StorageUnavailable
-from agent_memory.notes import Note, Origin
-from agent_memory.scope import Scope
+from agent_memory.basics.clock import iso
+from agent_memory.basics.errors import StorageUnavailable
+from agent_memory.domain.notes import Note, Origin
+from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import as_unavailable, cancellation_codes, error_code, query_pages
+from agent_memory.storage.due_scopes import MarkerWrite
 from agent_memory.storage.flush_store import completion_update
 from agent_memory.storage.keys import (
     NOTE_PREFIX,
@@ -32,7 +33,6 @@ from agent_memory.storage.note_items import (
     note_item,
     position_taken,
 )
-from agent_memory.storage.scope_index import MarkerWrite
 from agent_memory.storage.usage_store import Quota, UsageStore, notes_quota_error
 
 _POSITION_ATTEMPTS = 5

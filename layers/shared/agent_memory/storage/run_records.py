@@ -9,7 +9,7 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from agent_memory.clock import iso
+from agent_memory.basics.clock import iso
 from agent_memory.storage.client import update_if
 
 COUNTS = ("groups_planned", "groups_done", "groups_failed", "notes_consolidated", "notes_remaining")

@@ -14,8 +14,8 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from agent_memory.errors import StorageUnavailable
-from agent_memory.scope import Scope
+from agent_memory.basics.errors import StorageUnavailable
+from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import as_unavailable, query_pages
 
 ERASE_PREFIX = "erase#"

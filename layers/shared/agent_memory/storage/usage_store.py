@@ -18,9 +18,9 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from agent_memory.errors import NotesQuotaExceeded, StorageQuotaExceeded
-from agent_memory.observability import logger
-from agent_memory.scope import Scope
+from agent_memory.basics.errors import NotesQuotaExceeded, StorageQuotaExceeded
+from agent_memory.basics.observability import logger
+from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import as_unavailable
 from agent_memory.storage.keys import day_sk
 

@@ -9,11 +9,11 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Query
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
+from agent_memory.domain.shapes import Runs, RunStarted
 from agent_memory.edges.http import answer
 from agent_memory.edges.responses import documented
 from agent_memory.edges.routes.scoped import principal_of
 from agent_memory.runtime import management
-from agent_memory.shapes import Runs, RunStarted
 
 router = APIGatewayHttpRouter()
 

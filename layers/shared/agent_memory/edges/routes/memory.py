@@ -15,16 +15,16 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 from pydantic import Field
 
+from agent_memory.basics.errors import InvalidInput
+from agent_memory.domain.scope import Scope
+from agent_memory.domain.shapes import CurrentDocument, NotesByDay, OneVersion, Recalled, SavedDocument, Versions
 from agent_memory.edges.http import answer, json_response
 from agent_memory.edges.parsing import ID_PATTERN, idempotency_key
 from agent_memory.edges.requests import StrictModel
 from agent_memory.edges.responses import documented
 from agent_memory.edges.routes.scoped import principal_of, scoped
-from agent_memory.errors import InvalidInput
-from agent_memory.idempotency import Answer
+from agent_memory.memory.idempotency import Answer
 from agent_memory.runtime import idempotency, management, recall_service
-from agent_memory.scope import Scope
-from agent_memory.shapes import CurrentDocument, NotesByDay, OneVersion, Recalled, SavedDocument, Versions
 
 router = APIGatewayHttpRouter()
 

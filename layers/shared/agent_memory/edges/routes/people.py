@@ -15,14 +15,14 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Query
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
+from agent_memory.basics.errors import InvalidInput
+from agent_memory.domain.scope import Scope
+from agent_memory.domain.shapes import Export, Injections, Receipt, Usage
 from agent_memory.edges.http import answer
 from agent_memory.edges.parsing import ID_PATTERN
 from agent_memory.edges.responses import documented
 from agent_memory.edges.routes.scoped import PERSONAL, TEAM, WorkspaceId, principal_of, scoped, team
-from agent_memory.errors import InvalidInput
 from agent_memory.runtime import people
-from agent_memory.scope import Scope
-from agent_memory.shapes import Export, Injections, Receipt, Usage
 
 router = APIGatewayHttpRouter()
 

@@ -17,9 +17,9 @@ from typing import Annotated, Any, Protocol, TypeVar, get_type_hints
 from aws_lambda_powertools.event_handler.openapi.params import Path
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
+from agent_memory.domain.scope import Scope
 from agent_memory.edges.auth import Principal
 from agent_memory.edges.parsing import ID_PATTERN
-from agent_memory.scope import Scope
 
 PERSONAL = "/v1/memory/personal"
 TEAM = "/v1/memory/workspaces/<workspace_id>"

@@ -13,15 +13,15 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from agent_memory import shapes
-from agent_memory.clock import utc_now
-from agent_memory.commands import DocumentWrite
-from agent_memory.document import HARD_LIMIT, SOFT_LIMIT, Author, Document
-from agent_memory.errors import InvalidInput, NotFound
-from agent_memory.notes import parse_note_id
-from agent_memory.observability import logger, metrics
-from agent_memory.scope import Scope
-from agent_memory.service import MemoryService
+from agent_memory.basics.clock import utc_now
+from agent_memory.basics.errors import InvalidInput, NotFound
+from agent_memory.basics.observability import logger, metrics
+from agent_memory.domain import shapes
+from agent_memory.domain.commands import DocumentWrite
+from agent_memory.domain.document import HARD_LIMIT, SOFT_LIMIT, Author, Document
+from agent_memory.domain.notes import parse_note_id
+from agent_memory.domain.scope import Scope
+from agent_memory.memory.service import MemoryService
 from agent_memory.storage.consolidation_store import ConsolidationStore
 
 LIMITS = shapes.Limits(soft=SOFT_LIMIT, hard=HARD_LIMIT)

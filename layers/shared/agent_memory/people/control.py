@@ -19,13 +19,13 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agent_memory import shapes
-from agent_memory.clock import iso, utc_now
-from agent_memory.errors import InvalidInput, StorageUnavailable
-from agent_memory.injections import list_injections
-from agent_memory.notes import note_id
-from agent_memory.observability import logger, metrics
-from agent_memory.scope import Scope
+from agent_memory.basics.clock import iso, utc_now
+from agent_memory.basics.errors import InvalidInput, StorageUnavailable
+from agent_memory.basics.observability import logger, metrics
+from agent_memory.domain import shapes
+from agent_memory.domain.notes import note_id
+from agent_memory.domain.scope import Scope
+from agent_memory.people.injections import list_injections
 from agent_memory.storage.document_store import DocumentStore, version_from_item
 from agent_memory.storage.keys import DOC_HEAD, NOTE_PREFIX, parse_note_sk, version_sk
 from agent_memory.storage.note_items import note_from_item
@@ -109,8 +109,8 @@ class People:
         """Load an export into an empty scope (the operator's restore; the round-trip test): every version as it
         was (by, reason, time), every note at its day and position with its origin and consolidated flag,
         the day counters past the highest position, and the characters counter."""
-        from agent_memory.document import Author
-        from agent_memory.notes import Note, Origin
+        from agent_memory.domain.document import Author
+        from agent_memory.domain.notes import Note, Origin
 
         if self.documents.current(scope, consistent=True).version:
             raise InvalidInput("an export is only loaded into an empty memory")

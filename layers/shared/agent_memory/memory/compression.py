@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from agent_memory.document import HARD_LIMIT, SOFT_LIMIT
-from agent_memory.errors import DocumentTooLarge
-from agent_memory.prompts import COMPRESSION_SYSTEM, compression_prompt
+from agent_memory.basics.errors import DocumentTooLarge
+from agent_memory.domain.document import HARD_LIMIT, SOFT_LIMIT
+from agent_memory.domain.prompts import COMPRESSION_SYSTEM, compression_prompt
 from agent_memory.providers.chat import ChatModel
 
 # A rewrite under a fifth of the original has dropped facts, not merged them: we refuse to save it.

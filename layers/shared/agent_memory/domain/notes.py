@@ -7,8 +7,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from datetime import date
 
-from agent_memory.errors import InvalidInput
-from agent_memory.fence import is_invisible, one_line
+from agent_memory.basics.errors import InvalidInput
+from agent_memory.domain.fence import is_invisible, one_line
 
 NOTE_MAX_CHARS = 2000
 _BULLETS = ("- ", "* ", "• ")

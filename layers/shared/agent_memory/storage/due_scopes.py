@@ -32,7 +32,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from agent_memory.scope import Scope
+from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import as_unavailable, error_code, query_pages, update_if
 from agent_memory.storage.keys import UNCONSOLIDATED_INDEX, unconsolidated_shard, unconsolidated_shards
 
@@ -129,7 +129,7 @@ class MarkerWrite:
         return True
 
 
-class ScopeIndex:
+class DueScopes:
     def __init__(self, client: Any, table_name: str) -> None:
         self._client = client
         self._table = table_name

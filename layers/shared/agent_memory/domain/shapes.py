@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
-from agent_memory.document import Reason
+from agent_memory.domain.document import Reason
 
 if TYPE_CHECKING:
-    from agent_memory import document, notes
+    from agent_memory.domain import document, notes
 
 DAY_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
 RecallMode = Literal["semantic", "hybrid", "keyword"]

@@ -6,13 +6,12 @@ as it does whenever the index is down (the indexer checks again before its first
 
 from __future__ import annotations
 
-from agent_memory import runtime
-from agent_memory.observability import logger
-from agent_memory.search.notes_index import IndexMappingMismatch
+from agent_memory.basics.observability import logger
+from agent_memory.search.notes_index import IndexMappingMismatch, NotesIndex
 
 
-def require_matching_index() -> None:
-    index = runtime.notes_index()
+def require_matching_index(index: NotesIndex | None) -> None:
+    """``index``: this deployment's notes index, None when it has none (nothing to check)."""
     if index is None:
         return
     try:

@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from agent_memory.clock import iso
-from agent_memory.errors import InvalidInput
-from agent_memory.observability import logger, metrics
-from agent_memory.scope import Scope
-from agent_memory.shapes import InjectionEntry, Injections
+from agent_memory.basics.clock import iso
+from agent_memory.basics.errors import InvalidInput
+from agent_memory.basics.observability import logger, metrics
+from agent_memory.domain.scope import Scope
+from agent_memory.domain.shapes import InjectionEntry, Injections
 from agent_memory.storage.client import query_pages
 
 INJECTION_PREFIX = "inj#"

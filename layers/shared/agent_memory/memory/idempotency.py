@@ -28,9 +28,9 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from agent_memory.errors import MemoryServiceError, StorageUnavailable
-from agent_memory.scope import Scope
-from agent_memory.shapes import ErrorBody
+from agent_memory.basics.errors import MemoryServiceError, StorageUnavailable
+from agent_memory.domain.scope import Scope
+from agent_memory.domain.shapes import ErrorBody
 from agent_memory.storage.client import as_unavailable
 from agent_memory.storage.leases import claim_record
 

@@ -9,26 +9,26 @@ from dataclasses import KW_ONLY, dataclass, replace
 from datetime import timedelta
 from typing import Literal
 
-from agent_memory.aside import start_aside
-from agent_memory.clock import iso, utc_now
-from agent_memory.commands import DocumentWrite
-from agent_memory.compression import compress
-from agent_memory.context_block import fit_notes, system_prompt
-from agent_memory.document import (
+from agent_memory.basics.aside import start_aside
+from agent_memory.basics.clock import iso, utc_now
+from agent_memory.basics.errors import InvalidInput, StorageUnavailable, VersionConflict
+from agent_memory.basics.observability import logger, metrics
+from agent_memory.domain.commands import DocumentWrite
+from agent_memory.domain.context_block import fit_notes, system_prompt
+from agent_memory.domain.document import (
     EMPTY_DOCUMENT,
     HARD_LIMIT,
     Document,
     soft_limit_warnings,
 )
-from agent_memory.errors import InvalidInput, StorageUnavailable, VersionConflict
-from agent_memory.notes import Origin, clean_note_text
-from agent_memory.observability import logger, metrics
+from agent_memory.domain.notes import Origin, clean_note_text
+from agent_memory.domain.redaction import redact
+from agent_memory.domain.scope import Scope
+from agent_memory.domain.shapes import Document as DocumentShape
+from agent_memory.domain.shapes import MemoryContext, Remembered, SavedDocument
+from agent_memory.domain.shapes import Note as NoteShape
+from agent_memory.memory.compression import compress
 from agent_memory.providers.chat import ChatModel
-from agent_memory.redaction import redact
-from agent_memory.scope import Scope
-from agent_memory.shapes import Document as DocumentShape
-from agent_memory.shapes import MemoryContext, Remembered, SavedDocument
-from agent_memory.shapes import Note as NoteShape
 from agent_memory.storage.document_store import DocumentStore, QuotaRefused
 from agent_memory.storage.note_store import NoteStore
 
@@ -156,7 +156,7 @@ class MemoryService:
     def context(self, scope: Scope) -> MemoryContext:
         """The per-turn memory: never raises for a storage fault, it degrades instead (a turn is never blocked)."""
         degraded: list[Literal["document", "notes"]] = []
-        document_read = start_aside(lambda: self.documents.current(scope))  # both reads at once (agent_memory.aside)
+        document_read = start_aside(lambda: self.documents.current(scope))  # both reads at once (basics.aside)
         today = utc_now().date()
         try:
             recent = self.notes.newest_first(

@@ -34,10 +34,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from agent_memory.commands import NoteChange
-from agent_memory.deadline import DeadlineExceeded, within
-from agent_memory.errors import EmbeddingUnavailable
-from agent_memory.observability import logger, metrics
+from agent_memory.basics.deadline import DeadlineExceeded, within
+from agent_memory.basics.errors import EmbeddingUnavailable
+from agent_memory.basics.observability import logger, metrics
+from agent_memory.domain.commands import NoteChange
 from agent_memory.providers.embedding import EmbeddingModel
 from agent_memory.search.notes_index import IndexAction, NotesIndex, Remove, UpdateKeepingVector, Upsert
 

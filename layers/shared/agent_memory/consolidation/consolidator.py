@@ -30,21 +30,22 @@ from dataclasses import KW_ONLY, dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from agent_memory.clock import iso
-from agent_memory.commands import DocumentWrite, GroupMessage, ScheduledRun
-from agent_memory.document import Author, Document
-from agent_memory.errors import MemoryServiceError, ModelUnavailable, StorageUnavailable, VersionConflict
-from agent_memory.observability import logger, metrics
-from agent_memory.prompts import CONSOLIDATION_SYSTEM, consolidation_prompt
+from agent_memory.basics.clock import iso
+from agent_memory.basics.errors import MemoryServiceError, ModelUnavailable, StorageUnavailable, VersionConflict
+from agent_memory.basics.observability import logger, metrics
+from agent_memory.domain.commands import DocumentWrite, GroupMessage, ScheduledRun
+from agent_memory.domain.document import Author, Document
+from agent_memory.domain.fold import DueNote, Fold
+from agent_memory.domain.prompts import CONSOLIDATION_SYSTEM, consolidation_prompt
+from agent_memory.domain.scope import Scope
+from agent_memory.memory.service import MemoryService
 from agent_memory.providers.chat import ChatModel
-from agent_memory.scope import Scope
-from agent_memory.service import MemoryService
-from agent_memory.storage.consolidation_store import ConsolidationStore, DueNote, Fold
+from agent_memory.storage.consolidation_store import ConsolidationStore
+from agent_memory.storage.due_scopes import Claim, ClaimRefused, DueScopes
 from agent_memory.storage.run_records import COUNTS, run_sk
-from agent_memory.storage.scope_index import Claim, ClaimRefused, ScopeIndex
 
 if TYPE_CHECKING:
-    from agent_memory.consolidation_queue import GroupQueue
+    from agent_memory.consolidation.queue import GroupQueue
 
 CONSOLIDATION_MAX_TOKENS = 8192
 # A result shorter than half the current document has dropped facts, not folded notes in.
@@ -83,7 +84,7 @@ def result(record: dict[str, Any]) -> dict[str, Any]:
 class Consolidator:
     service: MemoryService
     store: ConsolidationStore
-    index: ScopeIndex
+    index: DueScopes
     chat_model: Callable[[], ChatModel | None]
     caps: Caps
     _: KW_ONLY

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from agent_memory.settings import get_settings
+from agent_memory.basics.settings import get_settings
 
 
 def utc_now() -> datetime:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agent_memory.document import Document
-from agent_memory.fence import block, fence_line
-from agent_memory.notes import Note
-from agent_memory.scope import ScopeKind
+from agent_memory.domain.document import Document
+from agent_memory.domain.fence import block, fence_line
+from agent_memory.domain.notes import Note
+from agent_memory.domain.scope import ScopeKind
 
 NOTES_BLOCK_MAX_CHARS = 4000
 _OPEN, _CLOSE = "<recent_memory_notes>", "</recent_memory_notes>"
@@ -25,7 +25,7 @@ _GUIDE = (
 
 
 def _note_line(note: Note) -> str:
-    # Fenced (agent_memory.fence): one line that can never close or open a tag of the prompt.
+    # Fenced (agent_memory.domain.fence): one line that can never close or open a tag of the prompt.
     return f"- [{note.day} #{note.position}] {fence_line(note.text)}"
 
 

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from agent_memory.observability import metrics
+from agent_memory.basics.observability import metrics
 
 
 def marker(kind: str) -> str:

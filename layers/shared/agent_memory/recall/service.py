@@ -52,13 +52,13 @@ from collections.abc import Sequence
 from dataclasses import KW_ONLY, dataclass
 from typing import TYPE_CHECKING
 
-from agent_memory.errors import EmbeddingUnavailable
-from agent_memory.observability import logger, metrics
-from agent_memory.scope import Scope
+from agent_memory.basics.errors import EmbeddingUnavailable
+from agent_memory.basics.observability import logger, metrics
+from agent_memory.domain.scope import Scope
+from agent_memory.domain.shapes import Recalled, RecallMode, ScoredNote
 from agent_memory.search.bm25 import query_terms, rank, words
 from agent_memory.search.fusion import DEFAULT_KEYWORD_WEIGHT, query_coverage, weighted_fusion
 from agent_memory.search.vectors import QueryVector, decode
-from agent_memory.shapes import Recalled, RecallMode, ScoredNote
 from agent_memory.storage.note_items import KeyedNote, NoteText
 from agent_memory.storage.note_store import NoteStore
 

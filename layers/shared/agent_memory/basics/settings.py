@@ -9,6 +9,9 @@ from functools import cache
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
+# The redaction detectors a deployment may add (``domain.redaction`` has one detector of each, marked ``extra``).
+REDACT_EXTRA_KINDS = frozenset({"email", "phone"})
+
 
 class Settings(BaseModel):
     """Everything a function needs to know about its deployment."""
@@ -54,15 +57,15 @@ class Settings(BaseModel):
     @field_validator("redact_extra", mode="before")
     @classmethod
     def _extra_kinds(cls, value: object) -> object:
-        """``MEMORY_REDACT_EXTRA``: comma-separated kinds, each one of ``redaction.EXTRA_KINDS``."""
-        from agent_memory.redaction import EXTRA_KINDS
-
+        """``MEMORY_REDACT_EXTRA``: comma-separated kinds, each one of ``REDACT_EXTRA_KINDS``."""
         if not isinstance(value, str):
             return value
         kinds = frozenset(part.strip().lower() for part in value.split(",") if part.strip())
-        unknown = kinds - EXTRA_KINDS
+        unknown = kinds - REDACT_EXTRA_KINDS
         if unknown:
-            raise ValueError(f"MEMORY_REDACT_EXTRA names unknown kinds {sorted(unknown)}; known: {sorted(EXTRA_KINDS)}")
+            raise ValueError(
+                f"MEMORY_REDACT_EXTRA names unknown kinds {sorted(unknown)}; known: {sorted(REDACT_EXTRA_KINDS)}"
+            )
         return kinds
 
     consolidation_queue_url: str | None = Field(default=None, description="unset: the planner folds in-process")

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from agent_memory.document import Author, Reason
-from agent_memory.notes import Note, Origin
-from agent_memory.scope import Scope
+from agent_memory.domain.document import Author, Reason
+from agent_memory.domain.notes import Note, Origin
+from agent_memory.domain.scope import Scope
 
 if TYPE_CHECKING:
-    from agent_memory.storage.consolidation_store import Fold
+    from agent_memory.domain.fold import Fold
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,17 +87,11 @@ class GroupMessage:
             {"run_id": self.run_id, "run": self.run, "scope": self.scope, "cutoff": self.cutoff, "notes": self.notes}
         )
 
-    @classmethod
-    def parse(cls, body: str) -> GroupMessage:
-        data = json.loads(body)
-        Scope.from_key(data["scope"])  # a scope key this service writes, else the message is poisoned
-        return cls(str(data["run_id"]), str(data["run"]), str(data["scope"]), str(data["cutoff"]), int(data["notes"]))
-
 
 @dataclass(frozen=True, slots=True)
 class QueuedGroup:
-    """One message of the consolidation queue: its group, or None when the body is not one (poisoned)."""
+    """One message of the consolidation queue and its group (a body that is not one never gets this far)."""
 
     message_id: str
     receives: int  # ApproximateReceiveCount
-    message: GroupMessage | None
+    message: GroupMessage

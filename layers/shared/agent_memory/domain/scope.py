@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from agent_memory.errors import Forbidden, InvalidInput
+from agent_memory.basics.errors import Forbidden, InvalidInput
 
 ScopeKind = Literal["personal", "team"]
 _PREFIX: dict[ScopeKind, str] = {"personal": "user", "team": "ws"}

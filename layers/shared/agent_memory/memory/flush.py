@@ -13,17 +13,17 @@ from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
-from agent_memory.clock import utc_now
-from agent_memory.commands import FlushCommand
-from agent_memory.deadline import DeadlineExceeded, within
-from agent_memory.errors import MemoryServiceError, ModelUnavailable
-from agent_memory.notes import Note, clean_note_text, parse_note_id
-from agent_memory.observability import logger, metrics
-from agent_memory.prompts import FLUSH_SYSTEM, flush_prompt
+from agent_memory.basics.clock import utc_now
+from agent_memory.basics.deadline import DeadlineExceeded, within
+from agent_memory.basics.errors import MemoryServiceError, ModelUnavailable
+from agent_memory.basics.observability import logger, metrics
+from agent_memory.domain.commands import FlushCommand
+from agent_memory.domain.notes import Note, clean_note_text, parse_note_id
+from agent_memory.domain.prompts import FLUSH_SYSTEM, flush_prompt
+from agent_memory.domain.redaction import redact
+from agent_memory.domain.scope import Scope
+from agent_memory.domain.shapes import Note as NoteShape
 from agent_memory.providers.chat import ChatModel
-from agent_memory.redaction import redact
-from agent_memory.scope import Scope
-from agent_memory.shapes import Note as NoteShape
 from agent_memory.storage.flush_store import FlushMarker, FlushStore
 from agent_memory.storage.note_store import NoteStore
 

@@ -1,0 +1,1 @@
+"""The basics every layer uses: settings, the clock, deadlines, typed errors, logging and metrics."""
