@@ -20,7 +20,7 @@ export CHECKOV := $(abspath $(CHECKOV_VENV)/bin/checkov)
 
 .PHONY: backfill-due
 .PHONY: help install run test fuzz lint format bench build validate token openapi opensearch reindex screenshots clean
-.PHONY: unit
+.PHONY: unit integration
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -76,6 +76,9 @@ test: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed node_m
 
 unit: $(BIN)/.installed ## The fast loop: the unit tests only, under 30 s, nothing but .venv (no Java, browser or moto server)
 	$(BIN)/pytest tests/unit -q
+
+integration: $(BIN)/.installed ## The storage loop: the moto-backed tests (tests/integration, tests/injection) on two workers; no browser, Java or sam build
+	$(BIN)/pytest -n 2 --dist loadgroup tests/integration tests/injection -q
 
 fuzz: $(BIN)/.installed ## The isolation property test and the API's schema fuzzing (schemathesis), with many more examples
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/pytest tests/property tests/fuzz --hypothesis-show-statistics

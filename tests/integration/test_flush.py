@@ -203,14 +203,14 @@ def _throttle(operation):
 
 
 def test_throttled_claim_is_failed_without_a_model_call(call, aws, model, monkeypatch):
-    monkeypatch.setattr(runtime.flush_service().flushes._client, "put_item", _throttle("PutItem"))
+    monkeypatch.setattr(runtime.flush_service().flushes._client.raw, "put_item", _throttle("PutItem"))
 
     _assert_failed_and_nothing_written(_flush(call), aws, "storage")
     assert model.calls == []
 
 
 def test_throttled_write_is_failed_and_the_claim_is_released(call, aws, model, monkeypatch):
-    client = runtime.flush_service().notes._client
+    client = runtime.flush_service().notes._client.raw
     monkeypatch.setattr(client, "transact_write_items", _throttle("TransactWriteItems"))
 
     _assert_failed_and_nothing_written(_flush(call), aws, "storage")

@@ -1,4 +1,5 @@
-"""``storage.client.update_if``: a conditional UpdateItem that says whether its condition let it through."""
+"""``storage.client.update_if``: a conditional UpdateItem that says whether its condition let it through, on the
+client every store wraps (``storage.client.DynamoDB``: a throttle is StorageUnavailable, anything else itself)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from botocore.exceptions import ClientError
 
 from agent_memory.basics.errors import StorageUnavailable
 from agent_memory.basics.settings import get_settings
-from agent_memory.storage.client import update_if
+from agent_memory.storage.client import DynamoDB, update_if
 
 KEY = {"pk": {"S": "user#u-1"}, "sk": {"S": "consolidation#due"}}
 
@@ -41,6 +42,12 @@ def test_a_throttle_is_storage_unavailable_and_a_bad_request_surfaces_as_itself(
             raise ClientError({"Error": {"Code": self.code, "Message": "no"}}, "UpdateItem")
 
     with pytest.raises(StorageUnavailable):
-        _take(Refusing("ProvisionedThroughputExceededException"), "x")
+        _take(DynamoDB(Refusing("ProvisionedThroughputExceededException")), "x")
     with pytest.raises(ClientError, match="ValidationException"):
-        _take(Refusing("ValidationException"), "x")
+        _take(DynamoDB(Refusing("ValidationException")), "x")
+
+
+def test_a_client_wrapped_twice_is_wrapped_once() -> None:
+    raw = object()
+
+    assert DynamoDB(DynamoDB(raw)).raw is raw

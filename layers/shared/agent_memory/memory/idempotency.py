@@ -26,12 +26,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from botocore.exceptions import ClientError
-
 from agent_memory.basics.errors import MemoryServiceError, StorageUnavailable
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.shapes import ErrorBody
-from agent_memory.storage.client import as_unavailable
+from agent_memory.storage.client import DynamoDB
 from agent_memory.storage.leases import claim_record
 
 KEEP_S = 24 * 3600
@@ -54,7 +52,7 @@ def fingerprint(body: object) -> str:
 
 class IdempotencyStore:
     def __init__(self, client: Any, table_name: str) -> None:
-        self._client = client
+        self._client = DynamoDB(client)
         self._table = table_name
 
     def run_once(self, scope: Scope, route: str, key: str | None, request: object, run: Callable[[], Answer]) -> Answer:
@@ -99,10 +97,7 @@ class IdempotencyStore:
 
     def _release(self, item_key: dict[str, Any]) -> None:
         """Give the key back: nothing was written, and the same request may succeed later."""
-        try:
-            self._client.delete_item(TableName=self._table, Key=item_key)
-        except ClientError as error:
-            raise as_unavailable(error) or error from None
+        self._client.delete_item(TableName=self._table, Key=item_key)
 
     def _store(self, item_key: dict[str, Any], answer: Answer) -> None:
         self._client.update_item(

@@ -29,7 +29,7 @@ from agent_memory.basics.errors import InvalidInput
 from agent_memory.basics.observability import logger, metrics
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.shapes import InjectionEntry, Injections
-from agent_memory.storage.client import query_pages
+from agent_memory.storage.client import DynamoDB, query_pages
 
 INJECTION_PREFIX = "inj#"
 _QUEUE_MAX = 10_000
@@ -50,7 +50,7 @@ class Injection:
 
 class InjectionRecorder:
     def __init__(self, client: Any, table_name: str, *, ttl_days: int) -> None:
-        self._client = client
+        self._client = DynamoDB(client)
         self._table = table_name
         self._ttl_s = ttl_days * 86_400
         self._queue: queue.Queue[Injection] = queue.Queue(maxsize=_QUEUE_MAX)

@@ -59,19 +59,44 @@ def cancellation_codes(error: ClientError) -> list[str]:
     return [str(reason.get("Code")) for reason in error.response.get("CancellationReasons") or []]
 
 
-def query_pages(client: Any, request: dict[str, Any]) -> Iterator[dict[str, Any]]:
+def condition_failed(error: ClientError) -> bool:
+    """A conditional write that its condition refused (nothing was written)."""
+    return error_code(error) == "ConditionalCheckFailedException"
+
+
+class DynamoDB:
+    """The DynamoDB client as every store calls it: the same operations, with botocore's errors mapped once.
+
+    A throttle or a server fault that botocore's retries did not get past is a ``StorageUnavailable`` (the
+    edges answer it 503, the per-turn context degrades on it); every other ``ClientError`` (a refused
+    condition, a cancelled transaction, a bad request) is raised as it is, for the store to read or to
+    surface as the bug it is. A store wraps the client it is given; wrapping twice wraps once.
+    """
+
+    def __init__(self, client: Any) -> None:
+        self.raw: Any = client.raw if isinstance(client, DynamoDB) else client
+
+    def __getattr__(self, operation: str) -> Any:
+        call = getattr(self.raw, operation)
+        if not callable(call):
+            return call
+
+        def mapped(*args: Any, **request: Any) -> Any:
+            try:
+                return call(*args, **request)
+            except ClientError as error:
+                raise as_unavailable(error) or error from None
+
+        return mapped
+
+
+def query_pages(client: DynamoDB, request: dict[str, Any]) -> Iterator[dict[str, Any]]:
     """Every page of a Query, in order, until DynamoDB says there is no more (or the caller stops reading).
 
     ``request`` is read again for each page, so a caller may change it between pages (e.g. its ``Limit``).
-    A throttle or a server fault is a StorageUnavailable; any other error is raised as it is.
     """
-    from botocore.exceptions import ClientError
-
     while True:
-        try:
-            page: dict[str, Any] = client.query(**request)
-        except ClientError as error:
-            raise as_unavailable(error) or error from None
+        page: dict[str, Any] = client.query(**request)
         yield page
         if "LastEvaluatedKey" not in page:
             return
@@ -93,12 +118,12 @@ def as_unavailable(error: ClientError) -> StorageUnavailable | None:
 make_dynamodb_client = partial(bounded_client, "dynamodb")  # what every store is given
 
 
-def update_if(client: Any, **request: Any) -> bool:
+def update_if(client: DynamoDB, **request: Any) -> bool:
     """One conditional UpdateItem: False when its condition refused it, StorageUnavailable for a fault."""
     try:
         client.update_item(**request)
     except ClientError as error:
-        if error_code(error) != "ConditionalCheckFailedException":
-            raise as_unavailable(error) or error from None
+        if not condition_failed(error):
+            raise
         return False
     return True

@@ -22,7 +22,7 @@ from botocore.exceptions import ClientError
 
 from agent_memory.domain.fold import DueNote, Fold
 from agent_memory.domain.scope import Scope
-from agent_memory.storage.client import as_unavailable, cancellation_codes, error_code, query_pages, update_if
+from agent_memory.storage.client import DynamoDB, cancellation_codes, condition_failed, query_pages, update_if
 from agent_memory.storage.keys import UNCONSOLIDATED_INDEX, unconsolidated_shard, unconsolidated_shards
 from agent_memory.storage.run_records import RunRecords
 
@@ -85,7 +85,7 @@ def group_within_caps(read: list[DueNote], max_notes: int, max_chars: int, *, re
 
 class ConsolidationStore(RunRecords):
     def __init__(self, client: Any, table_name: str) -> None:
-        self._client = client
+        self._client = DynamoDB(client)
         self._table = table_name
 
     def _query_index(self, shard: str, condition: str, values: dict[str, Any]) -> Iterator[dict[str, Any]]:
@@ -141,7 +141,7 @@ class ConsolidationStore(RunRecords):
         except ClientError as error:
             if "ConditionalCheckFailed" in cancellation_codes(error):
                 return False
-            raise as_unavailable(error) or error from None
+            raise
         return True
 
     def mark_consolidated(self, scope: Scope, note_sk: str) -> None:
@@ -175,17 +175,14 @@ class ConsolidationStore(RunRecords):
                 TableName=self._table, Key={"pk": {"S": scope.key}, "sk": {"S": PENDING_SK}}, **condition
             )
         except ClientError as error:
-            if error_code(error) != "ConditionalCheckFailedException":
-                raise as_unavailable(error) or error from None
+            if not condition_failed(error):
+                raise
 
     def pending(self, scope: Scope) -> PendingMarks | None:
         """The scope's unfinished marks, if a worker left some (a strongly consistent read)."""
-        try:
-            item = self._client.get_item(
-                TableName=self._table, Key={"pk": {"S": scope.key}, "sk": {"S": PENDING_SK}}, ConsistentRead=True
-            ).get("Item")
-        except ClientError as error:
-            raise as_unavailable(error) or error from None
+        item = self._client.get_item(
+            TableName=self._table, Key={"pk": {"S": scope.key}, "sk": {"S": PENDING_SK}}, ConsistentRead=True
+        ).get("Item")
         if item is None:
             return None
         token = item.get("token", item.get("run_id", {})).get("S")
@@ -282,9 +279,9 @@ class ConsolidationStore(RunRecords):
             )
             return True
         except ClientError as error:
-            if error_code(error) == "ConditionalCheckFailedException":
+            if condition_failed(error):
                 return False
-            raise as_unavailable(error) or error from None
+            raise
 
     def release_lease(self, run_id: str) -> None:
         try:
@@ -295,7 +292,7 @@ class ConsolidationStore(RunRecords):
                 ExpressionAttributeValues={":run": {"S": run_id}},
             )
         except ClientError as error:
-            if error_code(error) != "ConditionalCheckFailedException":
+            if not condition_failed(error):
                 raise
 
 

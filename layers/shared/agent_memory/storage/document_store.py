@@ -12,7 +12,7 @@ from agent_memory.domain.document import EMPTY_DOCUMENT, Author, Document, Reaso
 from agent_memory.domain.fold import Fold
 from agent_memory.domain.notes import parse_note_id
 from agent_memory.domain.scope import Scope
-from agent_memory.storage.client import as_unavailable, cancellation_codes
+from agent_memory.storage.client import DynamoDB, cancellation_codes
 from agent_memory.storage.consolidation_store import pending_marks_put
 from agent_memory.storage.keys import DOC_HEAD, note_sk, version_sk
 
@@ -43,30 +43,24 @@ class DocumentStore:
     """Writes are one transaction: the new version item and the head move together, or not at all."""
 
     def __init__(self, client: Any, table_name: str) -> None:
-        self._client = client
+        self._client = DynamoDB(client)
         self._table = table_name
 
     def current(self, scope: Scope, *, consistent: bool = False) -> Document:
         """The head in one GetItem; version 0 when the scope has no document yet."""
-        try:
-            answer = self._client.get_item(
-                TableName=self._table,
-                Key={"pk": {"S": scope.key}, "sk": {"S": DOC_HEAD}},
-                ConsistentRead=consistent,
-            )
-        except ClientError as error:
-            raise as_unavailable(error) or error from None
+        answer = self._client.get_item(
+            TableName=self._table,
+            Key={"pk": {"S": scope.key}, "sk": {"S": DOC_HEAD}},
+            ConsistentRead=consistent,
+        )
         item = answer.get("Item")
         return _document_from_item(item) if item else EMPTY_DOCUMENT
 
     def version(self, scope: Scope, version: int) -> tuple[Document, Reason, Author] | None:
         """One saved version as it was, with why and by whom it was saved; None if the scope never had it."""
-        try:
-            answer = self._client.get_item(
-                TableName=self._table, Key={"pk": {"S": scope.key}, "sk": {"S": version_sk(version)}}
-            )
-        except ClientError as error:
-            raise as_unavailable(error) or error from None
+        answer = self._client.get_item(
+            TableName=self._table, Key={"pk": {"S": scope.key}, "sk": {"S": version_sk(version)}}
+        )
         item = answer.get("Item")
         return _version_from_item(item) if item else None
 
@@ -75,18 +69,15 @@ class DocumentStore:
         their metadata only (a projection without ``content``; a version saved before ``chars`` was stored
         has its content read to count it, once per listing)."""
         high = version_sk(below - 1) if below is not None else version_sk(10**10 - 1)
-        try:
-            answer = self._client.query(
-                TableName=self._table,
-                KeyConditionExpression="pk = :pk AND sk BETWEEN :low AND :high",
-                ExpressionAttributeValues={":pk": {"S": scope.key}, ":low": {"S": version_sk(1)}, ":high": {"S": high}},
-                ProjectionExpression=", ".join(f"#{name}" for name in _VERSION_META),
-                ExpressionAttributeNames={f"#{name}": name for name in _VERSION_META},
-                ScanIndexForward=False,
-                Limit=limit,
-            )
-        except ClientError as error:
-            raise as_unavailable(error) or error from None
+        answer = self._client.query(
+            TableName=self._table,
+            KeyConditionExpression="pk = :pk AND sk BETWEEN :low AND :high",
+            ExpressionAttributeValues={":pk": {"S": scope.key}, ":low": {"S": version_sk(1)}, ":high": {"S": high}},
+            ProjectionExpression=", ".join(f"#{name}" for name in _VERSION_META),
+            ExpressionAttributeNames={f"#{name}": name for name in _VERSION_META},
+            ScanIndexForward=False,
+            Limit=limit,
+        )
         listed = []
         for item in answer["Items"]:
             by = Author(
@@ -110,12 +101,9 @@ class DocumentStore:
         ]
         for start in range(0, len(keys), 100):
             wanted = keys[start : start + 100]
-            try:
-                answer = self._client.batch_get_item(
-                    RequestItems={self._table: {"Keys": wanted, "ProjectionExpression": "sk", "ConsistentRead": True}}
-                )
-            except ClientError as error:
-                raise as_unavailable(error) or error from None
+            answer = self._client.batch_get_item(
+                RequestItems={self._table: {"Keys": wanted, "ProjectionExpression": "sk", "ConsistentRead": True}}
+            )
             if answer.get("UnprocessedKeys"):
                 raise StorageUnavailable("memory storage is busy or unavailable; nothing was written, try again")
             if len(answer["Responses"].get(self._table, [])) < len(wanted):
@@ -196,7 +184,7 @@ class DocumentStore:
                     ) from None
                 if "TransactionConflict" in codes and attempts < _TRANSACTION_ATTEMPTS:
                     continue  # another transaction held the item; ours did nothing, so trying again is safe
-                raise as_unavailable(error) or error from None
+                raise
 
 
 def head_at(version: int) -> dict[str, Any]:

@@ -33,7 +33,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from agent_memory.domain.scope import Scope
-from agent_memory.storage.client import as_unavailable, error_code, query_pages, update_if
+from agent_memory.storage.client import DynamoDB, condition_failed, error_code, query_pages, update_if
 from agent_memory.storage.keys import UNCONSOLIDATED_INDEX, unconsolidated_shard, unconsolidated_shards
 
 DUE_SK = "consolidation#due"
@@ -131,7 +131,7 @@ class MarkerWrite:
 
 class DueScopes:
     def __init__(self, client: Any, table_name: str) -> None:
-        self._client = client
+        self._client = DynamoDB(client)
         self._table = table_name
 
     def note_written(self, scope: Scope, *, created_at: str, day: str) -> None:
@@ -200,14 +200,11 @@ class DueScopes:
                 for item in page["Items"]:
                     scope = Scope.from_key(item["pk"]["S"])
                     self.note_written(scope, created_at=item["created_at"]["S"], day=item["day"]["S"])
-                    try:
-                        self._client.update_item(
-                            TableName=self._table,
-                            Key={"pk": item["pk"], "sk": item["sk"]},
-                            UpdateExpression="REMOVE uc_pk, uc_sk",
-                        )
-                    except ClientError as error:
-                        raise as_unavailable(error) or error from None
+                    self._client.update_item(
+                        TableName=self._table,
+                        Key={"pk": item["pk"], "sk": item["sk"]},
+                        UpdateExpression="REMOVE uc_pk, uc_sk",
+                    )
                     moved += 1
         return moved
 
@@ -252,26 +249,23 @@ class DueScopes:
                 ReturnValuesOnConditionCheckFailure="ALL_OLD",
             )
         except ClientError as error:
-            if error_code(error) == "ConditionalCheckFailedException":
+            if condition_failed(error):
                 old = error.response.get("Item") or {}
                 ours = run_id in (old.get("last_run", {}).get("S"), old.get("folding_run", {}).get("S"))
                 raise ClaimRefused("done" if ours or not old else "held") from None
-            raise as_unavailable(error) or error from None
+            raise
         item = answer["Attributes"]
         floor = item.get("floor", {}).get("S")
         return Claim(token, floor, int(item.get("writes", {}).get("N", "0")))
 
     def read_writes(self, scope: Scope) -> tuple[int, str | None]:
         """The marker's ``writes`` and its current claim token (a strongly consistent read)."""
-        try:
-            item = self._client.get_item(
-                TableName=self._table,
-                Key={"pk": {"S": scope.key}, "sk": {"S": DUE_SK}},
-                ConsistentRead=True,
-                ProjectionExpression="writes, folding",
-            ).get("Item", {})
-        except ClientError as error:
-            raise as_unavailable(error) or error from None
+        item = self._client.get_item(
+            TableName=self._table,
+            Key={"pk": {"S": scope.key}, "sk": {"S": DUE_SK}},
+            ConsistentRead=True,
+            ProjectionExpression="writes, folding",
+        ).get("Item", {})
         return int(item.get("writes", {}).get("N", "0")), item.get("folding", {}).get("S")
 
     def settle_item(

@@ -14,7 +14,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from agent_memory.domain.scope import Scope
-from agent_memory.storage.client import error_code
+from agent_memory.storage.client import DynamoDB, condition_failed
 from agent_memory.storage.leases import claim_record
 
 # Longer than the flush's Lambda timeout, so a live invocation never loses its claim to a retry.
@@ -38,7 +38,7 @@ def _key(scope: Scope, compaction_id: str) -> dict[str, Any]:
 
 class FlushStore:
     def __init__(self, client: Any, table_name: str) -> None:
-        self._client = client
+        self._client = DynamoDB(client)
         self._table = table_name
 
     def claim(self, scope: Scope, compaction_id: str, *, token: str, now_epoch: int) -> FlushMarker | None:
@@ -70,7 +70,7 @@ class FlushStore:
             )
             return None
         except ClientError as error:
-            if error_code(error) != "ConditionalCheckFailedException":
+            if not condition_failed(error):
                 raise
             return _marker(error.response.get("Item") or {})
 

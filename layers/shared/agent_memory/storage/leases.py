@@ -11,11 +11,11 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from agent_memory.storage.client import as_unavailable, error_code
+from agent_memory.storage.client import DynamoDB, condition_failed
 
 
 def claim_record(
-    client: Any, table: str, item: dict[str, Any], *, now_epoch: int, lease_s: int, keep_s: int
+    client: DynamoDB, table: str, item: dict[str, Any], *, now_epoch: int, lease_s: int, keep_s: int
 ) -> dict[str, Any] | None:
     """Put ``item`` (its key and own attributes) ``in_progress`` for ``lease_s``, kept ``keep_s``, in one request.
 
@@ -37,7 +37,7 @@ def claim_record(
         )
         return None
     except ClientError as error:
-        if error_code(error) != "ConditionalCheckFailedException":
-            raise as_unavailable(error) or error from None
+        if not condition_failed(error):
+            raise
         holder: dict[str, Any] = error.response.get("Item") or {}
         return holder

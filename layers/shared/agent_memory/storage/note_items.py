@@ -9,7 +9,7 @@ from botocore.exceptions import ClientError
 
 from agent_memory.domain.notes import Note, Origin
 from agent_memory.domain.scope import Scope
-from agent_memory.storage.client import cancellation_codes, error_code
+from agent_memory.storage.client import cancellation_codes, condition_failed
 from agent_memory.storage.keys import note_sk
 
 
@@ -68,7 +68,7 @@ class NoteText(NamedTuple):
 
 def position_taken(error: ClientError) -> bool:
     """The note's own conditional put failed: a note already holds this position."""
-    if error_code(error) == "ConditionalCheckFailedException":
+    if condition_failed(error):
         return True
     codes = cancellation_codes(error)
     return bool(codes) and codes[0] == "ConditionalCheckFailed"
@@ -76,7 +76,7 @@ def position_taken(error: ClientError) -> bool:
 
 def holder_write_id(error: ClientError) -> str | None:
     """The ``write_id`` of the note that holds the position, as the failed condition returned it."""
-    if error_code(error) == "ConditionalCheckFailedException":
+    if condition_failed(error):
         item = error.response.get("Item") or {}
     else:
         reasons = error.response.get("CancellationReasons") or [{}]

@@ -15,7 +15,7 @@ from agent_memory.basics.clock import iso
 from agent_memory.basics.errors import StorageUnavailable
 from agent_memory.domain.notes import Note, Origin
 from agent_memory.domain.scope import Scope
-from agent_memory.storage.client import as_unavailable, cancellation_codes, error_code, query_pages
+from agent_memory.storage.client import DynamoDB, cancellation_codes, condition_failed, error_code, query_pages
 from agent_memory.storage.due_scopes import MarkerWrite
 from agent_memory.storage.flush_store import completion_update
 from agent_memory.storage.keys import (
@@ -57,7 +57,7 @@ class NoteStore:
     ) -> None:
         """``vectors``: a note text's stored vector (``search.vectors``), or None when it cannot be had; given
         when recall compares vectors from the table (an embedding model and no notes index)."""
-        self._client = client
+        self._client = DynamoDB(client)
         self._table = table_name
         self._usage = UsageStore(client, table_name, quota)
         self._vectors = vectors
@@ -135,7 +135,7 @@ class NoteStore:
                         self._usage.give_back_position(scope, day, note.position)
                     if cancellation_codes(error)[1:2] == ["ConditionalCheckFailed"]:
                         raise self._usage.refusal(len(text)) from None
-                    raise as_unavailable(error) or error from None
+                    raise
                 if holder_write_id(error) != write_id:
                     continue  # another note holds the position: take the next one
                 # else: our own earlier attempt, retried by the client after its answer was lost (its
@@ -180,19 +180,16 @@ class NoteStore:
         try:
             counter = self._client.update_item(**request)
         except ClientError as error:
-            if quota is not None and error_code(error) == "ConditionalCheckFailedException":
+            if quota is not None and condition_failed(error):
                 raise notes_quota_error(quota, now) from None
-            raise as_unavailable(error) or error from None
+            raise
         return int(counter["Attributes"]["next_position"]["N"])
 
     def written_on(self, scope: Scope, day: str) -> int:
         """How many notes the scope wrote on ``day`` (its position counter)."""
-        try:
-            item = self._client.get_item(
-                TableName=self._table, Key={"pk": {"S": scope.key}, "sk": {"S": day_sk(day)}}
-            ).get("Item")
-        except ClientError as error:
-            raise as_unavailable(error) or error from None
+        item = self._client.get_item(TableName=self._table, Key={"pk": {"S": scope.key}, "sk": {"S": day_sk(day)}}).get(
+            "Item"
+        )
         return int(item["next_position"]["N"]) if item else 0
 
     def load(self, scope: Scope, note: Note) -> None:
@@ -210,7 +207,7 @@ class NoteStore:
                 self._transact([{"Put": put}, marker.item], marker)
         except ClientError as error:
             if not position_taken(error):
-                raise as_unavailable(error) or error from None
+                raise
             return  # loaded before (a resumed load): counted and marked then
         try:
             self._client.update_item(
@@ -221,8 +218,8 @@ class NoteStore:
                 ExpressionAttributeValues={":p": {"N": str(note.position)}},
             )
         except ClientError as error:
-            if error_code(error) != "ConditionalCheckFailedException":
-                raise as_unavailable(error) or error from None
+            if not condition_failed(error):
+                raise
         self._usage.add(scope, len(note.text))
 
     @property
@@ -230,12 +227,9 @@ class NoteStore:
         return self._usage
 
     def get(self, scope: Scope, day: str, position: int) -> Note | None:
-        try:
-            answer = self._client.get_item(
-                TableName=self._table, Key={"pk": {"S": scope.key}, "sk": {"S": note_sk(day, position)}}
-            )
-        except ClientError as error:
-            raise as_unavailable(error) or error from None
+        answer = self._client.get_item(
+            TableName=self._table, Key={"pk": {"S": scope.key}, "sk": {"S": note_sk(day, position)}}
+        )
         item = answer.get("Item")
         return note_from_item(item) if item else None
 
@@ -249,9 +243,9 @@ class NoteStore:
                 ReturnValues="ALL_OLD",
             )
         except ClientError as error:
-            if error_code(error) == "ConditionalCheckFailedException":
+            if condition_failed(error):
                 return False
-            raise as_unavailable(error) or error from None
+            raise
         self._usage.give_back(scope, len(old.get("Attributes", {}).get("text", {}).get("S", "")))
         return True
 
@@ -325,10 +319,7 @@ class NoteStore:
                 break
             if attempt:
                 time.sleep(0.02 * 2**attempt)  # unprocessed keys mean throttling: back off before asking again
-            try:
-                answer = self._client.batch_get_item(RequestItems=request)
-            except ClientError as error:
-                raise as_unavailable(error) or error from None
+            answer = self._client.batch_get_item(RequestItems=request)
             found.update((item["sk"]["S"], item) for item in answer["Responses"].get(self._table, []))
             request = answer.get("UnprocessedKeys") or {}
         if request:
@@ -342,16 +333,13 @@ class NoteStore:
     def newest_first(self, scope: Scope, *, first_day: str, last_day: str, limit: int) -> list[Note]:
         """The notes of ``first_day``..``last_day`` (inclusive), newest first, in one Query."""
         low, high = notes_of_days(first_day, last_day)
-        try:
-            answer = self._client.query(
-                TableName=self._table,
-                KeyConditionExpression="pk = :pk AND sk BETWEEN :low AND :high",
-                ExpressionAttributeValues={":pk": {"S": scope.key}, ":low": {"S": low}, ":high": {"S": high}},
-                ScanIndexForward=False,
-                Limit=limit,
-            )
-        except ClientError as error:
-            raise as_unavailable(error) or error from None
+        answer = self._client.query(
+            TableName=self._table,
+            KeyConditionExpression="pk = :pk AND sk BETWEEN :low AND :high",
+            ExpressionAttributeValues={":pk": {"S": scope.key}, ":low": {"S": low}, ":high": {"S": high}},
+            ScanIndexForward=False,
+            Limit=limit,
+        )
         return [note_from_item(item) for item in answer["Items"]]
 
     def every_note(self, scope: Scope, *, page_size: int = 500) -> Iterator[Note]:
@@ -376,9 +364,9 @@ class NoteStore:
                 ExpressionAttributeValues={":vec": {"B": vector}},
             )
         except ClientError as error:
-            if error_code(error) == "ConditionalCheckFailedException":
+            if condition_failed(error):
                 return False
-            raise as_unavailable(error) or error from None
+            raise
         return True
 
     def count(self, scope: Scope) -> int:

@@ -12,11 +12,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from botocore.exceptions import ClientError
-
 from agent_memory.basics.errors import StorageUnavailable
 from agent_memory.domain.scope import Scope
-from agent_memory.storage.client import as_unavailable, query_pages
+from agent_memory.storage.client import DynamoDB, query_pages
 
 ERASE_PREFIX = "erase#"
 _BATCH = 25
@@ -27,6 +25,9 @@ _BATCH_ATTEMPTS = 5
 class ScopeItems:
     client: Any
     table: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "client", DynamoDB(self.client))  # every call's errors mapped once
 
     def page(
         self, scope: Scope, *, low: str, high: str, after: str | None, limit: int, attributes: str | None = None
@@ -91,10 +92,7 @@ class ScopeItems:
             for attempt in range(_BATCH_ATTEMPTS):
                 if attempt:
                     time.sleep(0.02 * 2**attempt)
-                try:
-                    answer = self.client.batch_write_item(RequestItems=request)
-                except ClientError as error:
-                    raise as_unavailable(error) or error from None
+                answer = self.client.batch_write_item(RequestItems=request)
                 request = answer.get("UnprocessedItems") or {}
                 if not request:
                     break
@@ -103,37 +101,26 @@ class ScopeItems:
 
     def begin_erase(self, scope: Scope, record: str, started_at: str) -> dict[str, int]:
         """The erase record (created, or found from an interrupted call) and the counts it holds so far."""
-        try:
-            item = self.client.update_item(
-                TableName=self.table,
-                Key={"pk": {"S": scope.key}, "sk": {"S": ERASE_PREFIX + record}},
-                UpdateExpression="SET started_at = if_not_exists(started_at, :now)",
-                ExpressionAttributeValues={":now": {"S": started_at}},
-                ReturnValues="ALL_NEW",
-            )["Attributes"]
-        except ClientError as error:
-            raise as_unavailable(error) or error from None
+        item = self.client.update_item(
+            TableName=self.table,
+            Key={"pk": {"S": scope.key}, "sk": {"S": ERASE_PREFIX + record}},
+            UpdateExpression="SET started_at = if_not_exists(started_at, :now)",
+            ExpressionAttributeValues={":now": {"S": started_at}},
+            ReturnValues="ALL_NEW",
+        )["Attributes"]
         return {kind: int(item[kind]["N"]) for kind in ("notes", "versions", "other") if kind in item}
 
     def count_erased(self, scope: Scope, record: str, counts: dict[str, int]) -> None:
         changed = {kind: count for kind, count in counts.items() if count}
         if not changed:
             return
-        try:
-            self.client.update_item(
-                TableName=self.table,
-                Key={"pk": {"S": scope.key}, "sk": {"S": ERASE_PREFIX + record}},
-                UpdateExpression="ADD " + ", ".join(f"#{kind} :{kind}" for kind in changed),
-                ExpressionAttributeNames={f"#{kind}": kind for kind in changed},
-                ExpressionAttributeValues={f":{kind}": {"N": str(count)} for kind, count in changed.items()},
-            )
-        except ClientError as error:
-            raise as_unavailable(error) or error from None
+        self.client.update_item(
+            TableName=self.table,
+            Key={"pk": {"S": scope.key}, "sk": {"S": ERASE_PREFIX + record}},
+            UpdateExpression="ADD " + ", ".join(f"#{kind} :{kind}" for kind in changed),
+            ExpressionAttributeNames={f"#{kind}": kind for kind in changed},
+            ExpressionAttributeValues={f":{kind}": {"N": str(count)} for kind, count in changed.items()},
+        )
 
     def end_erase(self, scope: Scope, record: str) -> None:
-        try:
-            self.client.delete_item(
-                TableName=self.table, Key={"pk": {"S": scope.key}, "sk": {"S": ERASE_PREFIX + record}}
-            )
-        except ClientError as error:
-            raise as_unavailable(error) or error from None
+        self.client.delete_item(TableName=self.table, Key={"pk": {"S": scope.key}, "sk": {"S": ERASE_PREFIX + record}})

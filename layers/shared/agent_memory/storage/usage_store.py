@@ -16,12 +16,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from botocore.exceptions import ClientError
-
 from agent_memory.basics.errors import NotesQuotaExceeded, StorageQuotaExceeded
 from agent_memory.basics.observability import logger
 from agent_memory.domain.scope import Scope
-from agent_memory.storage.client import as_unavailable
+from agent_memory.storage.client import DynamoDB
 from agent_memory.storage.keys import day_sk
 
 USAGE_SK = "usage"
@@ -56,7 +54,7 @@ def chars_quota_error(quota: Quota, adding: int) -> StorageQuotaExceeded:
 
 class UsageStore:
     def __init__(self, client: Any, table_name: str, quota: Quota | None) -> None:
-        self._client = client
+        self._client = DynamoDB(client)
         self._table = table_name
         self.quota = quota
 
@@ -118,8 +116,5 @@ class UsageStore:
         return chars_quota_error(self.quota or Quota(0, 0), adding)
 
     def chars(self, scope: Scope) -> int:
-        try:
-            item = self._client.get_item(TableName=self._table, Key=self._key(scope)).get("Item")
-        except ClientError as error:
-            raise as_unavailable(error) or error from None
+        item = self._client.get_item(TableName=self._table, Key=self._key(scope)).get("Item")
         return max(0, int(item["chars"]["N"])) if item and "chars" in item else 0
