@@ -172,7 +172,7 @@ def _audit() -> dict[str, int]:
 
 
 def _run_sk(planned: dict[str, Any], consolidator: Any) -> str:
-    from agent_memory.storage.run_records import run_sk
+    from agent_memory.storage.keys import run_sk
 
     listed = next(run for run in consolidator.store.runs(5) if run["run_id"] == planned["run_id"])
     return run_sk(listed["started_at"], listed["run_id"])

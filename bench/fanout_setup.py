@@ -55,8 +55,7 @@ def seed_due_scopes(scopes: int, notes_each: int, *, markers_only: bool = False)
 
     from agent_memory.domain.notes import Note, Origin
     from agent_memory.domain.scope import Scope
-    from agent_memory.storage.due_scopes import DUE_SK
-    from agent_memory.storage.keys import unconsolidated_shard
+    from agent_memory.storage.keys import DUE_SK, unconsolidated_shard
     from agent_memory.storage.note_items import note_item
 
     client = boto3.client("dynamodb")

@@ -9,11 +9,45 @@ It uses the service's settings (``MEMORY_TABLE_NAME``; AWS credentials from the 
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from agent_memory.basics.settings import get_settings
-from agent_memory.storage.client import make_dynamodb_client
-from agent_memory.storage.due_scopes import DueScopes
+from agent_memory.domain.scope import Scope
+from agent_memory.storage.client import DynamoDB, make_dynamodb_client, query_pages
+from agent_memory.storage.due_scopes import MarkerWrite, write_with_marker
+from agent_memory.storage.keys import DUE_INDEX_PREFIX, UNCONSOLIDATED_INDEX, unconsolidated_shards
 from local.environment import LOCAL_ENVIRONMENT
+
+
+def backfill_legacy(client: Any, table: str) -> int:
+    """Each note still in the sparse index under its own ``uc_sk = <instant>#<scope>#<id>`` leaves it in the
+    transaction that makes its scope due, as a note write does (``write_with_marker``). Safe to run again: a
+    note already moved is no longer found. Answers how many notes were moved."""
+    client = DynamoDB(client)
+    moved = 0
+    for shard in unconsolidated_shards():
+        request: dict[str, Any] = {
+            "TableName": table,
+            "IndexName": UNCONSOLIDATED_INDEX,
+            "KeyConditionExpression": "uc_pk = :shard AND uc_sk < :markers",  # instants sort before "due#"
+            "ExpressionAttributeValues": {":shard": {"S": shard}, ":markers": {"S": DUE_INDEX_PREFIX}},
+            "ProjectionExpression": "pk, sk, created_at, #day",
+            "ExpressionAttributeNames": {"#day": "day"},
+        }
+        for page in query_pages(client, request):
+            for item in page["Items"]:
+                scope = Scope.from_key(item["pk"]["S"])
+                marker = MarkerWrite(table, scope, created_at=item["created_at"]["S"], day=item["day"]["S"])
+                leave = {
+                    "Update": {
+                        "TableName": table,
+                        "Key": {"pk": item["pk"], "sk": item["sk"]},
+                        "UpdateExpression": "REMOVE uc_pk, uc_sk",
+                    }
+                }
+                write_with_marker(client, [leave, marker.item], marker)
+                moved += 1
+    return moved
 
 
 def main() -> int:
@@ -22,7 +56,7 @@ def main() -> int:
             if name.startswith("AWS_"):
                 os.environ.setdefault(name, value)
     settings = get_settings()
-    moved = DueScopes(make_dynamodb_client(settings), settings.table_name).backfill_legacy()
+    moved = backfill_legacy(make_dynamodb_client(settings), settings.table_name)
     print(f"notes moved from per-note index entries to their scopes' due markers: {moved}")
     return 0
 

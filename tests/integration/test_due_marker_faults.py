@@ -7,7 +7,9 @@ from __future__ import annotations
 import pytest
 
 from agent_memory.domain.scope import Scope
-from agent_memory.storage.due_scopes import DUE_SK, ClaimRefused, DueScopes
+from agent_memory.storage.due_scopes import ClaimRefused, DueScopes
+from agent_memory.storage.keys import DUE_SK
+from local.backfill_due import backfill_legacy
 
 
 def test_a_claim_on_a_scope_without_a_marker_is_done_and_creates_nothing(aws):
@@ -43,8 +45,8 @@ def test_the_upgrade_backfill_makes_legacy_notes_scopes_due_once(aws):
     _legacy_note(aws, team, "2026-11-03", 1, "2026-11-03T09:00:00.000Z")
     before = list(index.due_scopes("2026-11-26T00:00:00.000Z"))
 
-    moved = index.backfill_legacy()
-    again = index.backfill_legacy()
+    moved = backfill_legacy(aws, "MemoryTable")
+    again = backfill_legacy(aws, "MemoryTable")
     due = list(index.due_scopes("2026-11-26T00:00:00.000Z"))
 
     assert before == []  # the planner reads markers only: legacy notes are invisible until the backfill

@@ -12,7 +12,8 @@ from botocore.exceptions import ClientError
 
 from agent_memory.domain.notes import Origin
 from agent_memory.domain.scope import Scope
-from agent_memory.storage.due_scopes import DUE_SK, DueScopes
+from agent_memory.storage.due_scopes import DueScopes
+from agent_memory.storage.keys import DUE_SK
 from agent_memory.storage.note_store import NoteStore
 from tests.conftest import note_texts, private
 

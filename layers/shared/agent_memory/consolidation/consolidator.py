@@ -42,7 +42,8 @@ from agent_memory.memory.service import MemoryService
 from agent_memory.providers.chat import ChatModel
 from agent_memory.storage.consolidation_store import ConsolidationStore
 from agent_memory.storage.due_scopes import Claim, ClaimRefused, DueScopes
-from agent_memory.storage.run_records import COUNTS, run_sk
+from agent_memory.storage.keys import run_sk
+from agent_memory.storage.run_records import COUNTS
 
 if TYPE_CHECKING:
     from agent_memory.consolidation.queue import GroupQueue

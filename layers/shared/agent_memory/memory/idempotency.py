@@ -30,6 +30,7 @@ from agent_memory.basics.errors import MemoryServiceError, StorageUnavailable
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.shapes import ErrorBody
 from agent_memory.storage.client import DynamoDB
+from agent_memory.storage.keys import idempotency_sk
 from agent_memory.storage.leases import claim_record
 
 KEEP_S = 24 * 3600
@@ -59,7 +60,7 @@ class IdempotencyStore:
         """``run()``'s answer; with a key, the stored answer of an earlier call with that key instead."""
         if key is None:
             return run()
-        item_key = {"pk": {"S": scope.key}, "sk": {"S": f"idem#{route}#{key}"}}
+        item_key = {"pk": {"S": scope.key}, "sk": {"S": idempotency_sk(route, key)}}
         digest = fingerprint(request)
         earlier = self._claim(item_key, digest)
         if earlier is not None:

@@ -27,7 +27,7 @@ from agent_memory.domain.notes import note_id
 from agent_memory.domain.scope import Scope
 from agent_memory.people.injections import list_injections
 from agent_memory.storage.document_store import DocumentStore, version_from_item
-from agent_memory.storage.keys import DOC_HEAD, NOTE_PREFIX, parse_note_sk, version_sk
+from agent_memory.storage.keys import DOC_HEAD, NOTE_PREFIX, VERSION_PREFIX, parse_note_sk, version_sk
 from agent_memory.storage.note_items import note_from_item
 from agent_memory.storage.note_store import NoteStore
 from agent_memory.storage.scope_items import ScopeItems
@@ -64,7 +64,7 @@ def _parse_cursor(cursor: str) -> tuple[str, str | None, str]:
 def _kind(sk: str) -> str:
     if sk.startswith(NOTE_PREFIX):
         return "notes"
-    if sk.startswith("doc#v#"):
+    if sk.startswith(VERSION_PREFIX):
         return "versions"
     return "other"
 

@@ -30,8 +30,8 @@ from agent_memory.basics.observability import logger, metrics
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.shapes import InjectionEntry, Injections
 from agent_memory.storage.client import DynamoDB, query_pages
+from agent_memory.storage.keys import INJECTION_PREFIX
 
-INJECTION_PREFIX = "inj#"
 _QUEUE_MAX = 10_000
 _BATCH = 25
 _LINGER_S = 1.0

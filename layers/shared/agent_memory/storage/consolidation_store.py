@@ -23,15 +23,20 @@ from botocore.exceptions import ClientError
 from agent_memory.domain.fold import DueNote, Fold
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import DynamoDB, cancellation_codes, condition_failed, query_pages, update_if
-from agent_memory.storage.keys import UNCONSOLIDATED_INDEX, unconsolidated_shard, unconsolidated_shards
+from agent_memory.storage.keys import (
+    NOTE_PREFIX,
+    PENDING_INDEX_PREFIX,
+    PENDING_SK,
+    PLANNER_LEASE_SK,
+    RUNS_PK,
+    UNCONSOLIDATED_INDEX,
+    unconsolidated_shard,
+    unconsolidated_shards,
+)
 from agent_memory.storage.run_records import RunRecords
 
 if TYPE_CHECKING:
     from agent_memory.storage.due_scopes import Claim, DueScopes
-
-PENDING_SK = "consolidation#pending"
-_PENDING_PREFIX = "#pending#"
-_RUNS_PK = "consolidation"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +58,7 @@ def pending_marks_put(table: str, scope: Scope, fold: Fold) -> dict[str, Any]:
                 "run_id": {"S": fold.run_id},
                 "token": {"S": fold.token or fold.run_id},
                 "uc_pk": {"S": unconsolidated_shard(scope.key)},
-                "uc_sk": {"S": f"{_PENDING_PREFIX}{scope.key}"},
+                "uc_sk": {"S": f"{PENDING_INDEX_PREFIX}{scope.key}"},
             },
             "ConditionExpression": "attribute_not_exists(sk)",
         }
@@ -103,7 +108,7 @@ class ConsolidationStore(RunRecords):
         """Every group that a run folded but did not finish marking."""
         found = []
         for shard in unconsolidated_shards():
-            for item in self._query_index(shard, "begins_with(uc_sk, :p)", {":p": {"S": _PENDING_PREFIX}}):
+            for item in self._query_index(shard, "begins_with(uc_sk, :p)", {":p": {"S": PENDING_INDEX_PREFIX}}):
                 found.append(PendingMarks(Scope.from_key(item["pk"]["S"]), [v["S"] for v in item["note_sks"]["L"]]))
         return found
 
@@ -224,8 +229,8 @@ class ConsolidationStore(RunRecords):
         created before ``cutoff`` when one is given."""
         values = {
             ":pk": {"S": scope.key},
-            ":low": {"S": f"note#{floor or ''}"},
-            ":high": {"S": f"note#{high}"},
+            ":low": {"S": f"{NOTE_PREFIX}{floor or ''}"},
+            ":high": {"S": f"{NOTE_PREFIX}{high}"},
             ":false": {"BOOL": False},
         }
         if cutoff is not None:
@@ -269,8 +274,8 @@ class ConsolidationStore(RunRecords):
             self._client.put_item(
                 TableName=self._table,
                 Item={
-                    "pk": {"S": _RUNS_PK},
-                    "sk": {"S": "lease"},
+                    "pk": {"S": RUNS_PK},
+                    "sk": {"S": PLANNER_LEASE_SK},
                     "run_id": {"S": run_id},
                     "lease_until": {"N": str(now_epoch + lease_s)},
                 },
@@ -287,7 +292,7 @@ class ConsolidationStore(RunRecords):
         try:
             self._client.delete_item(
                 TableName=self._table,
-                Key={"pk": {"S": _RUNS_PK}, "sk": {"S": "lease"}},
+                Key={"pk": {"S": RUNS_PK}, "sk": {"S": PLANNER_LEASE_SK}},
                 ConditionExpression="run_id = :run",
                 ExpressionAttributeValues={":run": {"S": run_id}},
             )

@@ -26,19 +26,33 @@ written meanwhile is never forgotten.
 from __future__ import annotations
 
 import heapq
+import random
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from botocore.exceptions import ClientError
 
+from agent_memory.basics.errors import StorageUnavailable
 from agent_memory.domain.scope import Scope
-from agent_memory.storage.client import DynamoDB, condition_failed, error_code, query_pages, update_if
-from agent_memory.storage.keys import UNCONSOLIDATED_INDEX, unconsolidated_shard, unconsolidated_shards
+from agent_memory.storage.client import (
+    DynamoDB,
+    cancellation_codes,
+    condition_failed,
+    error_code,
+    query_pages,
+    update_if,
+)
+from agent_memory.storage.keys import (
+    DUE_INDEX_PREFIX,
+    DUE_SK,
+    UNCONSOLIDATED_INDEX,
+    unconsolidated_shard,
+    unconsolidated_shards,
+)
 
-DUE_SK = "consolidation#due"
 _CANCELLED = "TransactionCanceledException"
-_DUE_PREFIX = "due#"
 # Markers read per page and shard: the planner holds at most 16 pages of these at once.
 _PLAN_PAGE = 100
 
@@ -68,12 +82,15 @@ class ClaimRefused(Exception):
 
 
 def _uc_sk(oldest: str, scope_key: str) -> str:
-    return f"{_DUE_PREFIX}{oldest}#{scope_key}"
+    return f"{DUE_INDEX_PREFIX}{oldest}#{scope_key}"
 
 
 def _min(seen: dict[str, Any], name: str, mine: str) -> str:
     held = seen.get(name, {}).get("S")
     return mine if held is None else min(held, mine)
+
+
+_CONFLICT_ATTEMPTS = 5
 
 
 class MarkerWrite:
@@ -129,42 +146,32 @@ class MarkerWrite:
         return True
 
 
+def write_with_marker(client: DynamoDB, items: list[dict[str, Any]], marker: MarkerWrite) -> None:
+    """A note's transaction, its due marker last. Concurrent writers of one scope share its characters counter
+    and due marker: a transaction cancelled for a conflict on them did nothing, so it is sent again (a few
+    times, after a short pause), and so is one whose marker item alone was refused (the note is older than the
+    marker)."""
+    for attempt in range(_CONFLICT_ATTEMPTS):
+        try:
+            client.transact_write_items(TransactItems=items)
+            return
+        except ClientError as error:
+            moved = marker.refused(error)
+            if moved:
+                items[-1] = marker.item
+            codes = cancellation_codes(error)
+            if not moved and ("TransactionConflict" not in codes or "ConditionalCheckFailed" in codes):
+                raise
+            if attempt == _CONFLICT_ATTEMPTS - 1:
+                raise StorageUnavailable("memory storage is busy; nothing was written, try again") from None
+            if not moved:
+                time.sleep(random.uniform(0.005, 0.02) * 2**attempt)  # noqa: S311 - jitter, not security
+
+
 class DueScopes:
     def __init__(self, client: Any, table_name: str) -> None:
         self._client = DynamoDB(client)
         self._table = table_name
-
-    def note_written(self, scope: Scope, *, created_at: str, day: str) -> None:
-        """Keep the scope due for a note written outside a transaction (the upgrade's backfill), after its put,
-        so a worker that reads the scope's notes after this update sees the note, and one that read them
-        before has its settle refused by ``writes``. A note write puts ``MarkerWrite`` in its transaction.
-
-        Usually one request: notes come in time order, so ``oldest`` and ``floor`` stay. A note older than
-        the marker's ``oldest`` (or its day before ``floor``) moves them back with two more requests.
-        """
-        values = {
-            ":shard": {"S": unconsolidated_shard(scope.key)},
-            ":uc_sk": {"S": _uc_sk(created_at, scope.key)},
-            ":at": {"S": created_at},
-            ":day": {"S": day},
-            ":one": {"N": "1"},
-        }
-        common = "SET uc_pk = :shard ADD writes :one, notes :one"
-        usual = (
-            "SET uc_pk = :shard, uc_sk = if_not_exists(uc_sk, :uc_sk), oldest = if_not_exists(oldest, :at),"
-            " floor = if_not_exists(floor, :day) ADD writes :one, notes :one"
-        )
-        in_order = "(attribute_not_exists(oldest) OR oldest <= :at) AND (attribute_not_exists(floor) OR floor <= :day)"
-        if self._update(scope, usual, in_order, values):
-            return
-        self._update(scope, common, None, {k: values[k] for k in (":shard", ":one")})
-        self._update(
-            scope,
-            "SET oldest = :at, uc_sk = :uc_sk",
-            "attribute_not_exists(oldest) OR oldest > :at",
-            {k: values[k] for k in (":at", ":uc_sk")},
-        )
-        self._update(scope, "SET floor = :day", "attribute_not_exists(floor) OR floor > :day", {":day": values[":day"]})
 
     def _update(self, scope: Scope, update: str, condition: str | None, values: dict[str, Any]) -> bool:
         return update_if(
@@ -182,32 +189,6 @@ class DueScopes:
         streams = [self._shard_due(shard, cutoff) for shard in unconsolidated_shards()]
         return heapq.merge(*streams, key=lambda due: (due.oldest, due.scope_key))
 
-    def backfill_legacy(self) -> int:
-        """Upgrade from per-note index entries (before the due markers): each note still in the sparse index
-        under its own ``uc_sk = <instant>#<scope>#<id>`` makes its scope due, then leaves the index. Safe to
-        run again: a note already moved is no longer found. Answers how many notes were moved."""
-        moved = 0
-        for shard in unconsolidated_shards():
-            request: dict[str, Any] = {
-                "TableName": self._table,
-                "IndexName": UNCONSOLIDATED_INDEX,
-                "KeyConditionExpression": "uc_pk = :shard AND uc_sk < :markers",  # instants sort before "due#"
-                "ExpressionAttributeValues": {":shard": {"S": shard}, ":markers": {"S": _DUE_PREFIX}},
-                "ProjectionExpression": "pk, sk, created_at, #day",
-                "ExpressionAttributeNames": {"#day": "day"},
-            }
-            for page in query_pages(self._client, request):
-                for item in page["Items"]:
-                    scope = Scope.from_key(item["pk"]["S"])
-                    self.note_written(scope, created_at=item["created_at"]["S"], day=item["day"]["S"])
-                    self._client.update_item(
-                        TableName=self._table,
-                        Key={"pk": item["pk"], "sk": item["sk"]},
-                        UpdateExpression="REMOVE uc_pk, uc_sk",
-                    )
-                    moved += 1
-        return moved
-
     def _shard_due(self, shard: str, cutoff: str) -> Iterator[DueScope]:
         request: dict[str, Any] = {
             "TableName": self._table,
@@ -215,8 +196,8 @@ class DueScopes:
             "KeyConditionExpression": "uc_pk = :shard AND uc_sk BETWEEN :low AND :high",
             "ExpressionAttributeValues": {
                 ":shard": {"S": shard},
-                ":low": {"S": _DUE_PREFIX},
-                ":high": {"S": f"{_DUE_PREFIX}{cutoff}"},  # "due#<cutoff>#..." sorts after it: strictly older
+                ":low": {"S": DUE_INDEX_PREFIX},
+                ":high": {"S": f"{DUE_INDEX_PREFIX}{cutoff}"},  # "due#<cutoff>#..." sorts after it: strictly older
             },
             "ProjectionExpression": "pk, oldest, notes",
             "Limit": _PLAN_PAGE,

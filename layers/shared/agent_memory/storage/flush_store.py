@@ -15,6 +15,7 @@ from botocore.exceptions import ClientError
 
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import DynamoDB, condition_failed
+from agent_memory.storage.keys import flush_sk
 from agent_memory.storage.leases import claim_record
 
 # Longer than the flush's Lambda timeout, so a live invocation never loses its claim to a retry.
@@ -33,7 +34,7 @@ class FlushMarker:
 
 
 def _key(scope: Scope, compaction_id: str) -> dict[str, Any]:
-    return {"pk": {"S": scope.key}, "sk": {"S": f"flush#{compaction_id}"}}
+    return {"pk": {"S": scope.key}, "sk": {"S": flush_sk(compaction_id)}}
 
 
 class FlushStore:

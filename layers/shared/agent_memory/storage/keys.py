@@ -6,11 +6,19 @@ Sort keys (see docs/storage.md):
 - ``day#<YYYY-MM-DD>``        the day's position counter (atomic ADD keeps positions unique);
 - ``note#<YYYY-MM-DD>#<position:09>``  a note; one day in order, or two days newest first, is one Query;
 - ``flush#<compaction_id>``   the flush's claim on one compaction event (``storage.flush_store``);
+- ``idem#<route>#<key>``      the record of one ``Idempotency-Key`` (``memory.idempotency``);
+- ``usage``                   the characters the scope stores (``storage.usage_store``);
+- ``inj#<at>#<thread>``       what one turn was shown (``people.injections``);
+- ``erase#<record>``          an erase in progress, with its counts (``storage.scope_items``);
 - ``consolidation#pending``   notes a consolidation folded but has not marked yet (``storage.consolidation_store``);
-- ``consolidation#due``       the scope's due marker (``storage.scope_index``).
+- ``consolidation#due``       the scope's due marker (``storage.due_scopes``).
 
 The due marker of a scope with unconsolidated notes carries ``uc_pk``/``uc_sk``, the keys of the sparse
 ``Unconsolidated`` index: the nightly planner reads it oldest first, one item per scope, never a note.
+A pending-marks record sits in that index too, under ``#pending#<scope>``.
+
+One partition is not a scope's: ``consolidation`` holds the planners' lease (``lease``) and one item per run
+(``run#<started_at>#<run_id>``).
 """
 
 from __future__ import annotations
@@ -18,13 +26,36 @@ from __future__ import annotations
 import zlib
 
 DOC_HEAD = "doc"
+VERSION_PREFIX = "doc#v#"
+NOTE_PREFIX = "note#"
+USAGE_SK = "usage"
+INJECTION_PREFIX = "inj#"
+ERASE_PREFIX = "erase#"
+PENDING_SK = "consolidation#pending"
+DUE_SK = "consolidation#due"
 UNCONSOLIDATED_INDEX = "Unconsolidated"
 UNCONSOLIDATED_SHARDS = 16
-NOTE_PREFIX = "note#"
+DUE_INDEX_PREFIX = "due#"  # a due marker's ``uc_sk``: ``due#<oldest>#<scope>``
+PENDING_INDEX_PREFIX = "#pending#"  # a pending-marks record's ``uc_sk``: ``#pending#<scope>``
+RUNS_PK = "consolidation"
+RUN_PREFIX = "run#"
+PLANNER_LEASE_SK = "lease"
 
 
 def version_sk(version: int) -> str:
-    return f"doc#v#{version:010d}"
+    return f"{VERSION_PREFIX}{version:010d}"
+
+
+def flush_sk(compaction_id: str) -> str:
+    return f"flush#{compaction_id}"
+
+
+def idempotency_sk(route: str, key: str) -> str:
+    return f"idem#{route}#{key}"
+
+
+def run_sk(started_at: str, run_id: str) -> str:
+    return f"{RUN_PREFIX}{started_at}#{run_id}"
 
 
 def day_sk(day: str) -> str:

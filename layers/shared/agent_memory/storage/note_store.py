@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -16,7 +15,7 @@ from agent_memory.basics.errors import StorageUnavailable
 from agent_memory.domain.notes import Note, Origin
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import DynamoDB, cancellation_codes, condition_failed, error_code, query_pages
-from agent_memory.storage.due_scopes import MarkerWrite
+from agent_memory.storage.due_scopes import MarkerWrite, write_with_marker
 from agent_memory.storage.flush_store import completion_update
 from agent_memory.storage.keys import (
     NOTE_PREFIX,
@@ -36,7 +35,6 @@ from agent_memory.storage.note_items import (
 from agent_memory.storage.usage_store import Quota, UsageStore, notes_quota_error
 
 _POSITION_ATTEMPTS = 5
-_CONFLICT_ATTEMPTS = 5
 # Notes read per page when listing days: about ten per day asked for (a typical day's worth), so a page
 # reads little more than it shows, and a busy day costs one more Query, never one per empty day.
 _NOTES_PER_DAY_PAGE = 10
@@ -125,7 +123,7 @@ class NoteStore:
             }
             items = [{"Put": put}, usage, *([completing(note)] if completing is not None else []), marker.item]
             try:
-                self._transact(items, marker)
+                write_with_marker(self._client, items, marker)
             except StorageUnavailable:  # cancelled for conflicts every time: nothing was written
                 self._usage.give_back_position(scope, day, note.position)
                 raise
@@ -142,26 +140,6 @@ class NoteStore:
                 # characters were counted and its scope made due then: the conditions may fail now, harmlessly)
             return note
         raise StorageUnavailable("could not find a free position for the note; nothing was written, try again")
-
-    def _transact(self, items: list[dict[str, Any]], marker: MarkerWrite) -> None:
-        """The note's transaction. Concurrent writers of one scope share its characters counter and due marker:
-        a transaction cancelled for a conflict on them did nothing, so it is sent again (a few times, after a
-        short pause), and so is one whose marker item alone was refused (the note is older than the marker)."""
-        for attempt in range(_CONFLICT_ATTEMPTS):
-            try:
-                self._client.transact_write_items(TransactItems=items)
-                return
-            except ClientError as error:
-                moved = marker.refused(error)
-                if moved:
-                    items[-1] = marker.item
-                codes = cancellation_codes(error)
-                if not moved and ("TransactionConflict" not in codes or "ConditionalCheckFailed" in codes):
-                    raise
-                if attempt == _CONFLICT_ATTEMPTS - 1:
-                    raise StorageUnavailable("memory storage is busy; nothing was written, try again") from None
-                if not moved:
-                    time.sleep(random.uniform(0.005, 0.02) * 2**attempt)  # noqa: S311 - jitter, not security
 
     def _next_position(self, scope: Scope, day: str, now: datetime) -> int:
         """The day's next position; the counter is also the day's count of notes, so the daily quota is its
@@ -204,7 +182,7 @@ class NoteStore:
                 self._client.put_item(**put)
             else:  # with its scope's due marker, in one transaction
                 marker = MarkerWrite(self._table, scope, created_at=note.created_at, day=note.day)
-                self._transact([{"Put": put}, marker.item], marker)
+                write_with_marker(self._client, [{"Put": put}, marker.item], marker)
         except ClientError as error:
             if not position_taken(error):
                 raise
@@ -260,8 +238,8 @@ class NoteStore:
             "KeyConditionExpression": "pk = :pk AND sk BETWEEN :low AND :high",
             "ExpressionAttributeValues": {
                 ":pk": {"S": scope.key},
-                ":low": {"S": "note#"},
-                ":high": {"S": f"note#{before}#"},
+                ":low": {"S": NOTE_PREFIX},
+                ":high": {"S": f"{NOTE_PREFIX}{before}#"},
             },
             "ScanIndexForward": False,
             "Limit": min(_DAY_PAGE_MAX, _NOTES_PER_DAY_PAGE * (days + 1)),

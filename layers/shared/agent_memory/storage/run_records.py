@@ -11,9 +11,9 @@ from typing import Any
 
 from agent_memory.basics.clock import iso
 from agent_memory.storage.client import update_if
+from agent_memory.storage.keys import RUN_PREFIX, RUNS_PK, run_sk
 
 COUNTS = ("groups_planned", "groups_done", "groups_failed", "notes_consolidated", "notes_remaining")
-_RUNS_PK = "consolidation"
 _MAX_LISTED_FAILURES = 100
 
 
@@ -24,7 +24,7 @@ class RunRecords:
     def save_run(self, record: dict[str, Any]) -> None:
         """Write a run's record as it starts (or the whole record of a run that folded nothing)."""
         item = {
-            "pk": {"S": _RUNS_PK},
+            "pk": {"S": RUNS_PK},
             "sk": {"S": run_sk(record["started_at"], record["run_id"])},
             "run_id": {"S": record["run_id"]},
             "started_at": {"S": record["started_at"]},
@@ -42,7 +42,7 @@ class RunRecords:
         return {
             "Update": {
                 "TableName": self._table,
-                "Key": {"pk": {"S": _RUNS_PK}, "sk": {"S": run}},
+                "Key": {"pk": {"S": RUNS_PK}, "sk": {"S": run}},
                 "UpdateExpression": "ADD groups_done :d, groups_failed :f, notes_consolidated :n, notes_remaining :r",
                 "ExpressionAttributeValues": {
                     ":d": {"N": str(done)},
@@ -63,7 +63,7 @@ class RunRecords:
         update_if(
             self._client,
             TableName=self._table,
-            Key={"pk": {"S": _RUNS_PK}, "sk": {"S": run}},
+            Key={"pk": {"S": RUNS_PK}, "sk": {"S": run}},
             UpdateExpression="SET failures = list_append(if_not_exists(failures, :none), :one)",
             ConditionExpression="attribute_not_exists(failures) OR size(failures) < :max",
             ExpressionAttributeValues={
@@ -81,7 +81,7 @@ class RunRecords:
         """
         if alone:
             item = self._client.get_item(
-                TableName=self._table, Key={"pk": {"S": _RUNS_PK}, "sk": {"S": run}}, ConsistentRead=True
+                TableName=self._table, Key={"pk": {"S": RUNS_PK}, "sk": {"S": run}}, ConsistentRead=True
             )["Item"]
             record = _record(item)
             record.update(groups_planned=groups, notes_remaining=record["notes_remaining"] + remaining)
@@ -90,7 +90,7 @@ class RunRecords:
             return {**record, "status": "finished"}
         answer = self._client.update_item(
             TableName=self._table,
-            Key={"pk": {"S": _RUNS_PK}, "sk": {"S": run}},
+            Key={"pk": {"S": RUNS_PK}, "sk": {"S": run}},
             UpdateExpression="SET groups_planned = :g, planned = :true ADD notes_remaining :r",
             ExpressionAttributeValues={":g": {"N": str(groups)}, ":true": {"BOOL": True}, ":r": {"N": str(remaining)}},
             ReturnValues="ALL_NEW",
@@ -101,7 +101,7 @@ class RunRecords:
         """Set ``finished_at`` once the plan is complete and every planned group is counted; the listing."""
         if item is None:
             item = self._client.get_item(
-                TableName=self._table, Key={"pk": {"S": _RUNS_PK}, "sk": {"S": run}}, ConsistentRead=True
+                TableName=self._table, Key={"pk": {"S": RUNS_PK}, "sk": {"S": run}}, ConsistentRead=True
             )["Item"]
         record = _record(item)
         complete = item.get("planned", {}).get("BOOL") and (
@@ -112,7 +112,7 @@ class RunRecords:
             first = update_if(
                 self._client,
                 TableName=self._table,
-                Key={"pk": {"S": _RUNS_PK}, "sk": {"S": run}},
+                Key={"pk": {"S": RUNS_PK}, "sk": {"S": run}},
                 UpdateExpression="SET finished_at = :at",
                 ConditionExpression="attribute_not_exists(finished_at)",
                 ExpressionAttributeValues={":at": {"S": finished_at}},
@@ -126,7 +126,7 @@ class RunRecords:
     def read_run(self, run: str) -> dict[str, Any]:
         """One run as listed (a strongly consistent read)."""
         item = self._client.get_item(
-            TableName=self._table, Key={"pk": {"S": _RUNS_PK}, "sk": {"S": run}}, ConsistentRead=True
+            TableName=self._table, Key={"pk": {"S": RUNS_PK}, "sk": {"S": run}}, ConsistentRead=True
         )["Item"]
         record = _record(item)
         record["status"] = "finished" if record["finished_at"] else "running"
@@ -137,7 +137,7 @@ class RunRecords:
         answer = self._client.query(
             TableName=self._table,
             KeyConditionExpression="pk = :pk AND begins_with(sk, :run)",
-            ExpressionAttributeValues={":pk": {"S": _RUNS_PK}, ":run": {"S": "run#"}},
+            ExpressionAttributeValues={":pk": {"S": RUNS_PK}, ":run": {"S": RUN_PREFIX}},
             ScanIndexForward=False,
             Limit=limit,
         )
@@ -145,10 +145,6 @@ class RunRecords:
         for record in records:
             record["status"] = "finished" if record["finished_at"] else "running"
         return records
-
-
-def run_sk(started_at: str, run_id: str) -> str:
-    return f"run#{started_at}#{run_id}"
 
 
 def _failure(scope_key: str, reason: str) -> dict[str, Any]:

@@ -15,8 +15,8 @@ from typing import Any
 from agent_memory.basics.errors import StorageUnavailable
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import DynamoDB, query_pages
+from agent_memory.storage.keys import ERASE_PREFIX
 
-ERASE_PREFIX = "erase#"
 _BATCH = 25
 _BATCH_ATTEMPTS = 5
 

@@ -20,9 +20,7 @@ from agent_memory.basics.errors import NotesQuotaExceeded, StorageQuotaExceeded
 from agent_memory.basics.observability import logger
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import DynamoDB
-from agent_memory.storage.keys import day_sk
-
-USAGE_SK = "usage"
+from agent_memory.storage.keys import USAGE_SK, day_sk
 
 
 @dataclass(frozen=True, slots=True)
