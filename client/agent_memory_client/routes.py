@@ -170,7 +170,8 @@ class ManagementRoutes:
     def list_notes(
         self, *, before: str | None = None, days: int | None = None, workspace: str | None = None
     ) -> Call[NotesByDay]:
-        return Call("GET", f"{_base(workspace)}/notes", params={"before": before, "days": days})
+        params = {"before": before, "days": days}
+        return Call("GET", f"{_base(workspace)}/notes", params=params)
 
     @route
     def search_notes(self, q: str, *, k: int | None = None, workspace: str | None = None) -> Call[Recalled]:

@@ -2,10 +2,10 @@
 
 Typed dictionaries, not classes: an answer is the service's JSON as it came (``answer["note"]["id"]``),
 so the client needs no validation library and a field the service adds reaches the caller untouched. The
-tests hold every class here to the schema of the same name (keys, required keys, value types).
+tests hold every class here to the schema of the same name (keys, required keys, value types); the
+annotations are evaluated when the module loads (no ``from __future__ import annotations``), so that
+``__required_keys__`` tells the truth at run time too.
 """
-
-from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from typing import Any, Literal, NotRequired, TypedDict
