@@ -23,6 +23,7 @@ from botocore.exceptions import NoCredentialsError
 from agent_memory_client.flush import is_loopback
 
 Signing = Literal["auto", "sigv4", "none"]
+Token = str | Callable[[], str]
 SERVICE = "execute-api"
 # httpx's own defaults: they describe the connection, not the request, and a proxy may rewrite them. What the
 # request means (host, content type, Idempotency-Key, the body's hash, the query) is always signed.
@@ -75,7 +76,7 @@ class BearerAuth(httpx.Auth):
     """``Authorization: Bearer <token>`` for the dashboard's routes; a callable ``token`` is called for each
     request, so that a token refreshed elsewhere is the one sent."""
 
-    def __init__(self, token: str | Callable[[], str]) -> None:
+    def __init__(self, token: Token) -> None:
         self._token = token
 
     def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:

@@ -22,18 +22,18 @@ everything about a request but its send (``exchange.py``); each one only opens i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import partial
-from typing import Any, Required, Unpack
+from typing import Any, Unpack
 
 import httpx
 from botocore.credentials import Credentials
 
-from agent_memory_client.auth import BearerAuth, Signing, memory_auth, region_of
+from agent_memory_client.auth import BearerAuth, Signing, Token, memory_auth, region_of
 from agent_memory_client.exchange import Blocking
 from agent_memory_client.flush import FLUSH_TIMEOUT_S, flush_before_compaction, flush_lambda_client
 from agent_memory_client.routes import ManagementRoutes, MemoryRoutes, route
-from agent_memory_client.transport import AsyncBase, AsyncTransport, PoolOptions, SyncBase, Transport
+from agent_memory_client.transport import AsyncBase, AsyncTransport, PoolOptions, SyncBase, Transport, reject_unknown
 from agent_memory_client.types import ConversationContext, FlushResult
 
 
@@ -57,6 +57,7 @@ class _Memory(MemoryRoutes):
     Lambda Invoke (§4)."""
 
     def __init__(self, endpoint: str, options: MemoryOptions) -> None:
+        reject_unknown(options, MemoryOptions)
         self.flush_function = options.get("flush_function", "FlushFunction")
         self._lambda_endpoint = options.get("lambda_endpoint")
         self._lambda_client = options.get("lambda_client")
@@ -116,25 +117,22 @@ class AsyncMemoryClient(_Memory, AsyncBase):
         self._transport = AsyncTransport.open(endpoint, self._auth, options, http)
 
 
-class ManagementOptions(PoolOptions, total=False):
-    """``token``: the dashboard's JWT, or a callable called for each request (a token refreshed elsewhere)."""
-
-    token: Required[str | Callable[[], str]]
-
-
 class ManagementClient(ManagementRoutes, SyncBase):
-    """The dashboard's routes (§5) with a bearer JWT; ``workspace=None`` means the token subject's personal memory."""
+    """The dashboard's routes (§5) with a bearer JWT; ``workspace=None`` means the token subject's personal memory.
+    ``token``: the JWT, or a callable called for each request (a token refreshed elsewhere)."""
 
     def __init__(
-        self, endpoint: str, *, http: httpx.Client | None = None, **options: Unpack[ManagementOptions]
+        self, endpoint: str, *, token: Token, http: httpx.Client | None = None, **options: Unpack[PoolOptions]
     ) -> None:
-        self._transport = Transport.open(endpoint, BearerAuth(options["token"]), options, http)
+        reject_unknown(options, PoolOptions)
+        self._transport = Transport.open(endpoint, BearerAuth(token), options, http)
 
 
 class AsyncManagementClient(ManagementRoutes, AsyncBase):
     """:class:`ManagementClient`'s methods, awaited, on an ``httpx.AsyncClient`` (asyncio)."""
 
     def __init__(
-        self, endpoint: str, *, http: httpx.AsyncClient | None = None, **options: Unpack[ManagementOptions]
+        self, endpoint: str, *, token: Token, http: httpx.AsyncClient | None = None, **options: Unpack[PoolOptions]
     ) -> None:
-        self._transport = AsyncTransport.open(endpoint, BearerAuth(options["token"]), options, http)
+        reject_unknown(options, PoolOptions)
+        self._transport = AsyncTransport.open(endpoint, BearerAuth(token), options, http)

@@ -41,7 +41,7 @@ TOOLS = frozenset({"remember", "update_memory", "recall"})
 WRITE_TOOLS = frozenset({"remember", "update_memory"})
 
 
-class route(Generic[P, T]):
+class route(Generic[P, T]):  # lower case: it reads as a decorator, like property
     """A client method given as the :class:`Call` (or :class:`Blocking` work) it builds; the client it is read
     from sends it. Read from the class, it is a plain function with the builder's name, docstring and
     parameters, as a method would be."""

@@ -9,6 +9,7 @@ httpx carries the requests: pooled connections, a timeout on every phase, the ``
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from typing import Any, Generic, Self, TypedDict, TypeVar
 
 import httpx
@@ -26,6 +27,13 @@ class PoolOptions(TypedDict, total=False):
 
     timeout_s: float
     retry: RetryPolicy | None
+
+
+def reject_unknown(options: Mapping[str, object], declared: Any) -> None:
+    """Keyword arguments gathered in ``**options`` that ``declared`` (a TypedDict) does not name are a
+    TypeError, as unknown keywords are for any function (a misspelt ``regoin=`` must not pass unseen)."""
+    if unknown := sorted(set(options) - declared.__required_keys__ - declared.__optional_keys__):
+        raise TypeError(f"unexpected keyword arguments: {', '.join(unknown)}")
 
 
 def _pool(options: PoolOptions) -> dict[str, Any]:
@@ -63,6 +71,9 @@ class Transport(_Sends[httpx.Client]):
         except httpx.TransportError as error:
             return error
 
+    def close(self) -> None:
+        self._http.close()
+
 
 class AsyncTransport(_Sends[httpx.AsyncClient]):
     """The same sends, awaited, on one ``httpx.AsyncClient`` pool."""
@@ -85,6 +96,9 @@ class AsyncTransport(_Sends[httpx.AsyncClient]):
         except httpx.TransportError as error:
             return error
 
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
 
 class SyncBase:
     """The blocking half of a client: its transport, and ``close()`` (or a ``with`` block) for its pool."""
@@ -92,7 +106,7 @@ class SyncBase:
     _transport: Transport
 
     def close(self) -> None:
-        self._transport._http.close()
+        self._transport.close()
 
     def __enter__(self) -> Self:
         return self
@@ -107,7 +121,7 @@ class AsyncBase:
     _transport: AsyncTransport
 
     async def aclose(self) -> None:
-        await self._transport._http.aclose()
+        await self._transport.aclose()
 
     async def __aenter__(self) -> Self:
         return self

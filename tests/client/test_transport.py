@@ -138,3 +138,10 @@ def test_the_timeout_reaches_httpx_and_a_204_is_none(flavour: Flavour) -> None:
 
     client = flavour.memory("http://127.0.0.1:3000", timeout_s=1.5)
     assert client._transport._http.timeout == httpx.Timeout(1.5)
+
+
+def test_an_unknown_keyword_is_a_type_error_as_for_any_function(flavour: Flavour) -> None:
+    with pytest.raises(TypeError, match="regoin"):
+        flavour.memory("http://127.0.0.1:3000", regoin="eu-west-1")
+    with pytest.raises(TypeError, match=r"arguments: timeout$"):
+        flavour.management("http://127.0.0.1:3000", token="t", timeout=3)
