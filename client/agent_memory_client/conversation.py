@@ -18,12 +18,12 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 from agent_memory_client.client import MemoryClient
 from agent_memory_client.errors import MemoryApiError
 from agent_memory_client.formats import convert
-from agent_memory_client.types import ConversationContext, FlushResult, MemoryContext, ToolDefinition
+from agent_memory_client.types import ConversationContext, FlushResult, MemoryContext, SavedDocument, ToolDefinition
 
 
 class Conversation:
@@ -80,8 +80,8 @@ class Conversation:
                 refusal["details"] = error.details
             return {"error": refusal}
         if tool_name == "update_memory":  # the model's own write is the version it now knows
-            self.context = replace(self.context, document_version=answer["document"]["version"])
-        return answer
+            self.context = replace(self.context, document_version=cast(SavedDocument, answer)["document"]["version"])
+        return dict(answer)
 
     def flush(self, compaction_id: str, messages: Sequence[Mapping[str, str]]) -> FlushResult:
         """Ask ``FlushFunction`` for a note of the conversation before summarizing it; never raises."""

@@ -15,7 +15,7 @@ Whose memory: the user, thread and workspace come from this server's configurati
 conversation shared, i.e. the team's memory). A tool argument the tool's schema does not declare (a
 ``user_id``, a ``workspace_id``, a ``scope``...) is refused before anything is sent. The service is
 ``MEMORY_API_URL`` (default the local stack, ``http://127.0.0.1:3000``; an ``execute-api`` URL is SigV4-signed
-with the standard AWS credential chain).
+with the standard AWS credential chain), called with :class:`AsyncMemoryClient` on the server's own event loop.
 """
 
 from __future__ import annotations
@@ -24,14 +24,13 @@ import argparse
 import json
 import os
 from collections.abc import Sequence
-from functools import partial
 from typing import Any
 
 import anyio
 import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 
-from agent_memory_client.client import MemoryClient
+from agent_memory_client.client import AsyncMemoryClient
 from agent_memory_client.errors import MemoryApiError, MemoryTransportError
 from agent_memory_client.types import ConversationContext, ToolDefinition
 
@@ -54,9 +53,9 @@ def _refused(code: str, message: str, details: list[dict[str, Any]] | None = Non
 
 
 class MemoryMcp:
-    """The MCP handlers over one :class:`MemoryClient` and one configured conversation context."""
+    """The MCP handlers over one :class:`AsyncMemoryClient` and one configured conversation context."""
 
-    def __init__(self, client: MemoryClient, context: ConversationContext) -> None:
+    def __init__(self, client: AsyncMemoryClient, context: ConversationContext) -> None:
         self.client = client
         self.context = context
         self._tools: list[ToolDefinition] | None = None
@@ -74,13 +73,11 @@ class MemoryMcp:
 
     async def _definitions(self) -> list[ToolDefinition]:
         if self._tools is None:
-            fetched: list[ToolDefinition] = await anyio.to_thread.run_sync(self.client.list_tools)
-            self._tools = fetched
-            return fetched
+            self._tools = await self.client.list_tools()
         return self._tools
 
     async def _memory_block(self) -> str:
-        answer = await anyio.to_thread.run_sync(self.client.get_context, self.context)
+        answer = await self.client.get_context(self.context)
         return answer["system_prompt"]
 
     async def list_tools(self, ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
@@ -104,9 +101,8 @@ class MemoryMcp:
                 "these arguments are not the tool's; whose memory it is comes from the server's configuration, "
                 f"never from a tool argument: {', '.join(undeclared)}",
             )
-        call = partial(self.client.call_tool, self.context, params.name, arguments)
         try:
-            answer = await anyio.to_thread.run_sync(call)
+            answer = dict(await self.client.call_tool(self.context, params.name, arguments))
         except MemoryApiError as error:
             return _refused(error.code, error.message, error.details)
         except MemoryTransportError as error:
@@ -182,7 +178,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         visibility="shared" if args.workspace else "private",
         workspace_id=args.workspace,
     )
-    memory = MemoryMcp(MemoryClient(args.api_url), context)
+    memory = MemoryMcp(AsyncMemoryClient(args.api_url), context)
     if args.transport == "stdio":
         anyio.run(memory.run_stdio)
     else:

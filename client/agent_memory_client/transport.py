@@ -1,154 +1,130 @@
-"""One HTTP exchange with the service: signing, timeouts, bounded retries with jitter, typed errors.
+"""The send, the one thing the blocking and the async clients do differently: ``httpx.Client`` or
+``httpx.AsyncClient``, ``time.sleep`` or ``asyncio.sleep`` between tries. Building each try's request,
+deciding whether to try again and reading the answer are ``exchange.py``'s, shared by both.
 
-httpx carries the requests (pooled connections, a timeout on every phase, and a transport a test can
-swap); requests to AWS are SigV4-signed for ``execute-api`` with the standard credential chain, requests
-to the local stack are not signed, and the management routes carry a bearer JWT instead.
+httpx carries the requests: pooled connections, a timeout on every phase, the ``auth=`` a client picked
+(``auth.py``), and a transport a test can swap (``http=httpx.Client(transport=httpx.MockTransport(...))``).
 """
 
 from __future__ import annotations
 
-import json
-import random
-import time
-import uuid
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal, TypedDict
-from urllib.parse import quote, urlsplit
+import asyncio
+from collections.abc import Mapping
+from typing import Any, Generic, Self, TypedDict, TypeVar
 
 import httpx
 
-from agent_memory_client import sigv4
-from agent_memory_client.errors import MemoryTransportError, api_error
-from agent_memory_client.flush import is_loopback
+from agent_memory_client.exchange import Blocking, Call, Exchange, RetryPolicy
 
-Signing = Literal["auto", "sigv4", "none"]
-RETRY_STATUSES = frozenset({429, 503})
+T = TypeVar("T")
+H = TypeVar("H", httpx.Client, httpx.AsyncClient)
 USER_AGENT = "agent-memory-client/0.1"
 
 
-class TransportOptions(TypedDict, total=False):
-    """``Transport``'s keyword arguments, as a client passes them through (each optional, ``Transport``'s
-    defaults apply)."""
+class PoolOptions(TypedDict, total=False):
+    """``timeout_s``: 10 s on each phase of a request (connect, read, write, pool); ``retry``: a
+    :class:`RetryPolicy` (three tries by default)."""
 
-    signing: Signing
-    region: str | None
-    credentials: sigv4.CredentialSource | None
     timeout_s: float
     retry: RetryPolicy | None
-    http: httpx.Client | None
 
 
-@dataclass
-class RetryPolicy:
-    """At most ``max_attempts`` tries on 429, 503 and lost connections; full-jitter exponential backoff.
-    A ``Retry-After`` longer than ``max_delay_s`` (a daily quota until midnight) is not waited for."""
-
-    max_attempts: int = 3
-    base_delay_s: float = 0.2
-    max_delay_s: float = 5.0
-    sleep: Callable[[float], None] = field(default=time.sleep, repr=False)
-
-    def delay(self, attempt: int, retry_after_s: float | None) -> float | None:
-        """Seconds to wait before try ``attempt + 1``, or None to give up."""
-        if attempt >= self.max_attempts:
-            return None
-        if retry_after_s is not None and retry_after_s > self.max_delay_s:
-            return None
-        jitter = random.uniform(0, min(self.max_delay_s, self.base_delay_s * 2 ** (attempt - 1)))  # noqa: S311
-        return max(retry_after_s or 0.0, jitter)
+def reject_unknown(options: Mapping[str, object], declared: Any) -> None:
+    """Keyword arguments gathered in ``**options`` that ``declared`` (a TypedDict) does not name are a
+    TypeError, as unknown keywords are for any function (a misspelt ``regoin=`` must not pass unseen)."""
+    if unknown := sorted(set(options) - declared.__required_keys__ - declared.__optional_keys__):
+        raise TypeError(f"unexpected keyword arguments: {', '.join(unknown)}")
 
 
-def _retry_after(headers: httpx.Headers) -> float | None:
-    try:
-        return float(headers["retry-after"]) if "retry-after" in headers else None
-    except ValueError:
-        return None
+def _pool(options: PoolOptions) -> dict[str, Any]:
+    """The pool a client opens when it is given none: no proxy or ``.netrc`` from the environment either (a
+    signed request goes where it was signed for)."""
+    return {"timeout": options.get("timeout_s", 10.0), "headers": {"user-agent": USER_AGENT}, "trust_env": False}
 
 
-def new_idempotency_key() -> str:
-    """A fresh key (the id pattern of docs/api.md §3), the same for every retry of one write."""
-    return uuid.uuid4().hex
-
-
-class Transport:
-    def __init__(
-        self,
-        endpoint: str,
-        *,
-        signing: Signing = "auto",
-        region: str | None = None,
-        credentials: sigv4.CredentialSource | None = None,
-        timeout_s: float = 10.0,
-        retry: RetryPolicy | None = None,
-        http: httpx.Client | None = None,
-    ) -> None:
+class _Sends(Generic[H]):
+    def __init__(self, endpoint: str, auth: httpx.Auth | None, retry: RetryPolicy | None, http: H) -> None:
         self.endpoint = endpoint.rstrip("/")
-        if signing == "auto":
-            host = urlsplit(self.endpoint).hostname or ""
-            signing = "sigv4" if host.endswith(".amazonaws.com") and not is_loopback(self.endpoint) else "none"
-        self.signing = signing
-        self._region = region
-        self._credentials = credentials
+        self.auth = auth
         self.retry = retry or RetryPolicy()
-        self._http = http or httpx.Client(timeout=timeout_s, headers={"user-agent": USER_AGENT}, trust_env=False)
+        self._http: H = http
+
+
+class Transport(_Sends[httpx.Client]):
+    """Blocking sends on one ``httpx.Client`` pool."""
+
+    @classmethod
+    def open(cls, endpoint: str, auth: httpx.Auth | None, options: PoolOptions, http: httpx.Client | None) -> Self:
+        return cls(endpoint, auth, options.get("retry"), http or httpx.Client(**_pool(options)))
+
+    def send(self, call: Call[T] | Blocking[T]) -> T:
+        if isinstance(call, Blocking):
+            return call.run()
+        exchange = Exchange(self.endpoint, call, self.retry)
+        while (wait := exchange.settle(self._try(exchange.request(self._http)))) is not None:
+            self.retry.sleep(wait)
+        return exchange.answer
+
+    def _try(self, request: httpx.Request) -> httpx.Response | httpx.TransportError:
+        try:
+            return self._http.send(request, auth=self.auth)
+        except httpx.TransportError as error:
+            return error
 
     def close(self) -> None:
         self._http.close()
 
-    def _signing_parameters(self) -> tuple[str, sigv4.CredentialSource]:
-        if self._region is None:
-            self._region = sigv4.region_of(self.endpoint) or sigv4.default_region()
-            if self._region is None:
-                raise ValueError("SigV4 needs a region: pass region= or set AWS_REGION")
-        if self._credentials is None:
-            self._credentials = sigv4.default_credentials()
-        return self._region, self._credentials
 
-    def request(
-        self,
-        method: str,
-        path: str,
-        *,
-        body: Any = None,
-        params: Mapping[str, object] | None = None,
-        bearer: str | None = None,
-        idempotency_key: str | None = None,
-    ) -> Any:
-        """Send, retrying 429/503 and lost connections; answer the JSON body (None for a 204) or raise."""
-        query = sigv4.query_string(params or {})
-        url = self.endpoint + quote(path, safe="/@-._~") + (f"?{query}" if query else "")
-        content = b"" if body is None else json.dumps(body, ensure_ascii=False).encode()
-        headers = {"content-type": "application/json"} if body is not None else {}
-        if idempotency_key is not None:
-            headers["idempotency-key"] = idempotency_key
-        attempt = 0
-        while True:
-            attempt += 1
-            sent = dict(headers)
-            if bearer is not None:
-                sent["authorization"] = f"Bearer {bearer}"
-            elif self.signing == "sigv4":
-                region, credentials = self._signing_parameters()
-                sent.update(sigv4.sign(method, url, headers, content, credentials=credentials(), region=region))
-            try:
-                answer = self._http.request(method, url, content=content or None, headers=sent)
-            except httpx.TransportError as error:
-                wait = self.retry.delay(attempt, None)
-                if wait is None:
-                    raise MemoryTransportError(f"{method} {path}: {type(error).__name__}: {error}") from error
-                self.retry.sleep(wait)
-                continue
-            if answer.status_code < 300:
-                return answer.json() if answer.content else None
-            retry_after = _retry_after(answer.headers)
-            if answer.status_code in RETRY_STATUSES:
-                wait = self.retry.delay(attempt, retry_after)
-                if wait is not None:
-                    self.retry.sleep(wait)
-                    continue
-            try:
-                payload: Any = answer.json()
-            except ValueError:
-                payload = answer.text
-            raise api_error(answer.status_code, payload, retry_after)
+class AsyncTransport(_Sends[httpx.AsyncClient]):
+    """The same sends, awaited, on one ``httpx.AsyncClient`` pool."""
+
+    @classmethod
+    def open(cls, endpoint: str, auth: httpx.Auth | None, options: PoolOptions, http: httpx.AsyncClient | None) -> Self:
+        return cls(endpoint, auth, options.get("retry"), http or httpx.AsyncClient(**_pool(options)))
+
+    async def send(self, call: Call[T] | Blocking[T]) -> T:
+        if isinstance(call, Blocking):
+            return await asyncio.to_thread(call.run)
+        exchange = Exchange(self.endpoint, call, self.retry)
+        while (wait := exchange.settle(await self._try(exchange.request(self._http)))) is not None:
+            await self.retry.async_sleep(wait)
+        return exchange.answer
+
+    async def _try(self, request: httpx.Request) -> httpx.Response | httpx.TransportError:
+        try:
+            return await self._http.send(request, auth=self.auth)
+        except httpx.TransportError as error:
+            return error
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+
+class SyncBase:
+    """The blocking half of a client: its transport, and ``close()`` (or a ``with`` block) for its pool."""
+
+    _transport: Transport
+
+    def close(self) -> None:
+        self._transport.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+
+class AsyncBase:
+    """The async half of a client: its transport, and ``await aclose()`` (or ``async with``) for its pool."""
+
+    _transport: AsyncTransport
+
+    async def aclose(self) -> None:
+        await self._transport.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.aclose()

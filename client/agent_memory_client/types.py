@@ -1,6 +1,11 @@
-"""The shapes of docs/api.md §3 to §5, as typed dictionaries: what each method returns, as the service answers it."""
+"""What each method returns, as typed dictionaries named and shaped as docs/openapi.json's response schemas.
 
-from __future__ import annotations
+Typed dictionaries, not classes: an answer is the service's JSON as it came (``answer["note"]["id"]``),
+so the client needs no validation library and a field the service adds reaches the caller untouched. The
+tests hold every class here to the schema of the same name (keys, required keys, value types); the
+annotations are evaluated when the module loads (no ``from __future__ import annotations``), so that
+``__required_keys__`` tells the truth at run time too.
+"""
 
 from dataclasses import asdict, dataclass
 from typing import Any, Literal, NotRequired, TypedDict
@@ -21,10 +26,18 @@ class ConversationContext:
         return {key: value for key, value in asdict(self).items() if value is not None}
 
 
+Scope = Literal["personal", "team"]
+Reason = Literal["tool", "dashboard", "compression", "consolidation", "restore"]
+
+
+class Health(TypedDict):
+    status: Literal["ok"]
+
+
 class Origin(TypedDict):
     user_id: str
     thread_id: str
-    compaction_id: NotRequired[str]
+    compaction_id: NotRequired[str | None]
 
 
 class Note(TypedDict):
@@ -55,32 +68,37 @@ class ToolDefinition(TypedDict):
     parameters: dict[str, Any]
 
 
-class RememberResult(TypedDict):
+class Remembered(TypedDict):
     note: Note
     truncated: bool
-    redacted: NotRequired[list[str]]
+    redacted: list[str]
 
 
-class DocumentWrite(TypedDict):
+class SavedDocument(TypedDict):
     document: Document
     compressed: bool
     warnings: list[str]
 
 
-class RecallResult(TypedDict):
+class Recalled(TypedDict):
     notes: list[ScoredNote]
     mode: Literal["semantic", "hybrid", "keyword"]
 
 
+ToolAnswer = Remembered | SavedDocument | Recalled
+
+
 class MemoryContext(TypedDict):
-    scope: Literal["personal", "team"]
+    scope: Scope
     document: Document
     recent_notes: list[Note]
     system_prompt: str
-    degraded: list[str]
+    degraded: list[Literal["document", "notes"]]
 
 
 class FlushResult(TypedDict):
+    """FlushFunction's answer (docs/api.md §4): a Lambda invocation, so not in the HTTP API's schemas."""
+
     status: Literal["written", "duplicate", "disabled", "failed"]
     note: Note | None
     reason: NotRequired[str]
@@ -91,44 +109,117 @@ class Limits(TypedDict):
     hard: int
 
 
-class DocumentView(TypedDict):
+class CurrentDocument(TypedDict):
     document: Document
-    limits: NotRequired[Limits]
+    limits: Limits
+
+
+class OneVersion(TypedDict):
+    document: Document
+
+
+class Author(TypedDict, total=False):
+    user_id: str | None
+    thread_id: str | None
+    run_id: str | None
 
 
 class VersionEntry(TypedDict):
     version: int
     chars: int
-    updated_at: str
-    reason: str
-    by: dict[str, str]
+    updated_at: str | None
+    reason: Reason
+    by: Author
 
 
-class VersionPage(TypedDict):
+class Versions(TypedDict):
     versions: list[VersionEntry]
     next_cursor: str | None
 
 
-class NotesDay(TypedDict):
+class NotesOfDay(TypedDict):
     day: str
     notes: list[Note]
 
 
-class NotesPage(TypedDict):
-    days: list[NotesDay]
+class NotesByDay(TypedDict):
+    days: list[NotesOfDay]
     next_before: str | None
 
 
-class ConsolidationRun(TypedDict, total=False):
+class RunFailure(TypedDict):
+    scope: str
+    reason: str
+
+
+class Run(TypedDict):
     run_id: str
+    status: Literal["running", "finished"]
+    groups_planned: int
     groups_done: int
     groups_failed: int
     notes_consolidated: int
     notes_remaining: int
     started_at: str
     finished_at: str | None
-    failures: list[dict[str, str]]
+    failures: list[RunFailure]
 
 
-class RunList(TypedDict):
-    runs: list[ConsolidationRun]
+class Runs(TypedDict):
+    runs: list[Run]
+
+
+class RunStarted(TypedDict):
+    run_id: str
+    status: Literal["started"]
+
+
+class ExportedVersion(TypedDict):
+    version: int
+    content: str
+    chars: int
+    updated_at: str | None
+    reason: Reason
+    by: Author
+
+
+class Export(TypedDict):
+    """One page of ``agent-memory-export/1``; follow ``next_cursor`` until it is None."""
+
+    format: Literal["agent-memory-export/1"]
+    scope: Scope
+    exported_at: str
+    document: Document
+    versions: list[ExportedVersion]
+    notes: list[Note]
+    next_cursor: str | None
+
+
+class ErasedCounts(TypedDict):
+    notes: int
+    versions: int
+    other: int
+
+
+class Receipt(TypedDict):
+    erased: ErasedCounts
+    finished_at: str
+
+
+class InjectionEntry(TypedDict):
+    at: str
+    thread_id: str
+    document_version: int
+    note_ids: list[str]
+
+
+class Injections(TypedDict):
+    injections: list[InjectionEntry]
+    next_cursor: str | None
+
+
+class Usage(TypedDict):
+    notes_today: int
+    notes_per_day_quota: int
+    chars: int
+    chars_quota: int

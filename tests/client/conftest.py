@@ -1,4 +1,5 @@
-"""One local stack (``python -m local.server``, as ``make run``) with the fake chat model, for this package's tests.
+"""One local stack (``python -m local.server``, as ``make run``) with the fake chat model, for this package's tests,
+and the two flavours of every client (blocking, async) that the tests hold to the same assertions.
 
 The stack is started by the end-to-end tier's own ``running_stack``; the model is ``tests/fake_openai.py``,
 so that a flush is ``written`` as it would be in AWS with Bedrock.
@@ -6,11 +7,23 @@ so that a flush is ``written`` as it would be in AWS with Bedrock.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
+import httpx
 import pytest
-from agent_memory_client import ConversationContext, ManagementClient, MemoryClient
+from agent_memory_client import (
+    AsyncManagementClient,
+    AsyncMemoryClient,
+    ConversationContext,
+    ManagementClient,
+    MemoryClient,
+    RetryPolicy,
+)
+from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 from tests.e2e.test_local_stack import Stack, running_stack
 from tests.fake_openai import FakeOpenAI, fake_openai_server
@@ -25,27 +38,116 @@ def fake_model() -> Iterator[FakeOpenAI]:
 
 
 @pytest.fixture(scope="package")
-def client_stack(tmp_path_factory: pytest.TempPathFactory, fake_model: FakeOpenAI) -> Iterator[Stack]:
-    logs = tmp_path_factory.mktemp("client-stack")
-    with running_stack(logs, MEMORY_CHAT_MODEL="openai:fake", OPENAI_BASE_URL=fake_model.base_url) as stack:
+def stacks(tmp_path_factory: pytest.TempPathFactory, fake_model: FakeOpenAI) -> Iterator[Callable[[str], Stack]]:
+    """``stacks(flavour)``: the flavour's own stack, started on first use. The async clients' tests write the
+    same users and scopes as the blocking ones', so each flavour starts from an empty stack."""
+    started: dict[str, Stack] = {}
+    with ExitStack() as running:
+
+        def stack(flavour: str) -> Stack:
+            if flavour not in started:
+                logs = tmp_path_factory.mktemp(f"client-stack-{flavour}")
+                settings = {"MEMORY_CHAT_MODEL": "openai:fake", "OPENAI_BASE_URL": fake_model.base_url}
+                started[flavour] = running.enter_context(running_stack(logs, **settings))
+            return started[flavour]
+
         yield stack
 
 
 @pytest.fixture
-def memory(client_stack: Stack) -> Iterator[MemoryClient]:
-    with MemoryClient(
+def client_stack(stacks: Callable[[str], Stack], stack_flavour: Flavour) -> Stack:
+    return stacks(stack_flavour.name)
+
+
+class Awaited:
+    """An async client driven from a test's synchronous code: each method call runs on the portal's event loop
+    (one loop for the client's whole life, as its connection pool wants), and ``close()`` is its ``aclose()``."""
+
+    def __init__(self, client: Any, portal: BlockingPortal) -> None:
+        self._client = client
+        self._portal = portal
+
+    def __getattr__(self, name: str) -> Any:
+        attribute = getattr(self._client, name)
+        if not callable(attribute):
+            return attribute
+        return lambda *args, **kwargs: self._portal.call(partial(attribute, *args, **kwargs))
+
+    def close(self) -> None:
+        self._portal.call(self._client.aclose)
+
+    def __enter__(self) -> Awaited:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+
+@dataclass
+class Flavour:
+    """Opens the blocking clients, or the async ones behind :class:`Awaited`: a test written against the
+    blocking API holds both to its assertions."""
+
+    name: str
+    portal: BlockingPortal
+
+    def mock(self, handler: Callable[[httpx.Request], httpx.Response]) -> httpx.Client | httpx.AsyncClient:
+        """An httpx client of this flavour whose requests ``handler`` answers (httpx's MockTransport)."""
+        http = httpx.Client if self.name == "sync" else httpx.AsyncClient
+        return http(transport=httpx.MockTransport(handler))
+
+    def retry(self, sleeps: list[float], **policy: Any) -> RetryPolicy:
+        """A retry policy that records each wait instead of waiting, in this flavour's way of sleeping."""
+
+        async def record(seconds: float) -> None:
+            sleeps.append(seconds)
+
+        return RetryPolicy(sleep=sleeps.append, async_sleep=record, **policy)
+
+    def memory(self, endpoint: str, **options: Any) -> MemoryClient:
+        if self.name == "sync":
+            return MemoryClient(endpoint, **options)
+        return Awaited(AsyncMemoryClient(endpoint, **options), self.portal)  # type: ignore[return-value]
+
+    def management(self, endpoint: str, **options: Any) -> ManagementClient:
+        if self.name == "sync":
+            return ManagementClient(endpoint, **options)
+        return Awaited(AsyncManagementClient(endpoint, **options), self.portal)  # type: ignore[return-value]
+
+
+@pytest.fixture(scope="package")
+def portal() -> Iterator[BlockingPortal]:
+    with start_blocking_portal() as running:
+        yield running
+
+
+@pytest.fixture(params=["sync", "async"])
+def flavour(request: pytest.FixtureRequest, portal: BlockingPortal) -> Flavour:
+    return Flavour(request.param, portal)
+
+
+@pytest.fixture
+def stack_flavour(portal: BlockingPortal) -> Flavour:
+    """The flavour of ``memory`` and ``dashboard``: blocking, unless a module overrides this fixture with
+    ``flavour`` to run its tests with both."""
+    return Flavour("sync", portal)
+
+
+@pytest.fixture
+def memory(client_stack: Stack, stack_flavour: Flavour) -> Iterator[MemoryClient]:
+    with stack_flavour.memory(
         f"http://127.0.0.1:{client_stack.api_port}", lambda_endpoint=f"http://127.0.0.1:{client_stack.lambda_port}"
     ) as client:
         yield client
 
 
 @pytest.fixture
-def dashboard(client_stack: Stack) -> Any:
+def dashboard(client_stack: Stack, stack_flavour: Flavour) -> Any:
     """``dashboard(token)``: a management client for the stack with that token."""
     opened: list[ManagementClient] = []
 
     def _open(token: str) -> ManagementClient:
-        opened.append(ManagementClient(f"http://127.0.0.1:{client_stack.api_port}", token=token))
+        opened.append(stack_flavour.management(f"http://127.0.0.1:{client_stack.api_port}", token=token))
         return opened[-1]
 
     yield _open

@@ -1,4 +1,5 @@
-"""The client package against the local stack: every route of docs/api.md §3 to §5, success and each refusal."""
+"""The client package against the local stack: every route of docs/api.md §3 to §5, success and each refusal, with
+the blocking and the async clients alike."""
 
 from __future__ import annotations
 
@@ -22,12 +23,18 @@ from agent_memory_client import (
 from botocore.exceptions import NoRegionError
 
 from local.token import mint
-from tests.client.conftest import FLUSH_SUMMARY, conversation_context
+from tests.client.conftest import FLUSH_SUMMARY, Flavour, conversation_context
 from tests.e2e.test_local_stack import Stack
 from tests.events import event_body
 from tests.fake_openai import FakeOpenAI
 
 pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def stack_flavour(flavour: Flavour) -> Flavour:
+    """Each test of this module runs with the blocking clients, then with the async ones."""
+    return flavour
 
 
 # --- tools and context (§3) -----------------------------------------------------------------------------------
@@ -146,8 +153,8 @@ def test_the_flush_is_written_once_per_compaction(memory: MemoryClient, fake_mod
     assert [note["text"] for note in memory.get_context(ctx)["recent_notes"]] == [FLUSH_SUMMARY]
 
 
-def test_a_flush_to_a_missing_function_is_failed_not_raised(client_stack: Stack) -> None:
-    client = MemoryClient(
+def test_a_flush_to_a_missing_function_is_failed_not_raised(client_stack: Stack, stack_flavour: Flavour) -> None:
+    client = stack_flavour.memory(
         f"http://127.0.0.1:{client_stack.api_port}",
         lambda_endpoint=f"http://127.0.0.1:{client_stack.lambda_port}",
         flush_function="NoSuchFunction",

@@ -149,10 +149,10 @@ def test_without_a_user_the_server_refuses_to_start() -> None:
 
 
 def test_a_service_that_does_not_answer_is_an_error_result_not_a_crash() -> None:
-    from agent_memory_client import RetryPolicy
+    from agent_memory_client import AsyncMemoryClient, RetryPolicy
     from agent_memory_client.mcp_server import MemoryMcp
 
-    unreachable = MemoryClient(f"http://127.0.0.1:{free_port()}", timeout_s=1, retry=RetryPolicy(max_attempts=1))
+    unreachable = AsyncMemoryClient(f"http://127.0.0.1:{free_port()}", timeout_s=1, retry=RetryPolicy(max_attempts=1))
     server = MemoryMcp(unreachable, ConversationContext(user_id="u-1", thread_id="t-1"))
     server._tools = [
         {"name": "recall", "description": "d", "parameters": {"type": "object", "properties": {"query": {}}}}
