@@ -20,8 +20,8 @@ sys.path[:0] = sys.argv[1:3]
 start = time.perf_counter_ns()
 importlib.import_module(sys.argv[3])
 imported = time.perf_counter_ns()
-from agent_memory.runtime import memory_service
-memory_service()
+from agent_memory.bootstrap import services
+services().memory_service
 print((imported - start) / 1e6, (time.perf_counter_ns() - imported) / 1e6)
 """
 

@@ -70,7 +70,7 @@ def measure_consolidation(
     The notes are written through the store ``remember`` uses; the fake model answers after
     ``options.consolidation_model_s`` seconds, so the wall time shows how well the groups overlap.
     """
-    from agent_memory import runtime
+    from agent_memory import bootstrap
     from agent_memory.basics.settings import get_settings
     from agent_memory.domain.notes import Origin
     from agent_memory.domain.scope import Scope
@@ -79,7 +79,7 @@ def measure_consolidation(
     from tests.fakes import FakeChatModel
 
     with toolkit.moto() as (counter, _), atomic_moto_requests(), quiet_powertools():
-        notes = runtime.memory_service().notes
+        notes = bootstrap.services().memory_service.notes
         created = RUN_AT - timedelta(days=8)
         for scope_index in range(scopes):
             user = f"bench-consolidate-{scope_index:02d}"
@@ -94,7 +94,7 @@ def measure_consolidation(
                     origin=Origin(user, "t-1"),
                 )
         model = FakeChatModel(reply=merge, delay_s=options.consolidation_model_s)
-        consolidator = runtime.consolidator()
+        consolidator = bootstrap.services().consolidator
         consolidator.chat_model = lambda: model
         concurrency = get_settings().consolidation_concurrency
         handler = load_handler("ConsolidateFunction")

@@ -80,7 +80,7 @@ def _fan_out_once(scopes: int, notes_each: int, model_s: float, concurrency: int
 
     import boto3
 
-    from agent_memory import runtime
+    from agent_memory import bootstrap
     from agent_memory.consolidation.worker import fold_queued
     from agent_memory.edges.events import QueuedGroupRecord, queued_group
     from bench.consolidation import merge
@@ -91,7 +91,7 @@ def _fan_out_once(scopes: int, notes_each: int, model_s: float, concurrency: int
         seed_due_scopes(scopes, notes_each)
         mapping = local_queue()
         model = FakeChatModel(reply=merge, delay_s=model_s)
-        consolidator = runtime.consolidator()
+        consolidator = bootstrap.services().consolidator
         consolidator.chat_model = lambda: model
         take()
         sqs = boto3.client("sqs")
@@ -207,7 +207,7 @@ def planner_peak_bytes(due_notes: int, notes_each: int = 4) -> int:
 
     import boto3
 
-    from agent_memory import runtime
+    from agent_memory import bootstrap
     from bench.runner import settings_environment
     from local.template import table_definitions
 
@@ -224,7 +224,7 @@ def planner_peak_bytes(due_notes: int, notes_each: int = 4) -> int:
                 client.create_table(**definition)
             seed_due_scopes(due_notes // notes_each, notes_each, markers_only=True)
             local_queue()
-            consolidator = runtime.consolidator()
+            consolidator = bootstrap.services().consolidator
             consolidator.store.acquire_lease("warm-up", now_epoch=0, lease_s=0)  # clients built before tracing:
             consolidator.store.release_lease("warm-up")  # loading their models is a constant, not the walk's
             consolidator.queue()

@@ -30,7 +30,7 @@ def measure(rtt_ms: float = 5.0, runs: int = 200) -> dict[str, float]:
     import boto3
     from moto import mock_aws
 
-    from agent_memory import runtime
+    from agent_memory import bootstrap
     from agent_memory.basics.clock import utc_now
     from agent_memory.domain.commands import DocumentWrite
     from agent_memory.domain.document import Author
@@ -45,9 +45,9 @@ def measure(rtt_ms: float = 5.0, runs: int = 200) -> dict[str, float]:
         client = boto3.client("dynamodb")
         for definition in table_definitions().values():
             client.create_table(**definition)
-        runtime.reset()
+        bootstrap.reset()
         scope = Scope("personal", "bench-context")
-        service = runtime.memory_service()
+        service = bootstrap.services().memory_service
         service.update_memory(DocumentWrite(scope, "# Me\n" + "- prefers tea\n" * 200, None, "tool", Author("bench")))
         for n in range(10):
             write_note(scope, utc_now() - timedelta(minutes=n), f"fact {n}: walks the dog at seven")

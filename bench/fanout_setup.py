@@ -21,7 +21,7 @@ def counted_moto() -> Iterator[Callable[[], tuple[Counter[str], Counter[str]]]]:
     import boto3
     from moto import mock_aws
 
-    from agent_memory import runtime
+    from agent_memory import bootstrap
     from bench.moto_fast import fast_moto
     from local.template import table_definitions
     from tests.moto_support import atomic_moto_requests
@@ -38,7 +38,7 @@ def counted_moto() -> Iterator[Callable[[], tuple[Counter[str], Counter[str]]]]:
         client = boto3.client("dynamodb")
         for definition in table_definitions().values():
             client.create_table(**definition)
-        runtime.reset()
+        bootstrap.reset()
 
         def take() -> tuple[Counter[str], Counter[str]]:
             taken = Counter(seen["dynamodb"]), Counter(seen["sqs"])
@@ -103,13 +103,13 @@ def _flush(client: Any, batch: list[dict[str, Any]]) -> None:
 
 
 def local_queue() -> Any:
-    from agent_memory import runtime
+    from agent_memory import bootstrap
     from local.sqs_mapping import LocalQueueMapping
 
     mapping = LocalQueueMapping(None, lambda event: None, visibility_s=300)
     os.environ["MEMORY_CONSOLIDATION_QUEUE_URL"] = mapping.url
     os.environ["MEMORY_CONSOLIDATION_MAX_GROUPS"] = "0"
-    runtime.reset()
+    bootstrap.reset()
     return mapping
 
 

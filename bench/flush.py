@@ -101,7 +101,7 @@ def measure_flush(variant: FlushVariant, client: Any, counter: RequestCounter) -
     from about 20 to 280 ms over 1,500 calls). DynamoDB's own cost does not grow with the partition, and
     no flush reads another event's claim or note, so this keeps only moto's growth out of the numbers.
     """
-    from agent_memory import runtime
+    from agent_memory import bootstrap
     from agent_memory.basics.observability import metrics
     from agent_memory.domain.scope import bind_scope
     from agent_memory.edges.requests import parse_flush_request
@@ -111,7 +111,7 @@ def measure_flush(variant: FlushVariant, client: Any, counter: RequestCounter) -
     from tests.fakes import FakeChatModel
 
     model = FakeChatModel(reply=lambda system, prompt: FLUSH_SUMMARY, delay_s=variant.model_ms / 1e3)
-    runtime.flush_service().chat_model = lambda: model
+    bootstrap.services().flush_service.chat_model = lambda: model
     handler = load_handler(FLUSH_FUNCTION)
     context = LambdaContext(function_name=FLUSH_FUNCTION)
     body = event_body("flush")

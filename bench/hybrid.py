@@ -108,7 +108,7 @@ def _users(options: Options) -> list[str]:
 
 
 def _measure(toolkit: Toolkit, options: Options) -> HybridResult:
-    from agent_memory import runtime
+    from agent_memory import bootstrap
     from agent_memory.domain.scope import Scope
     from local.stream_mapping import LocalStreamMapping
     from local.template import load_handler
@@ -135,7 +135,7 @@ def _measure(toolkit: Toolkit, options: Options) -> HybridResult:
         toolkit.log(f"hybrid recall: writing {options.notes:,} notes in {options.scopes} scopes to the table")
         for user in _users(options):
             batch_write(client, recall_items(Scope("personal", user), user, 0, per_scope, toolkit.fact_text))
-        runtime.notes_indexer()  # ensures the index: not a cost of the notes
+        assert bootstrap.services().notes_indexer is not None  # building it ensures the index: not a cost of the notes
         toolkit.log("hybrid recall: indexing them through the stream and IndexerFunction")
         start = time.perf_counter()
         delivered = 0
@@ -143,7 +143,7 @@ def _measure(toolkit: Toolkit, options: Options) -> HybridResult:
             delivered += count
         indexing_s = time.perf_counter() - start
         failed = sum(len(answer["batchItemFailures"]) for answer in answers)
-        index = runtime.notes_index()
+        index = bootstrap.services().notes_index
         assert index is not None
         index.refresh()
         indexed = sum(index.count(f"user#{user}") for user in _users(options))
@@ -211,9 +211,9 @@ def _time_recall(toolkit: Toolkit, options: Options) -> tuple[list[int], dict[st
 
 def _time_msearch(toolkit: Toolkit, options: Options) -> list[int]:
     """The node's share: the same queries' ``_msearch`` alone (the query vectors computed beforehand)."""
-    from agent_memory import runtime
+    from agent_memory import bootstrap
 
-    index, embedder = runtime.notes_index(), runtime.embedding_model()
+    index, embedder = bootstrap.services().notes_index, bootstrap.services().embedding_model
     assert index is not None and embedder is not None
     pairs = _queries(toolkit, options, options.calls)
     vectors = embedder.embed([query for _, query in pairs])

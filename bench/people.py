@@ -117,7 +117,7 @@ def _note_items(count: int, fact_text: Any) -> Iterator[list[dict[str, Any]]]:
 
 
 def measure_people(toolkit: Toolkit, *, notes: int = 100_000, calls: int = 200) -> PeopleResult:
-    from agent_memory import runtime
+    from agent_memory import bootstrap
     from agent_memory.domain.scope import Scope
     from local.template import load_handler
     from tests.events import load_event
@@ -129,7 +129,7 @@ def measure_people(toolkit: Toolkit, *, notes: int = 100_000, calls: int = 200) 
         for chunk in _note_items(notes, toolkit.fact_text):
             batch_write(client, chunk)
         seed_s = time.perf_counter() - started
-        people = runtime.people()
+        people = bootstrap.services().people
 
         toolkit.log("people: export")
         rss_before = _status_mb("VmRSS")  # moto's in-memory table is part of it
@@ -179,7 +179,7 @@ def measure_people(toolkit: Toolkit, *, notes: int = 100_000, calls: int = 200) 
             if index >= 20:  # warm-up
                 samples[record].append(elapsed)
         setattr(module, "record_injection", recording)  # noqa: B010
-        runtime.injection_recorder().wait(30)
+        bootstrap.services().injection_recorder.wait(30)
         written = client.query(
             TableName=TABLE,
             KeyConditionExpression="pk = :pk AND begins_with(sk, :inj)",

@@ -66,13 +66,13 @@ def measure(calls: int = 400, block: int = 50) -> tuple[float, float]:
     """``(p50 without, p50 with)`` in ms over ``calls`` timed calls each, in alternating blocks of ``block``."""
     import boto3
 
-    from agent_memory import runtime
+    from agent_memory import bootstrap
     from local.lambda_context import LambdaContext
     from local.template import load_handler
     from tests.events import load_event
 
     with moto_server(), quiet_powertools():
-        runtime.reset()  # clients built from here on use the server
+        bootstrap.reset()  # clients built from here on use the server
         create_tables(boto3.client("dynamodb"))
         handler = load_handler("ContextFunction")
         module = sys.modules["_handler_ContextFunction"]
@@ -91,10 +91,10 @@ def measure(calls: int = 400, block: int = 50) -> tuple[float, float]:
                 clear_metrics()
                 if index >= WARMUP:
                     samples[record].append(elapsed)
-            runtime.injection_recorder().wait(30)
+            bootstrap.services().injection_recorder.wait(30)
         finally:
             setattr(module, "record_injection", recording)  # noqa: B010
-            runtime.reset()
+            bootstrap.reset()
     return percentile_ms(samples[False], 0.5), percentile_ms(samples[True], 0.5)
 
 

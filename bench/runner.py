@@ -136,14 +136,14 @@ def instrumented_client(counter: RequestCounter) -> Any:
     the two differ only by our code; the counter is on the session both clients come from."""
     import boto3
 
-    from agent_memory import runtime
+    from agent_memory import bootstrap
     from agent_memory.basics.settings import get_settings
     from agent_memory.storage.client import make_dynamodb_client
 
     boto3.setup_default_session()  # inside mock_aws, which patches the default session away
     assert boto3.DEFAULT_SESSION is not None
     boto3.DEFAULT_SESSION.events.register("before-send.dynamodb", counter)
-    runtime.reset()  # the service builds its client on its next call, from this session
+    bootstrap.reset()  # the service builds its client on its next call, from this session
     return make_dynamodb_client(get_settings())
 
 
@@ -277,11 +277,11 @@ def fresh_moto() -> Iterator[tuple[RequestCounter, Any]]:
 @contextmanager
 def settings_environment(**values: str) -> Iterator[None]:
     """The service's settings for this section only (the runtime's caches are reset on the way in and out)."""
-    from agent_memory import runtime
+    from agent_memory import bootstrap
 
     previous = {name: os.environ.get(name) for name in values}
     os.environ.update(values)
-    runtime.reset()
+    bootstrap.reset()
     try:
         yield
     finally:
@@ -290,4 +290,4 @@ def settings_environment(**values: str) -> Iterator[None]:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
-        runtime.reset()
+        bootstrap.reset()

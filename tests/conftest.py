@@ -16,7 +16,7 @@ import pytest
 from moto import mock_aws
 from moto.server import ThreadedMotoServer
 
-from agent_memory import runtime
+from agent_memory import bootstrap
 from agent_memory.domain.notes import Origin
 from agent_memory.domain.scope import Scope
 from local.lambda_context import LambdaContext
@@ -58,11 +58,11 @@ def _environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         monkeypatch.setenv(name, value)
     for name in ("MEMORY_CHAT_MODEL", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_PROFILE"):
         monkeypatch.delenv(name, raising=False)
-    runtime.reset()
+    bootstrap.reset(keep_provided=False)
     yield
-    if runtime.injection_recorder.cache_info().currsize:  # its writer thread must not write into the next test
-        runtime.injection_recorder().wait()
-    runtime.reset()
+    if bootstrap.built("injection_recorder"):  # its writer thread must not write into the next test
+        bootstrap.services().injection_recorder.wait()
+    bootstrap.reset(keep_provided=False)
 
 
 @pytest.fixture
@@ -135,8 +135,8 @@ def sandboxes(monkeypatch: pytest.MonkeyPatch, lambda_context: LambdaContext) ->
     started: list[Any] = []
 
     def _start() -> Any:
-        runtime.reset()
-        pool = multiprocessing.get_context("fork").Pool(processes=20, initializer=runtime.reset)
+        bootstrap.reset()
+        pool = multiprocessing.get_context("fork").Pool(processes=20, initializer=bootstrap.reset)
         server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
         server.start()
         started.extend([pool, server])
@@ -173,7 +173,7 @@ def _free_port() -> int:
 
 def write_note(scope: Scope, created: datetime, text: str) -> str:
     """A note written at ``created`` through the same store as ``remember``; returns its id."""
-    note = runtime.memory_service().notes.append(
+    note = bootstrap.services().memory_service.notes.append(
         scope,
         created=created,
         text=text,

@@ -38,7 +38,7 @@ LAYERS = {
 }
 # The composition root builds the object graph from the settings: above the use cases, and only the edges
 # (which hand its services to the routes) may import it.
-COMPOSITION = f"{LAYER}.runtime"
+COMPOSITION = f"{LAYER}.bootstrap"
 COMPOSITION_RANK = 4
 
 

@@ -9,8 +9,8 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.basics.observability import logger, metrics
 from agent_memory.basics.settings import require_valid_settings
+from agent_memory.bootstrap import services
 from agent_memory.edges.events import scheduled_run
-from agent_memory.runtime import consolidator
 
 require_valid_settings()  # a setting the service cannot use fails the initialisation, with one line
 
@@ -18,4 +18,4 @@ require_valid_settings()  # a setting the service cannot use fails the initialis
 @logger.inject_lambda_context
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return consolidator().run(scheduled_run(event), remaining_ms=context.get_remaining_time_in_millis)
+    return services().consolidator.run(scheduled_run(event), remaining_ms=context.get_remaining_time_in_millis)

@@ -11,11 +11,11 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.basics.observability import logger, metrics
 from agent_memory.basics.settings import require_valid_settings
+from agent_memory.bootstrap import services
 from agent_memory.domain.shapes import MemoryContext
 from agent_memory.edges.http import answer, body_text, make_resolver
 from agent_memory.edges.responses import documented
 from agent_memory.edges.tool_call import parse_context_call
-from agent_memory.runtime import memory_service, record_injection
 
 require_valid_settings()  # a setting the service cannot use fails the initialisation, with one line
 
@@ -31,8 +31,8 @@ app = make_resolver()
 )
 def context() -> Response[dict[str, Any]]:
     conversation, scope = parse_context_call(body_text(app.current_event))
-    memory = memory_service().context(scope)
-    record_injection(scope, conversation.thread_id, memory)  # queued: written behind the turn, never awaited
+    memory = services().memory_service.context(scope)
+    services().record_injection(scope, conversation.thread_id, memory)  # queued: written behind the turn, never awaited
     return answer(200, memory)
 
 

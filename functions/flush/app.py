@@ -10,8 +10,8 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from agent_memory.basics.errors import MemoryServiceError
 from agent_memory.basics.observability import logger, metrics
 from agent_memory.basics.settings import require_valid_settings
+from agent_memory.bootstrap import services
 from agent_memory.edges.events import flush_command
-from agent_memory.runtime import flush_service
 
 require_valid_settings()  # a setting the service cannot use fails the initialisation, with one line
 
@@ -19,7 +19,7 @@ require_valid_settings()  # a setting the service cannot use fails the initialis
 @logger.inject_lambda_context
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    service = flush_service()
+    service = services().flush_service
     try:
         command = flush_command(event)
     except MemoryServiceError as refusal:

@@ -17,13 +17,13 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.basics.observability import logger, metrics
 from agent_memory.basics.settings import require_valid_settings
+from agent_memory.bootstrap import services
 from agent_memory.edges.events import note_change
 from agent_memory.recall.index_check import require_matching_index
-from agent_memory.runtime import notes_index, notes_indexer
 
 require_valid_settings()  # a setting the service cannot use fails the initialisation, with one line
 require_matching_index(
-    notes_index()
+    services().notes_index
 )  # vectors of another size than the index's fail it too (agent_memory.recall.index_check)
 
 processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
@@ -32,7 +32,7 @@ processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
 @logger.inject_lambda_context
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> PartialItemFailureResponse:
-    batch = notes_indexer().batch(remaining_s=context.get_remaining_time_in_millis() / 1000)
+    batch = services().notes_indexer.batch(remaining_s=context.get_remaining_time_in_millis() / 1000)
 
     def stage(record: DynamoDBRecord) -> str:
         return batch.add(note_change(record))

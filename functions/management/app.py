@@ -17,6 +17,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from agent_memory.basics.errors import InvalidInput, MalformedRequest, MemoryServiceError, UnsupportedMediaType
 from agent_memory.basics.observability import logger, metrics
 from agent_memory.basics.settings import get_settings, require_valid_settings
+from agent_memory.bootstrap import services
 from agent_memory.edges.auth import Principal, principal_from_event
 from agent_memory.edges.http import body_text, error_result, make_resolver
 from agent_memory.edges.parsing import (
@@ -28,11 +29,10 @@ from agent_memory.edges.parsing import (
 )
 from agent_memory.edges.routes import admin, memory, people
 from agent_memory.recall.index_check import require_matching_index
-from agent_memory.runtime import notes_index
 
 require_valid_settings()  # a setting the service cannot use fails the initialisation, with one line
 require_matching_index(
-    notes_index()
+    services().notes_index
 )  # vectors of another size than the index's fail it too (agent_memory.recall.index_check)
 
 app = make_resolver(enable_validation=True)

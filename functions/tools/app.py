@@ -11,6 +11,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.basics.observability import logger, metrics
 from agent_memory.basics.settings import require_valid_settings
+from agent_memory.bootstrap import services
 from agent_memory.domain.commands import DocumentWrite
 from agent_memory.domain.document import Author
 from agent_memory.domain.notes import Origin
@@ -23,11 +24,10 @@ from agent_memory.edges.tool_call import ArgsT, ToolCall, parse_tool_call
 from agent_memory.edges.tool_catalog import tool_definitions
 from agent_memory.memory.idempotency import Answer
 from agent_memory.recall.index_check import require_matching_index
-from agent_memory.runtime import idempotency, memory_service, notes_index, recall_service
 
 require_valid_settings()  # a setting the service cannot use fails the initialisation, with one line
 require_matching_index(
-    notes_index()
+    services().notes_index
 )  # vectors of another size than the index's fail it too (agent_memory.recall.index_check)
 
 app = make_resolver()
@@ -49,7 +49,7 @@ def _tool(name: str, summary: str) -> Callable[[Callable[..., Any]], Callable[..
 def remember() -> Response[Any]:
     def _remember(call: ToolCall[RememberArgs]) -> Answer:
         origin = Origin(user_id=call.context.user_id, thread_id=call.context.thread_id)
-        return Answer(201, memory_service().remember(call.scope, origin, call.arguments.text).json_body())
+        return Answer(201, services().memory_service.remember(call.scope, origin, call.arguments.text).json_body())
 
     return _write(RememberArgs, "remember", _remember)
 
@@ -59,7 +59,7 @@ def update_memory() -> Response[Any]:
     def _update(call: ToolCall[UpdateMemoryArgs]) -> Answer:
         by = Author(user_id=call.context.user_id, thread_id=call.context.thread_id)
         write = DocumentWrite(call.scope, call.arguments.content, call.context.document_version, "tool", by)
-        saved = memory_service().update_memory(write)
+        saved = services().memory_service.update_memory(write)
         return Answer(200, saved.json_body())
 
     return _write(UpdateMemoryArgs, "update_memory", _update)
@@ -71,14 +71,14 @@ def _write(arguments: type[ArgsT], route: str, run: Callable[[ToolCall[ArgsT]], 
     call = parse_tool_call(body_text(app.current_event), arguments)
     key = idempotency_key(app.current_event.headers)
     fingerprint = {"context": call.context.model_dump(), "arguments": call.arguments.model_dump()}
-    done = idempotency().run_once(call.scope, route, key, fingerprint, lambda: run(call))
+    done = services().idempotency.run_once(call.scope, route, key, fingerprint, lambda: run(call))
     return json_response(done.status, done.body)
 
 
 @_tool("recall", "search the notes, best first")
 def recall() -> Response[dict[str, Any]]:
     call = parse_tool_call(body_text(app.current_event), RecallArgs)
-    return answer(200, recall_service().recall(call.scope, call.arguments.query, k=call.arguments.k))
+    return answer(200, services().recall_service.recall(call.scope, call.arguments.query, k=call.arguments.k))
 
 
 @app.get(

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from agent_memory import runtime
+from agent_memory import bootstrap
 from agent_memory.basics.errors import InvalidInput
 from agent_memory.domain.context_block import system_prompt
 from agent_memory.domain.document import EMPTY_DOCUMENT
@@ -43,7 +43,7 @@ _NOTE_LINE = re.compile(r"- \[(\d{4}-\d{2}-\d{2}) #(\d+)\] (.*)")
 @pytest.fixture(autouse=True)
 def _local_auth(monkeypatch):
     monkeypatch.setenv("MEMORY_LOCAL_JWT_SECRET", "local-dev-secret")
-    runtime.reset()
+    bootstrap.reset()
 
 
 def _manage(name: str, path: str, body: dict[str, Any]) -> Answer:
@@ -69,7 +69,9 @@ def note_by_remember(call, text: str, i: int) -> None:
 
 
 def note_by_flush(call, text: str, i: int, monkeypatch) -> None:
-    monkeypatch.setattr(runtime.flush_service(), "chat_model", lambda: FakeChatModel(reply=lambda s, p: text))
+    monkeypatch.setattr(
+        bootstrap.services().flush_service, "chat_model", lambda: FakeChatModel(reply=lambda s, p: text)
+    )
     body = event_body("flush")
     body["compaction_id"] = f"cmp-{i}"
     assert call("flush", body).body["status"] in ("written", "failed")
@@ -102,7 +104,7 @@ def document_by_restore(call, text: str, i: int, monkeypatch) -> None:
 
 def document_by_consolidation(call, text: str, i: int, monkeypatch) -> None:
     write_note(TEAM, datetime(2026, 11, 20, 9, 0, tzinfo=UTC), f"old fact {i}")
-    monkeypatch.setattr(runtime.consolidator(), "chat_model", lambda: FakeChatModel(reply=lambda s, p: text))
+    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: FakeChatModel(reply=lambda s, p: text))
     event = event_body("scheduled")
     event["time"] = "2026-12-03T03:00:00Z"
     result = load_handler("ConsolidateFunction")(event, _ConsolidationContext())

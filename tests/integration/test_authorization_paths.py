@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from agent_memory import runtime
+from agent_memory import bootstrap
 from local.template import load_handler
 from local.token import mint
 from tests.conftest import LambdaContext, shared
@@ -21,7 +21,7 @@ from tests.events import load_event
 @pytest.fixture(autouse=True)
 def _local_auth(monkeypatch):
     monkeypatch.setenv("MEMORY_LOCAL_JWT_SECRET", "local-dev-secret")
-    runtime.reset()
+    bootstrap.reset()
 
 
 def _on_stage(event_name: str, stage: str, path: str, token: str) -> tuple[int, dict]:

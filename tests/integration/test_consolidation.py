@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from agent_memory import runtime
+from agent_memory import bootstrap
 from agent_memory.basics.clock import iso
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.document_store import DocumentStore
@@ -32,7 +32,7 @@ def merge(system: str, prompt: str) -> str:
 @pytest.fixture
 def model(monkeypatch):
     fake = FakeChatModel(reply=merge)
-    monkeypatch.setattr(runtime.consolidator(), "chat_model", lambda: fake)
+    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: fake)
     return fake
 
 
@@ -172,7 +172,7 @@ def test_the_20000_character_cap_and_the_forced_compression_after_it(aws, model,
     for i in range(20):
         write_note(PERSONAL, days_ago(9) + timedelta(seconds=i), f"{i:02d} " + "x" * 1497)  # 1,500 characters
     compressor = FakeChatModel(reply=lambda system, prompt: "# compressed\n" + "y" * 17_000)
-    monkeypatch.setattr(runtime.memory_service(), "chat_model", lambda: compressor)
+    monkeypatch.setattr(bootstrap.services().memory_service, "chat_model", lambda: compressor)
 
     first = consolidate()
     second = consolidate(RUN_AT + timedelta(days=1))  # 19,500 + 7 x 1,500 crosses the hard limit
@@ -196,7 +196,7 @@ def test_a_failed_group_leaves_its_notes_unmarked_and_is_retried_next_run(aws, m
     assert (first["groups_done"], first["groups_failed"], first["notes_remaining"]) == (1, 1, 2)
     assert all(item["consolidated"] == {"BOOL": False} for item in notes_of(aws, team))
     assert DocumentStore(aws, "MemoryTable").current(team).version == 0
-    runs = runtime.consolidator().store.runs(5)
+    runs = bootstrap.services().consolidator.store.runs(5)
     assert runs[0]["failures"] == [{"scope": "ws#w-bad", "reason": "the chat model answered with an empty document"}]
     assert runs[0]["finished_at"] is not None and runs[0]["started_at"] <= runs[0]["finished_at"]
 
@@ -217,7 +217,7 @@ def test_a_model_error_fails_the_group_only(aws, model):
 
 
 def test_without_a_model_every_group_fails_and_nothing_is_marked(aws, monkeypatch):
-    monkeypatch.setattr(runtime.consolidator(), "chat_model", lambda: None)
+    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: None)
     write_note(PERSONAL, days_ago(9), "x")
 
     result = consolidate()
@@ -252,7 +252,7 @@ def _die_on(monkeypatch, target, name, *, after_calls=0):
 )
 def test_dying_at_any_step_then_rerunning_folds_every_note_exactly_once(aws, model, monkeypatch, where, after_calls):
     ids = [write_note(PERSONAL, days_ago(9) + timedelta(seconds=i), f"n{i}") for i in range(6)]
-    consolidator = runtime.consolidator()
+    consolidator = bootstrap.services().consolidator
     with monkeypatch.context() as patch:
         if where == "after the model call":
             _die_on(patch, consolidator.service, "update_memory")
@@ -266,7 +266,7 @@ def test_dying_at_any_step_then_rerunning_folds_every_note_exactly_once(aws, mod
     assert rerun["notes_remaining"] == 0
     assert folded_counts(aws) == dict.fromkeys(ids, 1)
     assert all(item["consolidated"] == {"BOOL": True} for item in notes_of(aws))
-    assert runtime.consolidator().store.pending_marks() == []
+    assert bootstrap.services().consolidator.store.pending_marks() == []
 
 
 def test_an_update_memory_during_a_run_is_not_lost(call, aws, model):
@@ -324,7 +324,9 @@ def test_no_new_group_starts_when_time_runs_short(aws, model):
 
 def test_a_second_run_while_one_holds_the_lease_does_nothing(aws, model):
     write_note(PERSONAL, days_ago(9), "x")
-    runtime.consolidator().store.acquire_lease("other-run", now_epoch=int(datetime.now(UTC).timestamp()), lease_s=600)
+    bootstrap.services().consolidator.store.acquire_lease(
+        "other-run", now_epoch=int(datetime.now(UTC).timestamp()), lease_s=600
+    )
 
     result = consolidate()
 
@@ -336,7 +338,7 @@ def test_a_run_never_scans(aws, model):
     for i in range(3):
         write_note(Scope("team", f"w-{i}"), days_ago(9), "x")
     operations = []
-    consolidator = runtime.consolidator()
+    consolidator = bootstrap.services().consolidator
     for client in {id(c): c for c in (consolidator.store._client, consolidator.service.documents._client)}.values():
         client.meta.events.register("before-call.dynamodb.*", lambda model, **_: operations.append(model.name))
 
@@ -353,7 +355,7 @@ def test_an_event_without_time_is_refused(aws, model):
 
 def test_a_run_whose_record_cannot_be_saved_still_releases_its_lease(aws, model, monkeypatch):
     write_note(PERSONAL, days_ago(9), "x")
-    store = runtime.consolidator().store
+    store = bootstrap.services().consolidator.store
     original = store.save_run
     calls = {"n": 0}
 
@@ -367,7 +369,7 @@ def test_a_run_whose_record_cannot_be_saved_still_releases_its_lease(aws, model,
 
     first = consolidate()
     monkeypatch.undo()
-    monkeypatch.setattr(runtime.consolidator(), "chat_model", lambda: model)
+    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: model)
     write_note(PERSONAL, days_ago(9), "y")
     second = consolidate(RUN_AT + timedelta(hours=1), run_id="next-run")
 

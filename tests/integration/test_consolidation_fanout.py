@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from agent_memory import runtime
+from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
 from local.sqs_mapping import LocalQueueMapping, sqs_record
 from local.template import load_handler
@@ -42,19 +42,19 @@ def queue(aws, monkeypatch):
     at once (as it would be after the visibility timeout)."""
     mapping = LocalQueueMapping(None, Worker(), visibility_s=0)
     monkeypatch.setenv("MEMORY_CONSOLIDATION_QUEUE_URL", mapping.url)
-    runtime.reset()
+    bootstrap.reset()
     return mapping
 
 
 @pytest.fixture
 def model(queue, monkeypatch):
     fake = FakeChatModel(reply=merge)
-    monkeypatch.setattr(runtime.consolidator(), "chat_model", lambda: fake)
+    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: fake)
     return fake
 
 
 def last_run() -> dict:
-    return runtime.consolidator().store.runs(1)[0]
+    return bootstrap.services().consolidator.store.runs(1)[0]
 
 
 def test_the_planner_sends_one_message_per_due_scope_and_the_workers_finish_the_run(aws, queue, model):
@@ -86,8 +86,8 @@ def test_the_planner_sends_one_message_per_due_scope_and_the_workers_finish_the_
 
 def test_max_groups_0_gives_every_due_scope_its_group_the_same_night(aws, queue, model, monkeypatch):
     monkeypatch.setenv("MEMORY_CONSOLIDATION_MAX_GROUPS", "0")
-    runtime.reset()
-    monkeypatch.setattr(runtime.consolidator(), "chat_model", lambda: model)
+    bootstrap.reset()
+    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: model)
     for i in range(60):
         write_note(Scope("team", f"w-{i:02d}"), days_ago(8) + timedelta(minutes=i), f"fact {i}")
 
@@ -109,7 +109,7 @@ def test_a_worker_dying_after_the_version_is_saved_and_before_the_marks_is_finis
     ids = [write_note(PERSONAL, days_ago(9) + timedelta(seconds=i), f"n{i}") for i in range(5)]
     consolidate()
     with monkeypatch.context() as patch:
-        _die_on(patch, runtime.consolidator().store, "mark_consolidated", after_calls=2)
+        _die_on(patch, bootstrap.services().consolidator.store, "mark_consolidated", after_calls=2)
         with pytest.raises(Died):
             queue.drain()
 
@@ -131,7 +131,7 @@ def test_a_worker_dying_before_its_save_is_redelivered_and_folds_once(aws, queue
     ids = [write_note(PERSONAL, days_ago(9) + timedelta(seconds=i), f"n{i}") for i in range(3)]
     consolidate()
     with monkeypatch.context() as patch:
-        _die_on(patch, runtime.consolidator().service, "update_memory")
+        _die_on(patch, bootstrap.services().consolidator.service, "update_memory")
         with pytest.raises(Died):
             queue.drain()
 
@@ -228,15 +228,15 @@ def test_two_runs_whose_workers_overlap_fold_each_note_once(aws, queue, model):
     assert first["groups_planned"] == second["groups_planned"] == 5
     for scope, note_ids in ids.items():
         assert folded_counts(aws, scope) == dict.fromkeys(note_ids, 1)
-    runs = runtime.consolidator().store.runs(2)
+    runs = bootstrap.services().consolidator.store.runs(2)
     assert all(run["status"] == "finished" for run in runs)
     assert sum(run["notes_consolidated"] for run in runs) == 20
 
 
 def test_notes_of_equal_instants_are_taken_by_position_as_a_number(aws, queue, model, monkeypatch):
     monkeypatch.setenv("MEMORY_CONSOLIDATION_MAX_NOTES", "10")
-    runtime.reset()
-    monkeypatch.setattr(runtime.consolidator(), "chat_model", lambda: model)
+    bootstrap.reset()
+    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: model)
     frozen = datetime(2026, 11, 24, 10, 0, tzinfo=UTC)
     ids = [write_note(PERSONAL, frozen, f"note {i + 1}") for i in range(12)]  # one instant, positions 1..12
 
@@ -250,8 +250,8 @@ def test_notes_of_equal_instants_are_taken_by_position_as_a_number(aws, queue, m
 
 def test_scopes_are_planned_by_their_oldest_note(aws, queue, model, monkeypatch):
     monkeypatch.setenv("MEMORY_CONSOLIDATION_MAX_GROUPS", "2")
-    runtime.reset()
-    monkeypatch.setattr(runtime.consolidator(), "chat_model", lambda: model)
+    bootstrap.reset()
+    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: model)
     write_note(Scope("team", "w-young"), days_ago(8), "young")
     write_note(Scope("team", "w-old"), days_ago(20), "old")
     write_note(Scope("team", "w-middle"), days_ago(10), "middle")

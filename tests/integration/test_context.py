@@ -5,19 +5,19 @@ from __future__ import annotations
 import pytest
 from botocore.exceptions import ClientError
 
-from agent_memory import runtime
+from agent_memory import bootstrap
 from tests.conftest import private
 
 
 def _remember_on(call, monkeypatch, instant, text):
     monkeypatch.setenv("MEMORY_NOW", instant)
-    runtime.reset()
+    bootstrap.reset()
     assert call("remember", {"context": private(), "arguments": {"text": text}}).status == 201
 
 
 def _context(call, monkeypatch, instant="2026-12-03T10:15:00Z"):
     monkeypatch.setenv("MEMORY_NOW", instant)
-    runtime.reset()
+    bootstrap.reset()
     answer = call("context", {"context": private()})
     assert answer.status == 200
     return answer.body
@@ -112,7 +112,7 @@ def _failing(operation):
 
 def test_notes_that_cannot_load_degrade_the_turn_instead_of_failing_it(call, monkeypatch):
     call("update_memory", {"context": private(), "arguments": {"content": "# still here"}})
-    service = runtime.memory_service()
+    service = bootstrap.services().memory_service
     monkeypatch.setattr(service.notes, "newest_first", _failing("Query"))
 
     answer = call("context", {"context": private()})
@@ -126,7 +126,7 @@ def test_notes_that_cannot_load_degrade_the_turn_instead_of_failing_it(call, mon
 
 @pytest.mark.parametrize("error", [RuntimeError("boom"), TimeoutError("read timeout")])
 def test_a_document_that_cannot_load_degrades_too(call, monkeypatch, error):
-    service = runtime.memory_service()
+    service = bootstrap.services().memory_service
 
     def _raise(*args, **kwargs):
         raise error

@@ -6,14 +6,14 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from agent_memory import runtime
+from agent_memory import bootstrap
 from tests.conftest import private
 
 
 def test_the_document_and_the_notes_are_read_at_the_same_time(call, monkeypatch):
     assert call("update_memory", {"context": private(), "arguments": {"content": "# Me\n- Likes tea."}}).status == 200
     assert call("remember", {"context": private(), "arguments": {"text": "Walks at seven"}}).status == 201
-    service = runtime.memory_service()
+    service = bootstrap.services().memory_service
     both_started = threading.Barrier(2, timeout=5)
     started: list[str] = []
 

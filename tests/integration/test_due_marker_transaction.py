@@ -138,9 +138,9 @@ def test_a_loaded_note_makes_its_scope_due_with_it_and_once(aws):
 
 
 def test_a_failed_note_transaction_writes_neither_the_note_nor_the_marker(call, aws, monkeypatch):
-    from agent_memory import runtime
+    from agent_memory import bootstrap
 
-    client = runtime.memory_service().notes._client
+    client = bootstrap.services().memory_service.notes._client
 
     def throttled(**request: Any) -> Any:
         raise ClientError({"Error": {"Code": "ThrottlingException", "Message": "slow down"}}, "TransactWriteItems")

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from agent_memory import runtime
+from agent_memory import bootstrap
 from agent_memory.basics.settings import get_settings
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import make_dynamodb_client
@@ -72,8 +72,8 @@ def faults(aws, monkeypatch) -> Callable[..., list[FaultyClient]]:
             made.append(client)
             return client
 
-        monkeypatch.setattr(runtime, "make_dynamodb_client", _faulty)
-        runtime.reset()
+        bootstrap.provide(make_dynamodb_client=_faulty)
+        bootstrap.reset()
         return made
 
     return _inject
@@ -81,8 +81,8 @@ def faults(aws, monkeypatch) -> Callable[..., list[FaultyClient]]:
 
 def heal(monkeypatch) -> None:
     """The storage is back: clients built from now on are the real ones."""
-    monkeypatch.setattr(runtime, "make_dynamodb_client", make_dynamodb_client)
-    runtime.reset()
+    bootstrap.provide(make_dynamodb_client=make_dynamodb_client)
+    bootstrap.reset()
 
 
 def items(aws, scope: Scope) -> list[dict[str, Any]]:
@@ -159,10 +159,10 @@ def lost_answers(aws, monkeypatch) -> Callable[..., None]:
 
     def _inject(*operations: str, then_raise: str | None = None) -> None:
         real = make_dynamodb_client
-        monkeypatch.setattr(
-            runtime, "make_dynamodb_client", lambda *a, **k: LostAnswerClient(real(*a, **k), {*operations}, then_raise)
+        bootstrap.provide(
+            make_dynamodb_client=lambda *a, **k: LostAnswerClient(real(*a, **k), {*operations}, then_raise)
         )
-        runtime.reset()
+        bootstrap.reset()
 
     return _inject
 
@@ -182,7 +182,9 @@ def test_a_flush_whose_transaction_answer_was_lost_is_written_once_and_says_so(
     call, aws, lost_answers, monkeypatch, then_raise
 ):
     lost_answers("transact_write_items", then_raise=then_raise)
-    monkeypatch.setattr(runtime.flush_service(), "chat_model", lambda: FakeChatModel(reply=lambda s, p: "Summary."))
+    monkeypatch.setattr(
+        bootstrap.services().flush_service, "chat_model", lambda: FakeChatModel(reply=lambda s, p: "Summary.")
+    )
     body = event_body("flush")
     body["context"] = private()
 
@@ -275,7 +277,7 @@ RUN_AT = datetime(2026, 12, 3, 3, 0, tzinfo=UTC)
 
 
 def _consolidation_model(monkeypatch) -> None:
-    monkeypatch.setattr(runtime.consolidator(), "chat_model", lambda: FakeChatModel(reply=merge))
+    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: FakeChatModel(reply=merge))
 
 
 @pytest.mark.parametrize("code", UNAVAILABLE)
@@ -340,11 +342,11 @@ def test_every_dynamodb_client_retries_in_standard_mode_with_bounded_attempts_an
     settings = get_settings()
     _assert_bounded(make_dynamodb_client(settings), max_attempts=3, read_timeout=2)
     assert make_dynamodb_client(settings).meta.config.retries["total_max_attempts"] == settings.dynamodb_max_attempts
-    _assert_bounded(runtime.memory_service().notes._client, max_attempts=3, read_timeout=2)
-    _assert_bounded(runtime.recall_service().notes._client, max_attempts=3, read_timeout=2)
-    _assert_bounded(runtime.management().run_records._client, max_attempts=3, read_timeout=2)
-    _assert_bounded(runtime.consolidator().store._client, max_attempts=3, read_timeout=2)
-    flush = runtime.flush_service()
+    _assert_bounded(bootstrap.services().memory_service.notes._client, max_attempts=3, read_timeout=2)
+    _assert_bounded(bootstrap.services().recall_service.notes._client, max_attempts=3, read_timeout=2)
+    _assert_bounded(bootstrap.services().management.run_records._client, max_attempts=3, read_timeout=2)
+    _assert_bounded(bootstrap.services().consolidator.store._client, max_attempts=3, read_timeout=2)
+    flush = bootstrap.services().flush_service
     # The flush answers within 5 s whatever happens: at most 2 attempts of at most 0.5 s each.
     _assert_bounded(flush.notes._client, max_attempts=2, read_timeout=0.5)
     _assert_bounded(flush.flushes._client, max_attempts=2, read_timeout=0.5)
@@ -354,11 +356,11 @@ def test_the_bedrock_chat_client_retries_in_standard_mode_with_bounded_attempts_
     from agent_memory.providers.chat import chat_model_from_settings
 
     monkeypatch.setenv("MEMORY_CHAT_MODEL", "bedrock:anthropic.claude-3-haiku-20240307-v1:0")
-    runtime.reset()
+    bootstrap.reset()
     model = chat_model_from_settings(get_settings(), timeout_s=4.5)
 
     _assert_bounded(model.client, max_attempts=2, read_timeout=4.5)
 
 
 def test_the_management_lambda_client_retries_in_standard_mode_with_bounded_attempts_and_timeouts(aws):
-    _assert_bounded(runtime.management().lambda_client, max_attempts=3, read_timeout=2)
+    _assert_bounded(bootstrap.services().management.lambda_client, max_attempts=3, read_timeout=2)

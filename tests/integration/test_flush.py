@@ -7,7 +7,7 @@ import time
 import pytest
 from botocore.exceptions import ClientError
 
-from agent_memory import runtime
+from agent_memory import bootstrap
 from tests.conftest import note_texts, private, shared
 from tests.events import event_body
 from tests.fake_openai import fake_openai_server
@@ -20,7 +20,7 @@ SUMMARY = "Planning the billing-service migration; open: payments sign-off from 
 def model(monkeypatch):
     """The flush's chat model replaced by a named fake (no model can run here)."""
     fake = FakeChatModel(reply=lambda system, prompt: SUMMARY)
-    monkeypatch.setattr(runtime.flush_service(), "chat_model", lambda: fake)
+    monkeypatch.setattr(bootstrap.services().flush_service, "chat_model", lambda: fake)
     return fake
 
 
@@ -99,8 +99,8 @@ def test_a_long_answer_is_capped_at_500_characters(call, model):
 @pytest.mark.parametrize("value", ["false", "0", "no", "off", "FALSE", "Off", "NO", " no ", "False"])
 def test_the_toggle_disables_in_every_spelling(call, aws, model, monkeypatch, value):
     monkeypatch.setenv("SURFSENSE_MEMORY_FLUSH", value)
-    runtime.reset()
-    monkeypatch.setattr(runtime.flush_service(), "chat_model", lambda: model)
+    bootstrap.reset()
+    monkeypatch.setattr(bootstrap.services().flush_service, "chat_model", lambda: model)
 
     assert _flush(call) == {"status": "disabled", "note": None}
     assert model.calls == []
@@ -110,8 +110,8 @@ def test_the_toggle_disables_in_every_spelling(call, aws, model, monkeypatch, va
 @pytest.mark.parametrize("value", ["true", "on", "1", "yes", ""])
 def test_other_toggle_values_leave_it_on(call, model, monkeypatch, value):
     monkeypatch.setenv("SURFSENSE_MEMORY_FLUSH", value)
-    runtime.reset()
-    monkeypatch.setattr(runtime.flush_service(), "chat_model", lambda: model)
+    bootstrap.reset()
+    monkeypatch.setattr(bootstrap.services().flush_service, "chat_model", lambda: model)
 
     assert _flush(call)["status"] == "written"
 
@@ -203,20 +203,20 @@ def _throttle(operation):
 
 
 def test_throttled_claim_is_failed_without_a_model_call(call, aws, model, monkeypatch):
-    monkeypatch.setattr(runtime.flush_service().flushes._client.raw, "put_item", _throttle("PutItem"))
+    monkeypatch.setattr(bootstrap.services().flush_service.flushes._client.raw, "put_item", _throttle("PutItem"))
 
     _assert_failed_and_nothing_written(_flush(call), aws, "storage")
     assert model.calls == []
 
 
 def test_throttled_write_is_failed_and_the_claim_is_released(call, aws, model, monkeypatch):
-    client = runtime.flush_service().notes._client.raw
+    client = bootstrap.services().flush_service.notes._client.raw
     monkeypatch.setattr(client, "transact_write_items", _throttle("TransactWriteItems"))
 
     _assert_failed_and_nothing_written(_flush(call), aws, "storage")
 
     monkeypatch.undo()
-    monkeypatch.setattr(runtime.flush_service(), "chat_model", lambda: model)
+    monkeypatch.setattr(bootstrap.services().flush_service, "chat_model", lambda: model)
     assert _flush(call)["status"] == "written"
 
 

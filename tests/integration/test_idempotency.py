@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_memory import runtime
+from agent_memory import bootstrap
 from tests.conftest import private
 from tests.integration.test_management import SECRET, USER, manage
 
@@ -13,7 +13,7 @@ from tests.integration.test_management import SECRET, USER, manage
 @pytest.fixture(autouse=True)
 def _local_auth(monkeypatch):
     monkeypatch.setenv("MEMORY_LOCAL_JWT_SECRET", SECRET)
-    runtime.reset()
+    bootstrap.reset()
 
 
 @pytest.fixture
@@ -114,12 +114,12 @@ def test_a_quota_refusal_is_not_kept_under_its_key_so_the_same_retry_runs_again_
     """A 429 passes with time: the key is given back, and the retry after the quota allows it is written."""
     body = {"context": private(user="u-quota"), "arguments": {"text": "one over the day's quota"}}
     monkeypatch.setenv("MEMORY_QUOTA_NOTES_PER_DAY", "1")
-    runtime.reset()
+    bootstrap.reset()
     assert call("remember", {"context": private(user="u-quota"), "arguments": {"text": "the day's one"}}).status == 201
 
     refused = keyed("remember", body, "k-quota")
     monkeypatch.setenv("MEMORY_QUOTA_NOTES_PER_DAY", "5")
-    runtime.reset()
+    bootstrap.reset()
     later = keyed("remember", body, "k-quota")
 
     assert (refused.status, refused.body["error"]["code"]) == (429, "quota_exceeded")

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import copy
 import time
-from functools import cache
 
 import pytest
 
-from agent_memory import runtime
+from agent_memory import bootstrap
 from agent_memory.basics.errors import EmbeddingUnavailable
 from agent_memory.recall import indexer
 from local.template import load_handler
@@ -20,7 +19,7 @@ from tests.fake_index import FakeNotesIndex
 @pytest.fixture
 def index(monkeypatch):
     fake = FakeNotesIndex()
-    monkeypatch.setattr(runtime, "notes_index", cache(lambda: fake))
+    bootstrap.provide(notes_index=fake)
     return fake
 
 
@@ -56,7 +55,7 @@ def test_inserts_are_written_the_flag_updated_in_place_removals_deleted_other_it
 @pytest.fixture
 def embedder(monkeypatch):
     fake = FakeEmbeddingModel()
-    monkeypatch.setattr(runtime, "embedding_model", cache(lambda: fake))
+    bootstrap.provide(embedding_model=fake)
     return fake
 
 
@@ -178,7 +177,7 @@ def test_a_model_slower_than_the_time_left_degrades_instead_of_timing_the_functi
     index, monkeypatch, lambda_context, capsys
 ):
     """29 s left, 28.8 s kept for the bulk: the embeddings get 0.2 s, the batch is written without them."""
-    monkeypatch.setattr(runtime, "embedding_model", cache(_SlowEmbeddings))
+    bootstrap.provide(embedding_model=_SlowEmbeddings())
     monkeypatch.setattr(indexer, "BULK_RESERVE_S", 28.8)
     started = time.monotonic()
 

@@ -5,12 +5,11 @@ the consolidated flag is updated in place with its vector kept, and a change to 
 from __future__ import annotations
 
 import copy
-from functools import cache
 from typing import Any
 
 import pytest
 
-from agent_memory import runtime
+from agent_memory import bootstrap
 from local.template import load_handler
 from tests.events import load_event
 from tests.fake_embeddings import FakeEmbeddingModel
@@ -23,14 +22,14 @@ KEY = "ws#w-1|2026-11-25.2"
 def index(monkeypatch):
     fake = FakeNotesIndex()
     fake.documents[KEY] = {"scope": "ws#w-1", "note_id": "2026-11-25.2", "embedding": [0.5], "consolidated": False}
-    monkeypatch.setattr(runtime, "notes_index", cache(lambda: fake))
+    bootstrap.provide(notes_index=fake)
     return fake
 
 
 @pytest.fixture
 def embedder(monkeypatch):
     fake = FakeEmbeddingModel()
-    monkeypatch.setattr(runtime, "embedding_model", cache(lambda: fake))
+    bootstrap.provide(embedding_model=fake)
     return fake
 
 

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import re
-from functools import cache
 
 import pytest
 
-from agent_memory import runtime
+from agent_memory import bootstrap
 from local.stream_mapping import LocalStreamMapping
 from local.template import load_handler
 from tests.conftest import private
@@ -17,7 +16,7 @@ from tests.fake_index import FakeNotesIndex
 @pytest.fixture
 def index(monkeypatch):
     fake = FakeNotesIndex()
-    monkeypatch.setattr(runtime, "notes_index", cache(lambda: fake))
+    bootstrap.provide(notes_index=fake)
     return fake
 
 

@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 import jwt
 import pytest
 
-from agent_memory import runtime
+from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
 from local.template import load_handler
 from local.token import mint
@@ -25,7 +25,7 @@ SECRET = "local-dev-secret"
 def _local_auth(monkeypatch):
     """The handler verifies tokens itself, as in the local stack (no API Gateway authorizer here)."""
     monkeypatch.setenv("MEMORY_LOCAL_JWT_SECRET", SECRET)
-    runtime.reset()
+    bootstrap.reset()
 
 
 def manage(event_name, *, path=None, query=None, body=..., token=None, headers=None, lambda_context=None) -> Answer:
@@ -416,7 +416,7 @@ def test_a_note_of_another_scope_cannot_be_deleted_through_this_one(call, aws):
 
 
 def test_runs_are_listed_newest_first(aws):
-    store = runtime.consolidator().store
+    store = bootstrap.services().consolidator.store
     for i, started in enumerate(("2026-12-01T03:00:00.000Z", "2026-12-02T03:00:00.000Z")):
         store.save_run(
             {
@@ -445,7 +445,7 @@ def test_post_starts_a_run_asynchronously(aws, monkeypatch):
             invoked.append(kwargs)
             return {"StatusCode": 202}
 
-    monkeypatch.setattr(runtime.management(), "lambda_client", FakeLambda())
+    monkeypatch.setattr(bootstrap.services().management, "lambda_client", FakeLambda())
 
     answer = manage("start_run", token=ADMIN)
 
@@ -458,7 +458,7 @@ def test_post_starts_a_run_asynchronously(aws, monkeypatch):
 def test_the_aws_authorizer_claims_are_read_when_there_is_no_local_secret(aws, monkeypatch, lambda_context):
     """In AWS the JWT authorizer has verified the token; its flattened claims are what the handler gets."""
     monkeypatch.delenv("MEMORY_LOCAL_JWT_SECRET")
-    runtime.reset()
+    bootstrap.reset()
 
     answers = {
         name: load_handler("ManagementFunction")(load_event(f"management/{name}"), lambda_context)

@@ -3,12 +3,11 @@ the consolidation fence, injections and usage."""
 
 from __future__ import annotations
 
-import functools
 from datetime import UTC, datetime
 
 import pytest
 
-from agent_memory import runtime
+from agent_memory import bootstrap
 from agent_memory.domain.notes import Origin
 from agent_memory.domain.scope import Scope
 from agent_memory.search.notes_index import document_id
@@ -64,8 +63,7 @@ def fill(call, scope_context=None, notes=3, versions=2):
 @pytest.fixture
 def index(monkeypatch):
     fake = FakeNotesIndex()
-    monkeypatch.setattr(runtime, "notes_index", functools.cache(lambda: fake))
-    runtime.people.cache_clear()
+    bootstrap.provide(notes_index=fake)
     return fake
 
 
@@ -100,7 +98,7 @@ def test_export_then_erase_then_load_gives_the_same_content(call, aws):
     before = export_all()
 
     receipt = delete("/v1/memory/personal")
-    runtime.people().load(PERSONAL, before)
+    bootstrap.services().people.load(PERSONAL, before)
     after = export_all()
 
     assert receipt.body["erased"]["notes"] == 4 and receipt.body["erased"]["versions"] == 2
@@ -117,7 +115,7 @@ def test_export_then_erase_then_load_gives_the_same_content(call, aws):
 def test_erase_leaves_nothing_and_a_repeat_answers_zero(call, aws, index):
     fill(call)
     call("context", {"context": private()})
-    runtime.injection_recorder().wait()
+    bootstrap.services().injection_recorder.wait()
     index.documents[document_id(PERSONAL.key, "2026-12-03.1")] = {"scope": PERSONAL.key, "note_id": "2026-12-03.1"}
 
     receipt = delete("/v1/memory/personal")
@@ -232,18 +230,22 @@ def test_an_erased_note_never_reaches_a_consolidation_written_version(aws, monke
     """The fence: a consolidation that read the note before the erase cannot save a version after it."""
     old = datetime(2026, 11, 20, tzinfo=UTC)
     for author, text in (("u-1", "u-1's secret plan"), ("u-2", "someone else's fact")):
-        runtime.memory_service().notes.append(
+        bootstrap.services().memory_service.notes.append(
             TEAM, created=old, text=text, source="remember", origin=Origin(author, "t")
         )
 
     def erase_while_folding(system, prompt):
-        runtime.people().erase_authored(TEAM, "u-1")  # the erase lands while the model is answering
+        bootstrap.services().people.erase_authored(TEAM, "u-1")  # the erase lands while the model is answering
         return "# Team\n- u-1's secret plan\n- someone else's fact"
 
-    monkeypatch.setattr(runtime.consolidator(), "chat_model", lambda: FakeChatModel(reply=erase_while_folding))
+    monkeypatch.setattr(
+        bootstrap.services().consolidator, "chat_model", lambda: FakeChatModel(reply=erase_while_folding)
+    )
     first = consolidate()
     monkeypatch.setattr(
-        runtime.consolidator(), "chat_model", lambda: FakeChatModel(reply=lambda s, p: "# Team\n- someone else's fact")
+        bootstrap.services().consolidator,
+        "chat_model",
+        lambda: FakeChatModel(reply=lambda s, p: "# Team\n- someone else's fact"),
     )
     second = consolidate(datetime(2026, 12, 4, 3, tzinfo=UTC))
 
@@ -260,7 +262,7 @@ def test_every_context_call_is_recorded_and_listed_per_thread_newest_first(call,
     fill(call, notes=2, versions=1)
     for thread in ("t-1", "t-2", "t-1"):
         assert call("context", {"context": private(thread=thread)}).status == 200
-    runtime.injection_recorder().wait()
+    bootstrap.services().injection_recorder.wait()
 
     every = get("/v1/memory/personal/injections").body
     t1 = get("/v1/memory/personal/injections", query={"thread_id": "t-1", "limit": 1}).body
@@ -280,9 +282,9 @@ def test_every_context_call_is_recorded_and_listed_per_thread_newest_first(call,
 
 def test_injection_records_expire_after_the_ttl(call, aws, monkeypatch):
     monkeypatch.setenv("MEMORY_INJECTION_TTL_DAYS", "7")
-    runtime.reset()
+    bootstrap.reset()
     call("context", {"context": private()})
-    runtime.injection_recorder().wait()
+    bootstrap.services().injection_recorder.wait()
 
     item = next(i for i in aws.scan(TableName="MemoryTable")["Items"] if i["sk"]["S"].startswith("inj#"))
 
@@ -298,7 +300,7 @@ def test_bad_injection_queries_are_422(aws, query):
 
 def test_usage_against_the_quotas(call, aws, monkeypatch):
     monkeypatch.setenv("MEMORY_QUOTA_NOTES_PER_DAY", "40")
-    runtime.reset()
+    bootstrap.reset()
     fill(call, notes=3, versions=1)
 
     usage = get("/v1/memory/personal/usage").body

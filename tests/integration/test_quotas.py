@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_memory import runtime
+from agent_memory import bootstrap
 from tests.conftest import note_texts, private, shared
 from tests.events import event_body
 from tests.fakes import FakeChatModel
@@ -29,7 +29,7 @@ def quotas(monkeypatch):
             monkeypatch.setenv("MEMORY_QUOTA_NOTES_PER_DAY", str(notes))
         if chars is not None:
             monkeypatch.setenv("MEMORY_QUOTA_CHARS", str(chars))
-        runtime.reset()
+        bootstrap.reset()
 
     return _set
 
@@ -59,7 +59,9 @@ def test_the_daily_count_is_per_scope(call, aws, quotas):
 def test_a_flush_over_the_daily_count_fails_with_that_reason_and_writes_nothing(call, aws, quotas, monkeypatch):
     quotas(notes=1)
     assert _remember(call, "today's only note", shared("w-3", thread="t-9")).status == 201
-    monkeypatch.setattr(runtime.flush_service(), "chat_model", lambda: FakeChatModel(reply=lambda s, p: "Summary."))
+    monkeypatch.setattr(
+        bootstrap.services().flush_service, "chat_model", lambda: FakeChatModel(reply=lambda s, p: "Summary.")
+    )
 
     answer = call("flush", event_body("flush")).body
 
@@ -121,7 +123,7 @@ def test_a_note_whose_transaction_conflicts_on_the_shared_counter_is_sent_again(
     TransactionConflict, which did nothing; the note is sent again, written once."""
     from botocore.exceptions import ClientError
 
-    client = runtime.memory_service().notes._client
+    client = bootstrap.services().memory_service.notes._client
     real = client.transact_write_items
     conflicts = iter([True, True])
 
@@ -168,7 +170,7 @@ def test_a_note_whose_transaction_conflicts_every_time_does_not_count_today(call
     from botocore.exceptions import ClientError
 
     assert _remember(call, "written").status == 201
-    client = runtime.memory_service().notes._client
+    client = bootstrap.services().memory_service.notes._client
 
     def conflicting(**kwargs):
         raise ClientError(

@@ -137,10 +137,10 @@ def test_rows_of_another_scope_from_the_store_are_dropped(call, monkeypatch):
 
 
 def test_the_read_is_bounded_to_the_newest_notes(call, monkeypatch):
-    from agent_memory import runtime
+    from agent_memory import bootstrap
 
     monkeypatch.setattr(
-        runtime, "RecallService", lambda notes, **kw: recall.RecallService(notes, keyword_max_notes=5, **kw)
+        bootstrap, "RecallService", lambda notes, **kw: recall.RecallService(notes, keyword_max_notes=5, **kw)
     )
     for i in range(8):
         _remember(call, f"tea note {i}")
@@ -290,13 +290,13 @@ def test_shared_without_workspace_is_422(call):
 def test_a_throttled_read_is_503_in_the_error_shape(call, aws, monkeypatch):
     from botocore.exceptions import ClientError
 
-    from agent_memory import runtime
+    from agent_memory import bootstrap
 
     class ThrottledClient:
         def query(self, **_):
             raise ClientError({"Error": {"Code": "ThrottlingException", "Message": "slow down"}}, "Query")
 
-    monkeypatch.setattr(runtime, "make_dynamodb_client", lambda settings, **_: ThrottledClient())
+    bootstrap.provide(make_dynamodb_client=lambda settings, **_: ThrottledClient())
 
     answer = _recall(call, {"query": "tea"})
 

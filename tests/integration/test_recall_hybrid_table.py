@@ -7,11 +7,9 @@ scope's newest notes. The embedding model is the named fake (tests.fake_embeddin
 
 from __future__ import annotations
 
-from functools import cache
-
 import pytest
 
-from agent_memory import runtime
+from agent_memory import bootstrap
 from agent_memory.basics.errors import EmbeddingUnavailable
 from agent_memory.search.vectors import decode, model_tag
 from agent_memory.storage.keys import note_sk
@@ -26,9 +24,9 @@ MODEL = "openai:fake-embeddings"
 def embedder(monkeypatch):
     monkeypatch.setenv("MEMORY_EMBEDDING_MODEL", MODEL)
     monkeypatch.delenv("OPENSEARCH_ENDPOINT", raising=False)
-    runtime.reset()
+    bootstrap.reset()
     fake = FakeEmbeddingModel()
-    monkeypatch.setattr(runtime, "embedding_model", cache(lambda: fake))
+    bootstrap.provide(embedding_model=fake)
     return fake
 
 
@@ -59,7 +57,7 @@ def test_a_paraphrase_is_found_by_the_hybrid_path_and_missed_by_keyword(call, aw
     assert hybrid["mode"] == "hybrid"
     assert hybrid["notes"][0]["id"] == cats["id"]
     monkeypatch.delenv("MEMORY_EMBEDDING_MODEL")
-    runtime.reset()
+    bootstrap.reset()
     assert _recall(call, "does she have a kitten?") == {"notes": [], "mode": "keyword"}
 
 
@@ -90,8 +88,8 @@ def test_a_note_without_a_vector_is_still_found_by_bm25(call, aws, embedder):
 def test_a_vector_of_another_model_is_ignored_not_compared(call, aws, monkeypatch, embedder):
     _remember(call, "has a kitten")
     monkeypatch.setenv("MEMORY_EMBEDDING_MODEL", "openai:another-model")
-    runtime.reset()
-    monkeypatch.setattr(runtime, "embedding_model", cache(lambda: embedder))
+    bootstrap.reset()
+    bootstrap.provide(embedding_model=embedder)
 
     answer = _recall(call, "feline")
 
@@ -139,13 +137,13 @@ def test_another_scopes_notes_never_come_back(call, embedder):
 
 def test_notes_written_before_the_model_get_their_vectors_from_the_fill(call, aws, monkeypatch, capsys):
     monkeypatch.delenv("MEMORY_EMBEDDING_MODEL", raising=False)
-    runtime.reset()
+    bootstrap.reset()
     old = _remember(call, "Adopted two cats last spring")
     _remember(call, "Drives a blue sedan")
     fake = FakeEmbeddingModel()
     monkeypatch.setenv("MEMORY_EMBEDDING_MODEL", MODEL)
-    runtime.reset()
-    monkeypatch.setattr(runtime, "embedding_model", cache(lambda: fake))
+    bootstrap.reset()
+    bootstrap.provide(embedding_model=fake)
     assert "vec" not in _item(aws, old)
 
     assert reindex.main(["--scope", "user#u-1", "--check"], embedder=fake) == 1

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from functools import cache
-
 import pytest
 from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
 from opensearchpy.exceptions import ConnectionTimeout
 
-from agent_memory import runtime
+from agent_memory import bootstrap
 from agent_memory.basics.errors import EmbeddingUnavailable
 from agent_memory.search.notes_index import IndexHit
 from tests.conftest import private
@@ -19,7 +17,7 @@ from tests.fake_index import FakeNotesIndex
 @pytest.fixture
 def index(monkeypatch):
     fake = FakeNotesIndex()
-    monkeypatch.setattr(runtime, "notes_index", cache(lambda: fake))
+    bootstrap.provide(notes_index=fake)
     return fake
 
 
@@ -91,17 +89,17 @@ def test_an_index_that_times_out_or_is_down_gives_the_dynamodb_fallback(call, in
 
 def test_without_an_endpoint_there_is_no_index(monkeypatch):
     monkeypatch.delenv("OPENSEARCH_ENDPOINT", raising=False)
-    assert runtime.notes_index() is None
+    assert bootstrap.services().notes_index is None
     monkeypatch.setenv("OPENSEARCH_ENDPOINT", " ")
-    runtime.reset()
-    assert runtime.notes_index() is None
+    bootstrap.reset()
+    assert bootstrap.services().notes_index is None
 
 
 def test_an_unreachable_endpoint_degrades_to_the_fallback(call, monkeypatch):
     """The real client against a closed port: the answer still comes, from the table."""
     monkeypatch.setenv("OPENSEARCH_ENDPOINT", "http://127.0.0.1:9")
     monkeypatch.setenv("MEMORY_OPENSEARCH_TIMEOUT_S", "0.5")
-    runtime.reset()
+    bootstrap.reset()
     _remember(call, "likes tea")
 
     answer = _recall(call, "tea")
@@ -113,7 +111,7 @@ def test_an_unreachable_endpoint_degrades_to_the_fallback(call, monkeypatch):
 @pytest.fixture
 def embedder(monkeypatch):
     fake = FakeEmbeddingModel()
-    monkeypatch.setattr(runtime, "embedding_model", cache(lambda: fake))
+    bootstrap.provide(embedding_model=fake)
     return fake
 
 

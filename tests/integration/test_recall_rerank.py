@@ -8,11 +8,10 @@ provider's own request and answers are checked in tests/unit/test_rerank.py.
 from __future__ import annotations
 
 import json
-from functools import cache
 
 import pytest
 
-from agent_memory import runtime
+from agent_memory import bootstrap
 from agent_memory.providers import rerank
 from agent_memory.providers.rerank import RerankUnavailable
 from agent_memory.search.notes_index import IndexHit
@@ -31,7 +30,7 @@ def reranker(monkeypatch):
     monkeypatch.setenv("MEMORY_RERANK_MODEL", "bedrock:amazon.rerank-v1:0")
     monkeypatch.setenv("MEMORY_RERANK_TIMEOUT_S", "0.3")
     monkeypatch.setattr(rerank, "BedrockReranker", lambda client, model_id: built.append(model_id) or fake)
-    runtime.reset()
+    bootstrap.reset()
     fake.built = built  # type: ignore[attr-defined]
     return fake
 
@@ -76,9 +75,9 @@ def test_the_table_path_answers_in_the_rerankers_order_with_its_scores(call, aws
 
 def test_the_hybrid_table_path_is_reranked_too(call, aws, reranker, monkeypatch):
     monkeypatch.setenv("MEMORY_EMBEDDING_MODEL", "openai:fake-embeddings")
-    runtime.reset()
+    bootstrap.reset()
     embedder = FakeEmbeddingModel()
-    monkeypatch.setattr(runtime, "embedding_model", cache(lambda: embedder))
+    bootstrap.provide(embedding_model=embedder)
     notes = _remember_all(call)
     reranker.relevance = {"likes black tea in the morning": 0.7}
 
@@ -89,7 +88,7 @@ def test_the_hybrid_table_path_is_reranked_too(call, aws, reranker, monkeypatch)
 
 def test_the_index_path_gathers_the_candidates_and_answers_in_the_rerankers_order(call, aws, reranker, monkeypatch):
     index = FakeNotesIndex()
-    monkeypatch.setattr(runtime, "notes_index", cache(lambda: index))
+    bootstrap.provide(notes_index=index)
     notes = _remember_all(call)
     index.hits = [IndexHit("user#u-1", "2026-12-03", n["position"], 4.0 - i) for i, n in enumerate(notes)]
     reranker.relevance = {"tea with milk, never sugar": 0.8}
@@ -118,10 +117,10 @@ def test_a_failing_reranker_degrades_to_the_paths_own_order(
 ):
     _remember_all(call)
     monkeypatch.delenv("MEMORY_RERANK_MODEL")
-    runtime.reset()
+    bootstrap.reset()
     plain = _recall(call, "green tea", k=2)  # without reranking
     monkeypatch.setenv("MEMORY_RERANK_MODEL", "bedrock:amazon.rerank-v1:0")
-    runtime.reset()
+    bootstrap.reset()
     for name, value in fault.items():
         setattr(reranker, name, value)
     capsys.readouterr()
@@ -151,18 +150,18 @@ def test_unset_means_no_reranker_and_no_call(call, aws, monkeypatch):
     built = []
     monkeypatch.setattr(rerank, "BedrockReranker", lambda client, model_id: built.append(model_id))
     monkeypatch.delenv("MEMORY_RERANK_MODEL", raising=False)
-    runtime.reset()
+    bootstrap.reset()
     _remember_all(call)
 
     answer = _recall(call, "green tea", k=2)
 
     assert answer["notes"][0]["text"] == "likes green tea"
-    assert built == [] and runtime.recall_service().reranker is None
+    assert built == [] and bootstrap.services().recall_service.reranker is None
 
 
 def test_a_failing_reranker_on_the_index_path_keeps_the_index_order(call, aws, reranker, monkeypatch):
     index = FakeNotesIndex()
-    monkeypatch.setattr(runtime, "notes_index", cache(lambda: index))
+    bootstrap.provide(notes_index=index)
     notes = _remember_all(call)
     index.hits = [IndexHit("user#u-1", "2026-12-03", n["position"], 4.0 - i) for i, n in enumerate(notes)]
     reranker.failure = RerankUnavailable("the reranking model refused: ServiceQuotaExceededException")

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from agent_memory import runtime
+from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
 from tests.conftest import private, write_note
 from tests.events import event_body
@@ -23,7 +23,7 @@ KINDS = sorted(SAMPLES)
 @pytest.fixture(autouse=True)
 def _redact_everything(monkeypatch):
     monkeypatch.setenv("MEMORY_REDACT_EXTRA", "email,phone")
-    runtime.reset()
+    bootstrap.reset()
 
 
 def table_dump(aws) -> str:
@@ -76,7 +76,9 @@ def test_dashboard_edit(aws, kind, capsys, caplog):
 @pytest.mark.parametrize("kind", KINDS)
 def test_flush(call, aws, kind, monkeypatch, capsys, caplog):
     text, secret = SAMPLES[kind]
-    monkeypatch.setattr(runtime.flush_service(), "chat_model", lambda: FakeChatModel(reply=lambda s, p: text))
+    monkeypatch.setattr(
+        bootstrap.services().flush_service, "chat_model", lambda: FakeChatModel(reply=lambda s, p: text)
+    )
 
     answer = call("flush", event_body("flush")).body
 
@@ -92,12 +94,12 @@ def test_consolidation_result(aws, kind, monkeypatch, capsys, caplog):
     scope = Scope("personal", "u-1")
     write_note(scope, datetime(2026, 11, 20, tzinfo=UTC), "an old note")
     model = FakeChatModel(reply=lambda s, p: f"# Memory\n- an old note\n- {text}")
-    monkeypatch.setattr(runtime.consolidator(), "chat_model", lambda: model)
+    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: model)
 
     result = consolidate()
 
     assert result["groups_done"] == 1
-    content = runtime.management().document(scope).document.content
+    content = bootstrap.services().management.document(scope).document.content
     assert f"[redacted: {kind}]" in content
     assert_nowhere(secret, aws, capsys, caplog)
 

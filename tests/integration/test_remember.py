@@ -107,11 +107,11 @@ def test_positions_count_up_within_the_day_and_per_scope(call):
 
 
 def test_a_new_utc_day_starts_at_position_1(call, monkeypatch):
-    from agent_memory import runtime
+    from agent_memory import bootstrap
 
     _remember(call, "late")
     monkeypatch.setenv("MEMORY_NOW", "2026-12-04T00:00:00Z")
-    runtime.reset()
+    bootstrap.reset()
 
     note = _remember(call, "early").body["note"]
 

@@ -17,7 +17,7 @@ from botocore.exceptions import (
     ReadTimeoutError,
 )
 
-from agent_memory import runtime
+from agent_memory import bootstrap
 from agent_memory.storage.client import make_dynamodb_client
 from tests.conftest import private
 from tests.integration.test_management import SECRET, USER, manage
@@ -53,12 +53,12 @@ def storage_down(aws, monkeypatch):
     monkeypatch.setenv("MEMORY_LOCAL_JWT_SECRET", SECRET)
 
     def _inject(fault: str, *operations: str) -> None:
-        monkeypatch.setattr(
-            runtime,
-            "make_dynamodb_client",
-            lambda *a, **k: TimingOutClient(make_dynamodb_client(*a, **k), set(operations), FAULTS[fault]),
+        bootstrap.provide(
+            make_dynamodb_client=lambda *a, **k: TimingOutClient(
+                make_dynamodb_client(*a, **k), set(operations), FAULTS[fault]
+            ),
         )
-        runtime.reset()
+        bootstrap.reset()
 
     return _inject
 
@@ -103,15 +103,13 @@ def test_a_throttle_not_wrapped_by_a_store_is_still_503(call, aws, monkeypatch, 
     class Throttled(TimingOutClient):
         pass
 
-    monkeypatch.setattr(
-        runtime,
-        "make_dynamodb_client",
-        lambda *a, **k: Throttled(
+    bootstrap.provide(
+        make_dynamodb_client=lambda *a, **k: Throttled(
             make_dynamodb_client(*a, **k),
             set(WRITES) | {"query", "get_item"},
             lambda: ClientError({"Error": {"Code": code, "Message": "injected"}}, "Op"),
         ),
     )
-    runtime.reset()
+    bootstrap.reset()
 
     _assert_503(call("update_memory", {"context": private(), "arguments": {"content": "x"}}))

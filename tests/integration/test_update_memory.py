@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_memory import runtime
+from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.document_store import DocumentStore
 from tests.conftest import private, shared
@@ -28,7 +28,7 @@ def _history(aws, scope=PERSONAL):
 def model(monkeypatch):
     """The service's chat model replaced by a named fake (no model can run here)."""
     fake = FakeChatModel()
-    service = runtime.memory_service()
+    service = bootstrap.services().memory_service
     monkeypatch.setattr(service, "chat_model", lambda: fake)
     return fake
 

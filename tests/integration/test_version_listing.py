@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_memory import runtime
+from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.keys import version_sk
 from tests.conftest import private
@@ -18,7 +18,7 @@ LONG = "# Me\n" + "- prefers tea in the afternoon\n" * 300
 def test_the_listing_reads_no_content_and_answers_each_versions_length(call, aws, monkeypatch):
     call("update_memory", {"context": private(), "arguments": {"content": LONG}})
     call("update_memory", {"context": private(), "arguments": {"content": "short"}})
-    client = runtime.management().service.documents._client
+    client = bootstrap.services().management.service.documents._client
     read: list[dict[str, Any]] = []
     real = client.query
 

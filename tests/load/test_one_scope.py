@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from agent_memory import runtime
+from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
 from tests.conftest import NOW, ROUTE_FUNCTIONS, shared, write_note
 from tests.events import event_body
@@ -85,7 +85,7 @@ def workload() -> list[tuple[str, Any]]:
 
 def seed_old_notes() -> dict[str, str]:
     """Notes written days ago (through the note store, as remember writes them): id -> text."""
-    runtime.reset()  # the store follows AWS_ENDPOINT_URL_DYNAMODB, the sandboxes' moto server
+    bootstrap.reset()  # the store follows AWS_ENDPOINT_URL_DYNAMODB, the sandboxes' moto server
     now = datetime.fromisoformat(NOW.replace("Z", "+00:00")).astimezone(UTC)
     seeded = {}
     for days in OLD_DAYS:

@@ -6,11 +6,9 @@ source mapping, exactly as Lambda's mapping shapes them.
 
 from __future__ import annotations
 
-from functools import cache
-
 import pytest
 
-from agent_memory import runtime
+from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
 from agent_memory.search.notes_index import document_id
 from agent_memory.storage.note_store import NoteStore
@@ -25,7 +23,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture
 def index_stream(aws, notes_index, monkeypatch, lambda_context):
     """Run the indexer over what the table's stream carried since the last run; answers its partial response."""
-    monkeypatch.setattr(runtime, "notes_index", cache(lambda: notes_index))
+    bootstrap.provide(notes_index=notes_index)
     answers: list[dict] = []
 
     def _invoke(event: dict) -> dict:
@@ -107,7 +105,7 @@ def test_the_indexer_creates_the_index_behind_its_alias_before_the_first_write(
     from agent_memory.search.notes_index import NotesIndex
 
     alias = "notes-indexer-ensures"
-    monkeypatch.setattr(runtime, "notes_index", cache(lambda: NotesIndex(opensearch_client, alias=alias)))
+    bootstrap.provide(notes_index=NotesIndex(opensearch_client, alias=alias))
     answers: list[dict] = []
     mapping = LocalStreamMapping(
         None, lambda event: answers.append(load_handler("IndexerFunction")(event, lambda_context))
@@ -125,7 +123,7 @@ def test_with_an_embedding_model_notes_get_vectors_and_recall_is_hybrid_through_
     call, aws, index_stream, opensearch_client, notes_index, monkeypatch
 ):
     embedder = FakeEmbeddingModel()
-    monkeypatch.setattr(runtime, "embedding_model", cache(lambda: embedder))
+    bootstrap.provide(embedding_model=embedder)
     kitten = _remember(call, "adopted a kitten")
     _remember(call, "deploys on fridays")
     assert index_stream() == {"batchItemFailures": []}
@@ -147,7 +145,7 @@ def test_one_notes_insert_flag_and_removal_in_one_batch_apply_in_stream_order(
     call, aws, index_stream, opensearch_client, notes_index, monkeypatch
 ):
     """One _bulk carries them; the node applies one document's actions in the order sent."""
-    monkeypatch.setattr(runtime, "embedding_model", cache(FakeEmbeddingModel))
+    bootstrap.provide(embedding_model=FakeEmbeddingModel())
     kept = _remember(call, "adopted a kitten")
     gone = _remember(call, "deploys on fridays")
     _fold(aws, kept)

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from functools import cache
-
 import pytest
 
-from agent_memory import runtime
+from agent_memory import bootstrap
 from agent_memory.domain.notes import Note, Origin
 from agent_memory.search.notes_index import (
     MAPPING,
@@ -97,7 +95,7 @@ def test_the_consolidated_flag_reaches_the_index(notes_index, opensearch_client)
 
 
 def test_recall_through_the_real_node_with_the_scope_check(call, notes_index, monkeypatch):
-    monkeypatch.setattr(runtime, "notes_index", cache(lambda: notes_index))
+    bootstrap.provide(notes_index=notes_index)
     for context, text in [(private(), "deploys the kubernetes cluster"), (shared("w-a"), "kubernetes secrets")]:
         note = call("remember", {"context": context, "arguments": {"text": text}}).body["note"]
         scope_key = "user#u-1" if context["visibility"] == "private" else "ws#w-a"
@@ -175,8 +173,8 @@ def test_updating_a_document_keeps_its_vector(notes_index, opensearch_client):
 
 @pytest.fixture
 def hybrid_recall(notes_index, monkeypatch):
-    monkeypatch.setattr(runtime, "notes_index", cache(lambda: notes_index))
-    monkeypatch.setattr(runtime, "embedding_model", cache(FakeEmbeddingModel))
+    bootstrap.provide(notes_index=notes_index)
+    bootstrap.provide(embedding_model=FakeEmbeddingModel())
     return notes_index
 
 

@@ -31,7 +31,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_memory import runtime
+from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
 from local.template import load_handler, table_definitions
 from local.token import mint
@@ -321,14 +321,14 @@ class Driver:
 @pytest.fixture
 def driver(call: Call, aws: Any, monkeypatch: pytest.MonkeyPatch) -> Driver:
     monkeypatch.setenv("MEMORY_LOCAL_JWT_SECRET", "local-dev-secret")
-    runtime.reset()
+    bootstrap.reset()
 
     def summary(system: str, prompt: str) -> str:
         found = re.search(r"(zz[a-z0-9]+q|plain) \w+", prompt)
         return f"{found.group(0) if found else 'nothing'} and open threads"
 
-    monkeypatch.setattr(runtime.flush_service(), "chat_model", lambda: FakeChatModel(reply=summary))
-    monkeypatch.setattr(runtime.consolidator(), "chat_model", lambda: FakeChatModel(reply=merge))
+    monkeypatch.setattr(bootstrap.services().flush_service, "chat_model", lambda: FakeChatModel(reply=summary))
+    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: FakeChatModel(reply=merge))
     return Driver(call, aws)
 
 

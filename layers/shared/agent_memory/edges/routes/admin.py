@@ -9,11 +9,11 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Query
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
+from agent_memory.bootstrap import services
 from agent_memory.domain.shapes import Runs, RunStarted
 from agent_memory.edges.http import answer
 from agent_memory.edges.responses import documented
 from agent_memory.edges.routes.scoped import principal_of
-from agent_memory.runtime import management
 
 router = APIGatewayHttpRouter()
 
@@ -26,11 +26,11 @@ START_RUN = documented(202, RunStarted, "A run was started (operators only).", *
 @router.get("/v1/admin/consolidation/runs", responses=RUNS)
 def list_runs(limit: Limit = 20) -> Response[dict[str, Any]]:
     principal_of(router).require_admin()
-    return answer(200, management().runs(limit))
+    return answer(200, services().management.runs(limit))
 
 
 @router.post("/v1/admin/consolidation/runs", responses=START_RUN)
 def start_run() -> Response[dict[str, Any]]:
     principal = principal_of(router)
     principal.require_admin()
-    return answer(202, management().start_run(principal.user_id))
+    return answer(202, services().management.start_run(principal.user_id))

@@ -16,6 +16,7 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 from pydantic import Field
 
 from agent_memory.basics.errors import InvalidInput
+from agent_memory.bootstrap import services
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.shapes import CurrentDocument, NotesByDay, OneVersion, Recalled, SavedDocument, Versions
 from agent_memory.edges.http import answer, json_response
@@ -24,7 +25,6 @@ from agent_memory.edges.requests import StrictModel
 from agent_memory.edges.responses import documented
 from agent_memory.edges.routes.scoped import principal_of, scoped
 from agent_memory.memory.idempotency import Answer
-from agent_memory.runtime import idempotency, management, recall_service
 
 router = APIGatewayHttpRouter()
 
@@ -64,7 +64,7 @@ class RestoreBody(StrictModel):
 def _once(scope: Scope, route: str, request: dict[str, Any], run: Callable[[], Answer]) -> Json:
     """A write that honours ``Idempotency-Key`` (docs/api.md §6): a repeat gets the first answer, writes nothing."""
     key = idempotency_key(router.current_event.headers)
-    done = idempotency().run_once(scope, route, key, {"user_id": principal_of(router).user_id, **request}, run)
+    done = services().idempotency.run_once(scope, route, key, {"user_id": principal_of(router).user_id, **request}, run)
     return json_response(done.status, done.body)
 
 
@@ -73,13 +73,13 @@ def _once(scope: Scope, route: str, request: dict[str, Any], run: Callable[[], A
 
 @scoped(router, "GET", "/document", DOCUMENT)
 def document(scope: Scope) -> Json:
-    return answer(200, management().document(scope))
+    return answer(200, services().management.document(scope))
 
 
 @scoped(router, "PUT", "/document", PUT_DOCUMENT)
 def put_document(scope: Scope, body: Annotated[DocumentBody, Body()]) -> Json:
     def _save() -> Answer:
-        saved = management().save(scope, body.content, body.expected_version, principal_of(router).user_id)
+        saved = services().management.save(scope, body.content, body.expected_version, principal_of(router).user_id)
         return Answer(200, saved.json_body())
 
     return _once(scope, "put_document", body.model_dump(), _save)
@@ -87,18 +87,18 @@ def put_document(scope: Scope, body: Annotated[DocumentBody, Body()]) -> Json:
 
 @scoped(router, "GET", "/document/versions", VERSIONS)
 def versions(scope: Scope, limit: Limit = 20, cursor: Cursor = None) -> Json:
-    return answer(200, management().versions(scope, limit, cursor))
+    return answer(200, services().management.versions(scope, limit, cursor))
 
 
 @scoped(router, "GET", "/document/versions/<version>", VERSION)
 def version(scope: Scope, version: Version) -> Json:
-    return answer(200, management().version(scope, version))
+    return answer(200, services().management.version(scope, version))
 
 
 @scoped(router, "POST", "/document/versions/<version>/restore", RESTORE)
 def restore(scope: Scope, version: Version, body: Annotated[RestoreBody, Body()]) -> Json:
     def _run() -> Answer:
-        restored = management().restore(scope, version, body.expected_version, principal_of(router).user_id)
+        restored = services().management.restore(scope, version, body.expected_version, principal_of(router).user_id)
         return Answer(200, restored.json_body())
 
     return _once(scope, "restore", {"version": version, **body.model_dump()}, _run)
@@ -116,17 +116,17 @@ def notes(scope: Scope, before: Day = None, days: Days = 2) -> Json:
             "`before` must be a valid date, YYYY-MM-DD",
             details=[{"loc": ["query", "before"], "msg": "invalid date", "type": "date"}],
         ) from None
-    return answer(200, management().notes_by_day(scope, before_day, days))
+    return answer(200, services().management.notes_by_day(scope, before_day, days))
 
 
 @scoped(router, "GET", "/notes/search", SEARCH)
 def search(scope: Scope, q: SearchText, k: SearchSize = 8) -> Json:
     if not q.strip():
         raise InvalidInput("`q` must not be blank", details=[{"loc": ["query", "q"], "msg": "blank", "type": "blank"}])
-    return answer(200, recall_service().recall(scope, q, k=k))
+    return answer(200, services().recall_service.recall(scope, q, k=k))
 
 
 @scoped(router, "DELETE", "/notes/<note_id>", DELETE_NOTE)
 def delete_note(scope: Scope, note_id: NoteId) -> Response[None]:
-    management().delete_note(scope, note_id)
+    services().management.delete_note(scope, note_id)
     return Response(status_code=204)

@@ -16,13 +16,13 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from agent_memory.basics.errors import InvalidInput
+from agent_memory.bootstrap import services
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.shapes import Export, Injections, Receipt, Usage
 from agent_memory.edges.http import answer
 from agent_memory.edges.parsing import ID_PATTERN
 from agent_memory.edges.responses import documented
 from agent_memory.edges.routes.scoped import PERSONAL, TEAM, WorkspaceId, principal_of, scoped, team
-from agent_memory.runtime import people
 
 router = APIGatewayHttpRouter()
 
@@ -41,28 +41,28 @@ USAGE = documented(200, Usage, "Usage against the quotas.", *_REFUSED)
 
 @scoped(router, "GET", "/export", EXPORT)
 def export(scope: Scope, cursor: Cursor = None) -> Json:
-    return answer(200, people().export(scope, cursor))
+    return answer(200, services().people.export(scope, cursor))
 
 
 @scoped(router, "GET", "/injections", INJECTIONS)
 def injections(scope: Scope, thread_id: ThreadId = None, limit: Limit = 20, cursor: Cursor = None) -> Json:
-    return answer(200, people().injections(scope, thread_id=thread_id, limit=limit, cursor=cursor))
+    return answer(200, services().people.injections(scope, thread_id=thread_id, limit=limit, cursor=cursor))
 
 
 @scoped(router, "GET", "/usage", USAGE)
 def usage(scope: Scope) -> Json:
-    return answer(200, people().usage(scope))
+    return answer(200, services().people.usage(scope))
 
 
 @router.delete(PERSONAL, responses=ERASE)
 def personal_erase() -> Json:
-    return answer(200, people().erase(Scope("personal", principal_of(router).user_id)))
+    return answer(200, services().people.erase(Scope("personal", principal_of(router).user_id)))
 
 
 @router.delete(TEAM, responses=ERASE)
 def team_erase(workspace_id: WorkspaceId) -> Json:
     principal_of(router).require_admin()  # checked before routing too; members or not
-    return answer(200, people().erase(Scope("team", workspace_id)))
+    return answer(200, services().people.erase(Scope("team", workspace_id)))
 
 
 @router.delete(f"{TEAM}/notes", responses=ERASE)
@@ -70,4 +70,4 @@ def team_erase_authored(workspace_id: WorkspaceId, author: Author) -> Json:
     if author != "me":
         raise InvalidInput("`author` must be `me`")
     principal = principal_of(router)
-    return answer(200, people().erase_authored(team(principal, workspace_id), principal.user_id))
+    return answer(200, services().people.erase_authored(team(principal, workspace_id), principal.user_id))

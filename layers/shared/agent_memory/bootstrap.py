@@ -1,0 +1,290 @@
+"""The composition root: ``bootstrap()`` builds the service's object graph from the settings, each part on first
+use (never at import time), and takes any part already built as an argument: that is how tests hand in a fake
+index, a faulty DynamoDB client or a scripted model, instead of patching a registry.
+
+A Lambda sandbox (and the local stack) keeps one graph for the process, ``services()``, so warm invocations
+reuse their clients; ``reset()`` forgets it when the environment changes (tests, the local stack's restarts).
+Nothing but the edges and the handlers imports this module (``make lint``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache, cached_property
+from typing import TYPE_CHECKING, Any
+
+from agent_memory.basics.clock import utc_now
+from agent_memory.basics.observability import logger
+from agent_memory.basics.settings import Settings, get_settings
+from agent_memory.consolidation.consolidator import Caps, Consolidator
+from agent_memory.memory.flush import FLUSH_BUDGET_S, FlushService
+from agent_memory.memory.management import Management
+from agent_memory.memory.service import MemoryService
+from agent_memory.providers.chat import chat_model_from_settings
+from agent_memory.recall.service import RecallService
+from agent_memory.storage.client import bounded_client, make_dynamodb_client
+from agent_memory.storage.consolidation_store import ConsolidationStore
+from agent_memory.storage.document_store import DocumentStore
+from agent_memory.storage.due_scopes import DueScopes
+from agent_memory.storage.flush_store import FlushStore
+from agent_memory.storage.note_store import NoteStore
+from agent_memory.storage.usage_store import Quota
+
+if TYPE_CHECKING:  # imported where used: a deployment without an index (or the indexer) never loads them
+    from agent_memory.consolidation.queue import GroupQueue
+    from agent_memory.domain.scope import Scope
+    from agent_memory.memory.idempotency import IdempotencyStore
+    from agent_memory.memory.service import MemoryContext
+    from agent_memory.people.control import People
+    from agent_memory.people.injections import InjectionRecorder
+    from agent_memory.providers.embedding import EmbeddingModel
+    from agent_memory.recall.indexer import NotesIndexer
+    from agent_memory.search.notes_index import NotesIndex
+
+# The flush answers within 5 s, most of it the chat model's: its note's vector gets at most this much.
+FLUSH_VECTOR_BUDGET_S = 1.0
+
+
+class Services:
+    """One process's object graph. Each part is built on first use from the settings and the parts it needs,
+    then kept; a part given to ``bootstrap()`` is used as it is. ``make_dynamodb_client`` builds every
+    DynamoDB client of the graph (the shared one and the flush's tighter one)."""
+
+    def __init__(
+        self, settings: Settings, *, make_dynamodb_client: Callable[..., Any] = make_dynamodb_client, **given: Any
+    ) -> None:
+        self.settings = settings
+        self.make_dynamodb_client = make_dynamodb_client
+        for name, part in given.items():
+            if not isinstance(getattr(type(self), name, None), cached_property):
+                raise TypeError(f"bootstrap() builds no part named {name!r}")
+            self.__dict__[name] = part  # where cached_property keeps what it built
+
+    @cached_property
+    def dynamodb(self) -> Any:
+        """The bounded DynamoDB client the services share (boto3 clients are thread-safe, and each one built costs
+        the cold start tens of milliseconds); the flush and the injection record have their own, tighter ones."""
+        return self.make_dynamodb_client(self.settings)
+
+    @property
+    def quota(self) -> Quota:
+        return Quota(notes_per_day=self.settings.quota_notes_per_day, chars=self.settings.quota_chars)
+
+    @cached_property
+    def memory_service(self) -> MemoryService:
+        """The chat model is only built when a compression needs it."""
+        settings = self.settings
+        return MemoryService(
+            NoteStore(
+                self.dynamodb, settings.table_name, self.quota, vectors=self.note_vectors(settings.embedding_timeout_s)
+            ),
+            DocumentStore(self.dynamodb, settings.table_name),
+            chat_model=cache(lambda: chat_model_from_settings(settings, timeout_s=settings.chat_timeout_s)),
+            redact_extra=settings.redact_extra,
+        )
+
+    @cached_property
+    def idempotency(self) -> IdempotencyStore:
+        """The records of ``Idempotency-Key`` (docs/api.md §6), beside each scope's data."""
+        from agent_memory.memory.idempotency import IdempotencyStore
+
+        return IdempotencyStore(self.dynamodb, self.settings.table_name)
+
+    @cached_property
+    def flush_service(self) -> FlushService:
+        """The flush gets its own, tighter clients: its whole answer must fit in 5 seconds."""
+        settings = self.settings
+        client = self.make_dynamodb_client(settings, connect_timeout_s=0.3, read_timeout_s=0.5, max_attempts=2)
+        return FlushService(
+            NoteStore(client, settings.table_name, self.quota, vectors=self.note_vectors(FLUSH_VECTOR_BUDGET_S)),
+            FlushStore(client, settings.table_name),
+            chat_model=cache(lambda: chat_model_from_settings(settings, timeout_s=FLUSH_BUDGET_S)),
+            enabled=settings.memory_flush,
+            redact_extra=settings.redact_extra,
+        )
+
+    @cached_property
+    def consolidator(self) -> Consolidator:
+        """The nightly run folds through the same service (and so the same validated write path) as the tools."""
+        settings = self.settings
+        return Consolidator(
+            self.memory_service,
+            ConsolidationStore(self.dynamodb, settings.table_name),
+            DueScopes(self.dynamodb, settings.table_name),
+            chat_model=cache(lambda: chat_model_from_settings(settings, timeout_s=settings.chat_timeout_s)),
+            caps=Caps(
+                min_age_days=settings.consolidation_min_age_days,
+                max_groups=settings.consolidation_max_groups,
+                max_notes=settings.consolidation_max_notes,
+                max_chars=settings.consolidation_max_chars,
+            ),
+            concurrency=settings.consolidation_concurrency,
+            reserve_s=settings.consolidation_reserve_s,
+            queue=lambda: self.consolidation_queue,
+        )
+
+    @cached_property
+    def consolidation_queue(self) -> GroupQueue | None:
+        """The queue the planner fans the night's groups out to (``MEMORY_CONSOLIDATION_QUEUE_URL``), if any."""
+        if self.settings.consolidation_queue_url is None:
+            return None
+        from agent_memory.consolidation.queue import GroupQueue
+
+        return GroupQueue(bounded_client("sqs", self.settings), self.settings.consolidation_queue_url)
+
+    @cached_property
+    def management(self) -> Management:
+        settings = self.settings
+        return Management(
+            self.memory_service,
+            ConsolidationStore(self.dynamodb, settings.table_name),
+            lambda_client=bounded_client("lambda", settings),  # starting a run is one asynchronous Invoke
+            consolidate_function=settings.consolidate_function,
+        )
+
+    @cached_property
+    def people(self) -> People:
+        """Export, erase and usage (the management function); the index, when configured, is cleared by the erase."""
+        from agent_memory.people.control import People
+        from agent_memory.storage.scope_items import ScopeItems
+
+        settings = self.settings
+        return People(
+            ScopeItems(self.dynamodb, settings.table_name),
+            DocumentStore(self.dynamodb, settings.table_name),
+            NoteStore(self.dynamodb, settings.table_name, quota=self.quota),
+            index=self.notes_index,
+            quota=self.quota,
+        )
+
+    @cached_property
+    def injection_recorder(self) -> InjectionRecorder:
+        """The per-turn record's writer: its own session and client (used from its thread only: boto3 sessions
+        are not thread-safe), bounded tighter still, since it runs behind the turn."""
+        import boto3
+        from botocore.config import Config
+
+        from agent_memory.people.injections import InjectionRecorder
+
+        config = Config(connect_timeout=0.5, read_timeout=1.0, retries={"mode": "standard", "total_max_attempts": 2})
+        client = boto3.session.Session().client("dynamodb", config=config)
+        return InjectionRecorder(client, self.settings.table_name, ttl_days=self.settings.injection_ttl_days)
+
+    def record_injection(self, scope: Scope, thread_id: str, memory: MemoryContext) -> None:
+        """Queue the record of what this turn was shown; never raises (a turn is never failed by its record)."""
+        from agent_memory.people.injections import Injection
+
+        try:
+            self.injection_recorder.record(
+                Injection(
+                    scope, utc_now(), thread_id, memory.document.version, [note.id for note in memory.recent_notes]
+                )
+            )
+        except Exception:  # noqa: BLE001 - best effort by design (agent_memory.people.injections)
+            logger.exception("could not queue the injection record")
+
+    @cached_property
+    def recall_service(self) -> RecallService:
+        """Recall reads notes with the same bounded client as the other tools, and the index, the embedding
+        model and the reranking model when they are configured."""
+        from agent_memory.providers.rerank import rerank_stage_from_settings  # boto3's client only when it is set
+
+        return RecallService(
+            NoteStore(self.dynamodb, self.settings.table_name),
+            index=self.notes_index,
+            embedder=self.embedding_model,
+            keyword_weight=self.settings.recall_keyword_weight,
+            vector_tag=self.table_vector_tag(),
+            reranker=rerank_stage_from_settings(self.settings),
+        )
+
+    def table_vector_tag(self) -> int | None:
+        """The tag of the vectors notes carry in the table (docs/api.md §6: an embedding model and no notes
+        index), else None: without an index, recall compares the query with them; with one, the index holds them."""
+        settings = self.settings
+        if settings.embedding_model is None or settings.opensearch_endpoint is not None:
+            return None
+        from agent_memory.search.vectors import model_tag
+
+        return model_tag(settings.embedding_model, settings.embedding_dimensions)
+
+    def note_vectors(self, timeout_s: float) -> Callable[[str], bytes | None] | None:
+        """What writes a note's vector with it, when the table holds vectors (``table_vector_tag``)."""
+        tag, embedder = self.table_vector_tag(), self.embedding_model
+        if tag is None or embedder is None:
+            return None
+        from agent_memory.search.vectors import NoteVectorWriter
+
+        return NoteVectorWriter(embedder, tag=tag, timeout_s=min(timeout_s, self.settings.embedding_timeout_s))
+
+    @cached_property
+    def embedding_model(self) -> EmbeddingModel | None:
+        """The embedding model, when ``MEMORY_EMBEDDING_MODEL`` is set; bounded by ``MEMORY_EMBEDDING_TIMEOUT_S``."""
+        from agent_memory.providers.embedding import embedding_model_from_settings
+
+        return embedding_model_from_settings(self.settings, timeout_s=self.settings.embedding_timeout_s)
+
+    @cached_property
+    def notes_index(self) -> NotesIndex | None:
+        """The notes index, when ``OPENSEARCH_ENDPOINT`` is set; its client is built here, its requests made later."""
+        settings = self.settings
+        if settings.opensearch_endpoint is None:
+            return None
+        from agent_memory.search.notes_index import NotesIndex, make_opensearch_client
+
+        return NotesIndex(
+            make_opensearch_client(settings.opensearch_endpoint, timeout_s=settings.opensearch_timeout_s),
+            dimensions=settings.embedding_dimensions,
+            shards=settings.opensearch_shards,
+            replicas=settings.opensearch_replicas,
+        )
+
+    @cached_property
+    def notes_indexer(self) -> NotesIndexer:
+        """The stream indexer. Its index is ensured once per sandbox before the first write: written through
+        a missing alias, OpenSearch would create a plain index named like the alias, with a guessed mapping."""
+        from agent_memory.recall.indexer import NotesIndexer
+
+        index = self.notes_index
+        if index is None:
+            raise RuntimeError("the stream indexer needs OPENSEARCH_ENDPOINT")
+        index.ensure()
+        return NotesIndexer(index, embedder=self.embedding_model)
+
+
+def bootstrap(settings: Settings | None = None, **given: Any) -> Services:
+    """The object graph from ``settings`` (the environment's when None), with ``given`` parts used as they are."""
+    return Services(settings or get_settings(), **given)
+
+
+_process: list[Services] = []  # the graph of this process, once built (a list: no ``global`` statement)
+_provided: dict[str, Any] = {}  # parts every graph of this process is built around (``provide``)
+
+
+def services() -> Services:
+    """This process's graph, built on first use."""
+    if not _process:
+        _process.append(bootstrap(**_provided))
+    return _process[0]
+
+
+def built(part: str) -> bool:
+    """Whether this process's graph holds ``part`` already (nothing is built, nor the settings read, to answer):
+    a test waits for the injection writer only if it was started."""
+    return bool(_process) and part in vars(_process[0])
+
+
+def provide(**parts: Any) -> None:
+    """Build this process's graphs around ``parts`` from now on (a test's fake index, a faulty client factory)."""
+    bootstrap(Settings(), **parts)  # an unknown part fails here, where it is named
+    _provided.update(parts)
+    _process.clear()
+
+
+def reset(*, keep_provided: bool = True) -> None:
+    """Forget the settings and the graph: tests and the local stack change the environment. A test's end
+    forgets the provided parts too (``keep_provided=False``)."""
+    get_settings.cache_clear()
+    _process.clear()
+    if not keep_provided:
+        _provided.clear()
