@@ -22,9 +22,7 @@ from agent_memory.edges.events import note_change
 from agent_memory.recall.index_check import require_matching_index
 
 require_valid_settings()  # a setting the service cannot use fails the initialisation, with one line
-require_matching_index(
-    services().notes_index
-)  # vectors of another size than the index's fail it too (agent_memory.recall.index_check)
+require_matching_index(services().notes_index)  # vectors of another size than the index's fail it too
 
 processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
 

@@ -31,9 +31,7 @@ from agent_memory.edges.routes import admin, memory, people
 from agent_memory.recall.index_check import require_matching_index
 
 require_valid_settings()  # a setting the service cannot use fails the initialisation, with one line
-require_matching_index(
-    services().notes_index
-)  # vectors of another size than the index's fail it too (agent_memory.recall.index_check)
+require_matching_index(services().notes_index)  # vectors of another size than the index's fail it too
 
 app = make_resolver(enable_validation=True)
 app.include_router(memory.router)  # the document and the notes, personal and team (docs/api.md §5)

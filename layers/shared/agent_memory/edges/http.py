@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
@@ -11,14 +12,22 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import (
     RequestUnsupportedContentType,
     RequestValidationError,
 )
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.data_classes.common import BaseProxyEvent
+from aws_lambda_powertools.utilities.typing import LambdaContext
 from botocore.exceptions import ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotocoreConnectionError
 
 from agent_memory.basics.errors import MalformedRequest, MemoryServiceError
 from agent_memory.basics.observability import logger, metrics
 from agent_memory.domain.shapes import Answer
+from agent_memory.edges.parsing import idempotency_key
 from agent_memory.edges.responses import ErrorBody
+
+if TYPE_CHECKING:
+    from agent_memory.domain.scope import Scope
+    from agent_memory.memory.idempotency import IdempotencyStore, Reply
 
 
 def body_text(event: BaseProxyEvent) -> str | None:
@@ -35,6 +44,35 @@ RETRY_AFTER_S = 1
 
 def json_response(status: int, body: Any, headers: dict[str, str] | None = None) -> Response[Any]:
     return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=body, headers=headers)
+
+
+def api_function(*routers: APIGatewayHttpRouter) -> tuple[APIGatewayHttpResolver, Callable[..., dict[str, Any]]]:
+    """A plain API function: its resolver (``make_resolver``) serving ``routers``, and its Lambda handler, which
+    logs with the request's correlation id and flushes the metrics, as every API function's does."""
+    app = make_resolver()
+    for router in routers:
+        app.include_router(router)
+
+    @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
+    @metrics.log_metrics
+    def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+        return app.resolve(event, context)
+
+    return app, lambda_handler
+
+
+def idempotent(
+    store: IdempotencyStore,
+    headers: Mapping[str, str] | None,
+    scope: Scope,
+    route: str,
+    request: object,
+    run: Callable[[], Reply],
+) -> Response[Any]:
+    """The one path of every write that honours ``Idempotency-Key`` (docs/api.md §6), tools and dashboard alike:
+    a repeat of the key with the same ``request`` gets the first answer and writes nothing."""
+    done = store.run_once(scope, route, idempotency_key(headers), request, run)
+    return json_response(done.status, done.body)
 
 
 def answer(status: int, shape: Answer) -> Response[dict[str, Any]]:

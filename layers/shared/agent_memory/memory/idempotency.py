@@ -28,7 +28,7 @@ from typing import Any
 
 from agent_memory.basics.errors import MemoryServiceError, StorageUnavailable
 from agent_memory.domain.scope import Scope
-from agent_memory.domain.shapes import ErrorBody
+from agent_memory.domain.shapes import Answer, ErrorBody
 from agent_memory.storage.client import DynamoDB
 from agent_memory.storage.keys import idempotency_sk
 from agent_memory.storage.leases import claim_record
@@ -42,9 +42,15 @@ class KeyReused(MemoryServiceError, status=422, code="invalid_input"):
 
 
 @dataclass(frozen=True, slots=True)
-class Answer:
+class Reply:
+    """A write's answer as it leaves and as it is stored for a replay: its status and JSON body."""
+
     status: int
     body: Any
+
+    @classmethod
+    def of(cls, status: int, shape: Answer) -> Reply:
+        return cls(status, shape.json_body())
 
 
 def fingerprint(body: object) -> str:
@@ -56,7 +62,7 @@ class IdempotencyStore:
         self._client = DynamoDB(client)
         self._table = table_name
 
-    def run_once(self, scope: Scope, route: str, key: str | None, request: object, run: Callable[[], Answer]) -> Answer:
+    def run_once(self, scope: Scope, route: str, key: str | None, request: object, run: Callable[[], Reply]) -> Reply:
         """``run()``'s answer; with a key, the stored answer of an earlier call with that key instead."""
         if key is None:
             return run()
@@ -74,7 +80,7 @@ class IdempotencyStore:
                 self._release(item_key)  # a refusal that passes with time: a repeat after it must run again
                 raise
             body = ErrorBody.of(error.code, error.message, error.details).json_body()
-            self._store(item_key, Answer(error.status, body))
+            self._store(item_key, Reply(error.status, body))
             raise
         self._store(item_key, answer)
         return answer
@@ -84,7 +90,7 @@ class IdempotencyStore:
         return claim_record(self._client, self._table, item, now_epoch=int(time.time()), lease_s=LEASE_S, keep_s=KEEP_S)
 
     @staticmethod
-    def _replay(item: dict[str, Any], digest: str) -> Answer:
+    def _replay(item: dict[str, Any], digest: str) -> Reply:
         if item.get("request", {}).get("S") != digest:
             raise KeyReused(
                 "this Idempotency-Key was used with another request; use a new key for a new request",
@@ -94,13 +100,13 @@ class IdempotencyStore:
             raise StorageUnavailable(
                 "a request with this Idempotency-Key is still in progress, or its outcome is unknown; retry later"
             )
-        return Answer(int(item["answer_status"]["N"]), json.loads(item["answer"]["S"]))
+        return Reply(int(item["answer_status"]["N"]), json.loads(item["answer"]["S"]))
 
     def _release(self, item_key: dict[str, Any]) -> None:
         """Give the key back: nothing was written, and the same request may succeed later."""
         self._client.delete_item(TableName=self._table, Key=item_key)
 
-    def _store(self, item_key: dict[str, Any], answer: Answer) -> None:
+    def _store(self, item_key: dict[str, Any], answer: Reply) -> None:
         self._client.update_item(
             TableName=self._table,
             Key=item_key,

@@ -19,12 +19,12 @@ from agent_memory.basics.errors import InvalidInput
 from agent_memory.bootstrap import services
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.shapes import CurrentDocument, NotesByDay, OneVersion, Recalled, SavedDocument, Versions
-from agent_memory.edges.http import answer, json_response
-from agent_memory.edges.parsing import ID_PATTERN, idempotency_key
+from agent_memory.edges.http import answer, idempotent
+from agent_memory.edges.parsing import ID_PATTERN
 from agent_memory.edges.requests import StrictModel
 from agent_memory.edges.responses import documented
 from agent_memory.edges.routes.scoped import principal_of, scoped
-from agent_memory.memory.idempotency import Answer
+from agent_memory.memory.idempotency import Reply
 
 router = APIGatewayHttpRouter()
 
@@ -61,11 +61,10 @@ class RestoreBody(StrictModel):
     expected_version: Annotated[int, Field(ge=0)]
 
 
-def _once(scope: Scope, route: str, request: dict[str, Any], run: Callable[[], Answer]) -> Json:
-    """A write that honours ``Idempotency-Key`` (docs/api.md §6): a repeat gets the first answer, writes nothing."""
-    key = idempotency_key(router.current_event.headers)
-    done = services().idempotency.run_once(scope, route, key, {"user_id": principal_of(router).user_id, **request}, run)
-    return json_response(done.status, done.body)
+def _once(scope: Scope, route: str, request: dict[str, Any], run: Callable[[], Reply]) -> Json:
+    """A dashboard write: a repeat of its key by the same user with the same request gets the first answer."""
+    request = {"user_id": principal_of(router).user_id, **request}
+    return idempotent(services().idempotency, router.current_event.headers, scope, route, request, run)
 
 
 # --- document ---------------------------------------------------------------------------------------------
@@ -78,9 +77,9 @@ def document(scope: Scope) -> Json:
 
 @scoped(router, "PUT", "/document", PUT_DOCUMENT)
 def put_document(scope: Scope, body: Annotated[DocumentBody, Body()]) -> Json:
-    def _save() -> Answer:
+    def _save() -> Reply:
         saved = services().management.save(scope, body.content, body.expected_version, principal_of(router).user_id)
-        return Answer(200, saved.json_body())
+        return Reply.of(200, saved)
 
     return _once(scope, "put_document", body.model_dump(), _save)
 
@@ -97,9 +96,9 @@ def version(scope: Scope, version: Version) -> Json:
 
 @scoped(router, "POST", "/document/versions/<version>/restore", RESTORE)
 def restore(scope: Scope, version: Version, body: Annotated[RestoreBody, Body()]) -> Json:
-    def _run() -> Answer:
+    def _run() -> Reply:
         restored = services().management.restore(scope, version, body.expected_version, principal_of(router).user_id)
-        return Answer(200, restored.json_body())
+        return Reply.of(200, restored)
 
     return _once(scope, "restore", {"version": version, **body.model_dump()}, _run)
 

@@ -1,0 +1,32 @@
+"""The memory block injected before every chat turn (docs/api.md §3 ``context``). ContextFunction
+(``functions/context/app.py``) serves this router alone, so that the per-turn path has its own concurrency,
+timeout and alarms, and imports nothing it does not use."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+
+from agent_memory.bootstrap import services
+from agent_memory.domain.shapes import MemoryContext
+from agent_memory.edges.http import answer, body_text
+from agent_memory.edges.responses import documented
+from agent_memory.edges.tool_call import parse_context_call
+
+router = APIGatewayHttpRouter()
+
+
+@router.post(
+    "/v1/context",
+    summary="The memory block to inject before a chat turn",
+    responses=documented(
+        200, MemoryContext, "The document and recent notes; degrades, never fails.", 400, 403, 422, 500
+    ),
+)
+def context() -> Response[dict[str, Any]]:
+    conversation, scope = parse_context_call(body_text(router.current_event))
+    memory = services().memory_service.context(scope)
+    services().record_injection(scope, conversation.thread_id, memory)  # queued: written behind the turn
+    return answer(200, memory)

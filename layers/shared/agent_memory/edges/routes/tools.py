@@ -1,0 +1,87 @@
+"""The tools the chat backend calls on the model's behalf (docs/api.md §3), the tool list and the health check.
+
+ToolsFunction (``functions/tools/app.py``) serves this router. Each tool's body is parsed in the contract's
+order (envelope and context, then scope, then arguments: ``edges.tool_call``); the writes honour
+``Idempotency-Key`` through the same path as the dashboard's (``edges.http.idempotent``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+
+from agent_memory.bootstrap import services
+from agent_memory.domain.commands import DocumentWrite
+from agent_memory.domain.document import Author
+from agent_memory.domain.notes import Origin
+from agent_memory.domain.shapes import Recalled, Remembered, SavedDocument
+from agent_memory.edges.http import answer, body_text, idempotent
+from agent_memory.edges.requests import RecallArgs, RememberArgs, UpdateMemoryArgs
+from agent_memory.edges.responses import Health, ToolDefinition, Tools, documented
+from agent_memory.edges.tool_call import ArgsT, ToolCall, parse_tool_call
+from agent_memory.edges.tool_catalog import tool_definitions
+from agent_memory.memory.idempotency import Reply
+
+router = APIGatewayHttpRouter()
+
+# What each tool's route answers, as docs/openapi.json documents it.
+_ANSWERS = {
+    "remember": documented(201, Remembered, "The note as written.", 400, 403, 422, 429, 500, 503),
+    "update_memory": documented(200, SavedDocument, "The new version.", 400, 403, 409, 422, 500, 503),
+    "recall": documented(200, Recalled, "The notes found, best first.", 400, 403, 422, 500, 503),
+}
+
+
+def _tool(name: str, summary: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The route of a tool: ``POST /v1/tools/<name>``, summarised ``<name>: <summary>``."""
+    return router.post(f"/v1/tools/{name}", summary=f"{name}: {summary}", responses=_ANSWERS[name])
+
+
+@_tool("remember", "append one note to the conversation's memory")
+def remember() -> Response[Any]:
+    def _remember(call: ToolCall[RememberArgs]) -> Reply:
+        origin = Origin(user_id=call.context.user_id, thread_id=call.context.thread_id)
+        return Reply.of(201, services().memory_service.remember(call.scope, origin, call.arguments.text))
+
+    return _write(RememberArgs, "remember", _remember)
+
+
+@_tool("update_memory", "replace the curated document")
+def update_memory() -> Response[Any]:
+    def _update(call: ToolCall[UpdateMemoryArgs]) -> Reply:
+        by = Author(user_id=call.context.user_id, thread_id=call.context.thread_id)
+        write = DocumentWrite(call.scope, call.arguments.content, call.context.document_version, "tool", by)
+        return Reply.of(200, services().memory_service.update_memory(write))
+
+    return _write(UpdateMemoryArgs, "update_memory", _update)
+
+
+def _write(arguments: type[ArgsT], route: str, run: Callable[[ToolCall[ArgsT]], Reply]) -> Response[Any]:
+    """A tool's write: a repeat of its key with the same context and arguments gets the first answer."""
+    call = parse_tool_call(body_text(router.current_event), arguments)
+    request = {"context": call.context.model_dump(), "arguments": call.arguments.model_dump()}
+    headers = router.current_event.headers
+    return idempotent(services().idempotency, headers, call.scope, route, request, lambda: run(call))
+
+
+@_tool("recall", "search the notes, best first")
+def recall() -> Response[dict[str, Any]]:
+    call = parse_tool_call(body_text(router.current_event), RecallArgs)
+    return answer(200, services().recall_service.recall(call.scope, call.arguments.query, k=call.arguments.k))
+
+
+@router.get(
+    "/v1/tools",
+    summary="The tools, with JSON Schemas of their arguments",
+    responses=documented(200, Tools, "The three tools, ready to hand to a model.", 500),
+)
+def list_tools() -> Response[dict[str, Any]]:
+    return answer(200, Tools(tools=[ToolDefinition(**tool) for tool in tool_definitions()]))
+
+
+@router.get("/v1/health", summary="Health check (open)", responses=documented(200, Health, "The API is up."))
+def health() -> Response[dict[str, Any]]:
+    return answer(200, Health(status="ok"))
