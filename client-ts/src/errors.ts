@@ -7,7 +7,7 @@
  * {@link MemoryTransportError}. The classes and their statuses are those of the Python client.
  */
 
-import type { components } from "./openapi.js";
+import type { components } from "./generated/openapi.js";
 
 /** What did not validate, on a 422: `loc` says where in the request. */
 export type ValidationDetail = components["schemas"]["ValidationDetail"];
@@ -34,19 +34,21 @@ export type ErrorCode =
   | "http_error"
   | (string & {});
 
-/** Base of every error this package throws. */
+/** Base of every error this package throws; `name` is the class's own. */
 export class MemoryClientError extends Error {
-  override name = "MemoryClientError";
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+  }
 }
 
 /** No answer: the connection failed or timed out (after the retries). For a write, the outcome is unknown. */
-export class MemoryTransportError extends MemoryClientError {
-  override name = "MemoryTransportError";
-}
+export class MemoryTransportError extends MemoryClientError {}
 
-/** The service answered with an error. */
+/** The service answered with an error: `status`, the API's `code`, its message, and `details` on a 422. */
 export class MemoryApiError extends MemoryClientError {
-  override name = "MemoryApiError";
+  /** The statuses a subclass stands for (the base class: any other). */
+  static readonly statuses: readonly number[] = [];
 
   constructor(
     readonly status: number,
@@ -62,50 +64,24 @@ export class MemoryApiError extends MemoryClientError {
 }
 
 /** 400 or 415: the request is not JSON the service can read. */
-export class BadRequest extends MemoryApiError {
-  override name = "BadRequest";
-}
+export class BadRequest extends MemoryApiError { static override readonly statuses = [400, 415]; }
 /** 401: no token, or one that does not verify (management routes). */
-export class Unauthorized extends MemoryApiError {
-  override name = "Unauthorized";
-}
+export class Unauthorized extends MemoryApiError { static override readonly statuses = [401]; }
 /** 403: the context names another user's thread, or the caller is not a member or an operator. */
-export class Forbidden extends MemoryApiError {
-  override name = "Forbidden";
-}
-/** 404: no such route, version or note in this scope. */
-export class NotFound extends MemoryApiError {
-  override name = "NotFound";
-}
+export class Forbidden extends MemoryApiError { static override readonly statuses = [403]; }
+/** 404 (and 405): no such route, version or note in this scope. */
+export class NotFound extends MemoryApiError { static override readonly statuses = [404, 405]; }
 /** 409 `version_conflict`: the document changed since the version the write was based on. */
-export class VersionConflict extends MemoryApiError {
-  override name = "VersionConflict";
-}
+export class VersionConflict extends MemoryApiError { static override readonly statuses = [409]; }
 /** 422: `invalid_input`, `document_too_large`, `quota_exceeded` (characters)...; see `code`. */
-export class InvalidInput extends MemoryApiError {
-  override name = "InvalidInput";
-}
+export class InvalidInput extends MemoryApiError { static override readonly statuses = [422]; }
 /** 429, e.g. `quota_exceeded` (notes per day): `retryAfterS` says when to try again. */
-export class RateLimited extends MemoryApiError {
-  override name = "RateLimited";
-}
-/** 5xx (`storage_unavailable`, `model_unavailable`...): for a write, the outcome is unknown. */
-export class ServiceUnavailable extends MemoryApiError {
-  override name = "ServiceUnavailable";
-}
+export class RateLimited extends MemoryApiError { static override readonly statuses = [429]; }
+/** 503 and every other 5xx (`storage_unavailable`, `model_unavailable`...): for a write, the outcome is unknown. */
+export class ServiceUnavailable extends MemoryApiError { static override readonly statuses = [503]; }
 
-const BY_STATUS: Record<number, typeof MemoryApiError> = {
-  400: BadRequest,
-  401: Unauthorized,
-  403: Forbidden,
-  404: NotFound,
-  405: NotFound,
-  409: VersionConflict,
-  415: BadRequest,
-  422: InvalidInput,
-  429: RateLimited,
-  503: ServiceUnavailable,
-};
+const CLASSES = [BadRequest, Unauthorized, Forbidden, NotFound, VersionConflict, InvalidInput, RateLimited, ServiceUnavailable];
+const BY_STATUS = new Map(CLASSES.flatMap((cls) => cls.statuses.map((status) => [status, cls] as const)));
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -125,6 +101,6 @@ export function apiError(status: number, body: unknown, retryAfterS: number | nu
     code = "http_error";
     message = isObject(body) ? String(body["message"] ?? JSON.stringify(body)) : String(body ?? "");
   }
-  const cls = BY_STATUS[status] ?? (status >= 500 ? ServiceUnavailable : MemoryApiError);
+  const cls = BY_STATUS.get(status) ?? (status >= 500 ? ServiceUnavailable : MemoryApiError);
   return new cls(status, code, message, Array.isArray(details) ? (details as ValidationDetail[]) : null, retryAfterS);
 }

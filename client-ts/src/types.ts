@@ -1,10 +1,11 @@
 /**
- * The API's shapes, named. Each is an alias of a schema of `docs/openapi.json` (generated into
- * `openapi.ts` by openapi-typescript, `npm run openapi`), so a change of the API is a compile error here,
- * never a silent drift; `test/openapi.test.ts` checks each method's alias against its route's answer.
+ * The API's shapes, named. Each is an alias of a schema of `docs/openapi.json`, which `npm run build`
+ * generates into `generated/openapi.ts` (openapi-typescript) before compiling, so a change of the API is a
+ * compile error here, never a silent drift; `test/openapi.test.ts` checks each method's alias against its
+ * route's answer.
  */
 
-import type { components } from "./openapi.js";
+import type { components } from "./generated/openapi.js";
 
 type Schemas = components["schemas"];
 
