@@ -130,6 +130,9 @@ async function main(): Promise<void> {
       model: { type: "string" },
     },
   });
+  if (values["openai-base-url"] !== undefined && values.model === undefined) {
+    throw new Error("--openai-base-url needs --model (the server's model name)");
+  }
   await runExample({
     apiUrl: values["api-url"],
     lambdaUrl: values["lambda-url"],

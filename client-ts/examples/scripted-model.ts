@@ -36,7 +36,8 @@ export const SCRIPT: ScriptedTurn[] = [
   {
     user: "Please keep a profile of me: I'm a backend engineer, I work on billing.",
     calls: [["update_memory", { content: "# About Ana\n- Backend engineer, works on billing\n- Lives in Lisbon" }]],
-    answer: (_, [result]) => `Profile saved (document version ${(result?.["document"] as { version: number }).version}).`,
+    answer: (_, [result]) =>
+      `Profile saved (document version ${(result?.["document"] as { version: number }).version}).`,
   },
   {
     user: "Where do I live again?",
@@ -51,7 +52,8 @@ export const SCRIPT: ScriptedTurn[] = [
   {
     user: "What's a good distance for a weekend run, and what were we planning?",
     calls: [],
-    answer: (system) => `Going by memory: ${memoryLines(system, "metric", "migration").join(" | ") || "(nothing in memory)"}`,
+    answer: (system) =>
+      `Going by memory: ${memoryLines(system, "metric", "migration").join(" | ") || "(nothing in memory)"}`,
   },
 ];
 export const SUMMARY = "Summary so far: Ana (Lisbon, metric units, billing engineer) planned the billing migration.";
@@ -70,7 +72,10 @@ function completion(message: Record<string, unknown>, finish: string): Response 
 
 /** The `fetch` to give `new OpenAI({fetch})`: it plays `SCRIPT`, one user line after another. */
 export const scriptedFetch: typeof fetch = async (_input, init) => {
-  const request = JSON.parse(String(init?.body)) as { messages: WireMessage[]; tools?: { function: { name: string } }[] };
+  const request = JSON.parse(String(init?.body)) as {
+    messages: WireMessage[];
+    tools?: { function: { name: string } }[];
+  };
   const messages = request.messages;
   const lastUser = [...messages].reverse().find((message) => message.role === "user")?.content ?? "";
   if (lastUser === SUMMARY_REQUEST) return completion({ content: SUMMARY }, "stop");

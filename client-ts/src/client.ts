@@ -52,7 +52,7 @@ export interface WriteOptions {
 }
 
 export interface MemoryClientOptions extends TransportOptions {
-  /** The function's name or ARN (the stack's `FlushFunctionName` output); locally its logical id. Default `FlushFunction`. */
+  /** The function's name or ARN (the stack's `FlushFunctionName` output); locally, and by default, `FlushFunction`. */
   flushFunction?: string;
   /** The Lambda Invoke API to flush through: `http://127.0.0.1:3001` for `make run`; default AWS's. */
   lambdaEndpoint?: string;
@@ -165,9 +165,7 @@ export class ManagementClient {
   }
 
   private static base(scope: ScopeOption): string {
-    return scope.workspace === undefined
-      ? "/v1/memory/personal"
-      : `/v1/memory/workspaces/${segment(scope.workspace)}`;
+    return scope.workspace === undefined ? "/v1/memory/personal" : `/v1/memory/workspaces/${segment(scope.workspace)}`;
   }
 
   // --- the document and its history ----------------------------------------------------------------------

@@ -4,7 +4,7 @@
  * ```ts
  * const conversation = new Conversation(memory, { user_id: "u-1", thread_id: "t-9" });
  * const system = await conversation.systemPrompt();                  // before each turn: the memory block
- * const tools = await conversation.tools({ format: "openai-chat" }); // or openai-responses, anthropic, bedrock, vercel-ai
+ * const tools = await conversation.tools({ format: "openai-chat" }); // or another of FORMATS
  * // ... the model answers with a tool call
  * const result = await conversation.handle(name, args);             // run it with this conversation's context
  * await conversation.flush(compactionId, messages);                 // before summarizing the conversation
@@ -105,9 +105,7 @@ export class Conversation {
   }
 
   /** The memory tools in a provider's request shape (see `formats.ts`); default `openai-chat`. */
-  async tools<F extends ToolFormat = "openai-chat">(
-    options: { format?: F } = {},
-  ): Promise<ToolShapes<ToolResult>[F]> {
+  async tools<F extends ToolFormat = "openai-chat">(options: { format?: F } = {}): Promise<ToolShapes<ToolResult>[F]> {
     const format = (options.format ?? "openai-chat") as F;
     return convert(await this.toolDefinitions(), format, (name, input) => this.handle(name, input));
   }

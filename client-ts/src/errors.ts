@@ -47,9 +47,6 @@ export class MemoryTransportError extends MemoryClientError {}
 
 /** The service answered with an error: `status`, the API's `code`, its message, and `details` on a 422. */
 export class MemoryApiError extends MemoryClientError {
-  /** The statuses a subclass stands for (the base class: any other). */
-  static readonly statuses: readonly number[] = [];
-
   constructor(
     readonly status: number,
     readonly code: ErrorCode,
@@ -64,24 +61,34 @@ export class MemoryApiError extends MemoryClientError {
 }
 
 /** 400 or 415: the request is not JSON the service can read. */
-export class BadRequest extends MemoryApiError { static override readonly statuses = [400, 415]; }
+export class BadRequest extends MemoryApiError {}
 /** 401: no token, or one that does not verify (management routes). */
-export class Unauthorized extends MemoryApiError { static override readonly statuses = [401]; }
+export class Unauthorized extends MemoryApiError {}
 /** 403: the context names another user's thread, or the caller is not a member or an operator. */
-export class Forbidden extends MemoryApiError { static override readonly statuses = [403]; }
+export class Forbidden extends MemoryApiError {}
 /** 404 (and 405): no such route, version or note in this scope. */
-export class NotFound extends MemoryApiError { static override readonly statuses = [404, 405]; }
+export class NotFound extends MemoryApiError {}
 /** 409 `version_conflict`: the document changed since the version the write was based on. */
-export class VersionConflict extends MemoryApiError { static override readonly statuses = [409]; }
+export class VersionConflict extends MemoryApiError {}
 /** 422: `invalid_input`, `document_too_large`, `quota_exceeded` (characters)...; see `code`. */
-export class InvalidInput extends MemoryApiError { static override readonly statuses = [422]; }
+export class InvalidInput extends MemoryApiError {}
 /** 429, e.g. `quota_exceeded` (notes per day): `retryAfterS` says when to try again. */
-export class RateLimited extends MemoryApiError { static override readonly statuses = [429]; }
+export class RateLimited extends MemoryApiError {}
 /** 503 and every other 5xx (`storage_unavailable`, `model_unavailable`...): for a write, the outcome is unknown. */
-export class ServiceUnavailable extends MemoryApiError { static override readonly statuses = [503]; }
+export class ServiceUnavailable extends MemoryApiError {}
 
-const CLASSES = [BadRequest, Unauthorized, Forbidden, NotFound, VersionConflict, InvalidInput, RateLimited, ServiceUnavailable];
-const BY_STATUS = new Map(CLASSES.flatMap((cls) => cls.statuses.map((status) => [status, cls] as const)));
+const BY_STATUS = new Map<number, typeof MemoryApiError>([
+  [400, BadRequest],
+  [401, Unauthorized],
+  [403, Forbidden],
+  [404, NotFound],
+  [405, NotFound],
+  [409, VersionConflict],
+  [415, BadRequest],
+  [422, InvalidInput],
+  [429, RateLimited],
+  [503, ServiceUnavailable],
+]);
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

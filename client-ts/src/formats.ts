@@ -106,7 +106,11 @@ export function convert<F extends ToolFormat, Result>(
   format: F,
   run: (name: string, input: Record<string, unknown>) => Promise<Result>,
 ): ToolShapes<Result>[F] {
-  const described = tools.map((tool) => ({ name: tool.name, description: tool.description, schema: parametersOf(tool) }));
+  const described = tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    schema: parametersOf(tool),
+  }));
   const shapes: { [K in ToolFormat]: () => ToolShapes<Result>[K] } = {
     "openai-chat": () =>
       described.map(({ name, description, schema }) => ({
@@ -123,7 +127,9 @@ export function convert<F extends ToolFormat, Result>(
       })),
     anthropic: () => described.map(({ name, description, schema }) => ({ name, description, input_schema: schema })),
     bedrock: () =>
-      described.map(({ name, description, schema }) => ({ toolSpec: { name, description, inputSchema: { json: schema } } })),
+      described.map(({ name, description, schema }) => ({
+        toolSpec: { name, description, inputSchema: { json: schema } },
+      })),
     "vercel-ai": () =>
       Object.fromEntries(
         described.map(({ name, description, schema }) => [
@@ -133,6 +139,7 @@ export function convert<F extends ToolFormat, Result>(
       ),
   };
   const shape = shapes[format];
-  if (shape === undefined) throw new RangeError(`unknown tool format ${JSON.stringify(format)}; one of ${FORMATS.join(", ")}`);
+  if (shape === undefined)
+    throw new RangeError(`unknown tool format ${JSON.stringify(format)}; one of ${FORMATS.join(", ")}`);
   return shape();
 }

@@ -14,5 +14,11 @@ export { fence, fenceLine } from "./fence.js";
 export { FLUSH_TIMEOUT_MS, flushBeforeCompaction, flushLambdaClient } from "./flush.js";
 export * from "./formats.js";
 export { type Credentials, isLoopback, regionOf, signRequest } from "./signing.js";
-export { DEFAULT_RETRY, newIdempotencyKey, type RetryPolicy, type Signing, type TransportOptions } from "./transport.js";
+export {
+  DEFAULT_RETRY,
+  newIdempotencyKey,
+  type RetryPolicy,
+  type Signing,
+  type TransportOptions,
+} from "./transport.js";
 export * from "./types.js";

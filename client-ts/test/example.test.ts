@@ -23,7 +23,10 @@ test("the example's conversation runs offline against the local stack", needsSta
   const last = lines.findLast((line) => line.startsWith("assistant> Going by memory:")) ?? "";
   assert.match(last, /metric units/);
   if (FLUSH_NOTE) {
-    assert.match(transcript, new RegExp(`flush: written — note \\S+: ${FLUSH_NOTE.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`));
+    assert.match(
+      transcript,
+      new RegExp(`flush: written — note \\S+: ${FLUSH_NOTE.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`),
+    );
     assert.match(last, /billing migration/);
   } else {
     assert.match(transcript, /flush: (written|failed)/);

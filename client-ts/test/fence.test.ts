@@ -16,7 +16,9 @@ interface Vector {
   fence_line: string;
 }
 
-const VECTORS = JSON.parse(readFileSync(new URL("../../test/fixtures/fence.json", import.meta.url), "utf8")) as Vector[];
+const VECTORS = JSON.parse(
+  readFileSync(new URL("../../test/fixtures/fence.json", import.meta.url), "utf8"),
+) as Vector[];
 
 test("fence and fenceLine give the service's own strings", () => {
   assert.ok(VECTORS.length >= 5);

@@ -12,7 +12,11 @@ import type { ManagementClient, MemoryClient } from "../src/index.js";
 import type { paths } from "../src/generated/openapi.js";
 
 type Method = "get" | "put" | "post" | "delete";
-type Json<R> = R extends { content: { "application/json": infer Body } } ? Body : R extends { content?: never } ? void : never;
+type Json<R> = R extends { content: { "application/json": infer Body } }
+  ? Body
+  : R extends { content?: never }
+    ? void
+    : never;
 /** The 2xx answer of a route, as docs/openapi.json declares it. */
 type Answer<P extends keyof paths, M extends Method> = paths[P][M] extends { responses: infer R }
   ? Json<R[Extract<keyof R, 200 | 201 | 202 | 204>]>

@@ -135,20 +135,24 @@ test("remember's refusals carry the API's code and write nothing", needsStack, a
   assert.deepEqual((await client.getContext(ctx(user))).recent_notes, []);
 });
 
-test("every tools and context route refuses a foreign thread and a shared context without a workspace", needsStack, async () => {
-  const client = memory();
-  const user = unique("ts-every");
-  const calls: [string, (context: ConversationContext) => Promise<unknown>][] = [
-    ["remember", (context) => client.remember(context, "a fact")],
-    ["update_memory", (context) => client.updateMemory(context, "# doc")],
-    ["recall", (context) => client.recall(context, "fact")],
-    ["context", (context) => client.getContext(context)],
-  ];
-  for (const [, call] of calls) {
-    await refused(call(ctx(user, { thread_owner_id: "u-owner" })), Forbidden, 403, "forbidden");
-    await refused(call(ctx(user, { visibility: "shared" })), InvalidInput, 422, "invalid_input");
-  }
-});
+test(
+  "every tools and context route refuses a foreign thread and a shared context without a workspace",
+  needsStack,
+  async () => {
+    const client = memory();
+    const user = unique("ts-every");
+    const calls: [string, (context: ConversationContext) => Promise<unknown>][] = [
+      ["remember", (context) => client.remember(context, "a fact")],
+      ["update_memory", (context) => client.updateMemory(context, "# doc")],
+      ["recall", (context) => client.recall(context, "fact")],
+      ["context", (context) => client.getContext(context)],
+    ];
+    for (const [, call] of calls) {
+      await refused(call(ctx(user, { thread_owner_id: "u-owner" })), Forbidden, 403, "forbidden");
+      await refused(call(ctx(user, { visibility: "shared" })), InvalidInput, 422, "invalid_input");
+    }
+  },
+);
 
 test("an argument naming a scope is refused by the service, with details, and writes nothing", needsStack, async () => {
   const client = memory();
@@ -254,37 +258,41 @@ test("a flush to a missing function is failed, never thrown", needsStack, async 
 // --- management: the document and its history ----------------------------------------------------------------
 
 for (const kind of ["personal", "workspace"] as const) {
-  test(`the ${kind} document: read, save, history, a version, restore; stale and missing versions refused`, needsStack, async () => {
-    const user = unique(`ts-mgmt-${kind}`);
-    const scope: ScopeOption = kind === "workspace" ? { workspace: unique("w-mgmt") } : {};
-    const client = dashboard(token(user, scope.workspace ? [scope.workspace] : []));
+  test(
+    `the ${kind} document: read, save, history, a version, restore; stale and missing versions refused`,
+    needsStack,
+    async () => {
+      const user = unique(`ts-mgmt-${kind}`);
+      const scope: ScopeOption = kind === "workspace" ? { workspace: unique("w-mgmt") } : {};
+      const client = dashboard(token(user, scope.workspace ? [scope.workspace] : []));
 
-    const empty = await client.getDocument(scope);
-    const first = await client.putDocument("# Notes\n- one", 0, scope);
-    await refused(client.putDocument("# Notes\n- stale", 0, scope), VersionConflict, 409, "version_conflict");
-    const second = await client.putDocument("# Notes\n- two", 1, scope);
-    const versions = await client.listVersions({ ...scope, limit: 1 });
-    const older = await client.listVersions({ ...scope, limit: 1, cursor: versions.next_cursor ?? "" });
-    const one = await client.getVersion(1, scope);
-    await refused(client.getVersion(99, scope), NotFound, 404, "not_found");
-    const restored = await client.restoreVersion(1, 2, scope);
-    await refused(client.restoreVersion(1, 2, scope), VersionConflict, 409, "version_conflict");
-    await refused(client.restoreVersion(42, 3, scope), NotFound, 404, "not_found");
+      const empty = await client.getDocument(scope);
+      const first = await client.putDocument("# Notes\n- one", 0, scope);
+      await refused(client.putDocument("# Notes\n- stale", 0, scope), VersionConflict, 409, "version_conflict");
+      const second = await client.putDocument("# Notes\n- two", 1, scope);
+      const versions = await client.listVersions({ ...scope, limit: 1 });
+      const older = await client.listVersions({ ...scope, limit: 1, cursor: versions.next_cursor ?? "" });
+      const one = await client.getVersion(1, scope);
+      await refused(client.getVersion(99, scope), NotFound, 404, "not_found");
+      const restored = await client.restoreVersion(1, 2, scope);
+      await refused(client.restoreVersion(1, 2, scope), VersionConflict, 409, "version_conflict");
+      await refused(client.restoreVersion(42, 3, scope), NotFound, 404, "not_found");
 
-    assert.deepEqual([empty.document.version, empty.document.content], [0, ""]);
-    assert.deepEqual(empty.limits, { soft: 18000, hard: 25000 });
-    assert.deepEqual([first.document.version, second.document.version], [1, 2]);
-    assert.deepEqual(
-      versions.versions.map((entry) => [entry.version, entry.reason]),
-      [[2, "dashboard"]],
-    );
-    assert.deepEqual(
-      older.versions.map((entry) => entry.version),
-      [1],
-    );
-    assert.equal(one.document.content, "# Notes\n- one");
-    assert.deepEqual([restored.document.version, restored.document.content], [3, "# Notes\n- one"]);
-  });
+      assert.deepEqual([empty.document.version, empty.document.content], [0, ""]);
+      assert.deepEqual(empty.limits, { soft: 18000, hard: 25000 });
+      assert.deepEqual([first.document.version, second.document.version], [1, 2]);
+      assert.deepEqual(
+        versions.versions.map((entry) => [entry.version, entry.reason]),
+        [[2, "dashboard"]],
+      );
+      assert.deepEqual(
+        older.versions.map((entry) => entry.version),
+        [1],
+      );
+      assert.equal(one.document.content, "# Notes\n- one");
+      assert.deepEqual([restored.document.version, restored.document.content], [3, "# Notes\n- one"]);
+    },
+  );
 }
 
 // --- management: notes --------------------------------------------------------------------------------------
@@ -293,7 +301,10 @@ test("notes by day, search and delete; a missing note and bad parameters refused
   const user = unique("ts-notes");
   const workspace = unique("w-notes");
   const tools = memory();
-  const team = await tools.remember(ctx(user, { visibility: "shared", workspace_id: workspace }), "The deploy window is Tuesday");
+  const team = await tools.remember(
+    ctx(user, { visibility: "shared", workspace_id: workspace }),
+    "The deploy window is Tuesday",
+  );
   const personal = await tools.remember(ctx(user), "Personal: likes tea");
   const client = dashboard(token(user, [workspace]));
 
@@ -301,7 +312,10 @@ test("notes by day, search and delete; a missing note and bad parameters refused
   const personalDays = await client.listNotes({ before: "2999-01-01" });
   const found = await client.searchNotes("deploy window", { workspace, k: 3 });
   const notFound = await client.searchNotes("deploy");
-  for (const [note, scope] of [[team.note, { workspace }], [personal.note, {}]] as const) {
+  for (const [note, scope] of [
+    [team.note, { workspace }],
+    [personal.note, {}],
+  ] as const) {
     await client.deleteNote(note.id, scope);
     await refused(client.deleteNote(note.id, scope), NotFound, 404, "not_found");
   }
@@ -328,47 +342,51 @@ test("notes by day, search and delete; a missing note and bad parameters refused
 
 // --- management: people's control ------------------------------------------------------------------------------
 
-test("export, injections, usage, erasing my notes in a workspace and erasing my personal memory", needsStack, async () => {
-  const user = unique("ts-people");
-  const workspace = unique("w-people");
-  const tools = memory();
-  const team = ctx(user, { visibility: "shared", workspace_id: workspace });
-  await tools.remember(ctx(user), "Personal fact");
-  await tools.remember(team, "Team fact by me");
-  await tools.getContext(ctx(user, { thread_id: "t-shown" }));
-  await tools.getContext({ ...team, thread_id: "t-team" });
-  const client = dashboard(token(user, [workspace]));
+test(
+  "export, injections, usage, erasing my notes in a workspace and erasing my personal memory",
+  needsStack,
+  async () => {
+    const user = unique("ts-people");
+    const workspace = unique("w-people");
+    const tools = memory();
+    const team = ctx(user, { visibility: "shared", workspace_id: workspace });
+    await tools.remember(ctx(user), "Personal fact");
+    await tools.remember(team, "Team fact by me");
+    await tools.getContext(ctx(user, { thread_id: "t-shown" }));
+    await tools.getContext({ ...team, thread_id: "t-team" });
+    const client = dashboard(token(user, [workspace]));
 
-  const personalNotes = await exportedNotes(client);
-  const teamNotes = await exportedNotes(client, { workspace });
-  // The record of what a turn was shown is written off the turn's path.
-  const shown = (page: { injections: unknown[] }) => page.injections.length > 0;
-  const injections = await eventually(() => client.listInjections({ threadId: "t-shown", limit: 5 }), shown);
-  const teamInjections = await eventually(() => client.listInjections({ workspace }), shown);
-  const usage = await client.usage();
-  const teamUsage = await client.usage({ workspace });
-  const mine = await client.eraseMyNotes({ workspace });
-  const erased = await client.erase();
-  const again = await client.erase();
-  await refused(client.listInjections({ limit: 0 }), InvalidInput, 422, "invalid_input");
+    const personalNotes = await exportedNotes(client);
+    const teamNotes = await exportedNotes(client, { workspace });
+    // The record of what a turn was shown is written off the turn's path.
+    const shown = (page: { injections: unknown[] }) => page.injections.length > 0;
+    const injections = await eventually(() => client.listInjections({ threadId: "t-shown", limit: 5 }), shown);
+    const teamInjections = await eventually(() => client.listInjections({ workspace }), shown);
+    const usage = await client.usage();
+    const teamUsage = await client.usage({ workspace });
+    const mine = await client.eraseMyNotes({ workspace });
+    const erased = await client.erase();
+    const again = await client.erase();
+    await refused(client.listInjections({ limit: 0 }), InvalidInput, 422, "invalid_input");
 
-  assert.deepEqual(personalNotes, ["Personal fact"]);
-  assert.deepEqual(teamNotes, ["Team fact by me"]);
-  assert.deepEqual(
-    injections.injections.map((entry) => entry.thread_id),
-    ["t-shown"],
-  );
-  assert.deepEqual(
-    teamInjections.injections.map((entry) => entry.thread_id),
-    ["t-team"],
-  );
-  assert.deepEqual([usage.notes_today, teamUsage.notes_today], [1, 1]);
-  assert.equal(mine.erased.notes, 1);
-  assert.deepEqual(await exportedNotes(client, { workspace }), []);
-  assert.equal(erased.erased.notes, 1);
-  assert.deepEqual(again.erased, { notes: 0, versions: 0, other: 0 });
-  assert.deepEqual(await exportedNotes(client), []);
-});
+    assert.deepEqual(personalNotes, ["Personal fact"]);
+    assert.deepEqual(teamNotes, ["Team fact by me"]);
+    assert.deepEqual(
+      injections.injections.map((entry) => entry.thread_id),
+      ["t-shown"],
+    );
+    assert.deepEqual(
+      teamInjections.injections.map((entry) => entry.thread_id),
+      ["t-team"],
+    );
+    assert.deepEqual([usage.notes_today, teamUsage.notes_today], [1, 1]);
+    assert.equal(mine.erased.notes, 1);
+    assert.deepEqual(await exportedNotes(client, { workspace }), []);
+    assert.equal(erased.erased.notes, 1);
+    assert.deepEqual(again.erased, { notes: 0, versions: 0, other: 0 });
+    assert.deepEqual(await exportedNotes(client), []);
+  },
+);
 
 test("operators: runs listed and started, a workspace erased; anyone else refused", needsStack, async () => {
   const workspace = unique("w-ops");
@@ -419,9 +437,11 @@ test("every management route refuses no token, an expired one and a forged one w
     const client = dashboard(jwt);
     for (const [name, call] of EVERY_SCOPED_CALL) {
       for (const scope of [{}, { workspace }]) {
-        const error = await refused(call(client, scope), Unauthorized, 401, "unauthorized").catch((failure: unknown) => {
-          throw new Error(`${name} ${JSON.stringify(scope)}: ${String(failure)}`);
-        });
+        const error = await refused(call(client, scope), Unauthorized, 401, "unauthorized").catch(
+          (failure: unknown) => {
+            throw new Error(`${name} ${JSON.stringify(scope)}: ${String(failure)}`);
+          },
+        );
         assert.ok(error.serviceMessage);
       }
     }
@@ -470,5 +490,6 @@ test("every operation of docs/openapi.json was answered 2xx, and refused where i
   }
   assert.deepEqual(missing, []);
   const classes = new Set(exchanges.map((e) => e.status).filter((status) => status >= 400));
-  for (const status of [401, 403, 404, 409, 422, ...(NOTES_QUOTA ? [429] : [])]) assert.ok(classes.has(status), `${status}`);
+  for (const status of [401, 403, 404, 409, 422, ...(NOTES_QUOTA ? [429] : [])])
+    assert.ok(classes.has(status), `${status}`);
 });

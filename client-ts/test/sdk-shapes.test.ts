@@ -39,7 +39,8 @@ function conversation(user: string): Conversation {
 }
 
 /** `{name, description, parameters}` of each tool, as `GET /v1/tools` serves them. */
-const served = (tools: ToolDefinition[]) => tools.map(({ name, description, parameters }) => ({ name, description, parameters }));
+const served = (tools: ToolDefinition[]) =>
+  tools.map(({ name, description, parameters }) => ({ name, description, parameters }));
 
 test("OpenAI Chat Completions and Responses: the SDK's own types and requests", needsStack, async () => {
   const memory = conversation(unique("ts-openai"));
@@ -60,13 +61,23 @@ test("OpenAI Chat Completions and Responses: the SDK's own types and requests", 
   const openai = new OpenAI({ apiKey: "test", baseURL: "http://openai.invalid/v1", fetch: chatApi.fetch });
   await openai.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: "hi" }], tools: chat });
   const responsesApi = provider({ id: "r-1", object: "response", created_at: 0, status: "completed", output: [] });
-  const openaiResponses = new OpenAI({ apiKey: "test", baseURL: "http://openai.invalid/v1", fetch: responsesApi.fetch });
+  const openaiResponses = new OpenAI({
+    apiKey: "test",
+    baseURL: "http://openai.invalid/v1",
+    fetch: responsesApi.fetch,
+  });
   await openaiResponses.responses.create({ model: "gpt-test", input: "hi", tools: responses });
 
   const definitions = served(await memory.toolDefinitions());
   const sentChat = chatApi.bodies[0]!["tools"] as { type: string; function: unknown }[];
-  assert.deepEqual(sentChat.map((tool) => tool.type), ["function", "function", "function"]);
-  assert.deepEqual(sentChat.map((tool) => tool.function), definitions);
+  assert.deepEqual(
+    sentChat.map((tool) => tool.type),
+    ["function", "function", "function"],
+  );
+  assert.deepEqual(
+    sentChat.map((tool) => tool.function),
+    definitions,
+  );
   const sentResponses = responsesApi.bodies[0]!["tools"] as Record<string, unknown>[];
   assert.deepEqual(
     sentResponses.map(({ type, strict, ...tool }) => [type, strict, tool]),
@@ -91,7 +102,12 @@ test("Anthropic Messages: the SDK's own type and request", needsStack, async () 
     usage: { input_tokens: 1, output_tokens: 1 },
   });
   const anthropic = new Anthropic({ apiKey: "test", baseURL: "http://anthropic.invalid", fetch: messagesApi.fetch });
-  await anthropic.messages.create({ model: "claude-test", max_tokens: 64, messages: [{ role: "user", content: "hi" }], tools });
+  await anthropic.messages.create({
+    model: "claude-test",
+    max_tokens: 64,
+    messages: [{ role: "user", content: "hi" }],
+    tools,
+  });
 
   const sent = messagesApi.bodies[0]!["tools"] as { name: string; description: string; input_schema: unknown }[];
   assert.deepEqual(
@@ -107,7 +123,10 @@ test("Bedrock Converse: the SDK's own type, serialized by the SDK", needsStack, 
   const wrong: BedrockTool[] = await memory.tools({ format: "openai-chat" });
   assert.ok(wrong);
 
-  const bedrock = new BedrockRuntimeClient({ region: "us-east-1", credentials: { accessKeyId: "x", secretAccessKey: "y" } });
+  const bedrock = new BedrockRuntimeClient({
+    region: "us-east-1",
+    credentials: { accessKeyId: "x", secretAccessKey: "y" },
+  });
   let body = "";
   const stop = new Error("captured before sending");
   bedrock.middlewareStack.add(
@@ -124,7 +143,8 @@ test("Bedrock Converse: the SDK's own type, serialized by the SDK", needsStack, 
   });
   await assert.rejects(bedrock.send(command), (error) => error === stop);
 
-  const sent = (JSON.parse(body) as { toolConfig: { tools: { toolSpec: Record<string, unknown> }[] } }).toolConfig.tools;
+  const sent = (JSON.parse(body) as { toolConfig: { tools: { toolSpec: Record<string, unknown> }[] } }).toolConfig
+    .tools;
   assert.deepEqual(
     sent.map(({ toolSpec }) => ({
       name: toolSpec["name"],
@@ -161,7 +181,12 @@ test("the Vercel AI SDK: generateText runs the memory tools with the conversatio
         usage,
         warnings: [],
       },
-      { content: [{ type: "text", text: "Noted." }], finishReason: { unified: "stop", raw: undefined }, usage, warnings: [] },
+      {
+        content: [{ type: "text", text: "Noted." }],
+        finishReason: { unified: "stop", raw: undefined },
+        usage,
+        warnings: [],
+      },
     ],
   });
   const result = await generateText({
@@ -181,7 +206,12 @@ test("the Vercel AI SDK: generateText runs the memory tools with the conversatio
     context.recent_notes.map((note) => note.text),
     ["Prefers metric units"],
   );
-  const offered = model.doGenerateCalls[0]!.tools as { type: string; name: string; description: string; inputSchema: unknown }[];
+  const offered = model.doGenerateCalls[0]!.tools as {
+    type: string;
+    name: string;
+    description: string;
+    inputSchema: unknown;
+  }[];
   assert.deepEqual(
     offered.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.inputSchema })),
     served(await memory.toolDefinitions()),

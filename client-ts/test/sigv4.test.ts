@@ -19,7 +19,9 @@ interface Vector {
   signed: Record<string, string>;
 }
 
-const VECTORS = JSON.parse(readFileSync(new URL("../../test/fixtures/sigv4.json", import.meta.url), "utf8")) as Vector[];
+const VECTORS = JSON.parse(
+  readFileSync(new URL("../../test/fixtures/sigv4.json", import.meta.url), "utf8"),
+) as Vector[];
 const API = "https://abc123.execute-api.eu-west-1.amazonaws.com";
 const KEYS = { accessKeyId: "AKIDEXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY" };
 
@@ -50,11 +52,9 @@ test("on the wire: the client's request carries the signature of exactly what it
   mock.timers.enable({ apis: ["Date"], now: new Date(vector.at) });
   try {
     const client = new MemoryClient(API, { credentials: vector.credentials, fetch });
-    await client.remember(
-      { user_id: "u-1", thread_id: "t-1" },
-      "café ☕ 😀",
-      { idempotencyKey: vector.request.headers["idempotency-key"]! },
-    );
+    await client.remember({ user_id: "u-1", thread_id: "t-1" }, "café ☕ 😀", {
+      idempotencyKey: vector.request.headers["idempotency-key"]!,
+    });
   } finally {
     mock.timers.reset();
   }
@@ -68,7 +68,12 @@ test("signing is chosen by the endpoint: SigV4 for execute-api and with signing:
   const { sent, fetch } = capturing({ tools: [] });
   await new MemoryClient("http://127.0.0.1:3000", { fetch }).listTools();
   await new MemoryClient(API, { credentials: KEYS, fetch }).listTools();
-  await new MemoryClient("https://memory.example.com", { signing: "sigv4", region: "eu-west-2", credentials: KEYS, fetch }).listTools();
+  await new MemoryClient("https://memory.example.com", {
+    signing: "sigv4",
+    region: "eu-west-2",
+    credentials: KEYS,
+    fetch,
+  }).listTools();
   await new ManagementClient(API, { token: "jwt", fetch }).getDocument();
 
   const [local, aws, customDomain, dashboard] = sent.map((request) => request.headers["authorization"]);
@@ -83,7 +88,11 @@ test("signing is chosen by the endpoint: SigV4 for execute-api and with signing:
 
 test("without credentials given, the SDK's standard chain signs (here: the environment's)", async () => {
   const saved = { ...process.env };
-  Object.assign(process.env, { AWS_ACCESS_KEY_ID: "AKIACHAIN", AWS_SECRET_ACCESS_KEY: "chain-secret", AWS_SESSION_TOKEN: "chain-token" });
+  Object.assign(process.env, {
+    AWS_ACCESS_KEY_ID: "AKIACHAIN",
+    AWS_SECRET_ACCESS_KEY: "chain-secret",
+    AWS_SESSION_TOKEN: "chain-token",
+  });
   try {
     const { sent, fetch } = capturing({ tools: [] });
     await new MemoryClient(API, { fetch }).listTools();

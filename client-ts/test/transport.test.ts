@@ -40,7 +40,11 @@ async function scripted(script: ScriptedAnswer[], retry: Partial<RetryPolicy> = 
 
 test("a 503 is retried with the same Idempotency-Key, honouring Retry-After", async () => {
   const { server, client, waits } = await scripted([
-    { status: 503, body: { error: { code: "storage_unavailable", message: "try again" } }, headers: { "retry-after": "1" } },
+    {
+      status: 503,
+      body: { error: { code: "storage_unavailable", message: "try again" } },
+      headers: { "retry-after": "1" },
+    },
     { status: 201, body: REMEMBERED },
   ]);
   const answer = await client.remember(CONTEXT, "a fact");
@@ -77,7 +81,11 @@ test("retries are bounded, with full-jitter exponential backoff, then the typed 
 
 test("a 429 whose Retry-After is past the bound (a daily quota) is thrown at once", async () => {
   const { server, client, waits } = await scripted([
-    { status: 429, body: { error: { code: "quota_exceeded", message: "500 notes today" } }, headers: { "retry-after": "3600" } },
+    {
+      status: 429,
+      body: { error: { code: "quota_exceeded", message: "500 notes today" } },
+      headers: { "retry-after": "3600" },
+    },
   ]);
   await assert.rejects(client.remember(CONTEXT, "a fact"), (error: unknown) => {
     assert.ok(error instanceof RateLimited);
@@ -121,11 +129,23 @@ test("a refused connection is a MemoryTransportError after the retries", async (
 
 test("every answer a gateway may give is a typed error with a code", async () => {
   const cases: [ScriptedAnswer, typeof MemoryApiError, string][] = [
-    [{ status: 400, body: { error: { code: "malformed_request", message: "not JSON" } } }, BadRequest, "malformed_request"],
-    [{ status: 415, body: { error: { code: "unsupported_media_type", message: "JSON only" } } }, BadRequest, "unsupported_media_type"],
+    [
+      { status: 400, body: { error: { code: "malformed_request", message: "not JSON" } } },
+      BadRequest,
+      "malformed_request",
+    ],
+    [
+      { status: 415, body: { error: { code: "unsupported_media_type", message: "JSON only" } } },
+      BadRequest,
+      "unsupported_media_type",
+    ],
     [{ status: 403, body: { message: "Forbidden" } }, Forbidden, "http_error"], // API Gateway's own, on a bad signature
     [{ status: 502, body: "<html>Bad Gateway</html>" }, ServiceUnavailable, "http_error"],
-    [{ status: 500, body: { error: { code: "internal_error", message: "oops" } } }, ServiceUnavailable, "internal_error"],
+    [
+      { status: 500, body: { error: { code: "internal_error", message: "oops" } } },
+      ServiceUnavailable,
+      "internal_error",
+    ],
     [{ status: 418, body: {} }, MemoryApiError, "http_error"],
   ];
   for (const [answer, cls, code] of cases) {
@@ -175,7 +195,10 @@ test("every write carries an Idempotency-Key of its own; reads carry none; a cal
 });
 
 test("query strings and path segments are encoded as SigV4 wants, and a dot segment is refused", async () => {
-  assert.equal(queryString({ q: "a b+c/d*!'()~", k: 5, cursor: undefined, before: null }), "k=5&q=a%20b%2Bc%2Fd%2A%21%27%28%29~");
+  assert.equal(
+    queryString({ q: "a b+c/d*!'()~", k: 5, cursor: undefined, before: null }),
+    "k=5&q=a%20b%2Bc%2Fd%2A%21%27%28%29~",
+  );
   assert.equal(segment("team@corp.example"), "team%40corp.example");
   assert.throws(() => segment(".."), RangeError);
   assert.throws(() => segment("%2e"), RangeError);
