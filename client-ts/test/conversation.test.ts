@@ -17,12 +17,17 @@ function client(): MemoryClient {
   return new MemoryClient(api(), { lambdaEndpoint: lambda(), fetch: recordingFetch(exchanges) });
 }
 
+/** A private conversation of `user` in thread `t-1`. */
+function conversationOf(user: string): Conversation {
+  return new Conversation(client(), { user_id: user, thread_id: "t-1" });
+}
+
 test(
   "a turn: the memory block, then remember, recall and update_memory with the conversation's context",
   needsStack,
   async () => {
     const user = unique("ts-turn");
-    const conversation = new Conversation(client(), { user_id: user, thread_id: "t-1" });
+    const conversation = conversationOf(user);
 
     const first = await conversation.systemPrompt();
     const remembered = await conversation.handle("remember", '{"text": "Works in Lisbon"}');
@@ -48,7 +53,7 @@ test(
   needsStack,
   async () => {
     const user = unique("ts-conflict");
-    const conversation = new Conversation(client(), { user_id: user, thread_id: "t-1" });
+    const conversation = conversationOf(user);
     await conversation.systemPrompt(); // shows version 0
     await client().updateMemory({ user_id: user, thread_id: "t-other" }, "# Edited elsewhere");
 
@@ -69,7 +74,7 @@ test(
   needsStack,
   async () => {
     const user = unique("ts-identity");
-    const conversation = new Conversation(client(), { user_id: user, thread_id: "t-1" });
+    const conversation = conversationOf(user);
     await conversation.toolDefinitions();
     const before = exchanges.length;
 
@@ -94,7 +99,7 @@ test(
   "bad arguments are tool results the model can read; a tool that is not memory's is an error",
   needsStack,
   async () => {
-    const conversation = new Conversation(client(), { user_id: unique("ts-bad-args"), thread_id: "t-1" });
+    const conversation = conversationOf(unique("ts-bad-args"));
 
     const notJson = (await conversation.handle("remember", "{not json")) as ToolRefusal;
     const notObject = (await conversation.handle("remember", "[1, 2]")) as ToolRefusal;
@@ -137,7 +142,7 @@ test("a recalled note is fenced exactly as the memory block fences it", needsSta
 });
 
 test("tools() in every format comes from GET /v1/tools, read once per conversation", needsStack, async () => {
-  const conversation = new Conversation(client(), { user_id: unique("ts-formats"), thread_id: "t-1" });
+  const conversation = conversationOf(unique("ts-formats"));
   const before = exchanges.length;
   const shapes = await Promise.all(FORMATS.map((format) => conversation.tools({ format })));
   const byDefault = await conversation.tools();
@@ -151,7 +156,7 @@ test(
   "the flush through the conversation: written, then duplicate",
   FLUSH_NOTE ? needsStack : { skip: "MEMORY_TEST_FLUSH_NOTE is not set (the stack has no chat model)" },
   async () => {
-    const conversation = new Conversation(client(), { user_id: unique("ts-conv-flush"), thread_id: "t-1" });
+    const conversation = conversationOf(unique("ts-conv-flush"));
     await conversation.systemPrompt(); // the flush never carries the document version
     const messages = [{ role: "user", content: "We are planning the billing migration." }];
     const first = await conversation.flush("cmp-1", messages);

@@ -59,8 +59,9 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         yield running
 
 
-def _node_environment(stack: Stack) -> dict[str, str]:
-    return {
+def _in_client_ts(stack: Stack, command: list[str], timeout_s: float) -> subprocess.CompletedProcess[str]:
+    """``command`` run in client-ts/, told where the stack is (the variables test/support/stack.ts reads)."""
+    env = {
         **os.environ,
         "MEMORY_API_URL": f"http://127.0.0.1:{stack.api_port}",
         "MEMORY_LAMBDA_URL": f"http://127.0.0.1:{stack.lambda_port}",
@@ -69,20 +70,15 @@ def _node_environment(stack: Stack) -> dict[str, str]:
         # The AWS SDK's notice that its releases after January 2027 need Node 22; the pinned ones run on 20.
         "AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED": "true",
     }
+    return subprocess.run(
+        command, cwd=CLIENT_TS, env=env, capture_output=True, text=True, timeout=timeout_s, check=False
+    )
 
 
 @pytest.fixture(scope="module")
 def node_suite(stack: Stack) -> subprocess.CompletedProcess[str]:
-    """``npm test`` in client-ts (it compiles, then runs every test file), once for the module."""
-    return subprocess.run(
-        [_npm_or_skip(), "test", "--silent"],
-        cwd=CLIENT_TS,
-        env=_node_environment(stack),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    """``npm test`` in client-ts (format check, build, then every test file), once for the module."""
+    return _in_client_ts(stack, [_npm_or_skip(), "test", "--silent"], timeout_s=300)
 
 
 def test_the_fixtures_are_what_botocore_and_the_service_compute() -> None:
@@ -118,23 +114,11 @@ def test_python_and_typescript_give_the_same_tools_and_memory_block(
         python_prompt = python.system_prompt()
         python_recall = python.handle("recall", {"query": "deploys tuesdays"})
 
-    ours: dict[str, Any] = json.loads(
-        subprocess.run(
-            [
-                shutil.which("node") or "node",
-                "dist/test/support/parity.js",
-                f"http://127.0.0.1:{stack.api_port}",
-                json.dumps(context.as_json()),
-                "deploys tuesdays",
-            ],
-            cwd=CLIENT_TS,
-            env=_node_environment(stack),
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=True,
-        ).stdout
-    )
+    node = shutil.which("node") or "node"
+    url, context_json = f"http://127.0.0.1:{stack.api_port}", json.dumps(context.as_json())
+    parity = _in_client_ts(stack, [node, "dist/test/support/parity.js", url, context_json, "deploys tuesdays"], 60)
+    assert parity.returncode == 0, parity.stderr
+    ours: dict[str, Any] = json.loads(parity.stdout)
 
     for format in FORMATS:
         assert ours["tools"][format] == python_tools[format], format
