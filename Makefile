@@ -49,7 +49,12 @@ node_modules/.installed: package.json package-lock.json
 	@if command -v npm >/dev/null; then npm ci --no-audit --no-fund --loglevel=error && touch $@; \
 	else echo "npm not found: the dashboard's browser tier will be skipped (it needs node_modules/axe-core)"; fi
 
-install: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed node_modules/.installed ## Create the virtualenvs and node_modules
+# The TypeScript client's dependencies (client-ts/package-lock.json pins them); `make test` runs its tests.
+client-ts/node_modules/.installed: client-ts/package.json client-ts/package-lock.json
+	@if command -v npm >/dev/null; then cd client-ts && npm ci --no-audit --no-fund --loglevel=error && touch node_modules/.installed; \
+	else echo "npm not found: the TypeScript client's tests will be skipped"; fi
+
+install: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed node_modules/.installed client-ts/node_modules/.installed ## Create the virtualenvs and node_modules
 
 run: $(BIN)/.installed ## Start the local stack (API on :3000, Lambda Invoke API on :3001)
 	$(BIN)/python -m local.server
@@ -70,7 +75,7 @@ reindex: $(BIN)/.installed ## Rebuild the notes index of scopes from DynamoDB: m
 backfill-due: $(BIN)/.installed ## Once, on upgrade: notes indexed one by one make their scopes due (docs/consolidation.md)
 	PYTHONPATH=layers/shared $(BIN)/python -m local.backfill_due
 
-test: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed node_modules/.installed ## Run the whole test suite, template checks (cfn-lint, sam, checkov) and the dashboard in Chromium included
+test: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed node_modules/.installed client-ts/node_modules/.installed ## Run the whole test suite, template checks (cfn-lint, sam, checkov), the dashboard in Chromium and the TypeScript client included
 	$(BIN)/pytest -n 2 --dist loadgroup --ignore=tests/fuzz --cov --cov-report= --durations=25
 	$(BIN)/pytest tests/fuzz --cov --cov-append --cov-report=term  # schemathesis's items share one node id: not on xdist
 
@@ -112,7 +117,7 @@ validate: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed ##
 	$(CHECKOV) --config-file .checkov.yaml
 
 clean: ## Remove build output and virtualenvs
-	rm -rf .aws-sam $(VENV) $(SAM_VENV) $(CHECKOV_VENV) node_modules .pytest_cache .mypy_cache .ruff_cache .coverage .hypothesis
+	rm -rf .aws-sam $(VENV) $(SAM_VENV) $(CHECKOV_VENV) node_modules client-ts/node_modules client-ts/dist .pytest_cache .mypy_cache .ruff_cache .coverage .hypothesis
 
 .PHONY: demo
 demo: $(BIN)/.installed ## An offline, scripted agent conversation (examples/agent_chat.py) against a local stack it starts

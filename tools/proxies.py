@@ -17,6 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 MAX_LINES = 400
 MAX_DUPLICATE_PAIRS = 7  # half of the 14 pairs counted when the proxy was written
+TEST_FOLDERS = ("tests/", "client-ts/test/")  # the Python tests; the TypeScript client's own
 SKIPPED = {".venv", ".venv-sam", ".venv-checkov", ".aws-sam", ".cache", ".git", "node_modules", "tests"}
 # Import roots (the folder on sys.path) and the packages whose cycles count.
 PACKAGES = {"agent_memory": ROOT / "layers" / "shared", "local": ROOT, "bench": ROOT}
@@ -177,7 +178,7 @@ def upward_imports(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
 
 
 def duplicate_pairs() -> tuple[int, list[str]] | None:
-    """Pairs that ``duplicates`` finds with neither side under tests/; None when the command is not installed."""
+    """Pairs that ``duplicates`` finds with neither side in a test folder; None when the command is not installed."""
     command = shutil.which("duplicates")
     if command is None:
         return None
@@ -185,7 +186,7 @@ def duplicate_pairs() -> tuple[int, list[str]] | None:
         [command, "--most", "200", "--seconds", "60"], cwd=ROOT, capture_output=True, text=True, check=False
     ).stdout
     rows = [line for line in output.splitlines() if re.match(r"^D\d+ ", line)]
-    outside = [row for row in rows if not any(side.startswith("tests/") for side in row.split()[1:4:2])]
+    outside = [row for row in rows if not any(side.startswith(TEST_FOLDERS) for side in row.split()[1:4:2])]
     return len(outside), outside
 
 

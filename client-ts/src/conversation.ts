@@ -1,0 +1,164 @@
+/**
+ * The one object a chat backend holds per conversation.
+ *
+ * ```ts
+ * const conversation = new Conversation(memory, { user_id: "u-1", thread_id: "t-9" });
+ * const system = await conversation.systemPrompt();                  // before each turn: the memory block
+ * const tools = await conversation.tools({ format: "openai-chat" }); // or another of FORMATS
+ * // ... the model answers with a tool call
+ * const result = await conversation.handle(name, args);             // run it with this conversation's context
+ * await conversation.flush(compactionId, messages);                 // before summarizing the conversation
+ * ```
+ *
+ * The model only ever supplies a tool's arguments; the user, the thread and the workspace come from the
+ * context given here. An argument the tool does not declare (a `user_id`, a `workspace_id`, a `scope`...)
+ * is refused before anything is sent.
+ */
+
+import type { MemoryClient } from "./client.js";
+import { MemoryApiError, type ValidationDetail } from "./errors.js";
+import { fence, fenceLine } from "./fence.js";
+import { convert, type ToolFormat, type ToolShapes } from "./formats.js";
+import type {
+  ConversationContext,
+  FlushMessage,
+  FlushResult,
+  MemoryContext,
+  Note,
+  Recalled,
+  Remembered,
+  SavedDocument,
+  ToolDefinition,
+  ToolName,
+} from "./types.js";
+
+/** A refusal, given back to the model as the tool result so that it can correct itself. */
+export interface ToolRefusal {
+  error: { code: string; message: string; details?: ValidationDetail[] };
+}
+
+/** What `handle` resolves to: the service's answer (stored text fenced), or a refusal. */
+export type ToolResult = Remembered | SavedDocument | Recalled | ToolRefusal;
+
+function refusal(code: string, message: string, details?: ValidationDetail[] | null): ToolRefusal {
+  return { error: { code, message, ...(details ? { details } : {}) } };
+}
+
+/**
+ * The answer with every stored text fenced as the service fences it in `system_prompt`: a note's text as
+ * one line, the document's content as a block. A recalled note written by someone else (a teammate, a
+ * prompt-injected model) cannot close the tool result or forge a tag of the prompt.
+ */
+function fenced(name: ToolName, answer: Remembered | SavedDocument | Recalled): ToolResult {
+  const note = <N extends Note>(n: N): N => ({ ...n, text: fenceLine(n.text) });
+  switch (name) {
+    case "recall": {
+      const recalled = answer as Recalled;
+      return { ...recalled, notes: recalled.notes.map(note) };
+    }
+    case "remember": {
+      const remembered = answer as Remembered;
+      return { ...remembered, note: note(remembered.note) };
+    }
+    case "update_memory": {
+      const saved = answer as SavedDocument;
+      return { ...saved, document: { ...saved.document, content: fence(saved.document.content) } };
+    }
+  }
+}
+
+export class Conversation {
+  /** The context of every call; `document_version` follows the document this conversation last saw. */
+  context: ConversationContext;
+  /** The last `POST /v1/context` answer (`systemPrompt()`), for a backend that wants more than the prompt. */
+  lastContext: MemoryContext | null = null;
+  private definitions: Promise<ToolDefinition[]> | null = null;
+
+  constructor(
+    readonly client: MemoryClient,
+    context: ConversationContext,
+  ) {
+    this.context = { ...context };
+  }
+
+  /**
+   * `POST /v1/context`'s `system_prompt`, to inject before this turn. The document's version shown is
+   * remembered, so that an `update_memory` of this turn is refused (409) if someone changed it since.
+   */
+  async systemPrompt(): Promise<string> {
+    this.lastContext = await this.client.getContext(this.context);
+    this.context = { ...this.context, document_version: this.lastContext.document.version };
+    return this.lastContext.system_prompt;
+  }
+
+  /** `GET /v1/tools`, read once per conversation object (again after a failed read). */
+  toolDefinitions(): Promise<ToolDefinition[]> {
+    this.definitions ??= this.client.listTools().catch((error: unknown) => {
+      this.definitions = null;
+      throw error;
+    });
+    return this.definitions;
+  }
+
+  async toolNames(): Promise<Set<string>> {
+    return new Set((await this.toolDefinitions()).map((tool) => tool.name));
+  }
+
+  /** The memory tools in a provider's request shape (see `formats.ts`); default `openai-chat`. */
+  async tools<F extends ToolFormat = "openai-chat">(options: { format?: F } = {}): Promise<ToolShapes<ToolResult>[F]> {
+    const format = (options.format ?? "openai-chat") as F;
+    return convert(await this.toolDefinitions(), format, (name, input) => this.handle(name, input));
+  }
+
+  /**
+   * Run a model's tool call with this conversation's context and resolve to what to give back to the
+   * model: the service's answer (stored text fenced), or `{error: {code, message}}` when the call is
+   * refused (bad or undeclared arguments, a stale document version, a quota) so that the model can correct
+   * itself. `args` may be the JSON text OpenAI returns. A tool that is not a memory tool is a RangeError:
+   * ask `toolNames()` first when the model has other tools too. No answer at all (the service down)
+   * rejects with a `MemoryTransportError`.
+   */
+  async handle(name: string, args: unknown): Promise<ToolResult> {
+    const definition = (await this.toolDefinitions()).find((tool) => tool.name === name);
+    if (definition === undefined) throw new RangeError(`not a memory tool: ${JSON.stringify(name)}`);
+    let parsed: unknown = args ?? {};
+    if (typeof args === "string") {
+      try {
+        parsed = args.trim() ? JSON.parse(args) : {};
+      } catch {
+        return refusal("invalid_input", "the tool arguments are not valid JSON");
+      }
+    }
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+      return refusal("invalid_input", "the tool arguments must be a JSON object");
+    }
+    const declared = Object.keys((definition.parameters["properties"] ?? {}) as object);
+    const undeclared = Object.keys(parsed).filter((key) => !declared.includes(key));
+    if (undeclared.length > 0) {
+      return refusal(
+        "invalid_input",
+        "these arguments are not the tool's; whose memory it is comes from the conversation, never from a " +
+          `tool argument: ${undeclared.sort().join(", ")}`,
+      );
+    }
+    const tool = name as ToolName;
+    const context = tool === "update_memory" ? this.context : { ...this.context, document_version: null };
+    let answer;
+    try {
+      answer = await this.client.callTool(context, tool, parsed as Record<string, unknown>);
+    } catch (error) {
+      if (error instanceof MemoryApiError) return refusal(error.code, error.serviceMessage, error.details);
+      throw error;
+    }
+    if (tool === "update_memory") {
+      // The model's own write is the version it now knows.
+      this.context = { ...this.context, document_version: (answer as SavedDocument).document.version };
+    }
+    return fenced(tool, answer);
+  }
+
+  /** Ask `FlushFunction` for a note of the conversation before summarizing it; never rejects. */
+  flush(compactionId: string, messages: FlushMessage[]): Promise<FlushResult> {
+    return this.client.flush({ ...this.context, document_version: null }, compactionId, messages);
+  }
+}

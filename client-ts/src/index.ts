@@ -1,0 +1,24 @@
+/**
+ * A TypeScript client for the agent memory service (docs/client.md, "TypeScript").
+ *
+ * - `MemoryClient`: the chat backend's tools, context and flush (SigV4 in AWS, unsigned locally);
+ * - `ManagementClient`: the dashboard's routes, with a bearer JWT;
+ * - `Conversation`: the one object a backend holds per conversation (prompt, tools, tool calls, flush).
+ */
+
+export { ManagementClient, type ManagementClientOptions, MemoryClient, type MemoryClientOptions } from "./client.js";
+export type { ScopeOption, WriteOptions } from "./client.js";
+export { Conversation, type ToolRefusal, type ToolResult } from "./conversation.js";
+export * from "./errors.js";
+export { fence, fenceLine } from "./fence.js";
+export { FLUSH_TIMEOUT_MS, flushBeforeCompaction, flushLambdaClient } from "./flush.js";
+export * from "./formats.js";
+export { type Credentials, isLoopback, regionOf, signRequest } from "./signing.js";
+export {
+  DEFAULT_RETRY,
+  newIdempotencyKey,
+  type RetryPolicy,
+  type Signing,
+  type TransportOptions,
+} from "./transport.js";
+export * from "./types.js";
