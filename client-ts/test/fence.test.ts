@@ -1,6 +1,6 @@
 /**
  * The fence is the service's own: on adversarial texts (`fixtures/fence.json`, computed by the service's
- * `agent_memory.fence` in `tests/client_ts/vectors.py`), the client's `fence` and `fenceLine` give the same
+ * `agent_memory.domain.fence` in `tests/client_ts/vectors.py`), the client's `fence` and `fenceLine` give the same
  * strings as the ones the service puts in `system_prompt`.
  */
 

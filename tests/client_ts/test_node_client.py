@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from agent_memory_client import Conversation, ConversationContext, MemoryClient
 
-from agent_memory.fence import fence_line
+from agent_memory.domain.fence import fence_line
 from tests.client_ts.vectors import FIXTURES, rendered
 from tests.e2e.test_local_stack import Stack, running_stack
 from tests.fake_openai import fake_openai_server

@@ -2,7 +2,7 @@
 
 - ``sigv4.json``: fixed requests (known credentials, known time) signed by botocore's own ``SigV4Auth``;
   the TypeScript signer must produce the same headers, byte for byte;
-- ``fence.json``: adversarial texts fenced by the service's own ``agent_memory.fence`` (what its
+- ``fence.json``: adversarial texts fenced by the service's own ``agent_memory.domain.fence`` (what its
   ``system_prompt`` does to notes and documents), which the client applies to stored text in tool results.
 
 ``python -m tests.client_ts.vectors`` writes them into ``client-ts/test/fixtures/``; ``test_node_client.py``
@@ -22,7 +22,7 @@ from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 
-from agent_memory.fence import fence, fence_line
+from agent_memory.domain.fence import fence, fence_line
 
 FIXTURES = Path(__file__).resolve().parents[2] / "client-ts" / "test" / "fixtures"
 API = "https://abc123.execute-api.eu-west-1.amazonaws.com"
