@@ -339,7 +339,7 @@ def test_a_run_never_scans(aws, model):
         write_note(Scope("team", f"w-{i}"), days_ago(9), "x")
     operations = []
     consolidator = bootstrap.services().consolidator
-    for client in {id(c): c for c in (consolidator.store._client, consolidator.service.documents._client)}.values():
+    for client in {id(c): c for c in (consolidator.store._client, consolidator.documents._client)}.values():
         client.meta.events.register("before-call.dynamodb.*", lambda model, **_: operations.append(model.name))
 
     consolidate()

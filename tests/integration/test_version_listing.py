@@ -18,7 +18,7 @@ LONG = "# Me\n" + "- prefers tea in the afternoon\n" * 300
 def test_the_listing_reads_no_content_and_answers_each_versions_length(call, aws, monkeypatch):
     call("update_memory", {"context": private(), "arguments": {"content": LONG}})
     call("update_memory", {"context": private(), "arguments": {"content": "short"}})
-    client = bootstrap.services().management.service.documents._client
+    client = bootstrap.services().management.documents._client
     read: list[dict[str, Any]] = []
     real = client.query
 

@@ -71,14 +71,23 @@ class Services:
         return Quota(notes_per_day=self.settings.quota_notes_per_day, chars=self.settings.quota_chars)
 
     @cached_property
+    def notes(self) -> NoteStore:
+        """The notes, with the scope's characters counter their writes move (``notes.usage``)."""
+        vectors = self.note_vectors(self.settings.embedding_timeout_s)
+        return NoteStore(self.dynamodb, self.settings.table_name, self.quota, vectors=vectors)
+
+    @cached_property
+    def documents(self) -> DocumentStore:
+        return DocumentStore(self.dynamodb, self.settings.table_name)
+
+    @cached_property
     def memory_service(self) -> MemoryService:
         """The chat model is only built when a compression needs it."""
         settings = self.settings
         return MemoryService(
-            NoteStore(
-                self.dynamodb, settings.table_name, self.quota, vectors=self.note_vectors(settings.embedding_timeout_s)
-            ),
-            DocumentStore(self.dynamodb, settings.table_name),
+            self.notes,
+            self.documents,
+            self.notes.usage,
             chat_model=cache(lambda: chat_model_from_settings(settings, timeout_s=settings.chat_timeout_s)),
             redact_extra=settings.redact_extra,
         )
@@ -109,6 +118,7 @@ class Services:
         settings = self.settings
         return Consolidator(
             self.memory_service,
+            self.documents,
             ConsolidationStore(self.dynamodb, settings.table_name),
             DueScopes(self.dynamodb, settings.table_name),
             chat_model=cache(lambda: chat_model_from_settings(settings, timeout_s=settings.chat_timeout_s)),
@@ -137,6 +147,8 @@ class Services:
         settings = self.settings
         return Management(
             self.memory_service,
+            self.documents,
+            self.notes,
             ConsolidationStore(self.dynamodb, settings.table_name),
             lambda_client=bounded_client("lambda", settings),  # starting a run is one asynchronous Invoke
             consolidate_function=settings.consolidate_function,
@@ -151,8 +163,9 @@ class Services:
         settings = self.settings
         return People(
             ScopeItems(self.dynamodb, settings.table_name),
-            DocumentStore(self.dynamodb, settings.table_name),
-            NoteStore(self.dynamodb, settings.table_name, quota=self.quota),
+            self.documents,
+            self.notes,
+            self.notes.usage,
             index=self.notes_index,
             quota=self.quota,
         )

@@ -41,6 +41,7 @@ from agent_memory.domain.scope import Scope
 from agent_memory.memory.service import MemoryService
 from agent_memory.providers.chat import ChatModel
 from agent_memory.storage.consolidation_store import ConsolidationStore
+from agent_memory.storage.document_store import DocumentStore
 from agent_memory.storage.due_scopes import Claim, ClaimRefused, DueScopes
 from agent_memory.storage.keys import run_sk
 from agent_memory.storage.run_records import COUNTS
@@ -83,7 +84,8 @@ def result(record: dict[str, Any]) -> dict[str, Any]:
 
 @dataclass
 class Consolidator:
-    service: MemoryService
+    service: MemoryService  # a fold is a document write through the tools' own validated path
+    documents: DocumentStore
     store: ConsolidationStore
     index: DueScopes
     chat_model: Callable[[], ChatModel | None]
@@ -201,7 +203,7 @@ class Consolidator:
     def _fold_claimed(self, scope: Scope, claim: Claim, message: GroupMessage, seen: dict[str, int]) -> tuple[int, int]:
         model = self.chat_model()
         for attempt in range(1, _FOLD_ATTEMPTS + 1):
-            current = self.service.documents.current(scope, consistent=True)  # first: any later save is refused
+            current = self.documents.current(scope, consistent=True)  # first: any later save is refused
             finished = self._finish_pending(scope, claim.token)
             group = self.store.due_group(
                 scope,

@@ -23,6 +23,8 @@ from agent_memory.domain.notes import parse_note_id
 from agent_memory.domain.scope import Scope
 from agent_memory.memory.service import MemoryService
 from agent_memory.storage.consolidation_store import ConsolidationStore
+from agent_memory.storage.document_store import DocumentStore
+from agent_memory.storage.note_store import NoteStore
 
 LIMITS = shapes.Limits(soft=SOFT_LIMIT, hard=HARD_LIMIT)
 _DECIMAL_CURSOR = re.compile(r"[1-9][0-9]{0,17}")  # a version number; `str.isdigit` would take "²"
@@ -30,13 +32,15 @@ _DECIMAL_CURSOR = re.compile(r"[1-9][0-9]{0,17}")  # a version number; `str.isdi
 
 @dataclass
 class Management:
-    service: MemoryService
+    service: MemoryService  # the one write path: saves and restores are document writes like the tool's
+    documents: DocumentStore
+    notes: NoteStore
     run_records: ConsolidationStore
     lambda_client: Any
     consolidate_function: str
 
     def document(self, scope: Scope) -> shapes.CurrentDocument:
-        current = self.service.documents.current(scope, consistent=True)
+        current = self.documents.current(scope, consistent=True)
         return shapes.CurrentDocument(document=shapes.Document.of(current), limits=LIMITS)
 
     def save(self, scope: Scope, content: str, expected_version: int, user_id: str) -> shapes.SavedDocument:
@@ -46,7 +50,7 @@ class Management:
 
     def versions(self, scope: Scope, limit: int, cursor: str | None) -> shapes.Versions:
         below = _version_cursor(cursor)
-        rows = self.service.documents.versions(scope, limit=limit, below=below)
+        rows = self.documents.versions(scope, limit=limit, below=below)
         listed = [shapes.VersionEntry.of(doc, reason, by) for doc, reason, by in rows]
         more = len(rows) == limit and rows[-1][0].version > 1
         return shapes.Versions(versions=listed, next_cursor=str(rows[-1][0].version) if more else None)
@@ -55,7 +59,7 @@ class Management:
         return shapes.OneVersion(document=shapes.Document.of(self._version(scope, version)))
 
     def _version(self, scope: Scope, version: int) -> Document:
-        found = self.service.documents.version(scope, version)
+        found = self.documents.version(scope, version)
         if found is None:
             raise NotFound(f"this memory has no version {version}")
         return found[0]
@@ -68,7 +72,7 @@ class Management:
 
     def notes_by_day(self, scope: Scope, before: date | None, days: int) -> shapes.NotesByDay:
         before_day = (before or (utc_now().date() + timedelta(days=1))).isoformat()
-        found, older = self.service.notes.days_before(scope, before=before_day, days=days)
+        found, older = self.notes.days_before(scope, before=before_day, days=days)
         return shapes.NotesByDay(
             days=[shapes.NotesOfDay(day=day, notes=[shapes.Note.of(note) for note in notes]) for day, notes in found],
             next_before=found[-1][0] if older and found else None,
@@ -76,7 +80,7 @@ class Management:
 
     def delete_note(self, scope: Scope, note_id: str) -> None:
         where = parse_note_id(note_id)
-        if where is None or not self.service.notes.delete(scope, *where):
+        if where is None or not self.notes.delete(scope, *where):
             raise NotFound("this memory has no such note")
         metrics.add_metric(name="NotesDeleted", unit="Count", value=1)
         logger.info("note deleted", extra={"scope": scope.kind, "note_id": note_id})

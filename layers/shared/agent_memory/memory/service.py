@@ -31,6 +31,7 @@ from agent_memory.memory.compression import compress
 from agent_memory.providers.chat import ChatModel
 from agent_memory.storage.document_store import DocumentStore, QuotaRefused
 from agent_memory.storage.note_store import NoteStore
+from agent_memory.storage.usage_store import UsageStore
 
 # Enough rows for a full 4,000-character block of the shortest possible note lines (about 20 characters each).
 RECENT_NOTES_QUERY_LIMIT = 200
@@ -48,6 +49,7 @@ class MemoryService:
 
     notes: NoteStore
     documents: DocumentStore
+    usage: UsageStore  # the characters counter the notes' writes move too: a document write moves it alike
     chat_model: Callable[[], ChatModel | None]
     _: KW_ONLY
     redact_extra: frozenset[str] = frozenset()
@@ -134,10 +136,10 @@ class MemoryService:
                     reason=write.reason,
                     by=write.by,
                     pending_marks=write.fold,
-                    usage_change=self.notes.usage.change_item(scope, change, enforce=write.reason != "consolidation"),
+                    usage_change=self.usage.change_item(scope, change, enforce=write.reason != "consolidation"),
                 )
             except QuotaRefused:
-                raise self.notes.usage.refusal(change) from None
+                raise self.usage.refusal(change) from None
             except VersionConflict:
                 if expected_version is not None:
                     metrics.add_metric(name="VersionConflicts", unit="Count", value=1)

@@ -31,7 +31,7 @@ from agent_memory.storage.keys import DOC_HEAD, NOTE_PREFIX, VERSION_PREFIX, par
 from agent_memory.storage.note_items import note_from_item
 from agent_memory.storage.note_store import NoteStore
 from agent_memory.storage.scope_items import ScopeItems
-from agent_memory.storage.usage_store import Quota
+from agent_memory.storage.usage_store import Quota, UsageStore
 
 if TYPE_CHECKING:
     from agent_memory.search.notes_index import NotesIndex
@@ -74,6 +74,7 @@ class People:
     items: ScopeItems
     documents: DocumentStore
     notes: NoteStore
+    characters: UsageStore  # the scope's characters counter (the notes' writes move it)
     index: NotesIndex | None
     quota: Quota
 
@@ -140,7 +141,7 @@ class People:
                     consolidated=raw["consolidated"],
                 )
                 self.notes.load(scope, note)
-        self.notes.usage.add(scope, self.documents.current(scope, consistent=True).chars)
+        self.characters.add(scope, self.documents.current(scope, consistent=True).chars)
 
     # --- erase ------------------------------------------------------------------------------------------
 
@@ -169,7 +170,7 @@ class People:
         for page in self.items.keys(scope, prefix=NOTE_PREFIX, author=author):
             sort_keys = [item["sk"]["S"] for item in page]
             self.items.delete(scope, sort_keys)
-            self.notes.usage.give_back(scope, sum(len(item.get("text", {}).get("S", "")) for item in page))
+            self.characters.give_back(scope, sum(len(item.get("text", {}).get("S", "")) for item in page))
             self.items.count_erased(scope, record, {"notes": len(sort_keys)})
             counts["notes"] += len(sort_keys)
             self._remove_from_index(scope, [note_id(*parse_note_sk(sk)) for sk in sort_keys])
@@ -231,6 +232,6 @@ class People:
         return shapes.Usage(
             notes_today=self.notes.written_on(scope, utc_now().date().isoformat()),
             notes_per_day_quota=self.quota.notes_per_day,
-            chars=self.notes.usage.chars(scope),
+            chars=self.characters.chars(scope),
             chars_quota=self.quota.chars,
         )
