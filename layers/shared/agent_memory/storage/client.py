@@ -127,3 +127,35 @@ def update_if(client: DynamoDB, **request: Any) -> bool:
             raise
         return False
     return True
+
+
+def claim_record(
+    client: DynamoDB, table: str, item: dict[str, Any], *, now_epoch: int, lease_s: int, keep_s: int
+) -> dict[str, Any] | None:
+    """Put ``item`` (its key and own attributes) ``in_progress`` for ``lease_s``, kept ``keep_s``, in one request:
+    a record claimed by one caller at a time. The flush's claim on a compaction event and the ``Idempotency-Key``
+    record both start this way: the key is free, or its holder's lease ran out (it died without releasing), or
+    the record outlived its TTL (DynamoDB removes expired items late, so an expired one counts as absent).
+
+    None: the claim is this caller's. Otherwise the record that holds the key, as DynamoDB returned it."""
+    try:
+        client.put_item(
+            TableName=table,
+            Item={
+                **item,
+                "status": {"S": "in_progress"},
+                "lease_until": {"N": str(now_epoch + lease_s)},
+                "expires_at": {"N": str(now_epoch + keep_s)},
+            },
+            ConditionExpression="attribute_not_exists(sk) OR (#status = :in_progress AND lease_until < :now) "
+            "OR expires_at < :now",
+            ExpressionAttributeNames={"#status": "status"},
+            ExpressionAttributeValues={":in_progress": {"S": "in_progress"}, ":now": {"N": str(now_epoch)}},
+            ReturnValuesOnConditionCheckFailure="ALL_OLD",
+        )
+        return None
+    except ClientError as error:
+        if not condition_failed(error):
+            raise
+        holder: dict[str, Any] = error.response.get("Item") or {}
+        return holder
