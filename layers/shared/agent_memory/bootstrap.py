@@ -130,7 +130,7 @@ class Services:
             ),
             concurrency=settings.consolidation_concurrency,
             reserve_s=settings.consolidation_reserve_s,
-            queue=lambda: self.consolidation_queue,
+            queue=self.consolidation_queue,
         )
 
     @cached_property
