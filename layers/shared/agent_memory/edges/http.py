@@ -46,16 +46,26 @@ def json_response(status: int, body: Any, headers: dict[str, str] | None = None)
     return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=body, headers=headers)
 
 
-def api_function(*routers: APIGatewayHttpRouter) -> tuple[APIGatewayHttpResolver, Callable[..., dict[str, Any]]]:
+def api_function(
+    *routers: APIGatewayHttpRouter,
+    enable_validation: bool = False,
+    refuse: Callable[[dict[str, Any]], None] | None = None,
+) -> tuple[APIGatewayHttpResolver, Callable[..., dict[str, Any]]]:
     """A plain API function: its resolver (``make_resolver``) serving ``routers``, and its Lambda handler, which
-    logs with the request's correlation id and flushes the metrics, as every API function's does."""
-    app = make_resolver()
+    logs with the request's correlation id and flushes the metrics, as every API function's does. ``refuse``,
+    when given, sees each event before routing and may raise a refusal (answered in the contract's shape)."""
+    app = make_resolver(enable_validation=enable_validation)
     for router in routers:
         app.include_router(router)
 
     @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
     @metrics.log_metrics
     def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+        if refuse is not None:
+            try:
+                refuse(event)
+            except MemoryServiceError as error:
+                return error_result(error)
         return app.resolve(event, context)
 
     return app, lambda_handler
