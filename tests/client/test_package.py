@@ -17,6 +17,7 @@ SERVICE_MODULES = (
     "opensearchpy",
     "mcp",
     "anthropic",  # only agent_memory_client.claude_memory, imported by who uses it, loads it
+    "agents",  # only agent_memory_client.openai_agents
 )
 
 
@@ -40,3 +41,4 @@ def test_the_package_declares_only_httpx_and_botocore() -> None:
     assert [spec.split(">")[0] for spec in project["dependencies"]] == ["httpx", "botocore"]
     assert project["optional-dependencies"]["mcp"][0].startswith("mcp>=2.3.0")
     assert project["optional-dependencies"]["anthropic"] == ["anthropic>=2.10.0,<3"]
+    assert project["optional-dependencies"]["openai-agents"] == ["openai-agents>=0.24.0,<0.25"]
