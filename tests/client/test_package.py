@@ -18,6 +18,7 @@ SERVICE_MODULES = (
     "mcp",
     "anthropic",  # only agent_memory_client.claude_memory, imported by who uses it, loads it
     "agents",  # only agent_memory_client.openai_agents
+    "strands",  # only agent_memory_client.strands_agents
 )
 
 
@@ -42,3 +43,4 @@ def test_the_package_declares_only_httpx_and_botocore() -> None:
     assert project["optional-dependencies"]["mcp"][0].startswith("mcp>=2.3.0")
     assert project["optional-dependencies"]["anthropic"] == ["anthropic>=2.10.0,<3"]
     assert project["optional-dependencies"]["openai-agents"] == ["openai-agents>=0.24.0,<0.25"]
+    assert project["optional-dependencies"]["strands"] == ["strands-agents>=1.62.0,<2"]
