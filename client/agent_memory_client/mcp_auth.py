@@ -2,10 +2,10 @@
 "MCP for many users"), through the ``mcp`` SDK's own authorization (``TokenVerifier``, ``AuthSettings``).
 
 The token must be signed (HS256 with a shared secret, or RS256/ES256 by a key of the issuer's JWKS), name the
-issuer and the audience, carry ``exp`` (and ``nbf`` when present) within 60 s of the real clock, and a ``sub``
-of the id pattern; ``workspaces`` lists the workspaces its user belongs to (a JSON array of ids, or one string
-of ids separated by spaces or commas, optionally in brackets). Anything else: no identity, and the SDK
-answers 401 with the protected-resource metadata's address in ``WWW-Authenticate``.
+issuer and the audience, carry ``exp`` (and ``nbf`` when present) within 60 s of the real clock, its time
+claims JSON numbers, and a ``sub`` of the id pattern; ``workspaces`` lists the workspaces its user belongs to (a
+JSON array of ids, or one string of ids separated by spaces or commas, optionally in brackets). Anything else: no
+identity, and the SDK answers 401 with the protected-resource metadata's address in ``WWW-Authenticate``.
 """
 
 from __future__ import annotations
@@ -74,6 +74,9 @@ class JwtVerifier:
         subject = claims.get("sub")
         if not isinstance(subject, str) or not ID.fullmatch(subject):
             return None
+        for name in ("exp", "nbf", "iat"):  # time claims are JSON numbers (pyjwt would read "123" as one)
+            if name in claims and (isinstance(claims[name], bool) or not isinstance(claims[name], int | float)):
+                return None
         return claims
 
     async def verify_token(self, token: str) -> AccessToken | None:
