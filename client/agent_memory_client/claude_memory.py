@@ -31,7 +31,8 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from anthropic.lib.tools import BetaAbstractMemoryTool, ToolError
+import anyio.to_thread
+from anthropic.lib.tools import BetaAbstractMemoryTool, BetaAsyncAbstractMemoryTool, ToolError
 from anthropic.types.beta import (
     BetaMemoryTool20250818CreateCommand,
     BetaMemoryTool20250818DeleteCommand,
@@ -244,3 +245,30 @@ class ClaudeMemoryTool(BetaAbstractMemoryTool):
             raise ToolError(f"The memory service refused: {error.message} ({error.code}).") from None
         except MemoryClientError as error:
             raise ToolError(f"The memory service could not be reached: {error}") from None
+
+
+def _on_a_thread(name: str) -> Any:
+    """The async command ``name``: :class:`ClaudeMemoryTool`'s, run on a worker thread."""
+
+    async def command(self: AsyncClaudeMemoryTool, command: Any) -> str:
+        result: str = await anyio.to_thread.run_sync(getattr(self.tool, name), command)
+        return result
+
+    command.__name__ = command.__qualname__ = name
+    return command
+
+
+class AsyncClaudeMemoryTool(BetaAsyncAbstractMemoryTool):
+    """:class:`ClaudeMemoryTool` for the SDK's async tool runner (``AsyncAnthropic``): the same commands and
+    answers, each run on a worker thread with the blocking ``client``, so the event loop is never blocked."""
+
+    def __init__(self, client: MemoryClient, context: ConversationContext, **options: Any) -> None:
+        super().__init__(**options)
+        self.tool = ClaudeMemoryTool(client, context)
+
+    view = _on_a_thread("view")
+    create = _on_a_thread("create")
+    str_replace = _on_a_thread("str_replace")
+    insert = _on_a_thread("insert")
+    delete = _on_a_thread("delete")
+    rename = _on_a_thread("rename")

@@ -10,10 +10,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import anthropic
+import anyio
 import httpx2
 import pytest
 from agent_memory_client import ConversationContext, MemoryClient
-from agent_memory_client.claude_memory import ClaudeMemoryTool
+from agent_memory_client.claude_memory import AsyncClaudeMemoryTool, ClaudeMemoryTool
 
 from tests.client.conftest import conversation_context
 
@@ -224,3 +225,30 @@ def test_a_shared_conversation_sees_its_workspaces_memory(memory: MemoryClient) 
 
     assert memory.get_context(team)["document"]["content"] == "# Team"
     assert memory.get_context(conversation_context("claude-member"))["document"]["version"] == 0
+
+
+def test_the_async_tool_runs_under_the_async_runner(memory: MemoryClient, context: ConversationContext) -> None:
+    script = ScriptedClaude(
+        [
+            {"command": "create", "path": "/memories/MEMORY.md", "file_text": "# Async"},
+            {"command": "delete", "path": "/memories/MEMORY.md"},
+        ]
+    )
+    http = httpx2.AsyncClient(transport=httpx2.MockTransport(script))
+    claude = anthropic.AsyncAnthropic(api_key="scripted", base_url="http://claude.invalid", http_client=http)
+
+    async def run() -> None:
+        runner = claude.beta.messages.tool_runner(
+            model="claude-scripted",
+            max_tokens=256,
+            tools=[AsyncClaudeMemoryTool(memory, context)],
+            messages=[{"role": "user", "content": "Remember."}],
+        )
+        async for _ in runner:
+            pass
+
+    anyio.run(run)
+
+    created, deleted = script.results
+    assert not created.get("is_error") and deleted["is_error"]
+    assert memory.get_context(context)["document"]["content"] == "# Async"
