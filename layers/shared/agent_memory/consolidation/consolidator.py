@@ -11,9 +11,11 @@ A **worker** folds one scope's group per message (``fold``), each step safe to d
 1. claim the scope (a lease on its marker; a message of a run that already finished the scope is a no-op);
 2. read the document (strongly consistent), finish the marks an earlier worker left pending, and read the
    scope's oldest due notes within the caps (instant, then day, then position as a number);
-3. ask the chat model for the full updated document, save it through the same validated path as
+3. ask the chat model for cited edits to the document (``consolidation.folding``: a retry, then a whole
+   rewrite; without a model, dated bullets), save the result through the same validated path as
    ``update_memory`` on condition the document is still at the version read in step 2, together with a
-   pending-marks record; a conflict goes back to step 2 once, otherwise the group fails;
+   pending-marks record; a conflict goes back to step 2, a few times, otherwise the group fails ("nothing
+   to change" saves nothing and goes on to step 4);
 4. mark the notes, clear the record, advance the marker and count the group in its run, atomically.
 Any save after another worker's is refused by the version condition, and any read after it sees its
 pending record or its marks: two workers, runs or planners never fold the same note.
@@ -31,12 +33,12 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from agent_memory.basics.clock import iso
-from agent_memory.basics.errors import MemoryServiceError, ModelUnavailable, StorageUnavailable, VersionConflict
+from agent_memory.basics.errors import MemoryServiceError, StorageUnavailable, VersionConflict
 from agent_memory.basics.observability import logger, metrics
+from agent_memory.consolidation.folding import GroupFailed, propose, redacted
 from agent_memory.domain.commands import DocumentWrite, GroupMessage, ScheduledRun
-from agent_memory.domain.document import Author, Document
-from agent_memory.domain.fold import DueNote, Fold
-from agent_memory.domain.prompts import CONSOLIDATION_SYSTEM, consolidation_prompt
+from agent_memory.domain.document import Author
+from agent_memory.domain.fold import Fold
 from agent_memory.domain.scope import Scope
 from agent_memory.memory.service import MemoryService
 from agent_memory.providers.chat import ChatModel
@@ -49,9 +51,6 @@ from agent_memory.storage.run_records import COUNTS
 if TYPE_CHECKING:
     from agent_memory.consolidation.queue import GroupQueue
 
-CONSOLIDATION_MAX_TOKENS = 8192
-# A result shorter than half the current document has dropped facts, not folded notes in.
-MIN_KEPT_RATIO = 0.5
 # Longer than the function's 15-minute timeout, so a live planner never loses its lease.
 RUN_LEASE_S = 16 * 60
 
@@ -62,10 +61,6 @@ class Caps:
     max_groups: int
     max_notes: int
     max_chars: int
-
-
-class GroupFailed(Exception):
-    """A group could not be folded; its notes stay unmarked."""
 
 
 def result(record: dict[str, Any]) -> dict[str, Any]:
@@ -215,13 +210,15 @@ class Consolidator:
             seen["due"] = len(group.notes) + group.remaining
             if not group.notes:
                 return finished, group.remaining
-            if model is None:
-                raise GroupFailed("no chat model is configured (MEMORY_CHAT_MODEL)")
-            content = self._ask(model, current, group.notes)
+            proposal = propose(model, current, group.notes)
+            if proposal.kind == "unchanged":  # nothing to change: the notes are marked, no version is saved
+                break
             try:
-                fold = Fold(group.notes, message.run_id, claim.token)
+                applied = redacted(proposal.edits, self.service.redact_extra)
+                fold = Fold(group.notes, message.run_id, claim.token, applied)
                 by = Author(run_id=message.run_id)
-                self.service.update_memory(DocumentWrite(scope, content, current.version, "consolidation", by, fold))
+                write = DocumentWrite(scope, proposal.content, current.version, "consolidation", by, fold)
+                self.service.update_memory(write)
                 break
             except VersionConflict:
                 if attempt == _FOLD_ATTEMPTS:
@@ -289,23 +286,6 @@ class Consolidator:
         except Exception:  # noqa: BLE001 - counted; a later group or the planner finishes the run
             logger.exception("could not finish the run", extra={"run": run})
         return True
-
-    @staticmethod
-    def _ask(model: ChatModel, current: Document, notes: list[DueNote]) -> str:
-        try:
-            answer = model.complete(
-                system=CONSOLIDATION_SYSTEM,
-                prompt=consolidation_prompt(current.content, [(note.day, note.text) for note in notes]),
-                max_tokens=CONSOLIDATION_MAX_TOKENS,
-            )
-        except ModelUnavailable as error:
-            raise GroupFailed(error.message) from None
-        content = answer.strip()
-        if not content:
-            raise GroupFailed("the chat model answered with an empty document")
-        if len(content) < MIN_KEPT_RATIO * current.chars:
-            raise GroupFailed("the chat model's document dropped more than half of the current one")
-        return content
 
 
 _SETTLE_ATTEMPTS = 5

@@ -19,6 +19,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from agent_memory.domain.fence import unfence
+
 # The tool the model is asked to call, and its parameters' JSON Schema (what ``EditList`` validates).
 EDIT_TOOL_NAME = "edit_document"
 EDIT_TOOL_DESCRIPTION = (
@@ -134,13 +136,17 @@ def apply(document: str, answer: object, note_ids: list[str]) -> Edited | Refuse
     reasons: list[str] = []
     replaced: dict[int, Replace | Delete] = {}
     after: dict[int | None, list[Add]] = {}
+    accepted: list[Add | Replace | Delete] = []
     for number, edit in enumerate(parsed.edits, start=1):
-        problem = _cited(edit, group) or _has_text(edit) or _placed(edit, lines, replaced, after)
-        if problem is not None:
-            reasons.append(f"edit {number} ({edit.op}): {problem}")
+        problem = _cited(edit, group) or _has_text(edit)
+        placed = _placed(edit, lines, replaced, after) if problem is None else None
+        if isinstance(placed, str) or problem is not None:
+            reasons.append(f"edit {number} ({edit.op}): {problem or placed}")
+        elif placed is not None:
+            accepted.append(placed)
     if reasons:
         return Refused(reasons)
-    return Edited(_applied(lines, replaced, after), [_recorded(edit) for edit in parsed.edits])
+    return Edited(_applied(lines, replaced, after), [_recorded(edit) for edit in accepted])
 
 
 def _cited(edit: Add | Replace | Delete, group: set[str]) -> str | None:
@@ -157,21 +163,24 @@ def _placed(
     lines: list[str],
     replaced: dict[int, Replace | Delete],
     after: dict[int | None, list[Add]],
-) -> str | None:
-    """Find the edit's line; record where it applies, or say why it cannot."""
+) -> Add | Replace | Delete | str:
+    """Find the edit's line and record where it applies: the edit, quoting the document's own line; or why not."""
     if isinstance(edit, Add) and edit.after is None:
         after.setdefault(None, []).append(edit)
-        return None
-    where, problem = _one_line(lines, edit.after if isinstance(edit, Add) else edit.line)
+        return edit
+    quoted = edit.after if isinstance(edit, Add) else edit.line
+    where, problem = _one_line(lines, quoted or "")
     if where is None:
-        return problem
+        return problem or "no line"
     if isinstance(edit, Add):
+        edit = edit.model_copy(update={"after": lines[where]})
         after.setdefault(where, []).append(edit)
-    elif where in replaced:
+        return edit
+    if where in replaced:
         return f"line {where + 1} is already changed by an earlier edit of this list"
-    else:
-        replaced[where] = edit
-    return None
+    edit = edit.model_copy(update={"line": lines[where]})
+    replaced[where] = edit
+    return edit
 
 
 def _has_text(edit: Add | Replace | Delete) -> str | None:
@@ -180,11 +189,14 @@ def _has_text(edit: Add | Replace | Delete) -> str | None:
     return None
 
 
-def _one_line(lines: list[str], anchor: str | None) -> tuple[int | None, str | None]:
+def _one_line(lines: list[str], anchor: str) -> tuple[int | None, str | None]:
+    """The index of the one line equal to ``anchor``; a line quoted as the model was shown it (fenced: ``&lt;``
+    for ``<``) is read back as the document's own."""
     found = [index for index, line in enumerate(lines) if line == anchor]
+    if not found and unfence(anchor) != anchor:
+        found = [index for index, line in enumerate(lines) if line == unfence(anchor)]
     if len(found) == 1:
         return found[0], None
-    anchor = anchor or ""
     quoted = repr(anchor if len(anchor) <= 80 else anchor[:77] + "...")
     if not found:
         return None, f"{quoted} is not a line of the document; quote one line exactly"

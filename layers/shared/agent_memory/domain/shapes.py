@@ -13,7 +13,7 @@ with on first use, not all of them at import (cold start).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
@@ -190,6 +190,37 @@ class CurrentDocument(Answer):
 
 class OneVersion(Answer):
     document: Document
+
+
+_CITED = "The ids of the notes the edit comes from."
+
+
+class AddEdit(Answer):
+    op: Literal["add"]
+    after: str | None = Field(description="The line of the previous version it was added after; null: at the end.")
+    text: str
+    notes: list[str] = Field(description=_CITED)
+
+
+class ReplaceEdit(Answer):
+    op: Literal["replace"]
+    line: str = Field(description="The line of the previous version it replaced.")
+    text: str
+    notes: list[str] = Field(description=_CITED)
+
+
+class DeleteEdit(Answer):
+    op: Literal["delete"]
+    line: str = Field(description="The line of the previous version it deleted.")
+    notes: list[str] = Field(description=_CITED)
+
+
+class VersionWithEdits(Answer):
+    document: Document
+    edits: list[Annotated[AddEdit | ReplaceEdit | DeleteEdit, Field(discriminator="op")]] | None = Field(
+        description="The cited edits that made this version from the previous one, as applied (a consolidation "
+        "that folded by edits, or without a model); null for any other version."
+    )
 
 
 class Author(Answer):

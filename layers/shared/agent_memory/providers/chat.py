@@ -4,11 +4,17 @@
 - ``openai:<model>``: any OpenAI-compatible ``/chat/completions`` server (``OPENAI_BASE_URL``, ``OPENAI_API_KEY``).
 
 Every call is bounded by the timeout given at construction, so a slow model fails instead of hanging.
+A call may offer the model one tool (``Tool``) and require it: an OpenAI-compatible server gets it as the
+request's ``tools`` with ``tool_choice`` naming it, Bedrock Converse as ``toolConfig``. The answer
+(``Answer``) holds the text, the tool call's arguments when the model made one, and the tokens the provider
+reported.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from agent_memory.basics.errors import ModelUnavailable
@@ -16,56 +22,126 @@ from agent_memory.basics.settings import Settings
 from agent_memory.providers.clients import RemoteModel, provider_from_spec
 
 
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """One function the model is asked to call: its name, what it does, its parameters' JSON Schema."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A model's answer: its ``text``, the ``arguments`` of its call of the offered tool (None when it answered
+    in text only), and the input and output tokens the provider reported (0 when it reported none)."""
+
+    text: str
+    arguments: dict[str, Any] | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
 class ChatModel(Protocol):
-    """One system prompt and one user message in, the model's text out; raises ModelUnavailable on any failure."""
+    """One system prompt and one user message in, the model's answer out; raises ModelUnavailable on any failure.
+
+    ``complete`` is the text alone; ``ask`` the whole answer, with ``tool`` offered and required when given."""
 
     def complete(self, *, system: str, prompt: str, max_tokens: int) -> str: ...
 
+    def ask(self, *, system: str, prompt: str, max_tokens: int, tool: Tool | None = None) -> Answer: ...
 
-class BedrockChatModel(RemoteModel):
+
+class _RemoteChatModel(RemoteModel):
+    """What both providers share: ``complete`` is the text of ``ask``."""
+
     def complete(self, *, system: str, prompt: str, max_tokens: int) -> str:
+        return self.ask(system=system, prompt=prompt, max_tokens=max_tokens).text
+
+    def ask(self, *, system: str, prompt: str, max_tokens: int, tool: Tool | None = None) -> Answer:
+        raise NotImplementedError
+
+
+class BedrockChatModel(_RemoteChatModel):
+    def ask(self, *, system: str, prompt: str, max_tokens: int, tool: Tool | None = None) -> Answer:
         from botocore.exceptions import BotoCoreError, ClientError
 
+        request: dict[str, Any] = {
+            "modelId": self.model,
+            "system": [{"text": system}],
+            "messages": [{"role": "user", "content": [{"text": prompt}]}],
+            "inferenceConfig": {"maxTokens": max_tokens, "temperature": 0.2},
+        }
+        if tool is not None:
+            spec = {"name": tool.name, "description": tool.description, "inputSchema": {"json": tool.parameters}}
+            request["toolConfig"] = {"tools": [{"toolSpec": spec}], "toolChoice": {"tool": {"name": tool.name}}}
         try:
-            answer = self.client.converse(
-                modelId=self.model,
-                system=[{"text": system}],
-                messages=[{"role": "user", "content": [{"text": prompt}]}],
-                inferenceConfig={"maxTokens": max_tokens, "temperature": 0.2},
-            )
+            answer = self.client.converse(**request)
             blocks = answer["output"]["message"]["content"]
             text = "".join(block.get("text", "") for block in blocks)
+            calls = [block["toolUse"] for block in blocks if "toolUse" in block]
+            arguments = next((call["input"] for call in calls if tool and call.get("name") == tool.name), None)
+            usage = answer.get("usage") or {}
         except (BotoCoreError, ClientError, KeyError, TypeError) as error:
             raise ModelUnavailable(f"the chat model failed: {type(error).__name__}") from error
         if answer.get("stopReason") == "max_tokens":
             raise ModelUnavailable("the chat model's answer was cut off at its token limit")
-        return text
+        return Answer(text, _object(arguments), _count(usage.get("inputTokens")), _count(usage.get("outputTokens")))
 
 
-class OpenAIChatModel(RemoteModel):
-    def complete(self, *, system: str, prompt: str, max_tokens: int) -> str:
+class OpenAIChatModel(_RemoteChatModel):
+    def ask(self, *, system: str, prompt: str, max_tokens: int, tool: Tool | None = None) -> Answer:
         import httpx
 
+        request: dict[str, Any] = {
+            "model": self.model,
+            "messages": [{"role": "system", "content": system}, {"role": "user", "content": prompt}],
+            "max_tokens": max_tokens,
+            "temperature": 0.2,
+        }
+        if tool is not None:
+            function = {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
+            request["tools"] = [{"type": "function", "function": function}]
+            request["tool_choice"] = {"type": "function", "function": {"name": tool.name}}
         try:
-            response = self.client.post(
-                "chat/completions",
-                json={
-                    "model": self.model,
-                    "messages": [{"role": "system", "content": system}, {"role": "user", "content": prompt}],
-                    "max_tokens": max_tokens,
-                    "temperature": 0.2,
-                },
-            )
+            response = self.client.post("chat/completions", json=request)
             response.raise_for_status()
-            choice = response.json()["choices"][0]
-            text = choice["message"]["content"]
-        except (httpx.HTTPError, ValueError, KeyError, IndexError, TypeError) as error:
+            body = response.json()
+            choice = body["choices"][0]
+            message = choice["message"]
+            text = message.get("content")
+            calls = message.get("tool_calls") or []
+            arguments = next(
+                (call["function"]["arguments"] for call in calls if tool and call["function"]["name"] == tool.name),
+                None,
+            )
+            usage = body.get("usage") or {}
+        except (httpx.HTTPError, ValueError, KeyError, IndexError, TypeError, AttributeError) as error:
             raise ModelUnavailable(f"the chat model failed: {type(error).__name__}") from error
-        if not isinstance(text, str):
-            raise ModelUnavailable("the chat model answered without text")
         if choice.get("finish_reason") == "length":
             raise ModelUnavailable("the chat model's answer was cut off at its token limit")
-        return text
+        if arguments is None and not isinstance(text, str):
+            raise ModelUnavailable("the chat model answered without text")
+        tokens = (_count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens")))
+        return Answer(text if isinstance(text, str) else "", _object(arguments), *tokens)
+
+
+def _object(arguments: object) -> dict[str, Any] | None:
+    """A tool call's arguments as an object (OpenAI-compatible servers send them as JSON text); arguments that are
+    not a JSON object come back as ``{"unreadable": ...}``, which the caller's validation refuses."""
+    if arguments is None:
+        return None
+    if isinstance(arguments, str):
+        text = arguments
+        try:
+            arguments = json.loads(text)
+        except ValueError:
+            return {"unreadable": text[:200]}
+    return arguments if isinstance(arguments, dict) else {"unreadable": arguments}
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and value >= 0 else 0
 
 
 def chat_model_from_settings(settings: Settings, *, timeout_s: float) -> ChatModel | None:
