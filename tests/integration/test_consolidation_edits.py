@@ -154,3 +154,18 @@ def test_edit_texts_are_redacted_in_the_version_and_its_edits(aws, model, docume
     assert secret not in versions(aws)[1].content
     (edit,) = manage_version(2)["edits"]
     assert secret not in edit["text"] and "[redacted" in edit["text"]
+
+
+def test_with_the_local_extractive_model_the_fold_is_the_model_free_one(aws, monkeypatch, document, manage_version):
+    monkeypatch.setenv("MEMORY_CHAT_MODEL", "local:extractive")
+    bootstrap.reset()
+    note = write_note(PERSONAL, days_ago(9), "moved to Lisbon")
+
+    result = consolidate()
+
+    day = days_ago(9).date().isoformat()
+    assert result["groups_done"] == 1
+    assert versions(aws)[1].content == f"{DOCUMENT}\n\n## Notes\n- [{day}] moved to Lisbon"
+    assert manage_version(2)["edits"] == [
+        {"op": "add", "after": None, "text": f"\n## Notes\n- [{day}] moved to Lisbon", "notes": [note]}
+    ]

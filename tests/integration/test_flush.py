@@ -240,3 +240,24 @@ def test_five_parallel_calls_for_one_event_write_one_note(fake_openai, sandboxes
     assert fake_openai.calls() == 1
     context = sandboxes([("context", {"context": body["context"]})])[0].body
     assert [n["text"] for n in context["recent_notes"]] == [SUMMARY]
+
+
+def test_with_the_local_extractive_model_the_note_is_taken_from_the_messages(call, aws, monkeypatch):
+    monkeypatch.setenv("MEMORY_CHAT_MODEL", "local:extractive")
+    bootstrap.reset()
+
+    answer = _flush(call)
+
+    assert answer["status"] == "written"
+    assert answer["note"]["text"] == (
+        "Conversation about: Can you help me plan the Q1 migration of the billing service to the new cluster? "
+        "Last open question: Which week suits you?"
+    )
+
+
+def test_with_none_there_is_no_model_and_the_flush_fails(call, aws, monkeypatch):
+    monkeypatch.setenv("MEMORY_CHAT_MODEL", "none")
+    bootstrap.reset()
+
+    assert _flush(call)["status"] == "failed"
+    assert _notes(aws) == []
