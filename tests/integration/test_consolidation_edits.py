@@ -6,9 +6,11 @@ from __future__ import annotations
 import pytest
 
 from agent_memory import bootstrap
+from agent_memory.domain.scope import Scope
 from agent_memory.storage.document_store import DocumentStore
 from local.token import mint
 from tests.conftest import private, write_note
+from tests.fakes import fake_tokens
 from tests.integration.test_consolidation import PERSONAL, consolidate, days_ago, folded_counts, model, notes_of
 from tests.integration.test_management import SECRET, manage
 
@@ -169,3 +171,52 @@ def test_with_the_local_extractive_model_the_fold_is_the_model_free_one(aws, mon
     assert manage_version(2)["edits"] == [
         {"op": "add", "after": None, "text": f"\n## Notes\n- [{day}] moved to Lisbon", "notes": [note]}
     ]
+
+
+def manage_runs() -> dict:
+    """The newest run as ``GET /v1/admin/consolidation/runs`` lists it."""
+    bootstrap.reset()
+    answer = manage("list_runs", token=mint("ops", [], admin=True), query={"limit": 1})
+    assert answer.status == 200, answer
+    return answer.body["runs"][0]
+
+
+def test_each_run_lists_its_models_tokens_and_how_its_groups_were_folded(aws, model, monkeypatch, manage_version):
+    edited, unchanged, rewritten, failed = (Scope("team", f"w-{name}") for name in ("a", "b", "c", "d"))
+    for scope in (edited, unchanged, rewritten, failed):
+        write_note(scope, days_ago(9), f"note of {scope.key}")
+    replies = {
+        "ws#w-a": lambda note: {"edits": [{"op": "add", "after": None, "text": "- a", "notes": [note]}]},
+        "ws#w-b": lambda note: {"edits": []},
+        "ws#w-c": lambda note: "# rewritten",
+        "ws#w-d": lambda note: "",
+    }
+
+    def reply(system: str, prompt: str) -> str | dict:
+        scope = next(key for key in replies if f"note of {key}" in prompt)
+        return replies[scope](prompt.split("(id ")[1].split(")")[0])
+
+    model.reply = reply
+
+    consolidate()
+
+    run = bootstrap.services().consolidator.store.runs(1)[0]
+    assert run["folds"] == {"edits": 1, "rewrite": 1, "model_free": 0, "unchanged": 1}
+    assert (run["groups_done"], run["groups_failed"]) == (3, 1)
+    sent = sum(fake_tokens(system + prompt) for system, prompt in model.calls)
+    assert run["tokens"]["input"] == sent > 0
+    answered = fake_tokens('{"edits": [{"op": "add", "after": null, "text": "- a", "notes": ["x"]}]}')
+    assert run["tokens"]["output"] >= answered + fake_tokens('{"edits": []}') + fake_tokens("# rewritten")
+    listed = manage_runs()
+    assert listed["tokens"] == run["tokens"] and listed["folds"] == run["folds"]
+
+
+def test_a_model_free_run_costs_no_tokens(aws, monkeypatch):
+    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: None)
+    write_note(PERSONAL, days_ago(9), "x")
+
+    consolidate()
+
+    run = bootstrap.services().consolidator.store.runs(1)[0]
+    assert run["tokens"] == {"input": 0, "output": 0}
+    assert run["folds"] == {"edits": 0, "rewrite": 0, "model_free": 1, "unchanged": 0}

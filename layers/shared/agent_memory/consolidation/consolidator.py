@@ -174,9 +174,9 @@ class Consolidator:
                 return "duplicate"
             self._count(message.run, self.store.count_elsewhere(message.run))
             return "elsewhere"
-        seen = {"due": message.notes}
+        seen = {"due": message.notes, "input": 0, "output": 0}
         try:
-            folded, remaining = self._fold_claimed(scope, claim, message, seen)
+            folded, remaining, kind = self._fold_claimed(scope, claim, message, seen)
         except Exception as error:
             expected = isinstance(error, GroupFailed | MemoryServiceError)
             reason = str(error) if expected else type(error).__name__
@@ -188,14 +188,21 @@ class Consolidator:
             if not final:
                 self.index.release(scope, claim)
                 raise
-            self._count_failure(scope, claim, message, reason, seen["due"])
+            if isinstance(error, GroupFailed):
+                seen["input"] += error.tokens[0]
+                seen["output"] += error.tokens[1]
+            self._count_failure(scope, claim, message, reason, seen)
             if not expected:
                 raise
             return "failed"
-        self._settle(scope, claim, message, folded, remaining)
+        self._settle(scope, claim, message, (folded, remaining), ((seen["input"], seen["output"]), kind))
         return "folded"
 
-    def _fold_claimed(self, scope: Scope, claim: Claim, message: GroupMessage, seen: dict[str, int]) -> tuple[int, int]:
+    def _fold_claimed(
+        self, scope: Scope, claim: Claim, message: GroupMessage, seen: dict[str, int]
+    ) -> tuple[int, int, str | None]:
+        """Fold the group: how many notes, how many left, and how (``folding.Kind``; None when an earlier worker's
+        fold was only finished). Adds the model's tokens to ``seen``."""
         model = self.chat_model()
         for attempt in range(1, _FOLD_ATTEMPTS + 1):
             current = self.documents.current(scope, consistent=True)  # first: any later save is refused
@@ -209,8 +216,10 @@ class Consolidator:
             )
             seen["due"] = len(group.notes) + group.remaining
             if not group.notes:
-                return finished, group.remaining
+                return finished, group.remaining, None
             proposal = propose(model, current, group.notes)
+            seen["input"] += proposal.input_tokens
+            seen["output"] += proposal.output_tokens
             if proposal.kind == "unchanged":  # nothing to change: the notes are marked, no version is saved
                 break
             try:
@@ -228,7 +237,7 @@ class Consolidator:
         for note in group.notes:
             self.store.mark_consolidated(scope, note.sk)
         self.store.clear_pending(scope, claim.token)
-        return len(group.notes), group.remaining
+        return len(group.notes), group.remaining, proposal.kind
 
     def _finish_pending(self, scope: Scope, token: str) -> int:
         """Mark what an earlier worker folded but did not mark; how many, if that worker had this very message
@@ -244,7 +253,14 @@ class Consolidator:
         )
         return len(pending.note_sks) if pending.token == token else 0
 
-    def _settle(self, scope: Scope, claim: Claim, message: GroupMessage, folded: int, remaining: int) -> None:
+    def _settle(
+        self,
+        scope: Scope,
+        claim: Claim,
+        message: GroupMessage,
+        counts: tuple[int, int],
+        cost: tuple[tuple[int, int], str | None],
+    ) -> None:
         """Move the marker to the oldest note left and count the group, in one transaction; again if a note
         was written meanwhile; not at all if another worker took the scope over (it counts instead)."""
         for _ in range(_SETTLE_ATTEMPTS):
@@ -252,19 +268,32 @@ class Consolidator:
             if holder != claim.token:
                 return
             oldest = self.store.oldest_unconsolidated(scope, claim.floor)
+            (folded, remaining), (tokens, kind) = counts, cost
             counted = self.store.settle_group(
-                self.index, scope, claim, message.run, writes=writes, oldest=oldest, folded=folded, remaining=remaining
+                self.index,
+                scope,
+                claim,
+                message.run,
+                writes=writes,
+                oldest=oldest,
+                folded=folded,
+                remaining=remaining,
+                tokens=tokens,
+                fold=kind,
             )
             if self._count(message.run, counted):
                 return
         raise StorageUnavailable("the scope's due marker kept changing; the message will be delivered again")
 
-    def _count_failure(self, scope: Scope, claim: Claim, message: GroupMessage, reason: str, due: int) -> None:
-        """Count a group that failed for good tonight, once; with storage failing too, count it alone (the
-        marker keeps its claim until the claim's lease ends)."""
-        counts = {"failed": 1, "remaining": due}
+    def _count_failure(
+        self, scope: Scope, claim: Claim, message: GroupMessage, reason: str, seen: dict[str, int]
+    ) -> None:
+        """Count a group that failed for good tonight, once, with its model's tokens; with storage failing too,
+        count it alone (the marker keeps its claim until the claim's lease ends)."""
+        due, tokens = seen["due"], (seen["input"], seen["output"])
+        counts: dict[str, Any] = {"failed": 1, "remaining": due, "tokens": tokens}
         try:
-            failed = self.store.fail_group(self.index, scope, claim, message.run, remaining=due)
+            failed = self.store.fail_group(self.index, scope, claim, message.run, remaining=due, tokens=tokens)
             counted = self._count(message.run, failed)
         except MemoryServiceError:
             self.store.add_counts(message.run, **counts)

@@ -38,7 +38,9 @@ Kind = Literal["edits", "rewrite", "model_free", "unchanged"]
 
 
 class GroupFailed(Exception):
-    """A group could not be folded; its notes stay unmarked."""
+    """A group could not be folded; its notes stay unmarked. ``tokens``: what its model calls cost before."""
+
+    tokens: tuple[int, int] = (0, 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,23 +62,33 @@ def propose(model: ChatModel | None, current: Document, notes: list[DueNote]) ->
     if model is None:
         folded = edits.model_free(current.content, [(note.id, note.day, note.text) for note in notes])
         return Proposal("model_free", folded.content, folded.edits)
-    spent = Proposal("unchanged", current.content, None)
+    spent = [Proposal("unchanged", current.content, None)]
+    try:
+        return _asked(model, current, notes, spent)
+    except GroupFailed as failed:
+        failed.tokens = (spent[0].input_tokens, spent[0].output_tokens)
+        raise
+
+
+def _asked(model: ChatModel, current: Document, notes: list[DueNote], spent: list[Proposal]) -> Proposal:
+    """Edits, their retry, then the rewrite; ``spent[0]`` keeps the tokens reported so far."""
     refusals: list[str] | None = None
     for _ in range(EDIT_ATTEMPTS):
         prompt = consolidation_edits_prompt(current.content, [(n.id, n.day, n.text) for n in notes], refusals)
         answer = _ask(model, CONSOLIDATION_EDITS_SYSTEM, prompt, EDITS_MAX_TOKENS, EDIT_TOOL)
-        spent = _spent(spent, answer)
+        spent[0] = _spent(spent[0], answer)
         if answer.arguments is None:  # a model or server without tool calls: its text is the whole document
-            return replace(spent, kind="rewrite", content=_rewritten(answer.text, current))
+            return replace(spent[0], kind="rewrite", content=_rewritten(answer.text, current))
         result = edits.apply(current.content, answer.arguments, [note.id for note in notes])
         if isinstance(result, edits.Edited):
             kind: Kind = "unchanged" if result.unchanged else "edits"
-            return replace(spent, kind=kind, content=result.content, edits=result.edits)
+            return replace(spent[0], kind=kind, content=result.content, edits=result.edits)
         refusals = result.reasons
         logger.info("the chat model's edits were refused", extra={"refusals": refusals[:10]})
     prompt = consolidation_prompt(current.content, [(note.day, note.text) for note in notes])
     answer = _ask(model, CONSOLIDATION_SYSTEM, prompt, REWRITE_MAX_TOKENS, None)
-    return replace(_spent(spent, answer), kind="rewrite", content=_rewritten(answer.text, current))
+    spent[0] = _spent(spent[0], answer)
+    return replace(spent[0], kind="rewrite", content=_rewritten(answer.text, current))
 
 
 def _ask(model: ChatModel, system: str, prompt: str, max_tokens: int, tool: Tool | None) -> Answer:

@@ -267,6 +267,18 @@ class RunFailure(Answer):
     reason: str
 
 
+class RunTokens(Answer):
+    input: int = Field(ge=0)
+    output: int = Field(ge=0)
+
+
+class RunFolds(Answer):
+    edits: int = Field(ge=0, description="Groups folded by the model's cited edits.")
+    rewrite: int = Field(ge=0, description="Groups folded by a whole-document rewrite (the fallback).")
+    model_free: int = Field(ge=0, description="Groups folded without a model (dated bullets).")
+    unchanged: int = Field(ge=0, description="Groups whose notes changed nothing: no version saved.")
+
+
 class Run(Answer):
     run_id: str
     status: Literal["running", "finished"] = Field(description="Running while its groups fan out to workers.")
@@ -278,6 +290,8 @@ class Run(Answer):
     started_at: str
     finished_at: str | None = Field(description="Null while the run is going.")
     failures: list[RunFailure]
+    tokens: RunTokens = Field(description="The tokens the model reported for the run's calls (0 without a model).")
+    folds: RunFolds = Field(description="The groups folded, each way.")
 
     @model_serializer(mode="wrap")  # unannotated return: the schema stays the fields' (an annotation replaces it)
     def _status_last(self, handler: SerializerFunctionWrapHandler):
