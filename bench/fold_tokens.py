@@ -30,8 +30,9 @@ DOCUMENT_CHARS = (2_000, 10_000, 18_000)
 NOTE_COUNTS = (4, 40)
 
 # The cost model: list prices as named parameters (USD per million tokens), and the traffic of one active user
-# in a month. Prices: Anthropic Claude 3.5 Haiku on Amazon Bedrock, on-demand, us-east-1, as listed on
-# 2026-12-04 (aws.amazon.com/bedrock/pricing); change them here for another model.
+# in a month. Prices: Anthropic Claude 3.5 Haiku on Amazon Bedrock, on-demand, us-east-1, as published from
+# November 2024 (aws.amazon.com/bedrock/pricing; not re-checked on the day of a run): change them here for
+# another model or a newer price.
 PRICE_INPUT_PER_M = 0.80
 PRICE_OUTPUT_PER_M = 4.00
 FOLDS_PER_MONTH = 30  # one nightly fold of the user's personal scope
