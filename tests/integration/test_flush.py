@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -11,7 +12,7 @@ from agent_memory import bootstrap
 from tests.conftest import note_texts, private, shared
 from tests.events import event_body
 from tests.fake_openai import fake_openai_server
-from tests.fakes import FakeChatModel
+from tests.fakes import FakeChatModel, fake_tokens
 
 SUMMARY = "Planning the billing-service migration; open: payments sign-off from Dana, rollback plan draft."
 
@@ -261,3 +262,11 @@ def test_with_none_there_is_no_model_and_the_flush_fails(call, aws, monkeypatch)
 
     assert _flush(call)["status"] == "failed"
     assert _notes(aws) == []
+
+
+def test_the_models_tokens_are_metrics_with_the_calls_purpose(call, aws, model, capsys):
+    _flush(call)
+
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines() if '"ModelOutputTokens"' in line]
+    assert [(r["purpose"], r["ModelOutputTokens"]) for r in records] == [("flush", [fake_tokens(SUMMARY)])]
+    assert "purpose" in records[0]["_aws"]["CloudWatchMetrics"][0]["Dimensions"][0]

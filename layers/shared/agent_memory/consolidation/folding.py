@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from agent_memory.basics.errors import ModelUnavailable
-from agent_memory.basics.observability import logger
+from agent_memory.basics.observability import logger, model_tokens
 from agent_memory.domain import edits
 from agent_memory.domain.document import Document
 from agent_memory.domain.fold import DueNote
@@ -93,9 +93,11 @@ def _asked(model: ChatModel, current: Document, notes: list[DueNote], spent: lis
 
 def _ask(model: ChatModel, system: str, prompt: str, max_tokens: int, tool: Tool | None) -> Answer:
     try:
-        return model.ask(system=system, prompt=prompt, max_tokens=max_tokens, tool=tool)
+        answer = model.ask(system=system, prompt=prompt, max_tokens=max_tokens, tool=tool)
     except ModelUnavailable as error:
         raise GroupFailed(error.message) from None
+    model_tokens("consolidation", answer.input_tokens, answer.output_tokens)
+    return answer
 
 
 def _spent(proposal: Proposal, answer: Answer) -> Proposal:
