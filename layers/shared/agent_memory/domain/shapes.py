@@ -13,7 +13,7 @@ with on first use, not all of them at import (cold start).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
@@ -217,7 +217,7 @@ class DeleteEdit(Answer):
 
 class VersionWithEdits(Answer):
     document: Document
-    edits: list[Annotated[AddEdit | ReplaceEdit | DeleteEdit, Field(discriminator="op")]] | None = Field(
+    edits: list[AddEdit | ReplaceEdit | DeleteEdit] | None = Field(
         description="The cited edits that made this version from the previous one, as applied (a consolidation "
         "that folded by edits, or without a model); null for any other version."
     )
