@@ -227,3 +227,12 @@ def test_lines_no_accepted_edit_names_are_kept_byte_for_byte_and_a_refused_list_
     assert all(edit["notes"] and set(edit["notes"]) <= set(GROUP) for edit in result.edits)
     if not result.edits:
         assert result.content == document
+
+
+def test_a_line_quoted_as_the_model_was_shown_it_fenced_is_read_back_as_the_documents():
+    document = "# Memory\n- uses <b> tags & entities"
+    answer = {"edits": [{"op": "delete", "line": "- uses &lt;b> tags & entities", "notes": GROUP}]}
+
+    result = apply(document, answer, GROUP)
+
+    assert result == Edited("# Memory", [{"op": "delete", "line": "- uses <b> tags & entities", "notes": GROUP}])
