@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from bench import consolidation_scale, context_reads, hybrid, local_load, people, recall_quality, scale
+from bench import consolidation_scale, context_reads, fold_tokens, hybrid, local_load, people, recall_quality, scale
 from bench.cold_start import ColdStart, cold_starts
 from bench.flush import FLUSH_FUNCTION, FlushResult, flush_variants, measure_flush, run_flush
 from bench.operations import OPERATIONS, Operation, Result, measure, run_operation
@@ -125,6 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         toolkit, hybrid.Options(notes=args.hybrid_notes, scopes=args.hybrid_scopes, calls=args.hybrid_calls)
     )
     fanned = consolidation_scale.measure(args.fanout_scopes, concurrency=50)  # bench/consolidation_scale.py
+    folds = fold_tokens.measure()  # bench/fold_tokens.py: edits against the rewrite, about 3 minutes of model sleeps
     controls = people.measure_people(toolkit, notes=args.people_notes)  # export, erase, the injection record
     sections = {
         "Consolidation fan-out over SQS and the planner's memory": "\n".join(consolidation_scale.report(fanned)),
@@ -132,6 +133,7 @@ def main(argv: list[str] | None = None) -> int:
             results, imports, flushes, args.calls
         ),
         "Consolidation, Load older and the keyword fallback's growth": scale.report(scaled),
+        "Consolidation by cited edits against the rewrite: tokens and time per fold": fold_tokens.report(folds),
         "Hybrid recall and the indexer on a real OpenSearch node": "\n".join(hybrid.report(on_node)),
         "People's control: export, erase and the injection record": people.report(controls),
         "200 concurrent clients against the local stack": local_load.report(local_load.measure_on_local_stack()),
@@ -157,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     more = {**scaled.as_json(), **(on_node.as_json() if isinstance(on_node, hybrid.HybridResult) else {})}
     more.update(controls.as_json())
     more.update(quality[1].as_json())  # bench/recall_latency.py
+    more.update(fold_tokens.as_json(folds))
     write_results(results, flushes, args.output, meta, more)
     write_report(sections, args.report, meta, argv)
     for path in (args.output, args.report):

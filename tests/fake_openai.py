@@ -4,12 +4,18 @@ Tests that fork Lambda sandboxes point ``MEMORY_CHAT_MODEL=openai:fake`` at it, 
 talks to one model through the real provider. ``FAKE_REPLY`` and ``FAKE_DELAY_S`` set what it answers
 and how slowly; ``GET /calls`` says how many completions it has served. ``POST /v1/embeddings`` answers
 with ``tests.fake_embeddings``' vectors, for ``MEMORY_EMBEDDING_MODEL=openai:fake``.
+
+Asked to call a tool (``tool_choice``), it calls it when ``FAKE_EDITS`` is set: ``edit_document`` with one
+``add`` at the end per note of the prompt, citing it (the consolidation's minimal edits); else it answers
+``FAKE_REPLY`` as text, like a server without tool calls. Every answer reports ``usage`` (about four
+characters a token).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -42,8 +48,17 @@ class _Handler(BaseHTTPRequestHandler):
         with _lock:
             _calls += 1
         time.sleep(float(os.environ.get("FAKE_DELAY_S", "0")))
-        reply = os.environ.get("FAKE_REPLY", "A fake summary of the conversation.")
-        self._send({"choices": [{"message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}]})
+        prompt = "".join(message["content"] for message in request["messages"])
+        if request.get("tool_choice") and os.environ.get("FAKE_EDITS"):
+            arguments = json.dumps({"edits": _added_notes(request["messages"][-1]["content"])})
+            call = {"id": "call-1", "type": "function", "function": {"name": "edit_document", "arguments": arguments}}
+            message: dict[str, object] = {"role": "assistant", "content": None, "tool_calls": [call]}
+            answered = arguments
+        else:
+            answered = os.environ.get("FAKE_REPLY", "A fake summary of the conversation.")
+            message = {"role": "assistant", "content": answered}
+        usage = {"prompt_tokens": len(prompt) // 4, "completion_tokens": len(answered) // 4}
+        self._send({"choices": [{"message": message, "finish_reason": "stop"}], "usage": usage})
 
     def _send(self, body: object) -> None:
         payload = json.dumps(body).encode()
@@ -60,6 +75,15 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
 
+_NOTE = re.compile(r"^- \[(?P<day>[0-9-]+)\] \(id (?P<id>[0-9.-]+)\) (?P<text>.*)$", re.M)
+
+
+def _added_notes(prompt: str) -> list[dict[str, object]]:
+    """One cited ``add`` at the end per note line of a consolidation prompt."""
+    notes = prompt.split("<notes>", 1)[-1]
+    return [{"op": "add", "after": None, "text": f"- {m['text']}", "notes": [m["id"]]} for m in _NOTE.finditer(notes)]
+
+
 @dataclass(frozen=True)
 class FakeOpenAI:
     base_url: str
@@ -71,14 +95,15 @@ class FakeOpenAI:
 
 
 @contextmanager
-def fake_openai_server(*, reply: str, delay_s: float = 0.0) -> Iterator[FakeOpenAI]:
-    """Run the fake in its own process on a free port until the block ends."""
+def fake_openai_server(*, reply: str, delay_s: float = 0.0, edits: bool = False) -> Iterator[FakeOpenAI]:
+    """Run the fake in its own process on a free port until the block ends; ``edits``: it answers tool calls."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     shared = str(Path(__file__).resolve().parents[1] / "layers" / "shared")  # fake_embeddings reads the dimension
     python_path = os.pathsep.join(filter(None, [shared, os.environ.get("PYTHONPATH")]))
     env = {**os.environ, "FAKE_REPLY": reply, "FAKE_DELAY_S": str(delay_s), "PYTHONPATH": python_path}
+    env["FAKE_EDITS"] = "1" if edits else ""
     process = subprocess.Popen([sys.executable, "-m", "tests.fake_openai", str(port)], env=env)
     fake = FakeOpenAI(f"http://127.0.0.1:{port}/v1")
     try:

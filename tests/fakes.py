@@ -2,29 +2,52 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from agent_memory.basics.errors import ModelUnavailable
+from agent_memory.providers.chat import Answer, Tool
+
+
+def fake_tokens(text: str) -> int:
+    """The fake's token count: about four characters a token, as the providers' tokenizers give for English."""
+    return (len(text) + 3) // 4
 
 
 @dataclass
 class FakeChatModel:
-    """Answers with ``reply(system, prompt)``; can be slow or fail. Records every call."""
+    """Answers with ``reply(system, prompt)``; can be slow or fail. Records every call.
 
-    reply: Callable[[str, str], str] = lambda system, prompt: "ok"
+    A reply that is a dict is a call of the offered tool with those arguments (``ask`` only); a string is text.
+    ``tools`` records the tool offered with each call (None for text only). Tokens are reported as ``fake_tokens``
+    of the prompt and of the answer."""
+
+    reply: Callable[[str, str], str | dict[str, Any]] = lambda system, prompt: "ok"
     delay_s: float = 0.0
     fail_with: str | None = None
     calls: list[tuple[str, str]] = field(default_factory=list)
+    tools: list[Tool | None] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def complete(self, *, system: str, prompt: str, max_tokens: int) -> str:
+        answer = self.ask(system=system, prompt=prompt, max_tokens=max_tokens)
+        return answer.text
+
+    def ask(self, *, system: str, prompt: str, max_tokens: int, tool: Tool | None = None) -> Answer:
         with self._lock:
             self.calls.append((system, prompt))
+            self.tools.append(tool)
         if self.delay_s:
             time.sleep(self.delay_s)
         if self.fail_with:
             raise ModelUnavailable(self.fail_with)
-        return self.reply(system, prompt)
+        reply = self.reply(system, prompt)
+        if isinstance(reply, dict):
+            if tool is None:
+                raise ModelUnavailable("the fake was asked for text and scripted with a tool call")
+            return Answer("", reply, fake_tokens(system + prompt), fake_tokens(json.dumps(reply)))
+        return Answer(reply, None, fake_tokens(system + prompt), fake_tokens(reply))

@@ -32,6 +32,7 @@ import {
   type MemoryContext,
   type NotesByDay,
   type OneVersion,
+  type VersionWithEdits,
   type Receipt,
   type Recalled,
   type Remembered,
@@ -228,9 +229,9 @@ export class ManagementClient {
     return (await this.call("GET", `${ManagementClient.base(options)}/document/versions`, { query })) as Versions;
   }
 
-  async getVersion(version: number, options: ScopeOption = {}): Promise<OneVersion> {
+  async getVersion(version: number, options: ScopeOption = {}): Promise<VersionWithEdits> {
     const path = `${ManagementClient.base(options)}/document/versions/${segment(version)}`;
-    return (await this.call("GET", path)) as OneVersion;
+    return (await this.call("GET", path)) as VersionWithEdits;
   }
 
   /** Save an old version's content as a new version; 409 if `expectedVersion` is stale. */

@@ -29,6 +29,8 @@ export type Recalled = Schemas["Recalled"];
 export type MemoryContext = Schemas["MemoryContext"];
 export type CurrentDocument = Schemas["CurrentDocument"];
 export type OneVersion = Schemas["OneVersion"];
+/** A version with the cited edits that made it (a consolidation's), or `edits: null`. */
+export type VersionWithEdits = Schemas["VersionWithEdits"];
 export type Versions = Schemas["Versions"];
 export type NotesByDay = Schemas["NotesByDay"];
 export type Export = Schemas["Export"];

@@ -34,6 +34,7 @@ from agent_memory_client.types import (
     ToolDefinition,
     Usage,
     Versions,
+    VersionWithEdits,
 )
 
 P = ParamSpec("P")
@@ -156,7 +157,7 @@ class ManagementRoutes:
         return Call("GET", f"{_base(workspace)}/document/versions", params={"limit": limit, "cursor": cursor})
 
     @route
-    def get_version(self, version: int, *, workspace: str | None = None) -> Call[OneVersion]:
+    def get_version(self, version: int, *, workspace: str | None = None) -> Call[VersionWithEdits]:
         return Call("GET", f"{_base(workspace)}/document/versions/{version}")
 
     @route

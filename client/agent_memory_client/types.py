@@ -118,6 +118,35 @@ class OneVersion(TypedDict):
     document: Document
 
 
+class AddEdit(TypedDict):
+    """Lines added after ``after`` (a line of the previous version; None: at the end)."""
+
+    op: Literal["add"]
+    after: str | None
+    text: str
+    notes: list[str]
+
+
+class ReplaceEdit(TypedDict):
+    op: Literal["replace"]
+    line: str
+    text: str
+    notes: list[str]
+
+
+class DeleteEdit(TypedDict):
+    op: Literal["delete"]
+    line: str
+    notes: list[str]
+
+
+class VersionWithEdits(TypedDict):
+    """A version with the cited edits that made it (``notes``: the ids of the notes each comes from), or None."""
+
+    document: Document
+    edits: list[AddEdit | ReplaceEdit | DeleteEdit] | None
+
+
 class Author(TypedDict, total=False):
     user_id: str | None
     thread_id: str | None
@@ -152,6 +181,18 @@ class RunFailure(TypedDict):
     reason: str
 
 
+class RunTokens(TypedDict):
+    input: int
+    output: int
+
+
+class RunFolds(TypedDict):
+    edits: int
+    rewrite: int
+    model_free: int
+    unchanged: int
+
+
 class Run(TypedDict):
     run_id: str
     status: Literal["running", "finished"]
@@ -163,6 +204,8 @@ class Run(TypedDict):
     started_at: str
     finished_at: str | None
     failures: list[RunFailure]
+    tokens: RunTokens
+    folds: RunFolds
 
 
 class Runs(TypedDict):

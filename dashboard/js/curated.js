@@ -182,11 +182,12 @@ export function renderCurated(panel, { api, memory }) {
       type: 'button', class: 'secondary small', 'aria-label': `View version ${item.version}`,
       onclick: async () => {
         try {
-          const { document } = await api.request('GET', `${base}/document/versions/${item.version}`);
+          const { document, edits } = await api.request('GET', `${base}/document/versions/${item.version}`);
           viewDialog({
             title: `Version ${item.version}`,
             meta: `${REASONS[item.reason] || item.reason}, ${formatInstant(item.updated_at)}, ${formatCount(document.chars)} characters`,
             content: document.content,
+            edits,
           });
         } catch (failure) {
           say(historyError, failure.message, 'error');

@@ -14,6 +14,20 @@ function progress(run) {
   return el('span', { class: 'badge' }, `running${planned}`);
 }
 
+// How the run's groups were folded (cited edits, rewrite, without a model, nothing to change).
+function folds(run) {
+  const f = run.folds ?? {};
+  const parts = [['edits', f.edits], ['rewrite', f.rewrite], ['model-free', f.model_free], ['unchanged', f.unchanged]]
+    .filter(([, count]) => count)
+    .map(([name, count]) => `${formatCount(count)} ${name}`);
+  return parts.length ? parts.join(', ') : el('span', { class: 'muted' }, 'none');
+}
+
+function tokens(run) {
+  const t = run.tokens ?? { input: 0, output: 0 };
+  return `${formatCount(t.input ?? 0)} / ${formatCount(t.output ?? 0)}`;
+}
+
 function runRow(run) {
   const failures = run.failures?.length
     ? el('ul', { class: 'failures' }, run.failures.map((f) => el('li', {}, el('code', {}, f.scope), `: ${f.reason}`)))
@@ -25,6 +39,8 @@ function runRow(run) {
     el('td', { 'data-label': 'Groups done / failed' }, `${formatCount(run.groups_done ?? 0)} / ${formatCount(run.groups_failed ?? 0)}`),
     el('td', { 'data-label': 'Notes consolidated / remaining' }, `${formatCount(run.notes_consolidated ?? 0)} / ${formatCount(run.notes_remaining ?? 0)}`),
     el('td', { 'data-label': 'Failures' }, failures),
+    el('td', { 'data-label': 'Folds', class: 'folds' }, folds(run)),
+    el('td', { 'data-label': 'Model tokens in / out', class: 'tokens' }, tokens(run)),
   );
 }
 
@@ -41,14 +57,16 @@ export function renderJobs(panel, { api }) {
       el('th', { scope: 'col' }, 'Finished'),
       el('th', { scope: 'col' }, 'Groups done / failed'),
       el('th', { scope: 'col' }, 'Notes consolidated / remaining'),
-      el('th', { scope: 'col' }, 'Failures'))),
+      el('th', { scope: 'col' }, 'Failures'),
+      el('th', { scope: 'col' }, 'Folds'),
+      el('th', { scope: 'col' }, 'Model tokens in / out'))),
     body);
   let stopped = false;
 
   async function load() {
     const answer = await api.request('GET', `${RUNS}${query({ limit: 20 })}`);
     body.replaceChildren(...answer.runs.map(runRow));
-    if (!answer.runs.length) body.append(el('tr', {}, el('td', { colspan: 5, class: 'empty' }, 'No runs yet.')));
+    if (!answer.runs.length) body.append(el('tr', {}, el('td', { colspan: 7, class: 'empty' }, 'No runs yet.')));
     return answer.runs;
   }
 

@@ -92,17 +92,33 @@ export function confirmDialog({ title, text, confirmLabel }) {
   });
 }
 
-export function viewDialog({ title, meta, content }) {
+// ``edits``: a consolidation's cited edits (docs/api.md §6), each shown with the notes it cites; none: hidden.
+export function viewDialog({ title, meta, content, edits = null }) {
   const dialog = document.getElementById('view-dialog');
   const opener = document.activeElement;
   dialog.querySelector('#view-title').textContent = title;
   dialog.querySelector('#view-meta').textContent = meta;
   dialog.querySelector('#view-content').textContent = content || '(empty)';
+  const section = dialog.querySelector('#view-edits');
+  section.hidden = !edits?.length;
+  section.querySelector('ol').replaceChildren(...(edits || []).map(editItem));
   dialog.addEventListener('close', () => {
     if (opener instanceof HTMLElement && opener.isConnected) opener.focus();
   }, { once: true });
   dialog.showModal();
   dialog.querySelector('button').focus();
+}
+
+const OPS = { add: 'Added', replace: 'Replaced', delete: 'Deleted' };
+
+function editItem(edit) {
+  const where = edit.op === 'add'
+    ? (edit.after == null ? 'at the end' : ['after ', el('code', {}, edit.after)])
+    : el('del', {}, edit.line);
+  return el('li', { class: `edit edit-${edit.op}` },
+    el('span', { class: 'badge' }, OPS[edit.op] || edit.op), ' ', where,
+    edit.text != null ? el('pre', { class: 'edit-text' }, edit.text) : '',
+    el('div', { class: 'muted edit-notes' }, 'Notes: ', ...edit.notes.flatMap((id, i) => [i ? ', ' : '', el('code', {}, id)])));
 }
 
 export function busy(button, isBusy) {

@@ -44,8 +44,8 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 NOW = "2026-12-03T10:15:00Z"
-# What the fake chat model answers, to a compression or a consolidation: long enough (over a fifth of a
-# 25,100-character document) for the compression to be accepted as faithful.
+# What the fake chat model answers to a compression (a consolidation gets its minimal cited edits): long
+# enough (over a fifth of a 25,100-character document) for the compression to be accepted as faithful.
 FAKE_MODEL_REPLY = "# Memory, as the model rewrote it\n" + "\n".join(
     f"- Fact {i}: kept in a shorter form" for i in range(200)
 )
@@ -149,7 +149,7 @@ def site(playwright_browser: Any, dynamodb: str, tmp_path_factory: pytest.TempPa
             for owner, text in notes:
                 assert remember(seeding, context_for(owner), text).status == 201
     with (
-        fake_openai_server(reply=FAKE_MODEL_REPLY) as model,
+        fake_openai_server(reply=FAKE_MODEL_REPLY, edits=True) as model,
         running_stack(
             logs / "now",
             MEMORY_NOW=NOW,

@@ -308,6 +308,30 @@ def test_the_operator_sees_the_runs_and_starts_one(page: Any, site: Site) -> Non
     expect(row).not_to_contain_text("running")
     assert int(row.locator("td").nth(1).inner_text().split(" / ")[0]) >= 1  # groups done: the fake model folded them
     expect(row.locator("td").nth(3)).to_have_text("none")
+    expect(row.locator("td.folds")).to_contain_text("edits")  # the fake answers the minimal cited edits
+    tokens_in, tokens_out = (int(n.replace(",", "")) for n in row.locator("td.tokens").inner_text().split(" / "))
+    assert tokens_in > 0 and tokens_out > 0
+    assert_accessible(page)
+
+
+def test_a_consolidated_version_shows_each_change_beside_the_notes_that_caused_it(page: Any, site: Site) -> None:
+    sign_in(page, site, "u-notes", "w-3", admin=True)
+    page.get_by_role("link", name="System jobs").click()
+    page.get_by_role("button", name="Run now").click()
+    expect(page.locator("#jobs-status")).to_contain_text("finished", timeout=60_000)
+    listed = site.api("GET", "/v1/memory/personal/document/versions", user="u-notes").body["versions"]
+    folded = next(v["version"] for v in listed if v["reason"] == "consolidation")
+    edits = site.api("GET", f"/v1/memory/personal/document/versions/{folded}", user="u-notes").body["edits"]
+    assert edits and all(edit["notes"] for edit in edits)
+
+    page.goto(site.url)
+    page.get_by_role("button", name=f"View version {folded}").click()
+    dialog = page.get_by_role("dialog", name=f"Version {folded}")
+    changes = dialog.get_by_role("region", name="Changes and the notes that caused them")
+    expect(changes).to_be_visible()
+    expect(changes.locator("li")).to_have_count(len(edits))
+    expect(changes.locator("li").first).to_contain_text("Booked the Lisbon offsite venue for March")
+    expect(changes.locator("li").first).to_contain_text(edits[0]["notes"][0])
     assert_accessible(page)
 
 

@@ -21,8 +21,19 @@ RUN_AT = datetime(2026, 12, 3, 3, 0, tzinfo=UTC)
 PERSONAL = Scope("personal", "u-1")
 
 
-def merge(system: str, prompt: str) -> str:
-    """The fake model's consolidation: the current document followed by each note's line."""
+NOTE_LINE = re.compile(r"^- \[(?P<day>[0-9-]+)\] \(id (?P<id>[0-9.-]+)\) (?P<text>.*)$", re.M)
+
+
+def merge(system: str, prompt: str) -> str | dict:
+    """The fake model's consolidation: each note's line added at the end of the document, as cited edits when
+    asked for edits, else as the whole document."""
+    if "edit_document" in system:
+        return {
+            "edits": [
+                {"op": "add", "after": None, "text": f"- [{n['day']}] {n['text']}", "notes": [n["id"]]}
+                for n in NOTE_LINE.finditer(prompt.split("<notes>")[1])
+            ]
+        }
     document = re.search(r"<document>\n(.*)\n</document>", prompt, re.S).group(1)
     notes = re.search(r"<notes>\n(.*)\n</notes>", prompt, re.S).group(1)
     base = "" if document.startswith("(empty") else document + "\n"
@@ -97,16 +108,17 @@ def test_a_note_exactly_7_days_old_waits_and_one_8_days_old_is_folded(aws, model
     assert flags == {"seven days old": False, "eight days old": True}
 
 
-def test_each_note_is_rendered_with_its_date_and_the_document_is_in_the_prompt(call, aws, model):
+def test_each_note_is_rendered_with_its_date_and_id_and_the_document_is_in_the_prompt(call, aws, model):
     call("update_memory", {"context": private(), "arguments": {"content": "# Memory\n- likes tea"}})
-    write_note(PERSONAL, datetime(2026, 11, 20, 9, 0, tzinfo=UTC), "moved to Lisbon")
+    note = write_note(PERSONAL, datetime(2026, 11, 20, 9, 0, tzinfo=UTC), "moved to Lisbon")
 
     consolidate()
 
     system, prompt = model.calls[0]
-    assert "complete updated document" in system
+    assert "calling edit_document with a list of edits" in system
+    assert model.tools[0] is not None and model.tools[0].name == "edit_document"
     assert "# Memory\n- likes tea" in prompt
-    assert "- [2026-11-20] moved to Lisbon" in prompt
+    assert f"- [2026-11-20] (id {note}) moved to Lisbon" in prompt
 
 
 def test_the_result_is_saved_as_a_consolidation_version_by_the_run(call, aws, model):
@@ -216,13 +228,16 @@ def test_a_model_error_fails_the_group_only(aws, model):
     assert (result["groups_failed"], result["notes_remaining"]) == (1, 1)
 
 
-def test_without_a_model_every_group_fails_and_nothing_is_marked(aws, monkeypatch):
+def test_without_a_model_the_notes_are_folded_as_dated_bullets(aws, monkeypatch):
     monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: None)
-    write_note(PERSONAL, days_ago(9), "x")
+    note = write_note(PERSONAL, days_ago(9), "x")
 
     result = consolidate()
 
-    assert (result["groups_failed"], result["notes_consolidated"], result["notes_remaining"]) == (1, 0, 1)
+    assert (result["groups_done"], result["notes_consolidated"], result["notes_remaining"]) == (1, 1, 0)
+    day = days_ago(9).date().isoformat()
+    assert DocumentStore(aws, "MemoryTable").current(PERSONAL).content == f"## Notes\n- [{day}] x"
+    assert folded_counts(aws) == {note: 1}
 
 
 class Died(BaseException):

@@ -244,7 +244,7 @@ def test_notes_of_equal_instants_are_taken_by_position_as_a_number(aws, queue, m
     queue.drain()
 
     assert set(folded_counts(aws)) == set(ids[:10])  # 2026-11-24.1 .. .10, not .1, .10, .11, .12, .2 ...
-    assert "- [2026-11-24] note 1\n- [2026-11-24] note 2\n" in model.calls[0][1]
+    assert "(id 2026-11-24.1) note 1\n- [2026-11-24] (id 2026-11-24.2) note 2\n" in model.calls[0][1]
     assert last_run()["notes_remaining"] == 2
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -11,7 +12,7 @@ from agent_memory import bootstrap
 from tests.conftest import note_texts, private, shared
 from tests.events import event_body
 from tests.fake_openai import fake_openai_server
-from tests.fakes import FakeChatModel
+from tests.fakes import FakeChatModel, fake_tokens
 
 SUMMARY = "Planning the billing-service migration; open: payments sign-off from Dana, rollback plan draft."
 
@@ -240,3 +241,32 @@ def test_five_parallel_calls_for_one_event_write_one_note(fake_openai, sandboxes
     assert fake_openai.calls() == 1
     context = sandboxes([("context", {"context": body["context"]})])[0].body
     assert [n["text"] for n in context["recent_notes"]] == [SUMMARY]
+
+
+def test_with_the_local_extractive_model_the_note_is_taken_from_the_messages(call, aws, monkeypatch):
+    monkeypatch.setenv("MEMORY_CHAT_MODEL", "local:extractive")
+    bootstrap.reset()
+
+    answer = _flush(call)
+
+    assert answer["status"] == "written"
+    assert answer["note"]["text"] == (
+        "Conversation about: Can you help me plan the Q1 migration of the billing service to the new cluster? "
+        "Last open question: Which week suits you?"
+    )
+
+
+def test_with_none_there_is_no_model_and_the_flush_fails(call, aws, monkeypatch):
+    monkeypatch.setenv("MEMORY_CHAT_MODEL", "none")
+    bootstrap.reset()
+
+    assert _flush(call)["status"] == "failed"
+    assert _notes(aws) == []
+
+
+def test_the_models_tokens_are_metrics_with_the_calls_purpose(call, aws, model, capsys):
+    _flush(call)
+
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines() if '"ModelOutputTokens"' in line]
+    assert [(r["purpose"], r["ModelOutputTokens"]) for r in records] == [("flush", [fake_tokens(SUMMARY)])]
+    assert "purpose" in records[0]["_aws"]["CloudWatchMetrics"][0]["Dimensions"][0]

@@ -11,7 +11,7 @@ from botocore.stub import Stubber
 
 from agent_memory.basics.errors import ModelUnavailable
 from agent_memory.basics.settings import Settings
-from agent_memory.providers.chat import BedrockChatModel, OpenAIChatModel, chat_model_from_settings
+from agent_memory.providers.chat import Answer, BedrockChatModel, OpenAIChatModel, Tool, chat_model_from_settings
 from tests.openai_loopback import OpenAICompatible
 
 
@@ -124,3 +124,79 @@ def test_bedrock_provider_is_built_with_the_timeout():
 
 def test_no_model_configured_is_none():
     assert chat_model_from_settings(Settings(), timeout_s=1) is None
+
+
+# --- a tool offered and required, and the tokens reported -------------------------------------------------------
+
+TOOL = Tool("edit_document", "Apply edits.", {"type": "object", "properties": {"edits": {"type": "array"}}})
+
+
+def test_openai_compatible_asks_for_the_tool_call_and_reads_its_arguments_and_usage(openai_server):
+    call = {"type": "function", "function": {"name": "edit_document", "arguments": '{"edits": []}'}}
+    OpenAICompatible.reply = {
+        "choices": [
+            {"message": {"content": None, "tool_calls": [{"id": "c1", **call}]}, "finish_reason": "tool_calls"}
+        ],
+        "usage": {"prompt_tokens": 120, "completion_tokens": 9, "total_tokens": 129},
+    }
+
+    answer = _openai(openai_server).ask(system="s", prompt="p", max_tokens=50, tool=TOOL)
+
+    assert answer == Answer("", {"edits": []}, 120, 9)
+    body = OpenAICompatible.seen[-1][2]
+    assert body["tools"] == [
+        {
+            "type": "function",
+            "function": {"name": "edit_document", "description": "Apply edits.", "parameters": TOOL.parameters},
+        }
+    ]
+    assert body["tool_choice"] == {"type": "function", "function": {"name": "edit_document"}}
+
+
+def test_openai_compatible_text_instead_of_a_tool_call_is_text_and_bad_arguments_are_kept_for_refusal(openai_server):
+    OpenAICompatible.reply = {"choices": [{"message": {"content": "# Doc"}, "finish_reason": "stop"}]}
+    assert _openai(openai_server).ask(system="s", prompt="p", max_tokens=5, tool=TOOL) == Answer("# Doc")
+    call = {"type": "function", "function": {"name": "edit_document", "arguments": "{edits: ["}}
+    OpenAICompatible.reply = {
+        "choices": [{"message": {"content": None, "tool_calls": [call]}, "finish_reason": "stop"}]
+    }
+    answer = _openai(openai_server).ask(system="s", prompt="p", max_tokens=5, tool=TOOL)
+    assert answer.arguments == {"unreadable": "{edits: ["}
+
+
+def test_bedrock_converse_offers_the_tool_in_tool_config_and_reads_tool_use_and_usage():
+    client, model = _bedrock()
+    with Stubber(client) as stub:
+        stub.add_response(
+            "converse",
+            {
+                "output": {
+                    "message": {
+                        "role": "assistant",
+                        "content": [{"toolUse": {"toolUseId": "t1", "name": "edit_document", "input": {"edits": []}}}],
+                    }
+                },
+                "stopReason": "tool_use",
+                "usage": {"inputTokens": 300, "outputTokens": 12, "totalTokens": 312},
+                "metrics": {"latencyMs": 1},
+            },
+            {
+                "modelId": "anthropic.claude-test-v1:0",
+                "system": [{"text": "s"}],
+                "messages": [{"role": "user", "content": [{"text": "p"}]}],
+                "inferenceConfig": {"maxTokens": 50, "temperature": 0.2},
+                "toolConfig": {
+                    "tools": [
+                        {
+                            "toolSpec": {
+                                "name": "edit_document",
+                                "description": "Apply edits.",
+                                "inputSchema": {"json": TOOL.parameters},
+                            }
+                        }
+                    ],
+                    "toolChoice": {"tool": {"name": "edit_document"}},
+                },
+            },
+        )
+        assert model.ask(system="s", prompt="p", max_tokens=50, tool=TOOL) == Answer("", {"edits": []}, 300, 12)

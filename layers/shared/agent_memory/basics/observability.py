@@ -10,3 +10,20 @@ from aws_lambda_powertools import Logger, Metrics
 
 logger = Logger()
 metrics = Metrics(namespace="AgentMemory")
+
+
+def model_tokens(purpose: str, input_tokens: int, output_tokens: int) -> None:
+    """The tokens a model call reported, as ``ModelInputTokens`` and ``ModelOutputTokens`` with the call's
+    ``purpose`` (``flush``, ``compression``, ``consolidation``) as their dimension; each its own EMF record, so
+    that calls from the consolidation's threads never share one."""
+    from aws_lambda_powertools.metrics import MetricUnit, single_metric
+
+    for name, value in (("ModelInputTokens", input_tokens), ("ModelOutputTokens", output_tokens)):
+        with single_metric(
+            name=name,
+            unit=MetricUnit.Count,
+            value=value,
+            namespace="AgentMemory",
+            default_dimensions={"purpose": purpose},
+        ):
+            pass

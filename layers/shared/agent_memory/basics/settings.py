@@ -100,6 +100,12 @@ class Settings(BaseModel):
     def _blank_is_unset(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
 
+    @field_validator("chat_model", mode="before")
+    @classmethod
+    def _none_is_no_model(cls, value: object) -> object:
+        """``MEMORY_CHAT_MODEL=none``: no chat model, said explicitly."""
+        return None if isinstance(value, str) and value.strip().lower() == "none" else value
+
     @field_validator("memory_flush", mode="before")
     @classmethod
     def _flush_toggle(cls, value: object) -> object:
@@ -116,6 +122,8 @@ class Settings(BaseModel):
         provider, _, name = value.partition(":")
         if value == "local:minilm" and info.field_name == "embedding_model":
             return value  # in process (models.minilm), opt-in
+        if value == "local:extractive" and info.field_name == "chat_model":
+            return value  # in process (providers.chat.ExtractiveChatModel): the flush's note without a model
         if provider not in ("bedrock", "openai") or not name:
             raise ValueError(f"{_ENV[str(info.field_name)]} must be bedrock:<modelId> or openai:<model>")
         return value

@@ -11,9 +11,11 @@ A **worker** folds one scope's group per message (``fold``), each step safe to d
 1. claim the scope (a lease on its marker; a message of a run that already finished the scope is a no-op);
 2. read the document (strongly consistent), finish the marks an earlier worker left pending, and read the
    scope's oldest due notes within the caps (instant, then day, then position as a number);
-3. ask the chat model for the full updated document, save it through the same validated path as
+3. ask the chat model for cited edits to the document (``consolidation.folding``: a retry, then a whole
+   rewrite; without a model, dated bullets), save the result through the same validated path as
    ``update_memory`` on condition the document is still at the version read in step 2, together with a
-   pending-marks record; a conflict goes back to step 2 once, otherwise the group fails;
+   pending-marks record; a conflict goes back to step 2, a few times, otherwise the group fails ("nothing
+   to change" saves nothing and goes on to step 4);
 4. mark the notes, clear the record, advance the marker and count the group in its run, atomically.
 Any save after another worker's is refused by the version condition, and any read after it sees its
 pending record or its marks: two workers, runs or planners never fold the same note.
@@ -31,12 +33,12 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from agent_memory.basics.clock import iso
-from agent_memory.basics.errors import MemoryServiceError, ModelUnavailable, StorageUnavailable, VersionConflict
+from agent_memory.basics.errors import MemoryServiceError, StorageUnavailable, VersionConflict
 from agent_memory.basics.observability import logger, metrics
+from agent_memory.consolidation.folding import GroupFailed, propose, redacted
 from agent_memory.domain.commands import DocumentWrite, GroupMessage, ScheduledRun
-from agent_memory.domain.document import Author, Document
-from agent_memory.domain.fold import DueNote, Fold
-from agent_memory.domain.prompts import CONSOLIDATION_SYSTEM, consolidation_prompt
+from agent_memory.domain.document import Author
+from agent_memory.domain.fold import Fold
 from agent_memory.domain.scope import Scope
 from agent_memory.memory.service import MemoryService
 from agent_memory.providers.chat import ChatModel
@@ -49,9 +51,6 @@ from agent_memory.storage.run_records import COUNTS
 if TYPE_CHECKING:
     from agent_memory.consolidation.queue import GroupQueue
 
-CONSOLIDATION_MAX_TOKENS = 8192
-# A result shorter than half the current document has dropped facts, not folded notes in.
-MIN_KEPT_RATIO = 0.5
 # Longer than the function's 15-minute timeout, so a live planner never loses its lease.
 RUN_LEASE_S = 16 * 60
 
@@ -62,10 +61,6 @@ class Caps:
     max_groups: int
     max_notes: int
     max_chars: int
-
-
-class GroupFailed(Exception):
-    """A group could not be folded; its notes stay unmarked."""
 
 
 def result(record: dict[str, Any]) -> dict[str, Any]:
@@ -178,9 +173,9 @@ class Consolidator:
                 return "duplicate"
             self._count(message.run, self.store.count_elsewhere(message.run))
             return "elsewhere"
-        seen = {"due": message.notes}
+        seen = {"due": message.notes, "input": 0, "output": 0}
         try:
-            folded, remaining = self._fold_claimed(scope, claim, message, seen)
+            folded, remaining, kind = self._fold_claimed(scope, claim, message, seen)
         except Exception as error:
             expected = isinstance(error, GroupFailed | MemoryServiceError)
             reason = str(error) if expected else type(error).__name__
@@ -192,14 +187,21 @@ class Consolidator:
             if not final:
                 self.index.release(scope, claim)
                 raise
-            self._count_failure(scope, claim, message, reason, seen["due"])
+            if isinstance(error, GroupFailed):
+                seen["input"] += error.tokens[0]
+                seen["output"] += error.tokens[1]
+            self._count_failure(scope, claim, message, reason, seen)
             if not expected:
                 raise
             return "failed"
-        self._settle(scope, claim, message, folded, remaining)
+        self._settle(scope, claim, message, (folded, remaining), ((seen["input"], seen["output"]), kind))
         return "folded"
 
-    def _fold_claimed(self, scope: Scope, claim: Claim, message: GroupMessage, seen: dict[str, int]) -> tuple[int, int]:
+    def _fold_claimed(
+        self, scope: Scope, claim: Claim, message: GroupMessage, seen: dict[str, int]
+    ) -> tuple[int, int, str | None]:
+        """Fold the group: how many notes, how many left, and how (``folding.Kind``; None when an earlier worker's
+        fold was only finished). Adds the model's tokens to ``seen``."""
         model = self.chat_model()
         for attempt in range(1, _FOLD_ATTEMPTS + 1):
             current = self.documents.current(scope, consistent=True)  # first: any later save is refused
@@ -213,14 +215,18 @@ class Consolidator:
             )
             seen["due"] = len(group.notes) + group.remaining
             if not group.notes:
-                return finished, group.remaining
-            if model is None:
-                raise GroupFailed("no chat model is configured (MEMORY_CHAT_MODEL)")
-            content = self._ask(model, current, group.notes)
+                return finished, group.remaining, None
+            proposal = propose(model, current, group.notes)
+            seen["input"] += proposal.input_tokens
+            seen["output"] += proposal.output_tokens
+            if proposal.kind == "unchanged":  # nothing to change: the notes are marked, no version is saved
+                break
             try:
-                fold = Fold(group.notes, message.run_id, claim.token)
+                applied = redacted(proposal.edits, self.service.redact_extra)
+                fold = Fold(group.notes, message.run_id, claim.token, applied)
                 by = Author(run_id=message.run_id)
-                self.service.update_memory(DocumentWrite(scope, content, current.version, "consolidation", by, fold))
+                write = DocumentWrite(scope, proposal.content, current.version, "consolidation", by, fold)
+                self.service.update_memory(write)
                 break
             except VersionConflict:
                 if attempt == _FOLD_ATTEMPTS:
@@ -230,7 +236,7 @@ class Consolidator:
         for note in group.notes:
             self.store.mark_consolidated(scope, note.sk)
         self.store.clear_pending(scope, claim.token)
-        return len(group.notes), group.remaining
+        return len(group.notes), group.remaining, proposal.kind
 
     def _finish_pending(self, scope: Scope, token: str) -> int:
         """Mark what an earlier worker folded but did not mark; how many, if that worker had this very message
@@ -246,7 +252,14 @@ class Consolidator:
         )
         return len(pending.note_sks) if pending.token == token else 0
 
-    def _settle(self, scope: Scope, claim: Claim, message: GroupMessage, folded: int, remaining: int) -> None:
+    def _settle(
+        self,
+        scope: Scope,
+        claim: Claim,
+        message: GroupMessage,
+        counts: tuple[int, int],
+        cost: tuple[tuple[int, int], str | None],
+    ) -> None:
         """Move the marker to the oldest note left and count the group, in one transaction; again if a note
         was written meanwhile; not at all if another worker took the scope over (it counts instead)."""
         for _ in range(_SETTLE_ATTEMPTS):
@@ -254,19 +267,32 @@ class Consolidator:
             if holder != claim.token:
                 return
             oldest = self.store.oldest_unconsolidated(scope, claim.floor)
+            (folded, remaining), (tokens, kind) = counts, cost
             counted = self.store.settle_group(
-                self.index, scope, claim, message.run, writes=writes, oldest=oldest, folded=folded, remaining=remaining
+                self.index,
+                scope,
+                claim,
+                message.run,
+                writes=writes,
+                oldest=oldest,
+                folded=folded,
+                remaining=remaining,
+                tokens=tokens,
+                fold=kind,
             )
             if self._count(message.run, counted):
                 return
         raise StorageUnavailable("the scope's due marker kept changing; the message will be delivered again")
 
-    def _count_failure(self, scope: Scope, claim: Claim, message: GroupMessage, reason: str, due: int) -> None:
-        """Count a group that failed for good tonight, once; with storage failing too, count it alone (the
-        marker keeps its claim until the claim's lease ends)."""
-        counts = {"failed": 1, "remaining": due}
+    def _count_failure(
+        self, scope: Scope, claim: Claim, message: GroupMessage, reason: str, seen: dict[str, int]
+    ) -> None:
+        """Count a group that failed for good tonight, once, with its model's tokens; with storage failing too,
+        count it alone (the marker keeps its claim until the claim's lease ends)."""
+        due, tokens = seen["due"], (seen["input"], seen["output"])
+        counts: dict[str, Any] = {"failed": 1, "remaining": due, "tokens": tokens}
         try:
-            failed = self.store.fail_group(self.index, scope, claim, message.run, remaining=due)
+            failed = self.store.fail_group(self.index, scope, claim, message.run, remaining=due, tokens=tokens)
             counted = self._count(message.run, failed)
         except MemoryServiceError:
             self.store.add_counts(message.run, **counts)
@@ -288,23 +314,6 @@ class Consolidator:
         except Exception:  # noqa: BLE001 - counted; a later group or the planner finishes the run
             logger.exception("could not finish the run", extra={"run": run})
         return True
-
-    @staticmethod
-    def _ask(model: ChatModel, current: Document, notes: list[DueNote]) -> str:
-        try:
-            answer = model.complete(
-                system=CONSOLIDATION_SYSTEM,
-                prompt=consolidation_prompt(current.content, [(note.day, note.text) for note in notes]),
-                max_tokens=CONSOLIDATION_MAX_TOKENS,
-            )
-        except ModelUnavailable as error:
-            raise GroupFailed(error.message) from None
-        content = answer.strip()
-        if not content:
-            raise GroupFailed("the chat model answered with an empty document")
-        if len(content) < MIN_KEPT_RATIO * current.chars:
-            raise GroupFailed("the chat model's document dropped more than half of the current one")
-        return content
 
 
 _SETTLE_ATTEMPTS = 5

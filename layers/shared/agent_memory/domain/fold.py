@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from agent_memory.domain.notes import note_id
 
@@ -24,11 +25,13 @@ class DueNote:
 @dataclass(frozen=True, slots=True)
 class Fold:
     """The notes a consolidation folds into a new version: listed on the version, and recorded as pending
-    marks (``run_id``, the worker's ``token``) in the version's own transaction."""
+    marks (``run_id``, the worker's ``token``) in the version's own transaction. ``edits``: the cited edits
+    that made the version (``domain.edits``), None for a whole-document rewrite."""
 
     notes: list[DueNote]
     run_id: str
     token: str
+    edits: list[dict[str, Any]] | None = None
 
     @property
     def note_ids(self) -> list[str]:

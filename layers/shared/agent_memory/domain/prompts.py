@@ -60,3 +60,29 @@ def consolidation_prompt(document: str, notes: list[tuple[str, str]]) -> str:
     lines = "\n".join(f"- [{day}] {fence_line(text)}" for day, text in notes)
     documented = block("document", document) if document else "<document>\n(empty: no document yet)\n</document>"
     return f"{documented}\n\n<notes>\n{lines}\n</notes>"
+
+
+CONSOLIDATION_EDITS_SYSTEM = (
+    "You maintain an AI assistant's long-term memory document (Markdown). You are given the current "
+    "document and notes the assistant wrote since, each with its id and date. Fold the notes into the document "
+    "by calling edit_document with a list of edits, not by rewriting it: add a line or section after an exact "
+    "line of the document (after: null adds at the end), replace an exact line, or delete an exact line. Quote "
+    "lines exactly as they are in the document, one line each, and only lines that occur once. Every edit cites "
+    "in notes the ids of the notes it comes from; a replace or delete cites the note that supersedes the line "
+    "(the newer statement wins). Add each durable fact where it belongs; skip what the document already says. "
+    "Do not add anything the notes do not say. If nothing is to change, call edit_document with no edits." + _FENCED
+)
+
+
+def consolidation_edits_prompt(document: str, notes: list[tuple[str, str, str]], refusals: list[str] | None) -> str:
+    """``notes`` are ``(id, day, text)``, oldest first; ``refusals``: why the previous answer was refused."""
+    lines = "\n".join(f"- [{day}] (id {note_id}) {fence_line(text)}" for note_id, day, text in notes)
+    documented = block("document", document) if document else "<document>\n(empty: no document yet)\n</document>"
+    prompt = f"{documented}\n\n<notes>\n{lines}\n</notes>"
+    if refusals:
+        listed = "\n".join(f"- {fence_line(reason)}" for reason in refusals)
+        prompt += (
+            "\n\nYour previous edits were refused, none was applied:\n"
+            f"<refusals>\n{listed}\n</refusals>\nCall edit_document again with the whole corrected list."
+        )
+    return prompt

@@ -192,6 +192,37 @@ class OneVersion(Answer):
     document: Document
 
 
+_CITED = "The ids of the notes the edit comes from."
+
+
+class AddEdit(Answer):
+    op: Literal["add"]
+    after: str | None = Field(description="The line of the previous version it was added after; null: at the end.")
+    text: str
+    notes: list[str] = Field(description=_CITED)
+
+
+class ReplaceEdit(Answer):
+    op: Literal["replace"]
+    line: str = Field(description="The line of the previous version it replaced.")
+    text: str
+    notes: list[str] = Field(description=_CITED)
+
+
+class DeleteEdit(Answer):
+    op: Literal["delete"]
+    line: str = Field(description="The line of the previous version it deleted.")
+    notes: list[str] = Field(description=_CITED)
+
+
+class VersionWithEdits(Answer):
+    document: Document
+    edits: list[AddEdit | ReplaceEdit | DeleteEdit] | None = Field(
+        description="The cited edits that made this version from the previous one, as applied (a consolidation "
+        "that folded by edits, or without a model); null for any other version."
+    )
+
+
 class Author(Answer):
     """Who saved a version: a conversation, a dashboard user, or a consolidation run."""
 
@@ -236,6 +267,18 @@ class RunFailure(Answer):
     reason: str
 
 
+class RunTokens(Answer):
+    input: int = Field(ge=0)
+    output: int = Field(ge=0)
+
+
+class RunFolds(Answer):
+    edits: int = Field(ge=0, description="Groups folded by the model's cited edits.")
+    rewrite: int = Field(ge=0, description="Groups folded by a whole-document rewrite (the fallback).")
+    model_free: int = Field(ge=0, description="Groups folded without a model (dated bullets).")
+    unchanged: int = Field(ge=0, description="Groups whose notes changed nothing: no version saved.")
+
+
 class Run(Answer):
     run_id: str
     status: Literal["running", "finished"] = Field(description="Running while its groups fan out to workers.")
@@ -247,6 +290,8 @@ class Run(Answer):
     started_at: str
     finished_at: str | None = Field(description="Null while the run is going.")
     failures: list[RunFailure]
+    tokens: RunTokens = Field(description="The tokens the model reported for the run's calls (0 without a model).")
+    folds: RunFolds = Field(description="The groups folded, each way.")
 
     @model_serializer(mode="wrap")  # unannotated return: the schema stays the fields' (an annotation replaces it)
     def _status_last(self, handler: SerializerFunctionWrapHandler):

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from agent_memory.basics.errors import DocumentTooLarge
+from agent_memory.basics.observability import model_tokens
 from agent_memory.domain.document import HARD_LIMIT, SOFT_LIMIT
 from agent_memory.domain.prompts import COMPRESSION_SYSTEM, compression_prompt
-from agent_memory.providers.chat import ChatModel
+from agent_memory.providers.chat import ChatModel, document_writer
 
 # A rewrite under a fifth of the original has dropped facts, not merged them: we refuse to save it.
 MIN_FAITHFUL_RATIO = 0.2
@@ -25,15 +26,17 @@ def compress(model: ChatModel | None, content: str) -> str:
 
     ModelUnavailable (from the model) passes through: the write fails and nothing is saved.
     """
+    model = document_writer(model)
     if model is None:
         raise DocumentTooLarge(
             f"the document is {len(content):,} characters, over the hard limit of {HARD_LIMIT:,}, and no chat "
             "model is configured to compress it; shorten it and try again"
         )
-    answer = model.complete(
+    answer = model.ask(
         system=COMPRESSION_SYSTEM, prompt=compression_prompt(content, SOFT_LIMIT), max_tokens=COMPRESSION_MAX_TOKENS
     )
-    result = _unfence(answer)
+    model_tokens("compression", answer.input_tokens, answer.output_tokens)
+    result = _unfence(answer.text)
     if len(result) > HARD_LIMIT:
         raise DocumentTooLarge(
             f"compression brought the document to {len(result):,} characters, still over the hard limit of "

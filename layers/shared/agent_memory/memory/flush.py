@@ -16,7 +16,7 @@ from typing import Any
 from agent_memory.basics.clock import utc_now
 from agent_memory.basics.deadline import DeadlineExceeded, within
 from agent_memory.basics.errors import MemoryServiceError, ModelUnavailable
-from agent_memory.basics.observability import logger, metrics
+from agent_memory.basics.observability import logger, metrics, model_tokens
 from agent_memory.domain.commands import FlushCommand
 from agent_memory.domain.notes import Note, clean_note_text, parse_note_id
 from agent_memory.domain.prompts import FLUSH_SYSTEM, flush_prompt
@@ -112,10 +112,13 @@ class FlushService:
         timeout = deadline - time.monotonic() - WRITE_RESERVE_S
         if timeout <= 0:
             raise FlushFailed("the 5-second budget ran out before the model could be asked")
-        return _within(
-            timeout,
-            lambda: model.complete(system=FLUSH_SYSTEM, prompt=flush_prompt(messages), max_tokens=FLUSH_MAX_TOKENS),
-        )
+
+        def ask() -> str:
+            answer = model.ask(system=FLUSH_SYSTEM, prompt=flush_prompt(messages), max_tokens=FLUSH_MAX_TOKENS)
+            model_tokens("flush", answer.input_tokens, answer.output_tokens)
+            return answer.text
+
+        return _within(timeout, ask)
 
     def _duplicate(self, scope: Scope, marker: FlushMarker) -> dict[str, Any]:
         if marker.status != "written" or marker.note_id is None:

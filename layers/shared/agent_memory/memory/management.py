@@ -55,8 +55,12 @@ class Management:
         more = len(rows) == limit and rows[-1][0].version > 1
         return shapes.Versions(versions=listed, next_cursor=str(rows[-1][0].version) if more else None)
 
-    def version(self, scope: Scope, version: int) -> shapes.OneVersion:
-        return shapes.OneVersion(document=shapes.Document.of(self._version(scope, version)))
+    def version(self, scope: Scope, version: int) -> shapes.VersionWithEdits:
+        found = self.documents.version_and_edits(scope, version)
+        if found is None:
+            raise NotFound(f"this memory has no version {version}")
+        (document, _, _), edits = found
+        return shapes.VersionWithEdits.model_validate({"document": shapes.Document.of(document), "edits": edits})
 
     def _version(self, scope: Scope, version: int) -> Document:
         found = self.documents.version(scope, version)

@@ -123,17 +123,29 @@ class ConsolidationStore(RunRecords):
         oldest: tuple[str, str] | None,
         folded: int,
         remaining: int,
+        tokens: tuple[int, int] = (0, 0),
+        fold: str | None = None,
     ) -> bool:
         """Settle the scope's due marker after its folded group and count the group in its run, together (one
-        transaction); False when a condition failed (the marker moved meanwhile): nothing was written."""
+        transaction), with its model's ``tokens`` and how it was folded; False when a condition failed (the
+        marker moved meanwhile): nothing was written."""
         settle = index.settle_item(scope, claim, run, writes=writes, oldest=oldest, folded=folded)
-        return self.transact([settle, self.count_item(run, done=1, notes=folded, remaining=remaining)])
+        count = self.count_item(run, done=1, notes=folded, remaining=remaining, tokens=tokens, fold=fold)
+        return self.transact([settle, count])
 
-    def fail_group(self, index: DueScopes, scope: Scope, claim: Claim, run: str, *, remaining: int) -> bool:
+    def fail_group(
+        self,
+        index: DueScopes,
+        scope: Scope,
+        claim: Claim,
+        run: str,
+        *,
+        remaining: int,
+        tokens: tuple[int, int] = (0, 0),
+    ) -> bool:
         """Mark the scope's group failed for tonight and count the failure in its run, together (one transaction)."""
-        return self.transact(
-            [index.failed_item(scope, claim, run), self.count_item(run, failed=1, remaining=remaining)]
-        )
+        count = self.count_item(run, failed=1, remaining=remaining, tokens=tokens)
+        return self.transact([index.failed_item(scope, claim, run), count])
 
     def count_elsewhere(self, run: str) -> bool:
         """Count as done in its run a group that another run's worker holds (one transaction)."""

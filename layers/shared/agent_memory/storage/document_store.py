@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -58,11 +59,21 @@ class DocumentStore:
 
     def version(self, scope: Scope, version: int) -> tuple[Document, Reason, Author] | None:
         """One saved version as it was, with why and by whom it was saved; None if the scope never had it."""
+        found = self.version_and_edits(scope, version)
+        return found[0] if found else None
+
+    def version_and_edits(
+        self, scope: Scope, version: int
+    ) -> tuple[tuple[Document, Reason, Author], list[dict[str, Any]] | None] | None:
+        """As ``version``, with the cited edits that made it (a consolidation's edit fold), else None."""
         answer = self._client.get_item(
             TableName=self._table, Key={"pk": {"S": scope.key}, "sk": {"S": version_sk(version)}}
         )
         item = answer.get("Item")
-        return _version_from_item(item) if item else None
+        if not item:
+            return None
+        edits = json.loads(item["edits"]["S"]) if "edits" in item else None
+        return _version_from_item(item), edits
 
     def versions(self, scope: Scope, *, limit: int, below: int | None) -> list[tuple[VersionMeta, Reason, Author]]:
         """Saved versions newest first, ``limit`` of them, all below version ``below`` when given (paging):
@@ -147,6 +158,8 @@ class DocumentStore:
         version_item = {**attributes, "sk": {"S": version_sk(document.version)}}
         if folded_note_ids:
             version_item["folded_note_ids"] = {"L": [{"S": note_id} for note_id in folded_note_ids]}
+        if fold is not None and fold.edits is not None:
+            version_item["edits"] = {"S": json.dumps(fold.edits, ensure_ascii=False, separators=(",", ":"))}
         items = [
             {
                 "Put": {

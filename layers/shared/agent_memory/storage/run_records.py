@@ -14,6 +14,9 @@ from agent_memory.storage.client import update_if
 from agent_memory.storage.keys import RUN_PREFIX, RUNS_PK, run_sk
 
 COUNTS = ("groups_planned", "groups_done", "groups_failed", "notes_consolidated", "notes_remaining")
+# What the run's model calls cost, and how its groups were folded: sums kept as their own attributes.
+TOKENS = {"input": "tokens_input", "output": "tokens_output"}
+FOLDS = {kind: f"folds_{kind}" for kind in ("edits", "rewrite", "model_free", "unchanged")}
 _MAX_LISTED_FAILURES = 100
 
 
@@ -30,30 +33,49 @@ class RunRecords:
             "started_at": {"S": record["started_at"]},
             "failures": {"L": [_failure(f["scope"], f["reason"]) for f in record.get("failures", [])]},
             **{name: {"N": str(record.get(name, 0))} for name in COUNTS},
+            **{name: {"N": str(record.get("tokens", {}).get(key, 0))} for key, name in TOKENS.items()},
+            **{name: {"N": str(record.get("folds", {}).get(key, 0))} for key, name in FOLDS.items()},
         }
         if record.get("finished_at"):
             item["finished_at"] = {"S": record["finished_at"]}
         self._client.put_item(TableName=self._table, Item=item)
 
     def count_item(
-        self, run: str, *, done: int = 0, failed: int = 0, notes: int = 0, remaining: int = 0
+        self,
+        run: str,
+        *,
+        done: int = 0,
+        failed: int = 0,
+        notes: int = 0,
+        remaining: int = 0,
+        tokens: tuple[int, int] = (0, 0),
+        fold: str | None = None,
     ) -> dict[str, Any]:
-        """The transaction item adding one group's outcome to its run's counts (with the marker's settle)."""
+        """The transaction item adding one group's outcome to its run's counts (with the marker's settle): with
+        the ``(input, output)`` tokens its model calls reported and how it was folded (``fold``, a key of FOLDS)."""
+        adds = "ADD groups_done :d, groups_failed :f, notes_consolidated :n, notes_remaining :r"
+        values = {
+            ":d": {"N": str(done)},
+            ":f": {"N": str(failed)},
+            ":n": {"N": str(notes)},
+            ":r": {"N": str(remaining)},
+        }
+        if any(tokens):
+            adds += f", {TOKENS['input']} :ti, {TOKENS['output']} :to"
+            values |= {":ti": {"N": str(tokens[0])}, ":to": {"N": str(tokens[1])}}
+        if fold in FOLDS:
+            adds += f", {FOLDS[fold]} :one"
+            values[":one"] = {"N": "1"}
         return {
             "Update": {
                 "TableName": self._table,
                 "Key": {"pk": {"S": RUNS_PK}, "sk": {"S": run}},
-                "UpdateExpression": "ADD groups_done :d, groups_failed :f, notes_consolidated :n, notes_remaining :r",
-                "ExpressionAttributeValues": {
-                    ":d": {"N": str(done)},
-                    ":f": {"N": str(failed)},
-                    ":n": {"N": str(notes)},
-                    ":r": {"N": str(remaining)},
-                },
+                "UpdateExpression": adds,
+                "ExpressionAttributeValues": values,
             }
         }
 
-    def add_counts(self, run: str, **counts: int) -> None:
+    def add_counts(self, run: str, **counts: Any) -> None:
         """The same counts as ``count_item``, alone (when the marker's transaction cannot be written)."""
         update = self.count_item(run, **counts)["Update"]
         self._client.update_item(**update)
@@ -155,10 +177,17 @@ def _record(item: dict[str, Any]) -> dict[str, Any]:
     """The public shape of a run (docs/api.md §5 and §6); a run recorded before the fan-out is one JSON string."""
     if "record" in item:
         old: dict[str, Any] = json.loads(item["record"]["S"])
-        return {"groups_planned": old.get("groups_done", 0) + old.get("groups_failed", 0), **old}
+        planned = old.get("groups_done", 0) + old.get("groups_failed", 0)
+        return {"groups_planned": planned, "tokens": dict.fromkeys(TOKENS, 0), "folds": dict.fromkeys(FOLDS, 0), **old}
+
+    def number(name: str) -> int:
+        return int(item.get(name, {}).get("N", "0"))
+
     return {
         "run_id": item["run_id"]["S"],
-        **{name: int(item.get(name, {}).get("N", "0")) for name in COUNTS},
+        **{name: number(name) for name in COUNTS},
+        "tokens": {key: number(name) for key, name in TOKENS.items()},
+        "folds": {key: number(name) for key, name in FOLDS.items()},
         "started_at": item["started_at"]["S"],
         "finished_at": item.get("finished_at", {}).get("S"),
         "failures": [

@@ -18,7 +18,15 @@ from pydantic import Field
 from agent_memory.basics.errors import InvalidInput
 from agent_memory.bootstrap import services
 from agent_memory.domain.scope import Scope
-from agent_memory.domain.shapes import CurrentDocument, NotesByDay, OneVersion, Recalled, SavedDocument, Versions
+from agent_memory.domain.shapes import (
+    CurrentDocument,
+    NotesByDay,
+    OneVersion,
+    Recalled,
+    SavedDocument,
+    Versions,
+    VersionWithEdits,
+)
 from agent_memory.edges.http import answer, idempotent, replied
 from agent_memory.edges.parsing import ID_PATTERN
 from agent_memory.edges.requests import StrictModel
@@ -43,7 +51,7 @@ _REFUSED = (401, 403, 422, 500, 503)  # every route: the token, membership, the 
 DOCUMENT = documented(200, CurrentDocument, "The current document and the limits.", *_REFUSED)
 PUT_DOCUMENT = documented(200, SavedDocument, "The new version (reason `dashboard`).", 400, 409, 415, *_REFUSED)
 VERSIONS = documented(200, Versions, "The versions, newest first.", *_REFUSED)
-VERSION = documented(200, OneVersion, "The document as it was.", 404, *_REFUSED)
+VERSION = documented(200, VersionWithEdits, "The document as it was, and the edits that made it.", 404, *_REFUSED)
 RESTORE = documented(
     200, OneVersion, "A new version with that content (reason `restore`).", 400, 404, 409, 415, *_REFUSED
 )

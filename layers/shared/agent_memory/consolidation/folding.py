@@ -1,0 +1,129 @@
+"""What one group's fold makes of the document (docs/consolidation.md "The edits protocol"): the chat model's
+cited edits, applied by the service; one retry with the refusals listed; then a whole-document rewrite with its
+guard. Without a model, the group's notes as dated bullets (``domain.edits.model_free``).
+
+Nothing here writes: the consolidator saves what ``propose`` answers, through ``update_memory``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from agent_memory.basics.errors import ModelUnavailable
+from agent_memory.basics.observability import logger, model_tokens
+from agent_memory.domain import edits
+from agent_memory.domain.document import Document
+from agent_memory.domain.fold import DueNote
+from agent_memory.domain.prompts import (
+    CONSOLIDATION_EDITS_SYSTEM,
+    CONSOLIDATION_SYSTEM,
+    consolidation_edits_prompt,
+    consolidation_prompt,
+)
+from agent_memory.domain.redaction import redact
+from agent_memory.providers.chat import Answer, ChatModel, Tool, document_writer
+
+# The rewrite answers the whole document; edits answer what changes, so far fewer tokens.
+REWRITE_MAX_TOKENS = 8192
+EDITS_MAX_TOKENS = 4096
+# A rewrite shorter than half the current document has dropped facts, not folded notes in.
+MIN_KEPT_RATIO = 0.5
+# The model's edits are asked for this many times (the second time with the refusals) before the rewrite.
+EDIT_ATTEMPTS = 2
+
+EDIT_TOOL = Tool(edits.EDIT_TOOL_NAME, edits.EDIT_TOOL_DESCRIPTION, edits.EDIT_SCHEMA)
+
+Kind = Literal["edits", "rewrite", "model_free", "unchanged"]
+
+
+class GroupFailed(Exception):
+    """A group could not be folded; its notes stay unmarked. ``tokens``: what its model calls cost before."""
+
+    tokens: tuple[int, int] = (0, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    """A fold's result: how it was made (``kind``), the new ``content`` (the current one when ``unchanged``: no
+    version is saved), the ``edits`` as applied with their notes (None for a rewrite), and the tokens the
+    model reported for all the fold's calls."""
+
+    kind: Kind
+    content: str
+    edits: list[dict[str, Any]] | None
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+def propose(model: ChatModel | None, current: Document, notes: list[DueNote]) -> Proposal:
+    """The group's fold into ``current``; raises GroupFailed when neither edits nor a rewrite can be had."""
+    model = document_writer(model)
+    if model is None:
+        folded = edits.model_free(current.content, [(note.id, note.day, note.text) for note in notes])
+        return Proposal("model_free", folded.content, folded.edits)
+    spent = [Proposal("unchanged", current.content, None)]
+    try:
+        return _asked(model, current, notes, spent)
+    except GroupFailed as failed:
+        failed.tokens = (spent[0].input_tokens, spent[0].output_tokens)
+        raise
+
+
+def _asked(model: ChatModel, current: Document, notes: list[DueNote], spent: list[Proposal]) -> Proposal:
+    """Edits, their retry, then the rewrite; ``spent[0]`` keeps the tokens reported so far."""
+    refusals: list[str] | None = None
+    for _ in range(EDIT_ATTEMPTS):
+        prompt = consolidation_edits_prompt(current.content, [(n.id, n.day, n.text) for n in notes], refusals)
+        answer = _ask(model, CONSOLIDATION_EDITS_SYSTEM, prompt, EDITS_MAX_TOKENS, EDIT_TOOL)
+        spent[0] = _spent(spent[0], answer)
+        if answer.arguments is None:  # a model or server without tool calls: its text is the whole document
+            return replace(spent[0], kind="rewrite", content=_rewritten(answer.text, current))
+        result = edits.apply(current.content, answer.arguments, [note.id for note in notes])
+        if isinstance(result, edits.Edited):
+            kind: Kind = "unchanged" if result.unchanged else "edits"
+            return replace(spent[0], kind=kind, content=result.content, edits=result.edits)
+        refusals = result.reasons
+        logger.info("the chat model's edits were refused", extra={"refusals": refusals[:10]})
+    prompt = consolidation_prompt(current.content, [(note.day, note.text) for note in notes])
+    answer = _ask(model, CONSOLIDATION_SYSTEM, prompt, REWRITE_MAX_TOKENS, None)
+    spent[0] = _spent(spent[0], answer)
+    return replace(spent[0], kind="rewrite", content=_rewritten(answer.text, current))
+
+
+def _ask(model: ChatModel, system: str, prompt: str, max_tokens: int, tool: Tool | None) -> Answer:
+    try:
+        answer = model.ask(system=system, prompt=prompt, max_tokens=max_tokens, tool=tool)
+    except ModelUnavailable as error:
+        raise GroupFailed(error.message) from None
+    model_tokens("consolidation", answer.input_tokens, answer.output_tokens)
+    return answer
+
+
+def _spent(proposal: Proposal, answer: Answer) -> Proposal:
+    return replace(
+        proposal,
+        input_tokens=proposal.input_tokens + answer.input_tokens,
+        output_tokens=proposal.output_tokens + answer.output_tokens,
+    )
+
+
+def _rewritten(text: str, current: Document) -> str:
+    """A whole document from the model, with the rewrite's guards."""
+    content = text.strip()
+    if not content:
+        raise GroupFailed("the chat model answered with an empty document")
+    if len(content) < MIN_KEPT_RATIO * current.chars:
+        raise GroupFailed("the chat model's document dropped more than half of the current one")
+    return content
+
+
+def redacted(applied: list[dict[str, Any]] | None, extra: Any) -> list[dict[str, Any]] | None:
+    """The edits as the version records them: their texts redacted like the document they made."""
+    if applied is None:
+        return None
+    keys = ("after", "line", "text")
+    return [
+        {**edit, **{key: redact(edit[key], extra=extra).text for key in keys if isinstance(edit.get(key), str)}}
+        for edit in applied
+    ]
