@@ -12,7 +12,7 @@ from typing import Literal
 from agent_memory.aside import start_aside
 from agent_memory.clock import iso, utc_now
 from agent_memory.commands import DocumentWrite
-from agent_memory.compression import compress
+from agent_memory.compression import compress, refuse_incompressible
 from agent_memory.context_block import fit_notes, system_prompt
 from agent_memory.document import (
     EMPTY_DOCUMENT,
@@ -24,7 +24,7 @@ from agent_memory.errors import InvalidInput, StorageUnavailable, VersionConflic
 from agent_memory.notes import Origin, clean_note_text
 from agent_memory.observability import logger, metrics
 from agent_memory.providers.chat import ChatModel
-from agent_memory.redaction import redact
+from agent_memory.redaction import Redacted, redact
 from agent_memory.scope import Scope
 from agent_memory.shapes import Document as DocumentShape
 from agent_memory.shapes import MemoryContext, Remembered, SavedDocument
@@ -54,8 +54,7 @@ class MemoryService:
 
     def remember(self, scope: Scope, origin: Origin, text: str) -> Remembered:
         """Append ``text`` as a note of ``scope`` written by ``origin``'s conversation."""
-        redacted = redact(text, extra=self.redact_extra)  # before anything is stored or logged
-        cleaned = clean_note_text(redacted.text)
+        cleaned = clean_note_text(text, redact=self._redact)  # redacted once clean, before anything is stored or logged
         note = self.notes.append(
             scope,
             created=utc_now(),
@@ -68,9 +67,17 @@ class MemoryService:
             metrics.add_metric(name="NotesTruncated", unit="Count", value=1)
         logger.info(
             "note written",
-            extra={"scope": scope.kind, "note_id": note.id, "truncated": cleaned.truncated, "redacted": redacted.kinds},
+            extra={
+                "scope": scope.kind,
+                "note_id": note.id,
+                "truncated": cleaned.truncated,
+                "redacted": cleaned.redacted,
+            },
         )
-        return Remembered(note=NoteShape.of(note), truncated=cleaned.truncated, redacted=redacted.kinds)
+        return Remembered(note=NoteShape.of(note), truncated=cleaned.truncated, redacted=cleaned.redacted)
+
+    def _redact(self, text: str) -> Redacted:
+        return redact(text, extra=self.redact_extra)
 
     def update_memory(self, write: DocumentWrite, *, allow_empty: bool = False) -> SavedDocument:
         """The one validated write path: limits, compression, history, optimistic concurrency.
@@ -79,9 +86,13 @@ class MemoryService:
         current, re-reading under contention, so it never overwrites a version it has not seen as the head.
         A compressed tool write is recorded as ``compression``; dashboard and consolidation writes keep
         their own reason. A consolidation's ``fold`` is saved with the version (its pending marks, in one transaction).
-        Secrets are redacted first, whoever writes (tool, dashboard, restore, consolidation's result).
+        Secrets are redacted first, whoever writes (tool, dashboard, restore, consolidation's result), and
+        again in what a compression returns; a text that no compression could bring under the hard limit is
+        refused before either (``compression.refuse_incompressible``).
         """
-        redacted = redact(write.content, extra=self.redact_extra)
+        refuse_incompressible(write.content)
+        redacted = self._redact(write.content)
+        kinds = list(redacted.kinds)
         write = replace(write, content=redacted.text)
         if not write.content.strip() and not allow_empty:
             raise InvalidInput(
@@ -92,8 +103,11 @@ class MemoryService:
         if compressed:
             if write.expected_version is not None:
                 self._check_current(write.scope, write.expected_version)  # fail fast before a minute-long model call
-            shorter = redact(compress(self.chat_model(), write.content), extra=self.redact_extra).text
-            write = replace(write, content=shorter, reason="compression" if write.reason == "tool" else write.reason)
+            shorter = self._redact(compress(self.chat_model(), write.content))  # the model's text: checked again
+            kinds += [kind for kind in shorter.kinds if kind not in kinds]
+            write = replace(
+                write, content=shorter.text, reason="compression" if write.reason == "tool" else write.reason
+            )
             metrics.add_metric(name="Compressions", unit="Count", value=1)
         document = self._save(write)
         metrics.add_metric(name="DocumentWrites", unit="Count", value=1)
@@ -104,9 +118,10 @@ class MemoryService:
                 "version": document.version,
                 "chars": document.chars,
                 "reason": write.reason,
+                "redacted": kinds,
             },
         )
-        warnings = soft_limit_warnings(write.content) + redacted.warnings()
+        warnings = soft_limit_warnings(write.content) + [f"redacted: {kind}" for kind in kinds]
         return SavedDocument(document=DocumentShape.of(document), compressed=compressed, warnings=warnings)
 
     def _check_current(self, scope: Scope, expected_version: int) -> None:
