@@ -5,6 +5,7 @@ every text a model returns (the flush, a consolidation, a compression) is checke
 from __future__ import annotations
 
 import json
+import time
 from datetime import UTC, datetime
 
 import pytest
@@ -149,3 +150,20 @@ def test_the_largest_compressible_document_is_still_sent_to_the_model(call, mode
 
     assert answer.status == 200
     assert len(model.calls) == 1
+
+
+def test_a_long_adversarial_note_is_cut_before_any_detector_and_answers_at_once(call, aws):
+    started = time.perf_counter()
+    answer = call("remember", {"context": private(), "arguments": {"text": "a-" * 125_000 + "://"}})
+
+    assert answer.status == 201
+    assert answer.body["truncated"] is True
+    assert time.perf_counter() - started < 3.0  # the old pattern took 24 s on 200 KB of this
+
+
+def test_a_long_adversarial_document_is_refused_at_once(call, aws):
+    started = time.perf_counter()
+    answer = call("update_memory", {"context": private(), "arguments": {"content": "a-" * 125_000}})
+
+    assert answer.status == 422
+    assert time.perf_counter() - started < 3.0

@@ -26,6 +26,14 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 
 Span = tuple[int, int, str]  # start, end, kind
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _lower(text: str) -> str:
+    """``text`` in lower case, each character where it was (``str.lower`` unless a character grows, as İ does)."""
+    lowered = text.lower()
+    return lowered if len(lowered) == len(text) else text.translate(_ASCII_LOWER)
+
 
 # Every kind the table can report, in the order ``Redacted.kinds`` lists them.
 KINDS = (
@@ -61,9 +69,10 @@ class Detector:
     group: str | None = None
     extra: bool = False
     locate: Callable[[re.Match[str]], Iterator[Span]] | None = None
+    lower: bool = False  # match the text with ASCII letters in lower case (same offsets): no (?i) to slow it
 
     def spans(self, text: str) -> Iterator[Span]:
-        for match in self.pattern.finditer(text):
+        for match in self.pattern.finditer(_lower(text) if self.lower else text):
             if self.locate is not None:
                 yield from self.locate(match)
             elif self.accept(match):
@@ -103,65 +112,65 @@ def luhn(digits: str) -> bool:
     return total % 10 == 0
 
 
-class _Run:
-    """A run of digit groups, with Luhn prefix sums: the Luhn sum of any window in O(1)."""
+# The lengths of the cards whose numbers start with these two digits (one-digit prefixes spread over ten).
+_BY_PREFIX: dict[str, frozenset[int]] = {
+    f"{first}{second}": _ISSUERS.get(f"{first}{second}") or _ISSUERS.get(str(first), frozenset())
+    for first in range(10)
+    for second in range(10)
+}
 
-    __slots__ = ("digits", "even", "odd", "offsets", "sizes", "starts")
 
-    def __init__(self, run: str) -> None:
-        groups = _GROUP_SPLIT.split(run)
-        self.sizes = [len(group) for group in groups]
-        self.digits = "".join(groups)
-        self.starts = [0, *accumulate(self.sizes)]  # digit index of each group's start (and the end)
-        self.offsets = [start + number for number, start in enumerate(self.starts)]  # in the run
-        plain = self.digits.encode()
-        doubled = self.digits.translate(_DOUBLE).encode()
-        even, odd = bytearray(plain), bytearray(plain)
-        even[0::2], odd[1::2] = doubled[0::2], doubled[1::2]
-        self.even = [0, *accumulate(even)]  # byte values: each digit counts 48 more, removed in ``luhn``
-        self.odd = [0, *accumulate(odd)]
-
-    def luhn(self, start: int, end: int) -> bool:
-        table = self.even if end % 2 == 0 else self.odd  # the digit at end-2 is doubled: end's parity
-        return (table[end] - table[start] - 48 * (end - start)) % 10 == 0
-
-    def card(self, start: int, end: int) -> bool:
-        digits = self.digits
-        lengths = _ISSUERS.get(digits[start : start + 2]) or _ISSUERS.get(digits[start], _NONE)
-        return (
-            end - start in lengths and self.luhn(start, end) and digits.count(digits[start], start, end) < end - start
-        )
-
-    def offset(self, digit: int) -> int:
-        """The run's offset of the digit at ``digit``."""
-        group = bisect_right(self.starts, digit) - 1
-        return self.offsets[group] + digit - self.starts[group]
+def _luhn_prefix_sums(digits: str) -> tuple[list[int], list[int]]:
+    """Luhn's sum of any window in O(1): ``even`` doubles the digits at even indexes, ``odd`` those at odd
+    ones (a window doubles every second digit from its right end); byte values, each digit 48 too many."""
+    plain = digits.encode()
+    doubled = digits.translate(_DOUBLE).encode()
+    even, odd = bytearray(plain), bytearray(plain)
+    even[0::2], odd[1::2] = doubled[0::2], doubled[1::2]
+    return [0, *accumulate(even)], [0, *accumulate(odd)]
 
 
 def _card_windows(match: re.Match[str]) -> Iterator[Span]:
     """The card numbers in a run of digits: every window of 13-19 digits that starts where a group starts
     and ends where a group ends, or as the first 15 or 16 digits of one longer group (a card and its code
-    written together), whose first digits name an issuer with that length, that passes Luhn and is not one digit
-    repeated. The longest such window at a start wins, and the search goes on after it. A window starts
-    only at a group of four digits or of thirteen and more (how cards are written); each start tries at
-    most seven windows, each in O(1): linear in the run."""
+    written together), whose first digits name an issuer with that length, that passes Luhn and is not one
+    digit repeated. The longest such window at a start wins, and the search goes on after it. A window
+    starts only at a group of four digits or of thirteen and more (how cards are written); each start tries
+    at most seven windows, each in O(1): linear in the run."""
     if len(match.group(0)) < CARD_MIN:
         return
-    run = _Run(match.group(0))
-    base, sizes, starts = match.start(), run.sizes, run.starts
+    groups = _GROUP_SPLIT.split(match.group(0))
+    digits = "".join(groups)
+    starts = [0, *accumulate(map(len, groups))]  # the digit index of each group's start, and the end
+    even, odd = _luhn_prefix_sums(digits)
+    base = match.start()  # a digit's offset in the text: base + its index + the separators before it
     resume = 0
-    for group, size in enumerate(sizes):
-        start = starts[group]
-        if (size != 4 and size < CARD_MIN) or start < resume or run.digits[start] not in "23456":
+    for group, start in enumerate(starts[:-1]):
+        size = starts[group + 1] - start
+        if (size != 4 and size < CARD_MIN) or start < resume:
+            continue
+        lengths = _BY_PREFIX[digits[start : start + 2]]
+        if not lengths:
             continue
         if size >= CARD_MIN:  # one long group: the whole group, or a card with more digits written after it
             ends = [start + length for length in (size, 16, 15) if CARD_MIN <= length <= min(size, CARD_MAX)]
+        elif starts[group + 4 : group + 5] == [start + 16] and starts[group + 5 : group + 6] != [start + 19]:
+            ends = [start + 16]  # four groups of four (the common case, in O(1)), not followed by three digits
         else:
-            last = bisect_right(starts, start + CARD_MAX) - 1
-            ends = [end for end in starts[last:group:-1] if end - start >= CARD_MIN]
+            ends = [
+                end
+                for end in starts[bisect_right(starts, start + CARD_MAX) - 1 : group : -1]
+                if end - start >= CARD_MIN
+            ]
         for end in ends:
-            if run.card(start, end):
-                yield base + run.offset(start), base + run.offset(end - 1) + 1, "card-number"
+            table = even if end % 2 == 0 else odd  # the digit at end-2 is doubled: its index has end's parity
+            if (
+                end - start in lengths
+                and (table[end] - table[start] - 48 * (end - start)) % 10 == 0
+                and digits.count(digits[start], start, end) < end - start
+            ):
+                last_group = bisect_right(starts, end - 1) - 1
+                yield base + start + group, base + end + last_group, "card-number"
                 resume = end
                 break
 
@@ -201,41 +210,57 @@ _LABEL = (
     r"password|passwd|passphrase|pwd|pass|secret|token|api[_-]?key|apikey|access[_-]?key|accountkey"
     r"|sharedaccesskey|auth[_-]?key|private[_-]?key|credentials?"
 )
+# Anchored on the label (a literal, which the engine looks for first), not on the key's start: the rest of
+# the key (``DB_``, ``spring.datasource.``) is read backwards, at most 40 characters, only for a match.
 _KEY_VALUE = re.compile(
-    r"(?<![A-Za-z0-9_.-])(?P<key>[A-Za-z0-9_.-]{0,40}?(?i:" + _LABEL + r"))(?![A-Za-z0-9_.-])"
+    r"(?P<label>" + _LABEL + r")(?![a-z0-9_.-])"
     r"[\"']?+[ \t]{0,4}+(?::=|=>|[:=])[ \t]{0,4}+"
     r"(?:\"(?P<dq>[^\"\n]{1,512}+)|'(?P<sq>[^'\n]{1,512}+)|(?P<bare>[^\s\"'`;,&<>(){}\[\]]{1,512}+))"
 )
-_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+_KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+_KEY_MAX = 40
+_KEY_SEPARATORS = re.compile(r"[_.-]+")
 _PASSWORD_WORDS = ("password", "passwd", "passphrase", "pwd", "pass")
-_PLACEHOLDER = re.compile(r"[$%<{*\[]|\.\.\.|x{3,}|(?i:null|none|true|false|changeme|redacted)$")
+_TOKEN_WORDS = ("secret", "token", "apikey", "accesskey", "authkey", "privatekey", "credential", "credentials")
+_STS = {"sessiontoken", "securitytoken"}
+_PLACEHOLDER = re.compile(r"[$%<{\[]|\.\.\.|(?:x{3,}|\*+|null|none|true|false|changeme|redacted|your[_-]\w*)$")
 
 
 def _key_kind(key: str) -> str | None:
-    """The kind a value labelled ``key`` is, or None when the label is only part of a word (``bypass``)."""
-    words = [word.lower() for word in _WORDS.findall(key)]
+    """The kind a value labelled ``key`` (lower case) is, or None when the label is only part of a word
+    (``bypass``, ``compass``)."""
+    words = [word for word in _KEY_SEPARATORS.split(key) if word]
     flat = "".join(words)
     last = words[-1] if words else ""
-    if "secretaccesskey" in flat or ("aws" in words and "secret" in words):
+    if "secretaccesskey" in flat or ("aws" in flat and "secret" in flat):
         return "aws-secret-key"
-    if flat.endswith(("sessiontoken", "securitytoken")) and (
-        "aws" in words or flat in {"sessiontoken", "securitytoken"}
-    ):
+    if flat.endswith(("sessiontoken", "securitytoken")) and (flat.startswith("aws") or "aws" in words or flat in _STS):
         return "aws-session-token"
     if flat.endswith(("accountkey", "sharedaccesskey")):
         return "azure-key"
     if last.endswith(("password", "passwd", "passphrase")) or last in _PASSWORD_WORDS:
         return "password"
-    if last in {"secret", "token", "key", "apikey", "accesskey", "authkey", "credential", "credentials"}:
+    if last.endswith(_TOKEN_WORDS) or last == "key":
         return "api-token"
     return None
+
+
+def _key_before(text: str, label_start: int, label_end: int) -> str | None:
+    """The whole key whose last word starts at ``label_start``: the key characters before it, at most 40."""
+    start = label_start
+    while start > 0 and text[start - 1] in _KEY_CHARS:
+        start -= 1
+        if label_start - start > _KEY_MAX:
+            return None
+    return text[start:label_end]
 
 
 def _labelled(match: re.Match[str]) -> Iterator[Span]:
     """The value of ``key = value`` (``key: value``, ``"key": "value"``, ``Key=value;``) whose key names a
     secret, with the kind the key says; placeholders (``${X}``, ``<password>``, ``****``) are kept."""
-    kind = _key_kind(match.group("key"))
     name = "dq" if match.group("dq") is not None else "sq" if match.group("sq") is not None else "bare"
+    key = _key_before(match.string, match.start(), match.end("label"))
+    kind = _key_kind(key) if key is not None else None
     value = match.group(name)
     if kind is None or _PLACEHOLDER.match(value) or len(value) < (4 if kind == "password" else 8):
         return
@@ -311,7 +336,9 @@ DETECTORS: list[Detector] = [
             r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])"
         ),
     ),
-    Detector("password", _KEY_VALUE, locate=_labelled),  # the kind is the key's: password, api-token, aws-...
+    Detector(
+        "password", _KEY_VALUE, locate=_labelled, lower=True
+    ),  # the kind is the key's: password, api-token, aws-...
     Detector(
         "aws-session-token",
         re.compile(r"(?<![A-Za-z0-9/+])(?:IQoJb3JpZ2luX2Vj|FwoGZXIvYXdz)[A-Za-z0-9/+=]{60,4096}+"),
