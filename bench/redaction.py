@@ -3,7 +3,7 @@
 - Every detector's time on each 200 KB input of tests/redos_inputs.py (built to make a backtracking pattern
   slow), the best of five runs, and the whole table's (``redact`` with email and phone on).
 - The corpus of tests/secrets_samples.py on every write path (remember, update_memory, the dashboard's PUT,
-  the flush, a consolidation's and a compression's result; ``bench.redaction_paths``): how many secrets
+  the flush, a consolidation's and a compression's result; tests/redaction_paths.py): how many secrets
   survive, as written and with invisible and separator characters inserted, and how many benign texts change.
 """
 
@@ -113,10 +113,24 @@ def measure(runs: int = RUNS, *, paths: bool = True) -> RedactionResult:
     result = RedactionResult()
     measure_detectors(result, runs)
     if paths:
-        from bench.redaction_paths import measure_paths
-
         result.paths = measure_paths()
     return result
+
+
+def measure_paths() -> dict[str, dict[str, Any]]:
+    """tests/redaction_paths.py on each write path, each in a fresh moto."""
+    from agent_memory import runtime
+    from bench.runner import fresh_moto, log, quiet_powertools
+    from tests.redaction_paths import PATHS, measure
+
+    figures = {}
+    for path in PATHS:
+        log(f"redaction: the corpus through {path}")
+        runtime.reset()
+        with quiet_powertools(), fresh_moto() as (_counter, client):
+            figures[path] = measure(path, client)
+        runtime.reset()
+    return figures
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -129,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     configure()
     started = machine()
-    result = measure(args.runs, paths=False)
+    result = measure(args.runs)
     text = report(result)
     print(text)
     if args.record:
