@@ -32,7 +32,9 @@ app = make_resolver()
 def context() -> Response[dict[str, Any]]:
     conversation, scope = parse_context_call(body_text(app.current_event))
     memory = memory_service().context(scope)
-    record_injection(scope, conversation.thread_id, memory)  # queued: written behind the turn, never awaited
+    record_injection(
+        scope, conversation.thread_id, memory, conversation.user_id
+    )  # queued: written behind the turn, never awaited
     return answer(200, memory)
 
 

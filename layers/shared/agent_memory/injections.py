@@ -46,6 +46,7 @@ class Injection:
     note_ids: list[str]
     # Orders records of the same millisecond (and of a frozen clock) as they were made.
     made_ns: int = field(default_factory=time.time_ns)
+    user_id: str | None = None  # whose turn: never listed, it lets a member's erase take their turns
 
 
 class InjectionRecorder:
@@ -118,6 +119,7 @@ class InjectionRecorder:
             "document_version": {"N": str(injection.document_version)},
             "note_ids": {"L": [{"S": one} for one in injection.note_ids]},
             "expires_at": {"N": str(int(injection.at.timestamp()) + self._ttl_s)},
+            **({"user_id": {"S": injection.user_id}} if injection.user_id else {}),
         }
 
 

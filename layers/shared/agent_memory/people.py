@@ -31,6 +31,7 @@ from agent_memory.storage.keys import DOC_HEAD, NOTE_PREFIX, parse_note_sk, vers
 from agent_memory.storage.note_items import note_from_item
 from agent_memory.storage.note_store import NoteStore
 from agent_memory.storage.scope_items import ScopeItems
+from agent_memory.storage.stale_records import StaleRecords
 from agent_memory.storage.usage_store import Quota
 
 if TYPE_CHECKING:
@@ -166,13 +167,20 @@ class People:
         """The notes of ``scope`` whose ``origin.user_id`` is ``author``: table, index and usage counter."""
         record = f"author#{author}"
         counts = {"notes": 0, "versions": 0, "other": 0, **self.items.begin_erase(scope, record, iso(utc_now()))}
+        erased: set[str] = set()
+        threads: set[str] = set()
         for page in self.items.keys(scope, prefix=NOTE_PREFIX, author=author):
             sort_keys = [item["sk"]["S"] for item in page]
             self.items.delete(scope, sort_keys)
             self.notes.usage.give_back(scope, sum(len(item.get("text", {}).get("S", "")) for item in page))
             self.items.count_erased(scope, record, {"notes": len(sort_keys)})
             counts["notes"] += len(sort_keys)
+            erased.update(note_id(*parse_note_sk(sk)) for sk in sort_keys)
+            threads.update(item["origin_thread_id"]["S"] for item in page if "origin_thread_id" in item)
             self._remove_from_index(scope, [note_id(*parse_note_sk(sk)) for sk in sort_keys])
+        # What the notes left behind: their idempotency records, flush claims, and the author's turns in the
+        # injection records (a resumed erase, whose notes are gone, still voids the author's turns).
+        StaleRecords(self.items.client, self.items.table).void(scope, erased, author=author, threads=frozenset(threads))
         self.items.end_erase(scope, record)
         return self._receipt(scope, counts, "authored notes erased")
 

@@ -21,6 +21,7 @@ from agent_memory.storage.document_store import DocumentStore
 from agent_memory.storage.flush_store import FlushStore
 from agent_memory.storage.note_store import NoteStore
 from agent_memory.storage.scope_index import ScopeIndex
+from agent_memory.storage.stale_records import StaleRecords
 from agent_memory.storage.usage_store import Quota
 
 if TYPE_CHECKING:  # imported where used: a deployment without an index (or the indexer) never loads them
@@ -123,6 +124,7 @@ def management() -> Management:
         ConsolidationStore(dynamodb(), settings.table_name),
         lambda_client=bounded_client("lambda", settings),  # starting a run is one asynchronous Invoke
         consolidate_function=settings.consolidate_function,
+        stale=StaleRecords(dynamodb(), settings.table_name),
     )
 
 
@@ -158,7 +160,7 @@ def injection_recorder() -> InjectionRecorder:
     return InjectionRecorder(client, settings.table_name, ttl_days=settings.injection_ttl_days)
 
 
-def record_injection(scope: Scope, thread_id: str, memory: MemoryContext) -> None:
+def record_injection(scope: Scope, thread_id: str, memory: MemoryContext, user_id: str | None = None) -> None:
     """Queue the record of what this turn was shown; never raises (a turn is never failed by its record)."""
     from agent_memory.injections import Injection
 
@@ -170,6 +172,7 @@ def record_injection(scope: Scope, thread_id: str, memory: MemoryContext) -> Non
                 thread_id,
                 memory.document.version,
                 [note.id for note in memory.recent_notes],
+                user_id=user_id,
             )
         )
     except Exception:  # noqa: BLE001 - best effort by design (agent_memory.injections)
