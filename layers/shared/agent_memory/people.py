@@ -141,7 +141,7 @@ class People:
                     consolidated=raw["consolidated"],
                 )
                 self.notes.load(scope, note)
-        self.notes.usage.add(scope, self.documents.current(scope, consistent=True).chars)
+        self.notes.usage.add(scope, sum(len(saved["content"]) for page in pages for saved in page["versions"]))
 
     # --- erase ------------------------------------------------------------------------------------------
 

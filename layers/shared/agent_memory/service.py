@@ -17,6 +17,7 @@ from agent_memory.context_block import fit_notes, system_prompt
 from agent_memory.document import (
     EMPTY_DOCUMENT,
     HARD_LIMIT,
+    HISTORY_VERSIONS,
     Document,
     soft_limit_warnings,
 )
@@ -139,7 +140,9 @@ class MemoryService:
             attempt += 1
             head = self.documents.current(scope, consistent=True)
             base = expected_version if expected_version is not None else head.version
-            change = len(content) - head.chars  # the characters quota moves with the version, in its transaction
+            # The characters quota counts every kept version: this one, less the one leaving the history.
+            prune = base + 1 - HISTORY_VERSIONS if base + 1 > HISTORY_VERSIONS else None
+            change = len(content) - (self.documents.version_chars(scope, prune) if prune else 0)
             try:
                 return self.documents.save(
                     scope,
@@ -150,6 +153,7 @@ class MemoryService:
                     by=write.by,
                     pending_marks=write.fold,
                     usage_change=self.notes.usage.change_item(scope, change, enforce=write.reason != "consolidation"),
+                    prune=prune,
                 )
             except QuotaRefused:
                 raise self.notes.usage.refusal(change) from None

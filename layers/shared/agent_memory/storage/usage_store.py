@@ -1,9 +1,10 @@
 """Per-scope quotas (docs/api.md §6 "Quotas"): the characters a scope stores, kept in one counter item.
 
-- ``usage`` (sort key) holds ``chars``: the current document's length plus every note's text length. A note
-  adds its length, and a document version its change in length, with a conditional ``ADD`` inside the
-  write's own transaction (no extra request for a note); a deleted note gives its characters back. Over
-  the quota, the write is refused whole, never cut.
+- ``usage`` (sort key) holds ``chars``: every kept version of the document (its history included, the
+  newest ``document.HISTORY_VERSIONS``) plus every note's text length. A note adds its length, and a
+  document version its own length less that of the version it pushes out of the history, with a
+  conditional ``ADD`` inside the write's own transaction (no extra request for a note); a deleted note gives
+  its characters back, an erase all of them. Over the quota, the write is refused whole, never cut.
 - Notes per day need no item of their own: the day's position counter (``day#<day>``) already counts the
   notes written that day, and its atomic ``ADD`` is made conditional on the quota (``storage.note_store``).
   A note whose transaction is cancelled gives its position back (``give_back_position``), so that a failed
