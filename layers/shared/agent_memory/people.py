@@ -16,6 +16,7 @@ import base64
 import binascii
 import json
 import time
+from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -176,6 +177,8 @@ class People:
             self.items.count_erased(scope, record, {"notes": len(sort_keys)})
             counts["notes"] += len(sort_keys)
             erased.update(note_id(*parse_note_sk(sk)) for sk in sort_keys)
+            for day, count in Counter(parse_note_sk(sk)[0] for sk in sort_keys).items():  # the days' quotas back
+                self.notes.usage.give_back_notes(scope, day, count, {author: count})
             threads.update(item["origin_thread_id"]["S"] for item in page if "origin_thread_id" in item)
             self._remove_from_index(scope, [note_id(*parse_note_sk(sk)) for sk in sort_keys])
         # What the notes left behind: their idempotency records, flush claims, and the author's turns in the

@@ -58,7 +58,11 @@ def memory_service() -> MemoryService:
 
 def quota() -> Quota:
     settings = get_settings()
-    return Quota(notes_per_day=settings.quota_notes_per_day, chars=settings.quota_chars)
+    return Quota(
+        notes_per_day=settings.quota_notes_per_day,
+        chars=settings.quota_chars,
+        notes_per_member_day=settings.quota_notes_per_member_day,
+    )
 
 
 @cache

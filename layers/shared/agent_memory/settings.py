@@ -46,6 +46,7 @@ class Settings(BaseModel):
     recall_keyword_weight: float = Field(default=0.8, ge=0, le=1, description="BM25's share of the fused score")
     redact_extra: frozenset[str] = Field(default=frozenset(), description="email, phone: also redacted")
     quota_notes_per_day: int = Field(default=500, ge=1)
+    quota_notes_per_member_day: int = Field(default=100, ge=1)
     quota_chars: int = Field(default=2_000_000, ge=1)
     injection_ttl_days: int = Field(default=30, ge=1)
     opensearch_shards: int = Field(default=1, ge=1, le=1024, description="a new notes index version's shards")
@@ -153,6 +154,7 @@ _ENV = {
     "recall_keyword_weight": "MEMORY_RECALL_KEYWORD_WEIGHT",
     "redact_extra": "MEMORY_REDACT_EXTRA",
     "quota_notes_per_day": "MEMORY_QUOTA_NOTES_PER_DAY",
+    "quota_notes_per_member_day": "MEMORY_QUOTA_NOTES_PER_MEMBER_DAY",
     "quota_chars": "MEMORY_QUOTA_CHARS",
     "injection_ttl_days": "MEMORY_INJECTION_TTL_DAYS",
     "consolidation_queue_url": "MEMORY_CONSOLIDATION_QUEUE_URL",

@@ -33,7 +33,7 @@ from agent_memory.storage.note_items import (
     position_taken,
 )
 from agent_memory.storage.scope_index import MarkerWrite
-from agent_memory.storage.usage_store import Quota, UsageStore, notes_quota_error
+from agent_memory.storage.usage_store import Quota, UsageStore, member_counter, notes_quota_error
 
 _POSITION_ATTEMPTS = 5
 _CONFLICT_ATTEMPTS = 5
@@ -108,10 +108,11 @@ class NoteStore:
         vector = self._vectors(text) if self._vectors is not None else None
         extra = {"write_id": {"S": write_id}} | ({"vec": {"B": vector}} if vector is not None else {})
         marker = MarkerWrite(self._table, scope, created_at=created_at, day=day)
+        member = origin.user_id if scope.kind == "team" else None  # a team's day is shared: each member's share
         for _ in range(_POSITION_ATTEMPTS):
             note = Note(
                 day=day,
-                position=self._next_position(scope, day, created),
+                position=self._next_position(scope, day, created, member),
                 text=text,
                 created_at=created_at,
                 source=source,
@@ -127,12 +128,12 @@ class NoteStore:
             try:
                 self._transact(items, marker)
             except StorageUnavailable:  # cancelled for conflicts every time: nothing was written
-                self._usage.give_back_position(scope, day, note.position)
+                self._usage.give_back_position(scope, day, note.position, member)
                 raise
             except ClientError as error:
                 if not position_taken(error):
                     if error_code(error) == "TransactionCanceledException":  # nothing was written
-                        self._usage.give_back_position(scope, day, note.position)
+                        self._usage.give_back_position(scope, day, note.position, member)
                     if cancellation_codes(error)[1:2] == ["ConditionalCheckFailed"]:
                         raise self._usage.refusal(len(text)) from None
                     raise as_unavailable(error) or error from None
@@ -163,37 +164,64 @@ class NoteStore:
                 if not moved:
                     time.sleep(random.uniform(0.005, 0.02) * 2**attempt)  # noqa: S311 - jitter, not security
 
-    def _next_position(self, scope: Scope, day: str, now: datetime) -> int:
-        """The day's next position; the counter is also the day's count of notes, so the daily quota is its
-        condition (no extra request)."""
+    def _next_position(self, scope: Scope, day: str, now: datetime, member: str | None = None) -> int:
+        """The day's next position. The same request counts the note against the daily quotas (no extra
+        request): ``live``, the day's notes that still exist, and in a team scope the member's own counter."""
+        names = {"#member": member_counter(member)} if member else {}
         request: dict[str, Any] = {
             "TableName": self._table,
             "Key": {"pk": {"S": scope.key}, "sk": {"S": day_sk(day)}},
-            "UpdateExpression": "ADD next_position :one",
-            "ExpressionAttributeValues": {":one": {"N": "1"}},
+            "UpdateExpression": "ADD next_position :one"
+            + (", #member :one" if member else "")
+            + " SET live = if_not_exists(live, :zero) + :one",
+            "ExpressionAttributeValues": {":one": {"N": "1"}, ":zero": {"N": "0"}},
             "ReturnValues": "UPDATED_NEW",
+            **({"ExpressionAttributeNames": names} if names else {}),
         }
         quota = self._usage.quota
         if quota is not None:
-            request["ConditionExpression"] = "attribute_not_exists(next_position) OR next_position < :quota"
+            request["ConditionExpression"] = (
+                "((attribute_not_exists(live) AND (attribute_not_exists(next_position) OR next_position < :quota))"
+                " OR live < :quota)"
+            )
             request["ExpressionAttributeValues"][":quota"] = {"N": str(quota.notes_per_day)}
+            if member and quota.notes_per_member_day is not None:
+                request["ConditionExpression"] += " AND (attribute_not_exists(#member) OR #member < :share)"
+                request["ExpressionAttributeValues"][":share"] = {"N": str(quota.notes_per_member_day)}
         try:
             counter = self._client.update_item(**request)
         except ClientError as error:
             if quota is not None and error_code(error) == "ConditionalCheckFailedException":
-                raise notes_quota_error(quota, now) from None
+                raise notes_quota_error(
+                    quota, now, member=member if self._member_full(scope, day, member) else None
+                ) from None
             raise as_unavailable(error) or error from None
         return int(counter["Attributes"]["next_position"]["N"])
 
-    def written_on(self, scope: Scope, day: str) -> int:
-        """How many notes the scope wrote on ``day`` (its position counter)."""
+    def _member_full(self, scope: Scope, day: str, member: str | None) -> bool:
+        """Whether the refusal was the member's share (read only on a refusal)."""
+        if member is None or self._usage.quota is None or self._usage.quota.notes_per_member_day is None:
+            return False
+        counted = self._day_item(scope, day).get(member_counter(member), {}).get("N", "0")
+        return int(counted) >= self._usage.quota.notes_per_member_day
+
+    def _day_item(self, scope: Scope, day: str) -> dict[str, Any]:
         try:
-            item = self._client.get_item(
-                TableName=self._table, Key={"pk": {"S": scope.key}, "sk": {"S": day_sk(day)}}
-            ).get("Item")
+            item: dict[str, Any] = (
+                self._client.get_item(
+                    TableName=self._table, Key={"pk": {"S": scope.key}, "sk": {"S": day_sk(day)}}, ConsistentRead=True
+                ).get("Item")
+                or {}
+            )
         except ClientError as error:
             raise as_unavailable(error) or error from None
-        return int(item["next_position"]["N"]) if item else 0
+        return item
+
+    def written_on(self, scope: Scope, day: str) -> int:
+        """How many notes of ``day`` count against its quota: those that still exist (``live``; the position
+        counter on a day item that predates it)."""
+        item = self._day_item(scope, day)
+        return int((item.get("live") or item.get("next_position") or {"N": "0"})["N"])
 
     def load(self, scope: Scope, note: Note) -> None:
         """Write a note as it was exported (same day, position, origin, flag, with its vector when recall keeps
@@ -252,7 +280,10 @@ class NoteStore:
             if error_code(error) == "ConditionalCheckFailedException":
                 return False
             raise as_unavailable(error) or error from None
-        self._usage.give_back(scope, len(old.get("Attributes", {}).get("text", {}).get("S", "")))
+        attributes = old.get("Attributes", {})
+        self._usage.give_back(scope, len(attributes.get("text", {}).get("S", "")))
+        author = attributes.get("origin_user_id", {}).get("S")
+        self._usage.give_back_notes(scope, day, 1, {author: 1} if scope.kind == "team" and author else None)
         return True
 
     def days_before(self, scope: Scope, *, before: str, days: int) -> tuple[list[tuple[str, list[Note]]], bool]:
