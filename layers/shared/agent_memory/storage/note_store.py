@@ -179,48 +179,23 @@ class NoteStore:
             **({"ExpressionAttributeNames": names} if names else {}),
         }
         quota = self._usage.quota
-        if quota is not None:
-            request["ConditionExpression"] = (
-                "((attribute_not_exists(live) AND (attribute_not_exists(next_position) OR next_position < :quota))"
-                " OR live < :quota)"
-            )
-            request["ExpressionAttributeValues"][":quota"] = {"N": str(quota.notes_per_day)}
-            if member and quota.notes_per_member_day is not None:
-                request["ConditionExpression"] += " AND (attribute_not_exists(#member) OR #member < :share)"
-                request["ExpressionAttributeValues"][":share"] = {"N": str(quota.notes_per_member_day)}
+        if (condition := self._usage.day_condition(member)) is not None:
+            request["ConditionExpression"], values = condition
+            request["ExpressionAttributeValues"].update(values)
         try:
             counter = self._client.update_item(**request)
         except ClientError as error:
             if quota is not None and error_code(error) == "ConditionalCheckFailedException":
                 raise notes_quota_error(
-                    quota, now, member=member if self._member_full(scope, day, member) else None
+                    quota, now, member=member if self._usage.member_full(scope, day, member) else None
                 ) from None
             raise as_unavailable(error) or error from None
         return int(counter["Attributes"]["next_position"]["N"])
 
-    def _member_full(self, scope: Scope, day: str, member: str | None) -> bool:
-        """Whether the refusal was the member's share (read only on a refusal)."""
-        if member is None or self._usage.quota is None or self._usage.quota.notes_per_member_day is None:
-            return False
-        counted = self._day_item(scope, day).get(member_counter(member), {}).get("N", "0")
-        return int(counted) >= self._usage.quota.notes_per_member_day
-
-    def _day_item(self, scope: Scope, day: str) -> dict[str, Any]:
-        try:
-            item: dict[str, Any] = (
-                self._client.get_item(
-                    TableName=self._table, Key={"pk": {"S": scope.key}, "sk": {"S": day_sk(day)}}, ConsistentRead=True
-                ).get("Item")
-                or {}
-            )
-        except ClientError as error:
-            raise as_unavailable(error) or error from None
-        return item
-
     def written_on(self, scope: Scope, day: str) -> int:
         """How many notes of ``day`` count against its quota: those that still exist (``live``; the position
         counter on a day item that predates it)."""
-        item = self._day_item(scope, day)
+        item = self._usage.day_item(scope, day)
         return int((item.get("live") or item.get("next_position") or {"N": "0"})["N"])
 
     def load(self, scope: Scope, note: Note) -> None:

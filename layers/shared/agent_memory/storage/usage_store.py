@@ -98,6 +98,39 @@ class UsageStore:
         except Exception:  # noqa: BLE001 - the caller's own outcome matters more than the counter
             logger.warning("could not give characters back to the usage counter", extra={"scope": scope.kind})
 
+    def day_item(self, scope: Scope, day: str) -> dict[str, Any]:
+        """The day's item (position counter, ``live``, members' counters), read consistently; {} if none."""
+        try:
+            answer = self._client.get_item(
+                TableName=self._table, Key={"pk": {"S": scope.key}, "sk": {"S": day_sk(day)}}, ConsistentRead=True
+            )
+        except ClientError as error:
+            raise as_unavailable(error) or error from None
+        item: dict[str, Any] = answer.get("Item") or {}
+        return item
+
+    def day_condition(self, member: str | None) -> tuple[str, dict[str, Any]] | None:
+        """The daily quotas as the condition of the ``ADD`` that takes a note's position: the day's live notes
+        (its position counter on an item from before ``live``) and, in a team scope, the member's own."""
+        if self.quota is None:
+            return None
+        condition = (
+            "((attribute_not_exists(live) AND (attribute_not_exists(next_position) OR next_position < :quota))"
+            " OR live < :quota)"
+        )
+        values: dict[str, Any] = {":quota": {"N": str(self.quota.notes_per_day)}}
+        if member and self.quota.notes_per_member_day is not None:
+            condition += " AND (attribute_not_exists(#member) OR #member < :share)"
+            values[":share"] = {"N": str(self.quota.notes_per_member_day)}
+        return condition, values
+
+    def member_full(self, scope: Scope, day: str, member: str | None) -> bool:
+        """Whether a refusal was the member's share of the day (read only on a refusal)."""
+        if member is None or self.quota is None or self.quota.notes_per_member_day is None:
+            return False
+        counted = self.day_item(scope, day).get(member_counter(member), {}).get("N", "0")
+        return int(counted) >= self.quota.notes_per_member_day
+
     def give_back_notes(self, scope: Scope, day: str, count: int, authors: dict[str, int] | None = None) -> None:
         """Notes of ``day`` deleted or erased: they no longer count against that day's quotas (``live`` and, in a
         team scope, each author's counter). Only on a day item that counts ``live``; best effort."""
