@@ -9,7 +9,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from agent_memory.edges.http import answer, body_text, make_resolver
+from agent_memory.edges.http import answer, json_body_text, make_resolver
 from agent_memory.edges.responses import documented
 from agent_memory.edges.tool_call import parse_context_call
 from agent_memory.observability import logger, metrics
@@ -26,11 +26,11 @@ app = make_resolver()
     "/v1/context",
     summary="The memory block to inject before a chat turn",
     responses=documented(
-        200, MemoryContext, "The document and recent notes; degrades, never fails.", 400, 403, 422, 500
+        200, MemoryContext, "The document and recent notes; degrades, never fails.", 400, 403, 415, 422, 500
     ),
 )
 def context() -> Response[dict[str, Any]]:
-    conversation, scope = parse_context_call(body_text(app.current_event))
+    conversation, scope = parse_context_call(json_body_text(app.current_event))
     memory = memory_service().context(scope)
     record_injection(
         scope, conversation.thread_id, memory, conversation.user_id

@@ -11,7 +11,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.commands import DocumentWrite
 from agent_memory.document import Author
-from agent_memory.edges.http import answer, body_text, json_response, make_resolver
+from agent_memory.edges.http import answer, json_body_text, json_response, make_resolver
 from agent_memory.edges.parsing import idempotency_key
 from agent_memory.edges.requests import RecallArgs, RememberArgs, UpdateMemoryArgs
 from agent_memory.edges.responses import Health, ToolDefinition, Tools, documented
@@ -32,9 +32,9 @@ app = make_resolver()
 
 # What each tool's route answers, as docs/openapi.json documents it.
 _ANSWERS = {
-    "remember": documented(201, Remembered, "The note as written.", 400, 403, 422, 429, 500, 503),
-    "update_memory": documented(200, SavedDocument, "The new version.", 400, 403, 409, 422, 500, 503),
-    "recall": documented(200, Recalled, "The notes found, best first.", 400, 403, 422, 500, 503),
+    "remember": documented(201, Remembered, "The note as written.", 400, 403, 415, 422, 429, 500, 503),
+    "update_memory": documented(200, SavedDocument, "The new version.", 400, 403, 409, 415, 422, 500, 503),
+    "recall": documented(200, Recalled, "The notes found, best first.", 400, 403, 415, 422, 500, 503),
 }
 
 
@@ -66,7 +66,7 @@ def update_memory() -> Response[Any]:
 def _write(arguments: type[ArgsT], route: str, run: Callable[[ToolCall[ArgsT]], Answer]) -> Response[Any]:
     """A tool's write, parsed in the contract's order, that honours ``Idempotency-Key``: a repeat with the same
     context and arguments gets the first answer and writes nothing (docs/api.md §6)."""
-    call = parse_tool_call(body_text(app.current_event), arguments)
+    call = parse_tool_call(json_body_text(app.current_event), arguments)
     key = idempotency_key(app.current_event.headers)
     fingerprint = {"context": call.context.model_dump(), "arguments": call.arguments.model_dump()}
     done = idempotency().run_once(call.scope, route, key, fingerprint, lambda: run(call))
@@ -75,7 +75,7 @@ def _write(arguments: type[ArgsT], route: str, run: Callable[[ToolCall[ArgsT]], 
 
 @_tool("recall", "search the notes, best first")
 def recall() -> Response[dict[str, Any]]:
-    call = parse_tool_call(body_text(app.current_event), RecallArgs)
+    call = parse_tool_call(json_body_text(app.current_event), RecallArgs)
     return answer(200, recall_service().recall(call.scope, call.arguments.query, k=call.arguments.k))
 
 

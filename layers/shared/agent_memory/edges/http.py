@@ -15,8 +15,9 @@ from aws_lambda_powertools.utilities.data_classes.common import BaseProxyEvent
 from botocore.exceptions import ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotocoreConnectionError
 
+from agent_memory.edges.parsing import media_type
 from agent_memory.edges.responses import ErrorBody
-from agent_memory.errors import MalformedRequest, MemoryServiceError
+from agent_memory.errors import MalformedRequest, MemoryServiceError, UnsupportedMediaType
 from agent_memory.observability import logger, metrics
 from agent_memory.shapes import Answer
 
@@ -27,6 +28,15 @@ def body_text(event: BaseProxyEvent) -> str | None:
         return event.decoded_body
     except (ValueError, UnicodeDecodeError):  # binascii.Error is a ValueError
         raise MalformedRequest("the request body is not UTF-8 text") from None
+
+
+def json_body_text(event: BaseProxyEvent) -> str | None:
+    """``body_text`` of a route that takes JSON (the tools, ``context``): a body declared as anything else, or
+    not declared at all, is a 415. A browser sends ``text/plain``, a form or no type cross-site without a
+    preflight; only ``application/json`` (any case, with parameters) needs one."""
+    if event.body and media_type(event.headers or {}) != "application/json":
+        raise UnsupportedMediaType("the request body must be JSON, declared as Content-Type: application/json")
+    return body_text(event)
 
 
 # Seconds a caller should wait after a 503 (storage or model unavailable) before retrying.
