@@ -15,9 +15,11 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 import time
 from collections import Counter
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from agent_memory import shapes
@@ -49,11 +51,23 @@ def _cursor(phase: str, after: str | None, exported_at: str) -> str:
     return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
 
+# A cursor is the caller's own to keep for this long; its instant and its key are checked, never echoed blind.
+CURSOR_MAX_AGE = timedelta(days=7)
+_CURSOR_AFTER = {"v": re.compile(r"doc#v#\d{1,10}"), "n": re.compile(r"note#\d{4}-\d{2}-\d{2}#\d{1,10}")}
+
+
 def _parse_cursor(cursor: str) -> tuple[str, str | None, str]:
+    """The phase, the last key read and the export's instant of a ``next_cursor``. Anything else (a key of
+    another phase, an instant that is not one this service wrote, in the future or a week old) is a 422."""
     try:
         data = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
         phase, after, at = data["p"], data["a"], data["t"]
         if phase not in ("v", "n") or not isinstance(at, str) or not (after is None or isinstance(after, str)):
+            raise ValueError
+        if after is not None and not _CURSOR_AFTER[phase].fullmatch(after):
+            raise ValueError
+        instant = datetime.strptime(at, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+        if iso(instant) != at or not utc_now() - CURSOR_MAX_AGE <= instant <= utc_now():
             raise ValueError
         return phase, after, at
     except (ValueError, KeyError, TypeError, binascii.Error, UnicodeDecodeError):
