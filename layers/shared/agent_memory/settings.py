@@ -49,6 +49,11 @@ class Settings(BaseModel):
     quota_notes_per_member_day: int = Field(default=100, ge=1)
     quota_chars: int = Field(default=2_000_000, ge=1)
     injection_ttl_days: int = Field(default=30, ge=1)
+    backend_role_arn: str | None = Field(
+        default=None,
+        pattern=r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/[A-Za-z0-9+=,.@_/-]{1,512}$",
+        description="the chat backend's IAM role: the only caller of the tools and context when set",
+    )
     opensearch_shards: int = Field(default=1, ge=1, le=1024, description="a new notes index version's shards")
     opensearch_replicas: int = Field(default=0, ge=0, le=15, description="a new notes index version's replicas")
 
@@ -92,6 +97,7 @@ class Settings(BaseModel):
         "memory_now",
         "local_jwt_secret",
         "openai_api_key_secret",
+        "backend_role_arn",
         mode="before",
     )
     @classmethod
@@ -154,6 +160,7 @@ _ENV = {
     "recall_keyword_weight": "MEMORY_RECALL_KEYWORD_WEIGHT",
     "redact_extra": "MEMORY_REDACT_EXTRA",
     "quota_notes_per_day": "MEMORY_QUOTA_NOTES_PER_DAY",
+    "backend_role_arn": "MEMORY_BACKEND_ROLE_ARN",
     "quota_notes_per_member_day": "MEMORY_QUOTA_NOTES_PER_MEMBER_DAY",
     "quota_chars": "MEMORY_QUOTA_CHARS",
     "injection_ttl_days": "MEMORY_INJECTION_TTL_DAYS",
