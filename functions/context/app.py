@@ -9,14 +9,12 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from agent_memory.edges.auth import require_backend_caller
-from agent_memory.edges.http import answer, error_result, json_body_text, make_resolver
+from agent_memory.edges.http import answer, json_body_text, make_resolver, resolve_backend_call
 from agent_memory.edges.responses import documented
 from agent_memory.edges.tool_call import parse_context_call
-from agent_memory.errors import MemoryServiceError
 from agent_memory.observability import logger, metrics
 from agent_memory.runtime import memory_service, record_injection
-from agent_memory.settings import get_settings, require_valid_settings
+from agent_memory.settings import require_valid_settings
 from agent_memory.shapes import MemoryContext
 
 require_valid_settings()  # a setting the service cannot use fails the initialisation, with one line
@@ -43,8 +41,4 @@ def context() -> Response[dict[str, Any]]:
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    try:
-        require_backend_caller(event, get_settings().backend_role_arn)
-    except MemoryServiceError as error:
-        return error_result(error)
-    return app.resolve(event, context)
+    return resolve_backend_call(app, event, context)

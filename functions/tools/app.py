@@ -11,20 +11,18 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.commands import DocumentWrite
 from agent_memory.document import Author
-from agent_memory.edges.auth import require_backend_caller
-from agent_memory.edges.http import answer, error_result, json_body_text, json_response, make_resolver
+from agent_memory.edges.http import answer, json_body_text, json_response, make_resolver, resolve_backend_call
 from agent_memory.edges.parsing import idempotency_key
 from agent_memory.edges.requests import RecallArgs, RememberArgs, UpdateMemoryArgs
 from agent_memory.edges.responses import Health, ToolDefinition, Tools, documented
 from agent_memory.edges.tool_call import ArgsT, ToolCall, parse_tool_call
 from agent_memory.edges.tool_catalog import tool_definitions
-from agent_memory.errors import MemoryServiceError
 from agent_memory.idempotency import Answer
 from agent_memory.index_check import require_matching_index
 from agent_memory.notes import Origin
 from agent_memory.observability import logger, metrics
 from agent_memory.runtime import idempotency, memory_service, recall_service
-from agent_memory.settings import get_settings, require_valid_settings
+from agent_memory.settings import require_valid_settings
 from agent_memory.shapes import Recalled, Remembered, SavedDocument
 
 require_valid_settings()  # a setting the service cannot use fails the initialisation, with one line
@@ -98,8 +96,4 @@ def health() -> Response[dict[str, Any]]:
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    try:
-        require_backend_caller(event, get_settings().backend_role_arn)
-    except MemoryServiceError as error:
-        return error_result(error)
-    return app.resolve(event, context)
+    return resolve_backend_call(app, event, context)

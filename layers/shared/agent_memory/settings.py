@@ -49,10 +49,9 @@ class Settings(BaseModel):
     quota_notes_per_member_day: int = Field(default=100, ge=1)
     quota_chars: int = Field(default=2_000_000, ge=1)
     injection_ttl_days: int = Field(default=30, ge=1)
+    # The chat backend's IAM role: when set, the only caller the tools and context answer (edges.auth).
     backend_role_arn: str | None = Field(
-        default=None,
-        pattern=r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/[A-Za-z0-9+=,.@_/-]{1,512}$",
-        description="the chat backend's IAM role: the only caller of the tools and context when set",
+        default=None, pattern=r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/[\w+=,.@/-]{1,512}$"
     )
     opensearch_shards: int = Field(default=1, ge=1, le=1024, description="a new notes index version's shards")
     opensearch_replicas: int = Field(default=0, ge=0, le=15, description="a new notes index version's replicas")

@@ -139,3 +139,17 @@ def make_resolver(*, enable_validation: bool = False) -> APIGatewayHttpResolver:
         return _counted(500, "internal_error", "an unexpected error occurred; nothing was half-written")
 
     return app
+
+
+def resolve_backend_call(app: APIGatewayHttpResolver, event: dict[str, Any], context: Any) -> dict[str, Any]:
+    """A route of the chat backend's (the tools, ``context``): its caller checked against the backend's role
+    first (``edges.auth.require_backend_caller``, ``MEMORY_BACKEND_ROLE_ARN``), then the route."""
+    from agent_memory.edges.auth import require_backend_caller
+    from agent_memory.settings import get_settings
+
+    try:
+        require_backend_caller(event, get_settings().backend_role_arn)
+    except MemoryServiceError as error:
+        return error_result(error)
+    result: dict[str, Any] = app.resolve(event, context)
+    return result
