@@ -9,6 +9,8 @@ from functools import cache
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
+_ROLE_ARN = r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/[A-Za-z0-9+=,.@_/-]{1,512}$"
+
 
 class Settings(BaseModel):
     """Everything a function needs to know about its deployment."""
@@ -50,9 +52,7 @@ class Settings(BaseModel):
     quota_chars: int = Field(default=2_000_000, ge=1)
     injection_ttl_days: int = Field(default=30, ge=1)
     # The chat backend's IAM role: when set, the only caller the tools and context answer (edges.auth).
-    backend_role_arn: str | None = Field(
-        default=None, pattern=r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/[\w+=,.@/-]{1,512}$"
-    )
+    backend_role_arn: str | None = Field(default=None, pattern=_ROLE_ARN)
     opensearch_shards: int = Field(default=1, ge=1, le=1024, description="a new notes index version's shards")
     opensearch_replicas: int = Field(default=0, ge=0, le=15, description="a new notes index version's replicas")
 
