@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.report import write_section
 from bench.runner import REPORT, RESULTS, TABLE, Toolkit, batch_write, clear_metrics, percentile_ms, quiet_powertools
 
 USER = "u-people"
@@ -286,25 +287,13 @@ def record(
         "command": f"python -m bench.people --notes {result.notes} --calls {result.context_calls} --record",
     }
     results.write_text(json.dumps(data, indent=2) + "\n")
-    title = f"## People's control at {result.notes:,} notes (make bench-people)"
-    section = [
-        title,
-        "",
+    write_section(
+        f"## People's control at {result.notes:,} notes (make bench-people)",
         f"Run from {meta['date']} with `nice`, load average {meta['load_average'][0]:.1f} when it started, "
         f"{meta['cpu_count']} CPUs shared with other work; `python -m bench.people --notes {result.notes} --record`.",
-        "",
-        "```text",
-        text.rstrip(),
-        "```",
-    ]
-    lines = report_path.read_text().splitlines() if report_path.exists() else ["# Benchmarks"]
-    if title in lines:
-        start = lines.index(title)
-        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
-        lines[start:end] = [*section, ""] if end < len(lines) else section
-    else:
-        lines += ["", *section]
-    report_path.write_text("\n".join(lines) + "\n")
+        text,
+        report_path,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

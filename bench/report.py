@@ -139,3 +139,17 @@ def write_report(sections: dict[str, str], path: Path, meta: dict[str, Any], arg
         lines += ["", f"## {title}", "", "```text", text.rstrip(), "```"]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines) + "\n")
+
+
+def write_section(title: str, preamble: str, text: str, report_path: Path) -> None:
+    """One section of docs/benchmarks.md written by a bench run alone (``## title``, a line on how it ran,
+    then the figures), replacing the section of an earlier run with the same title."""
+    section = [title, "", preamble, "", "```text", text.rstrip(), "```"]
+    lines = report_path.read_text().splitlines() if report_path.exists() else ["# Benchmarks"]
+    if title in lines:
+        start = lines.index(title)
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+        lines[start:end] = [*section, ""] if end < len(lines) else section
+    else:
+        lines += ["", *section]
+    report_path.write_text("\n".join(lines) + "\n")

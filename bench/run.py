@@ -3,8 +3,9 @@
 The areas, each a module on the shared runner (``bench.runner``): the per-turn operations against their
 floor (``operations``), the flush (``flush``), cold import (``cold_start``), what grows with the data
 (``scale``: ``consolidation``, ``load_older``, ``keyword_recall``) and, on a throwaway OpenSearch node,
-``hybrid``. Every figure goes to docs/benchmarks.json (merged run to run) and the whole report to
-docs/benchmarks.md (rewritten each run, with the command and the machine it ran on).
+``hybrid``; redaction's detectors and its corpus (``redaction``). Every figure goes to docs/benchmarks.json
+(merged run to run) and the whole report to docs/benchmarks.md (rewritten each run, with the command and the
+machine it ran on).
 """
 
 from __future__ import annotations
@@ -13,7 +14,17 @@ import argparse
 import sys
 from pathlib import Path
 
-from bench import consolidation_scale, context_reads, fold_tokens, hybrid, local_load, people, recall_quality, scale
+from bench import (
+    consolidation_scale,
+    context_reads,
+    fold_tokens,
+    hybrid,
+    local_load,
+    people,
+    recall_quality,
+    redaction,
+    scale,
+)
 from bench.cold_start import ColdStart, cold_starts
 from bench.flush import FLUSH_FUNCTION, FlushResult, flush_variants, measure_flush, run_flush
 from bench.operations import OPERATIONS, Operation, Result, measure, run_operation
@@ -138,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         "People's control: export, erase and the injection record": people.report(controls),
         "200 concurrent clients against the local stack": local_load.report(local_load.measure_on_local_stack()),
         "/v1/context's two reads at once": "\n".join(context_reads.report(context_reads.measure())),
+        redaction.TITLE.removeprefix("## "): redaction.report(redaction.measure()),  # bench/redaction.py
     }
     quality = recall_quality.measure_quality(log, on_node=True), recall_quality.measure_latency(log)
     sections["Recall quality (dev set) and hybrid recall without OpenSearch"] = "\n".join(

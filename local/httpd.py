@@ -24,6 +24,30 @@ class Reply:
     headers: list[tuple[str, str]] = field(default_factory=list)
 
 
+def _loopback(host: str) -> bool:
+    """``127.x.y.z``, ``localhost`` or ``[::1]``, with or without a port."""
+    name = host.strip().lower()
+    name = name[1 : name.index("]")] if name.startswith("[") and "]" in name else name.rsplit(":", 1)[0]
+    return name in {"localhost", "::1"} or (name.startswith("127.") and name.replace(".", "").isdigit())
+
+
+def cross_site_refusal(headers: Any) -> Reply | None:
+    """A refusal for a request that a web page on another site, or a DNS name rebound to this machine, sent:
+    a ``Host`` or an ``Origin`` that is not loopback (a browser always sends both on a cross-site POST). The
+    stack may write to a real table; no page a developer opens may reach it."""
+    host, origin = headers.get("Host"), headers.get("Origin")
+    if host is not None and not _loopback(host):
+        return json_reply(
+            403, {"error": {"code": "forbidden", "message": "the local stack answers only to a loopback Host"}}
+        )
+    if origin is not None:
+        parts = urlsplit(origin)
+        if parts.scheme not in {"http", "https"} or not _loopback(parts.netloc):
+            message = "the local stack answers only to pages of its own origin (a loopback Origin)"
+            return json_reply(403, {"error": {"code": "forbidden", "message": message}})
+    return None
+
+
 def json_reply(status: int, body: Any, headers: Iterable[tuple[str, str]] = ()) -> Reply:
     """A JSON reply, compact like the handlers' own."""
     body_bytes = json.dumps(body, separators=(",", ":")).encode()
@@ -79,7 +103,10 @@ class RequestHandler(BaseHTTPRequestHandler):
             unreadable = json_reply(400, {"error": {"code": "bad_request", "message": "unreadable body"}})
             answer = Answer(unreadable, f"{self.command} {urlsplit(self.path).path}")
         else:
-            answer = self.answer(body)
+            refused = cross_site_refusal(self.headers)
+            answer = (
+                self.answer(body) if refused is None else Answer(refused, f"{self.command} {urlsplit(self.path).path}")
+            )
         elapsed = (time.perf_counter() - started) * 1000
         who = f" {answer.who}" if answer.who else ""
         log(f"{utc_stamp()} {answer.what} -> {answer.reply.status}{who} {elapsed:.1f}ms")

@@ -105,8 +105,8 @@ def test_export_then_erase_then_load_gives_the_same_content(call, aws):
     strip = lambda pages: [{k: v for k, v in page.items() if k not in ("exported_at", "next_cursor")} for page in pages]  # noqa: E731
     assert strip(after) == strip(before)
     assert get("/v1/memory/personal/usage").body["chars"] == sum(len(f"fact {n}") for n in range(4)) + len(
-        "# Memory v2"
-    )
+        "# Memory v1"
+    ) + len("# Memory v2")  # every kept version counts, history included
 
 
 # --- erase ------------------------------------------------------------------------------------------------

@@ -90,12 +90,23 @@ def test_the_document_counts_towards_the_characters_quota(call, aws, quotas):
 
     too_long = call("update_memory", {"context": private(), "arguments": {"content": "d" * 71}})
     note = _remember(call, "one more")
+    shorter = call("update_memory", {"context": private(), "arguments": {"content": "d" * 20}})
 
     assert (too_long.status, too_long.body["error"]["code"]) == (422, "quota_exceeded")
     assert note.status == 422
-    shorter = call("update_memory", {"context": private(), "arguments": {"content": "d" * 20}})
-    assert shorter.status == 200  # a shrinking document frees characters
-    assert _remember(call, "one more").status == 201
+    assert shorter.status == 422  # the 70 characters stay in the history: a shorter version frees nothing
+    note_id = _notes_ids(aws)[0]
+    assert manage("personal_delete_note", token=USER, path=f"/v1/memory/personal/notes/{note_id}").status == 204
+    assert call("update_memory", {"context": private(), "arguments": {"content": "d" * 20}}).status == 200
+
+
+def _notes_ids(aws, pk="user#u-1"):
+    items = aws.query(
+        TableName="MemoryTable",
+        KeyConditionExpression="pk = :p AND begins_with(sk, :n)",
+        ExpressionAttributeValues={":p": {"S": pk}, ":n": {"S": "note#"}},
+    )["Items"]
+    return [f"{item['day']['S']}.{int(item['position']['N'])}" for item in items]
 
 
 def test_a_dashboard_edit_over_the_quota_is_422_and_the_document_unchanged(aws, quotas):

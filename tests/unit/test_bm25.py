@@ -33,7 +33,35 @@ def test_plural_and_verb_forms_match(note, query):
 
 def test_query_terms_are_distinct_and_bounded():
     assert query_terms("tea Tea TEA coffee") == ["tea", "coffe"]
-    assert len(query_terms(" ".join(f"w{i}" for i in range(500)))) == MAX_QUERY_TERMS
+    assert len(query_terms(" ".join(f"w{i}" for i in range(5000)))) == MAX_QUERY_TERMS
+
+
+def test_a_long_query_ending_with_its_one_distinctive_word_finds_it():
+    """Only the first 64 query terms used to count: a note matching the 65th was never found."""
+    filler = " ".join(f"filler{i}" for i in range(100))
+    texts = ["the quarterly budget review", "lunch with the platform team"]
+
+    assert [r.index for r in rank(f"{filler} budget", texts)] == [0]
+
+
+def test_past_the_bound_the_rarest_terms_are_kept_not_the_first():
+    common = " ".join(f"w{i}" for i in range(MAX_QUERY_TERMS + 10))
+    texts = [common, common, "the kestrel project"]
+
+    kept = query_terms(f"{common} kestrel", texts)
+
+    assert len(kept) == MAX_QUERY_TERMS and "kestrel" in kept
+    assert 2 in [r.index for r in rank(f"{common} kestrel", texts)]
+
+
+def test_the_stem_cache_keeps_no_huge_word():
+    from agent_memory.search import analysis
+
+    before = len(analysis._STEMS)
+    for letter in "abcdefghij":
+        analysis.terms(letter * 1_000_000)
+
+    assert len(analysis._STEMS) == before
 
 
 def test_only_texts_holding_a_query_word_come_back():

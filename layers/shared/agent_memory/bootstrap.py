@@ -28,6 +28,7 @@ from agent_memory.storage.document_store import DocumentStore
 from agent_memory.storage.due_scopes import DueScopes
 from agent_memory.storage.flush_store import FlushStore
 from agent_memory.storage.note_store import NoteStore
+from agent_memory.storage.stale_records import StaleRecords
 from agent_memory.storage.usage_store import Quota
 
 if TYPE_CHECKING:  # imported where used: a deployment without an index (or the indexer) never loads them
@@ -68,7 +69,11 @@ class Services:
 
     @property
     def quota(self) -> Quota:
-        return Quota(notes_per_day=self.settings.quota_notes_per_day, chars=self.settings.quota_chars)
+        return Quota(
+            notes_per_day=self.settings.quota_notes_per_day,
+            chars=self.settings.quota_chars,
+            notes_per_member_day=self.settings.quota_notes_per_member_day,
+        )
 
     @cached_property
     def notes(self) -> NoteStore:
@@ -152,6 +157,7 @@ class Services:
             ConsolidationStore(self.dynamodb, settings.table_name),
             lambda_client=bounded_client("lambda", settings),  # starting a run is one asynchronous Invoke
             consolidate_function=settings.consolidate_function,
+            stale=StaleRecords(self.dynamodb, settings.table_name),
         )
 
     @cached_property
@@ -183,14 +189,19 @@ class Services:
         client = boto3.session.Session().client("dynamodb", config=config)
         return InjectionRecorder(client, self.settings.table_name, ttl_days=self.settings.injection_ttl_days)
 
-    def record_injection(self, scope: Scope, thread_id: str, memory: MemoryContext) -> None:
+    def record_injection(self, scope: Scope, thread_id: str, memory: MemoryContext, user_id: str | None = None) -> None:
         """Queue the record of what this turn was shown; never raises (a turn is never failed by its record)."""
         from agent_memory.people.injections import Injection
 
         try:
             self.injection_recorder.record(
                 Injection(
-                    scope, utc_now(), thread_id, memory.document.version, [note.id for note in memory.recent_notes]
+                    scope,
+                    utc_now(),
+                    thread_id,
+                    memory.document.version,
+                    [note.id for note in memory.recent_notes],
+                    user_id=user_id,
                 )
             )
         except Exception:  # noqa: BLE001 - best effort by design (agent_memory.people.injections)

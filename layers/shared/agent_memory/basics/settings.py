@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 
 # The redaction detectors a deployment may add (``domain.redaction`` has one detector of each, marked ``extra``).
 REDACT_EXTRA_KINDS = frozenset({"email", "phone"})
+_ROLE_ARN = r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/[A-Za-z0-9+=,.@_/-]{1,512}$"
 
 
 class Settings(BaseModel):
@@ -49,8 +50,11 @@ class Settings(BaseModel):
     recall_keyword_weight: float = Field(default=0.8, ge=0, le=1, description="BM25's share of the fused score")
     redact_extra: frozenset[str] = Field(default=frozenset(), description="email, phone: also redacted")
     quota_notes_per_day: int = Field(default=500, ge=1)
+    quota_notes_per_member_day: int = Field(default=100, ge=1)
     quota_chars: int = Field(default=2_000_000, ge=1)
     injection_ttl_days: int = Field(default=30, ge=1)
+    # The chat backend's IAM role: when set, the only caller the tools and context answer (edges.auth).
+    backend_role_arn: str | None = Field(default=None, pattern=_ROLE_ARN)
     opensearch_shards: int = Field(default=1, ge=1, le=1024, description="a new notes index version's shards")
     opensearch_replicas: int = Field(default=0, ge=0, le=15, description="a new notes index version's replicas")
 
@@ -94,6 +98,7 @@ class Settings(BaseModel):
         "memory_now",
         "local_jwt_secret",
         "openai_api_key_secret",
+        "backend_role_arn",
         mode="before",
     )
     @classmethod
@@ -164,6 +169,8 @@ _ENV = {
     "recall_keyword_weight": "MEMORY_RECALL_KEYWORD_WEIGHT",
     "redact_extra": "MEMORY_REDACT_EXTRA",
     "quota_notes_per_day": "MEMORY_QUOTA_NOTES_PER_DAY",
+    "backend_role_arn": "MEMORY_BACKEND_ROLE_ARN",
+    "quota_notes_per_member_day": "MEMORY_QUOTA_NOTES_PER_MEMBER_DAY",
     "quota_chars": "MEMORY_QUOTA_CHARS",
     "injection_ttl_days": "MEMORY_INJECTION_TTL_DAYS",
     "consolidation_queue_url": "MEMORY_CONSOLIDATION_QUEUE_URL",

@@ -1,4 +1,4 @@
-"""The curated document: one Markdown document per scope, every version kept (docs/api.md §3 ``update_memory``)."""
+"""The curated document: one Markdown document per scope, its newest versions kept (docs/api.md §3 update_memory)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,10 @@ from typing import Literal
 
 SOFT_LIMIT = 18_000
 HARD_LIMIT = 25_000
+# History is kept for the newest versions: saving version N deletes version N - 100, in the same transaction.
+# What a scope stores (the characters quota) is every kept version plus every note, so it is bounded: without
+# a bound, a history that only grows would count without end or, counted, fill the quota for good.
+HISTORY_VERSIONS = 100
 
 Reason = Literal["tool", "dashboard", "compression", "consolidation", "restore"]
 

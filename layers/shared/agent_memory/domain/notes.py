@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 
 from agent_memory.basics.errors import InvalidInput
 from agent_memory.domain.fence import is_invisible, one_line
+from agent_memory.domain.redaction import Redacted
 
 NOTE_MAX_CHARS = 2000
+# What of a note's text is read at all: the rest is cut before cleaning or any secret detector runs (the
+# note keeps 2,000 characters; the margin lets redaction shorten a text without cutting what stays).
+NOTE_INPUT_MAX_CHARS = 100_000
 _BULLETS = ("- ", "* ", "• ")
 _HEADING = re.compile(r"^#{1,6} ")
 
@@ -61,16 +66,22 @@ def parse_note_id(value: str) -> tuple[str, int] | None:
 class CleanText:
     text: str
     truncated: bool
+    redacted: list[str] = field(default_factory=list)  # the kinds of secret replaced
 
 
-def clean_note_text(raw: str, *, max_chars: int = NOTE_MAX_CHARS) -> CleanText:
+def clean_note_text(
+    raw: str, *, max_chars: int = NOTE_MAX_CHARS, redact: Callable[[str], Redacted] | None = None
+) -> CleanText:
     """Make model-written text safe to store and re-inject: one line, no control characters, a bullet's body.
 
-    Raises InvalidInput for text that is empty after cleaning or that is a Markdown heading.
+    ``redact`` runs on the cleaned text, before it is cut to ``max_chars``: what is checked for secrets is
+    what is stored, so no character that cleaning removes can hide a secret from it, and no cut can leave
+    half a secret behind. Raises InvalidInput for text that is empty after cleaning or that is a Markdown heading.
     """
+    capped = raw[:NOTE_INPUT_MAX_CHARS]
     # Line and paragraph separators become spaces (a note is one line); control characters and invisible
     # format characters (zero-width, bidi controls) are removed (docs/api.md §6).
-    text = "".join(ch for ch in one_line(raw) if unicodedata.category(ch) != "Cc" and not is_invisible(ch)).strip()
+    text = "".join(ch for ch in one_line(capped) if unicodedata.category(ch) != "Cc" and not is_invisible(ch)).strip()
     for bullet in _BULLETS:
         if text.startswith(bullet) or text == bullet.rstrip():  # a bare marker is an empty bullet
             text = text[len(bullet) :].strip()
@@ -85,6 +96,10 @@ def clean_note_text(raw: str, *, max_chars: int = NOTE_MAX_CHARS) -> CleanText:
             "a note cannot be a heading; write the fact as a plain sentence",
             details=[{"loc": ["arguments", "text"], "msg": "headings are not allowed", "type": "heading"}],
         )
+    kinds: list[str] = []
+    if redact is not None:
+        redacted = redact(text)
+        text, kinds = redacted.text, redacted.kinds
     if len(text) <= max_chars:
-        return CleanText(text, truncated=False)
-    return CleanText(text[:max_chars].rstrip(), truncated=True)
+        return CleanText(text, truncated=len(capped) < len(raw), redacted=kinds)
+    return CleanText(text[:max_chars].rstrip(), truncated=True, redacted=kinds)

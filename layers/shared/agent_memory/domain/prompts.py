@@ -39,10 +39,24 @@ FLUSH_TRANSCRIPT_MAX_CHARS = 24_000
 
 
 def flush_prompt(messages: list[tuple[str, str]]) -> str:
-    lines = [f"{role}: {fence_line(content)}" for role, content in messages]
-    transcript = "\n".join(lines)
-    if len(transcript) > FLUSH_TRANSCRIPT_MAX_CHARS:
-        transcript = "[...earlier messages omitted...]\n" + transcript[-FLUSH_TRANSCRIPT_MAX_CHARS:]
+    """The newest whole messages that fit, each one line under its own role: a cut never starts a line in
+    the middle of a message, where a user could have written ``system: ...`` to be read as a role. When the
+    newest message alone is too long, its end is kept, under its role."""
+    kept: list[str] = []
+    size, cut = 0, False
+    for role, content in reversed(messages):
+        line = f"{role}: {fence_line(content)}"
+        if size + len(line) + 1 > FLUSH_TRANSCRIPT_MAX_CHARS:
+            if not kept:
+                head = f"{role}: [...] "
+                kept.append(head + line[len(role) + 2 :][-(FLUSH_TRANSCRIPT_MAX_CHARS - len(head)) :])
+            cut = True
+            break
+        kept.append(line)
+        size += len(line) + 1
+    transcript = "\n".join(reversed(kept))
+    if cut:
+        transcript = "[...earlier messages omitted...]\n" + transcript
     return f"<conversation>\n{transcript}\n</conversation>"  # each line fenced above, so no block is forged
 
 

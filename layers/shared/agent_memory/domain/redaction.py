@@ -1,119 +1,67 @@
 """Secret redaction on every write path (docs/api.md §6 "Redaction"), before anything is stored or logged.
 
-``DETECTORS`` is the table: one row per kind, a regular expression and, where a pattern alone matches too
-much, a check of the match (Luhn for card numbers). A deployment extends it by adding rows (e.g. an internal
-token format) with ``register``; ``email`` and ``phone`` are off unless ``MEMORY_REDACT_EXTRA`` names them.
-Each secret found is replaced by ``[redacted: <kind>]``; the text around it is kept.
+``DETECTORS`` is the table (``secret_detectors``): one row per shape of secret, each linear in its input. A
+deployment extends it by adding rows (e.g. an internal token format) with ``register``; ``email`` and
+``phone`` are off unless ``MEMORY_REDACT_EXTRA`` names them. Each secret found is replaced by
+``[redacted: <kind>]``; the text around it is kept.
+
+The detectors read a *view* of the text in which invisible format characters (zero-width, bidi controls,
+the BOM: what note cleaning removes) are left out and every other space or line separator (U+00A0,
+U+2028...) is a plain space, so that no invisible character can split a secret that a reader, a model or
+cleaning would put back together. What a detector finds in the view is replaced in the text itself,
+invisible characters inside the secret included.
+
+Work is bounded: a text longer than ``MAX_CHARS`` is refused before any detector runs (the write paths cap
+or refuse their inputs below it first), and every detector is linear (``secret_detectors``).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from bisect import bisect_right
+from dataclasses import dataclass
 
+from agent_memory.basics.errors import InvalidInput
 from agent_memory.basics.observability import metrics
+from agent_memory.domain.secret_detectors import DETECTORS, KINDS, Detector, Span, luhn
+
+__all__ = [
+    "DETECTORS",
+    "EXTRA_KINDS",
+    "KINDS",
+    "MAX_CHARS",
+    "Detector",
+    "Redacted",
+    "luhn",
+    "marker",
+    "redact",
+    "register",
+]
+
+# The longest text any write path hands to ``redact``: a document that compression could still bring under
+# the hard limit is at most 125,000 characters (docs/api.md §3); 200,000 leaves room and bounds the work.
+MAX_CHARS = 200_000
+
+# Unicode category Cf (format characters: zero-width spaces and joiners, bidi embeddings, overrides and
+# isolates, the BOM, tag characters...) and the Hangul fillers, as ``fence.is_invisible`` defines them
+# (tests/unit/test_redaction_view.py checks every code point against it).
+_INVISIBLE = re.compile(
+    "[\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160\u180e\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb\U000110bd\U000110cd"
+    "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]"
+)
+# Every other space and line separator reads as a plain space: NBSP, the typographic spaces, U+2028...
+_SPACES = str.maketrans(
+    dict.fromkeys(
+        "\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\x85\x0b\x0c\x1c\x1d\x1e",
+        " ",
+    )
+)
 
 
 def marker(kind: str) -> str:
     return f"[redacted: {kind}]"
 
-
-def _luhn(digits: str) -> bool:
-    total = 0
-    for index, char in enumerate(reversed(digits)):
-        value = int(char)
-        if index % 2:
-            value = value * 2 - 9 if value > 4 else value * 2
-        total += value
-    return total % 10 == 0
-
-
-def _card(match: re.Match[str]) -> bool:
-    digits = re.sub(r"\D", "", match.group(0))
-    return 13 <= len(digits) <= 19 and _luhn(digits) and len(set(digits)) > 1
-
-
-def _mixed(match: re.Match[str]) -> bool:
-    """A bare 40-character AWS secret key looks random: upper and lower case letters and digits."""
-    value = match.group("secret")
-    return any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)
-
-
-def _phone(match: re.Match[str]) -> bool:
-    digits = re.sub(r"\D", "", match.group(0))
-    return 9 <= len(digits) <= 15
-
-
-@dataclass(frozen=True, slots=True)
-class Detector:
-    kind: str
-    pattern: re.Pattern[str]
-    accept: Callable[[re.Match[str]], bool] = field(default=lambda _: True)
-    # The named group to replace (the password of a URL, not the whole URL); the whole match when None.
-    group: str | None = None
-    extra: bool = False  # only when MEMORY_REDACT_EXTRA names the kind
-
-
-_TOKEN_PREFIXES = (
-    r"gh[pousr]_[A-Za-z0-9]{36,255}",  # GitHub
-    r"github_pat_[A-Za-z0-9_]{22,255}",
-    r"glpat-[A-Za-z0-9_-]{20,}",  # GitLab
-    r"sk-(?:proj-|ant-(?:api|admin)\d{2}-)?[A-Za-z0-9_-]{20,}",  # OpenAI, Anthropic
-    r"xox[abposr]-[A-Za-z0-9-]{10,}",  # Slack
-    r"AIza[0-9A-Za-z_-]{35}",  # Google
-    r"(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}",  # Stripe secret and restricted keys
-    r"npm_[A-Za-z0-9]{36}",
-    r"hf_[A-Za-z0-9]{30,}",  # Hugging Face
-    r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}",  # SendGrid
-    r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",  # a JWT
-)
-
-DETECTORS: list[Detector] = [
-    Detector(
-        "private-key",
-        re.compile(
-            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)",
-            re.DOTALL,
-        ),
-    ),
-    Detector(
-        "aws-access-key",
-        re.compile(
-            r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}(?![A-Za-z0-9])"
-        ),
-    ),
-    Detector(
-        "aws-secret-key",
-        re.compile(
-            r"(?i:aws.{0,20}?secret|secret.?access.?key).{0,20}?(?P<secret>(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=]))"
-        ),
-        group="secret",
-    ),
-    Detector(
-        "aws-secret-key",
-        re.compile(r"(?<![A-Za-z0-9/+])(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"),
-        accept=_mixed,
-        group="secret",
-    ),
-    Detector("api-token", re.compile(r"(?<![A-Za-z0-9_-])(?:" + "|".join(_TOKEN_PREFIXES) + r")")),
-    Detector("api-token", re.compile(r"(?i:bearer)\s+(?P<secret>[A-Za-z0-9._~+/-]{20,}=*)"), group="secret"),
-    Detector(
-        "password-in-url",
-        re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]+:(?P<secret>[^\s@/]+)@"),
-        group="secret",
-    ),
-    Detector("card-number", re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])"), accept=_card),
-    Detector(
-        "email", re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b"), extra=True
-    ),
-    Detector(
-        "phone",
-        re.compile(r"(?<![\w+])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,4}\)[ .-]?)?\d{2,4}(?:[ .-]\d{2,4}){1,4}(?![\w-])"),
-        accept=_phone,
-        extra=True,
-    ),
-]
 
 EXTRA_KINDS = frozenset(detector.kind for detector in DETECTORS if detector.extra)
 
@@ -126,39 +74,85 @@ def register(detector: Detector) -> None:
 @dataclass(frozen=True, slots=True)
 class Redacted:
     text: str
-    kinds: list[str]  # each kind found, once, in the table's order
+    kinds: list[str]  # each kind found, once, in the table's order (``KINDS``, then registered kinds)
 
     def warnings(self) -> list[str]:
         return [f"redacted: {kind}" for kind in self.kinds]
 
 
+@dataclass(frozen=True, slots=True)
+class _View:
+    """The text as the detectors read it, and where each of its characters is in the text."""
+
+    text: str
+    removed: list[int]  # for each character left out, the view index of the next character kept
+
+    def original(self, index: int) -> int:
+        return index + bisect_right(self.removed, index)
+
+
+def _view(text: str) -> _View:
+    if text.isascii():
+        return _View(text, [])
+    spaced = text.translate(_SPACES)
+    if _INVISIBLE.search(spaced) is None:
+        return _View(spaced, [])
+    removed: list[int] = []
+    pieces: list[str] = []
+    kept = 0  # characters of the view so far
+    last = 0
+    for found in _INVISIBLE.finditer(spaced):
+        pieces.append(spaced[last : found.start()])
+        kept += found.start() - last
+        removed.append(kept)
+        last = found.end()
+    pieces.append(spaced[last:])
+    return _View("".join(pieces), removed)
+
+
 def redact(text: str, *, extra: frozenset[str] = frozenset()) -> Redacted:
-    """``text`` with every secret replaced by its marker, and the kinds found. Counted in ``SecretsRedacted``."""
+    """``text`` with every secret replaced by its marker, and the kinds found. Counted in ``SecretsRedacted``.
+
+    Idempotent: a marker is never taken for a secret, so redacting what a model returns again is safe.
+    """
+    if len(text) > MAX_CHARS:
+        raise InvalidInput(
+            f"the text is {len(text):,} characters; at most {MAX_CHARS:,} can be checked for secrets",
+            details=[{"loc": ["text"], "msg": "too long to check for secrets", "type": "too_long"}],
+        )
+    view = _view(text)
+    spans = _merged(view.text, extra)
+    if not spans:
+        return Redacted(text, [])
+    pieces: list[str] = []
     found: list[str] = []
+    last = 0
+    for start, end, kind in spans:
+        begin, finish = view.original(start), view.original(end - 1) + 1
+        pieces.append(text[last:begin])
+        pieces.append(marker(kind))
+        last = finish
+        if kind not in found:
+            found.append(kind)
+    pieces.append(text[last:])
+    metrics.add_metric(name="SecretsRedacted", unit="Count", value=len(spans))
+    found.sort(key=lambda kind: KINDS.index(kind) if kind in KINDS else len(KINDS))
+    return Redacted("".join(pieces), found)
+
+
+def _merged(view: str, extra: frozenset[str]) -> list[Span]:
+    """Every detector's spans, in the text's order. Where two overlap, the detector listed first in the
+    table wins (a provider's token over the bare 40-character rule inside it, a URL's password over an
+    e-mail address made of it and the host)."""
+    starts: list[int] = []
+    kept: list[Span] = []
     for detector in DETECTORS:
         if detector.extra and detector.kind not in extra:
             continue
-        text, count = _apply(detector, text)
-        if count and detector.kind not in found:
-            found.append(detector.kind)
-        if count:
-            metrics.add_metric(name="SecretsRedacted", unit="Count", value=count)
-    return Redacted(text, found)
-
-
-def _apply(detector: Detector, text: str) -> tuple[str, int]:
-    count = 0
-
-    def replace(match: re.Match[str]) -> str:
-        nonlocal count
-        if not detector.accept(match):
-            return match.group(0)
-        count += 1
-        if detector.group is None:
-            return marker(detector.kind)
-        start, end = match.span(detector.group)
-        whole_start = match.start()
-        value = match.group(0)
-        return value[: start - whole_start] + marker(detector.kind) + value[end - whole_start :]
-
-    return detector.pattern.sub(replace, text), count
+        for span in detector.spans(view):
+            place = bisect_right(starts, span[0])
+            if (place and kept[place - 1][1] > span[0]) or (place < len(kept) and kept[place][0] < span[1]):
+                continue
+            starts.insert(place, span[0])
+            kept.insert(place, span)
+    return kept

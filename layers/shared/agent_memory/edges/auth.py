@@ -100,3 +100,28 @@ def principal_from_event(event: dict[str, Any], local_secret: str | None) -> Pri
     if not is_id(subject):
         raise Unauthorized("the token's subject is missing or not a valid user id")
     return Principal(user_id=subject, workspaces=parse_workspaces(claims.get("workspaces")), admin=admin)
+
+
+def require_backend_caller(event: dict[str, Any], role_arn: str | None) -> None:
+    """With ``MEMORY_BACKEND_ROLE_ARN`` set, the tools and ``context`` answer only the chat backend's role: the
+    SigV4 caller the IAM authorizer passes on (``requestContext.authorizer.iam.userArn``, an assumed-role
+    session of that role, or the role itself) must be it. IAM lets in whoever may invoke the routes (a policy
+    granting ``execute-api:Invoke`` on ``*`` is enough); this is the role the conversation context is trusted
+    from. Unset (the local stack, which has no IAM), nothing is checked."""
+    if not role_arn:
+        return
+    caller = (((event.get("requestContext") or {}).get("authorizer") or {}).get("iam") or {}).get("userArn")
+    if not isinstance(caller, str) or not _same_role(caller, role_arn):
+        raise Forbidden("only the chat backend's role may call this route (MEMORY_BACKEND_ROLE_ARN)")
+
+
+def _same_role(caller: str, role_arn: str) -> bool:
+    """``arn:aws:sts::<account>:assumed-role/<name>/<session>`` or ``arn:aws:iam::<account>:role/<path/><name>``
+    against the role's ARN: the same partition, account and role name (an assumed-role ARN has no path)."""
+    partition, account, name = role_arn.split(":")[1], role_arn.split(":")[4], role_arn.rsplit("/", 1)[-1]
+    parts = caller.split(":", 5)
+    if len(parts) != 6 or parts[1] != partition or parts[4] != account:
+        return False
+    if parts[2] == "sts" and parts[5].startswith("assumed-role/"):
+        return parts[5].split("/")[1] == name
+    return parts[2] == "iam" and caller == role_arn

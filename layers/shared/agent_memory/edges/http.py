@@ -18,10 +18,10 @@ from aws_lambda_powertools.utilities.data_classes.common import BaseProxyEvent
 from botocore.exceptions import ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotocoreConnectionError
 
-from agent_memory.basics.errors import MalformedRequest, MemoryServiceError
+from agent_memory.basics.errors import MalformedRequest, MemoryServiceError, UnsupportedMediaType
 from agent_memory.basics.observability import logger, metrics
 from agent_memory.domain.shapes import Answer
-from agent_memory.edges.parsing import idempotency_key
+from agent_memory.edges.parsing import idempotency_key, media_type
 from agent_memory.edges.responses import ErrorBody
 
 if TYPE_CHECKING:
@@ -35,6 +35,15 @@ def body_text(event: BaseProxyEvent) -> str | None:
         return event.decoded_body
     except (ValueError, UnicodeDecodeError):  # binascii.Error is a ValueError
         raise MalformedRequest("the request body is not UTF-8 text") from None
+
+
+def json_body_text(event: BaseProxyEvent) -> str | None:
+    """``body_text`` of a route that takes JSON (the tools, ``context``): a body declared as anything else, or
+    not declared at all, is a 415. A browser sends ``text/plain``, a form or no type cross-site without a
+    preflight; only ``application/json`` (any case, with parameters) needs one."""
+    if event.body and media_type(event.headers or {}) != "application/json":
+        raise UnsupportedMediaType("the request body must be JSON, declared as Content-Type: application/json")
+    return body_text(event)
 
 
 # Seconds a caller should wait after a 503 (storage or model unavailable) before retrying.
@@ -152,3 +161,17 @@ def make_resolver(*routers: APIGatewayHttpRouter, enable_validation: bool = Fals
         return _counted(500, "internal_error", "an unexpected error occurred; nothing was half-written")
 
     return app
+
+
+def resolve_backend_call(app: APIGatewayHttpResolver, event: dict[str, Any], context: Any) -> dict[str, Any]:
+    """A route of the chat backend's (the tools, ``context``): its caller checked against the backend's role
+    first (``edges.auth.require_backend_caller``, ``MEMORY_BACKEND_ROLE_ARN``), then the route."""
+    from agent_memory.basics.settings import get_settings
+    from agent_memory.edges.auth import require_backend_caller
+
+    try:
+        require_backend_caller(event, get_settings().backend_role_arn)
+    except MemoryServiceError as error:
+        return error_result(error)
+    result: dict[str, Any] = app.resolve(event, context)
+    return result

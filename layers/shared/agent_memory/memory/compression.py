@@ -11,6 +11,19 @@ from agent_memory.providers.chat import ChatModel, document_writer
 # A rewrite under a fifth of the original has dropped facts, not merged them: we refuse to save it.
 MIN_FAITHFUL_RATIO = 0.2
 COMPRESSION_MAX_TOKENS = 8192
+# The longest text a compression could ever bring under the hard limit: anything longer would need a
+# rewrite under a fifth of itself, which the check above refuses. 125,000 characters (about 31,000 tokens).
+COMPRESSIBLE_MAX_CHARS = int(HARD_LIMIT / MIN_FAITHFUL_RATIO)
+
+
+def refuse_incompressible(content: str) -> None:
+    """DocumentTooLarge for a text no compression could save, before any secret detector or model reads it."""
+    if len(content) > COMPRESSIBLE_MAX_CHARS:
+        raise DocumentTooLarge(
+            f"the document is {len(content):,} characters; a compression rewrite must keep at least a fifth of "
+            f"it and fit {HARD_LIMIT:,}, so nothing over {COMPRESSIBLE_MAX_CHARS:,} characters can be saved; "
+            "nothing was sent to the model, shorten it and try again"
+        )
 
 
 def _unfence(text: str) -> str:

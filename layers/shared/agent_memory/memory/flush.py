@@ -82,7 +82,10 @@ class FlushService:
             return self._duplicate(scope, existing)
         try:
             text = self._ask_model(list(command.messages), deadline)
-            cleaned = clean_note_text(redact(text, extra=self.redact_extra).text, max_chars=FLUSH_NOTE_MAX_CHARS)
+            # The model's text is cleaned, then checked for secrets, then cut (notes.clean_note_text).
+            cleaned = clean_note_text(
+                text, max_chars=FLUSH_NOTE_MAX_CHARS, redact=lambda clean: redact(clean, extra=self.redact_extra)
+            )
             if time.monotonic() + WRITE_RESERVE_S / 2 > deadline:  # the write needs about 0.3 s at worst
                 raise FlushFailed("the 5-second budget ran out before the note could be written")
             note = self.notes.append_completing_flush(
@@ -101,8 +104,16 @@ class FlushService:
             )
             return self._answer("failed", reason=reason)
         logger.info(
-            "flush note written", extra={"scope": scope.kind, "note_id": note.id, "compaction_id": compaction_id}
+            "flush note written",
+            extra={
+                "scope": scope.kind,
+                "note_id": note.id,
+                "compaction_id": compaction_id,
+                "redacted": cleaned.redacted,
+            },
         )
+        if cleaned.redacted:
+            logger.warning("the flush model's note held secrets, redacted", extra={"redacted": cleaned.redacted})
         return self._answer("written", note=note)
 
     def _ask_model(self, messages: list[tuple[str, str]], deadline: float) -> str:

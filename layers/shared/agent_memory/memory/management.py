@@ -25,6 +25,7 @@ from agent_memory.memory.service import MemoryService
 from agent_memory.storage.consolidation_store import ConsolidationStore
 from agent_memory.storage.document_store import DocumentStore
 from agent_memory.storage.note_store import NoteStore
+from agent_memory.storage.stale_records import StaleRecords
 
 LIMITS = shapes.Limits(soft=SOFT_LIMIT, hard=HARD_LIMIT)
 _DECIMAL_CURSOR = re.compile(r"[1-9][0-9]{0,17}")  # a version number; `str.isdigit` would take "²"
@@ -38,6 +39,7 @@ class Management:
     run_records: ConsolidationStore
     lambda_client: Any
     consolidate_function: str
+    stale: StaleRecords | None = None
 
     def document(self, scope: Scope) -> shapes.CurrentDocument:
         current = self.documents.current(scope, consistent=True)
@@ -86,6 +88,8 @@ class Management:
         where = parse_note_id(note_id)
         if where is None or not self.notes.delete(scope, *where):
             raise NotFound("this memory has no such note")
+        if self.stale is not None:  # its idempotency record, flush claim and place in the injection records
+            self.stale.void(scope, {note_id})
         metrics.add_metric(name="NotesDeleted", unit="Count", value=1)
         logger.info("note deleted", extra={"scope": scope.kind, "note_id": note_id})
 

@@ -18,16 +18,17 @@ from agent_memory.domain.context_block import fit_notes, system_prompt
 from agent_memory.domain.document import (
     EMPTY_DOCUMENT,
     HARD_LIMIT,
+    HISTORY_VERSIONS,
     Document,
     soft_limit_warnings,
 )
 from agent_memory.domain.notes import Origin, clean_note_text
-from agent_memory.domain.redaction import redact
+from agent_memory.domain.redaction import Redacted, redact
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.shapes import Document as DocumentShape
 from agent_memory.domain.shapes import MemoryContext, Remembered, SavedDocument
 from agent_memory.domain.shapes import Note as NoteShape
-from agent_memory.memory.compression import compress
+from agent_memory.memory.compression import compress, refuse_incompressible
 from agent_memory.providers.chat import ChatModel
 from agent_memory.storage.document_store import DocumentStore, QuotaRefused
 from agent_memory.storage.note_store import NoteStore
@@ -56,8 +57,7 @@ class MemoryService:
 
     def remember(self, scope: Scope, origin: Origin, text: str) -> Remembered:
         """Append ``text`` as a note of ``scope`` written by ``origin``'s conversation."""
-        redacted = redact(text, extra=self.redact_extra)  # before anything is stored or logged
-        cleaned = clean_note_text(redacted.text)
+        cleaned = clean_note_text(text, redact=self._redact)  # redacted once clean, before anything is stored or logged
         note = self.notes.append(
             scope,
             created=utc_now(),
@@ -70,9 +70,17 @@ class MemoryService:
             metrics.add_metric(name="NotesTruncated", unit="Count", value=1)
         logger.info(
             "note written",
-            extra={"scope": scope.kind, "note_id": note.id, "truncated": cleaned.truncated, "redacted": redacted.kinds},
+            extra={
+                "scope": scope.kind,
+                "note_id": note.id,
+                "truncated": cleaned.truncated,
+                "redacted": cleaned.redacted,
+            },
         )
-        return Remembered(note=NoteShape.of(note), truncated=cleaned.truncated, redacted=redacted.kinds)
+        return Remembered(note=NoteShape.of(note), truncated=cleaned.truncated, redacted=cleaned.redacted)
+
+    def _redact(self, text: str) -> Redacted:
+        return redact(text, extra=self.redact_extra)
 
     def update_memory(self, write: DocumentWrite, *, allow_empty: bool = False) -> SavedDocument:
         """The one validated write path: limits, compression, history, optimistic concurrency.
@@ -81,9 +89,13 @@ class MemoryService:
         current, re-reading under contention, so it never overwrites a version it has not seen as the head.
         A compressed tool write is recorded as ``compression``; dashboard and consolidation writes keep
         their own reason. A consolidation's ``fold`` is saved with the version (its pending marks, in one transaction).
-        Secrets are redacted first, whoever writes (tool, dashboard, restore, consolidation's result).
+        Secrets are redacted first, whoever writes (tool, dashboard, restore, consolidation's result), and
+        again in what a compression returns; a text that no compression could bring under the hard limit is
+        refused before either (``compression.refuse_incompressible``).
         """
-        redacted = redact(write.content, extra=self.redact_extra)
+        refuse_incompressible(write.content)
+        redacted = self._redact(write.content)
+        kinds = list(redacted.kinds)
         write = replace(write, content=redacted.text)
         if not write.content.strip() and not allow_empty:
             raise InvalidInput(
@@ -94,8 +106,11 @@ class MemoryService:
         if compressed:
             if write.expected_version is not None:
                 self._check_current(write.scope, write.expected_version)  # fail fast before a minute-long model call
-            shorter = redact(compress(self.chat_model(), write.content), extra=self.redact_extra).text
-            write = replace(write, content=shorter, reason="compression" if write.reason == "tool" else write.reason)
+            shorter = self._redact(compress(self.chat_model(), write.content))  # the model's text: checked again
+            kinds += [kind for kind in shorter.kinds if kind not in kinds]
+            write = replace(
+                write, content=shorter.text, reason="compression" if write.reason == "tool" else write.reason
+            )
             metrics.add_metric(name="Compressions", unit="Count", value=1)
         document = self._save(write)
         metrics.add_metric(name="DocumentWrites", unit="Count", value=1)
@@ -106,9 +121,10 @@ class MemoryService:
                 "version": document.version,
                 "chars": document.chars,
                 "reason": write.reason,
+                "redacted": kinds,
             },
         )
-        warnings = soft_limit_warnings(write.content) + redacted.warnings()
+        warnings = soft_limit_warnings(write.content) + [f"redacted: {kind}" for kind in kinds]
         return SavedDocument(document=DocumentShape.of(document), compressed=compressed, warnings=warnings)
 
     def _check_current(self, scope: Scope, expected_version: int) -> None:
@@ -126,7 +142,9 @@ class MemoryService:
             attempt += 1
             head = self.documents.current(scope, consistent=True)
             base = expected_version if expected_version is not None else head.version
-            change = len(content) - head.chars  # the characters quota moves with the version, in its transaction
+            # The characters quota counts every kept version: this one, less the one leaving the history.
+            prune = base + 1 - HISTORY_VERSIONS if base + 1 > HISTORY_VERSIONS else None
+            change = len(content) - (self.documents.version_chars(scope, prune) if prune else 0)
             try:
                 return self.documents.save(
                     scope,
@@ -137,6 +155,7 @@ class MemoryService:
                     by=write.by,
                     pending_marks=write.fold,
                     usage_change=self.usage.change_item(scope, change, enforce=write.reason != "consolidation"),
+                    prune=prune,
                 )
             except QuotaRefused:
                 raise self.usage.refusal(change) from None

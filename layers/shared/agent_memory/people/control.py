@@ -15,8 +15,11 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 import time
+from collections import Counter
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from agent_memory.basics.clock import iso, utc_now
@@ -31,6 +34,7 @@ from agent_memory.storage.keys import DOC_HEAD, NOTE_PREFIX, VERSION_PREFIX, par
 from agent_memory.storage.note_items import note_from_item
 from agent_memory.storage.note_store import NoteStore
 from agent_memory.storage.scope_items import ScopeItems
+from agent_memory.storage.stale_records import StaleRecords
 from agent_memory.storage.usage_store import Quota, UsageStore
 
 if TYPE_CHECKING:
@@ -47,11 +51,23 @@ def _cursor(phase: str, after: str | None, exported_at: str) -> str:
     return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
 
+# A cursor is the caller's own to keep for this long; its instant and its key are checked, never echoed blind.
+CURSOR_MAX_AGE = timedelta(days=7)
+_CURSOR_AFTER = {"v": re.compile(r"doc#v#\d{1,10}"), "n": re.compile(r"note#\d{4}-\d{2}-\d{2}#\d{1,10}")}
+
+
 def _parse_cursor(cursor: str) -> tuple[str, str | None, str]:
+    """The phase, the last key read and the export's instant of a ``next_cursor``. Anything else (a key of
+    another phase, an instant that is not one this service wrote, in the future or a week old) is a 422."""
     try:
         data = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
         phase, after, at = data["p"], data["a"], data["t"]
         if phase not in ("v", "n") or not isinstance(at, str) or not (after is None or isinstance(after, str)):
+            raise ValueError
+        if after is not None and not _CURSOR_AFTER[phase].fullmatch(after):
+            raise ValueError
+        instant = datetime.strptime(at, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+        if iso(instant) != at or not utc_now() - CURSOR_MAX_AGE <= instant <= utc_now():
             raise ValueError
         return phase, after, at
     except (ValueError, KeyError, TypeError, binascii.Error, UnicodeDecodeError):
@@ -141,7 +157,7 @@ class People:
                     consolidated=raw["consolidated"],
                 )
                 self.notes.load(scope, note)
-        self.characters.add(scope, self.documents.current(scope, consistent=True).chars)
+        self.characters.add(scope, sum(len(saved["content"]) for page in pages for saved in page["versions"]))
 
     # --- erase ------------------------------------------------------------------------------------------
 
@@ -167,13 +183,22 @@ class People:
         """The notes of ``scope`` whose ``origin.user_id`` is ``author``: table, index and usage counter."""
         record = f"author#{author}"
         counts = {"notes": 0, "versions": 0, "other": 0, **self.items.begin_erase(scope, record, iso(utc_now()))}
+        erased: set[str] = set()
+        threads: set[str] = set()
         for page in self.items.keys(scope, prefix=NOTE_PREFIX, author=author):
             sort_keys = [item["sk"]["S"] for item in page]
             self.items.delete(scope, sort_keys)
             self.characters.give_back(scope, sum(len(item.get("text", {}).get("S", "")) for item in page))
             self.items.count_erased(scope, record, {"notes": len(sort_keys)})
             counts["notes"] += len(sort_keys)
+            erased.update(note_id(*parse_note_sk(sk)) for sk in sort_keys)
+            for day, count in Counter(parse_note_sk(sk)[0] for sk in sort_keys).items():  # the days' quotas back
+                self.notes.usage.give_back_notes(scope, day, count, {author: count})
+            threads.update(item["origin_thread_id"]["S"] for item in page if "origin_thread_id" in item)
             self._remove_from_index(scope, [note_id(*parse_note_sk(sk)) for sk in sort_keys])
+        # What the notes left behind: their idempotency records, flush claims, and the author's turns in the
+        # injection records (a resumed erase, whose notes are gone, still voids the author's turns).
+        StaleRecords(self.items.client, self.items.table).void(scope, erased, author=author, threads=frozenset(threads))
         self.items.end_erase(scope, record)
         return self._receipt(scope, counts, "authored notes erased")
 

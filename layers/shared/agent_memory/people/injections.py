@@ -35,6 +35,9 @@ from agent_memory.storage.keys import INJECTION_PREFIX
 _QUEUE_MAX = 10_000
 _BATCH = 25
 _LINGER_S = 1.0
+# The most a /injections call reads: pages of records, and records a page (about 100 KB of them).
+READ_PAGES = 4
+READ_PAGE_ITEMS = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +49,7 @@ class Injection:
     note_ids: list[str]
     # Orders records of the same millisecond (and of a frozen clock) as they were made.
     made_ns: int = field(default_factory=time.time_ns)
+    user_id: str | None = None  # whose turn: never listed, it lets a member's erase take their turns
 
 
 class InjectionRecorder:
@@ -118,6 +122,7 @@ class InjectionRecorder:
             "document_version": {"N": str(injection.document_version)},
             "note_ids": {"L": [{"S": one} for one in injection.note_ids]},
             "expires_at": {"N": str(int(injection.at.timestamp()) + self._ttl_s)},
+            **({"user_id": {"S": injection.user_id}} if injection.user_id else {}),
         }
 
 
@@ -125,7 +130,11 @@ def list_injections(
     client: Any, table: str, scope: Scope, *, thread_id: str | None, limit: int, cursor: str | None, now_epoch: int
 ) -> Injections:
     """Newest first, ``limit`` of them, of one thread when ``thread_id`` is given; expired ones left out
-    (DynamoDB's TTL deletes within days, not at once)."""
+    (DynamoDB's TTL deletes within days, not at once).
+
+    The work per call is bounded: at most ``READ_PAGES`` Query pages of ``READ_PAGE_ITEMS`` records. A
+    thread whose records are rare (or absent) in a long history is answered with what those pages held,
+    possibly nothing, and a ``next_cursor`` to read on from; null only once the history is read to its end."""
     request: dict[str, Any] = {
         "TableName": table,
         "KeyConditionExpression": "pk = :pk AND begins_with(sk, :inj)",
@@ -136,7 +145,7 @@ def list_injections(
         },
         "FilterExpression": "expires_at > :now",
         "ScanIndexForward": False,
-        "Limit": max(limit, 50),
+        "Limit": READ_PAGE_ITEMS if thread_id is not None else max(limit, 50),
     }
     if thread_id is not None:
         request["FilterExpression"] += " AND thread_id = :thread"
@@ -144,11 +153,16 @@ def list_injections(
     if cursor is not None:
         request["ExclusiveStartKey"] = {"pk": {"S": scope.key}, "sk": {"S": _parse_cursor(cursor)}}
     found: list[dict[str, Any]] = []
-    for page in query_pages(client, request):
+    read_up_to: str | None = None  # the last record read when the page bound stopped the reading
+    for number, page in enumerate(query_pages(client, request), start=1):
         found.extend(page["Items"][: limit - len(found)])
         if len(found) == limit:
             break
+        if number == READ_PAGES and "LastEvaluatedKey" in page:
+            read_up_to = page["LastEvaluatedKey"]["sk"]["S"]
+            break
     more = len(found) == limit
+    last = found[-1]["sk"]["S"] if more else read_up_to
     return Injections(
         injections=[
             InjectionEntry(
@@ -159,7 +173,7 @@ def list_injections(
             )
             for item in found
         ],
-        next_cursor=base64.urlsafe_b64encode(found[-1]["sk"]["S"].encode()).decode() if more else None,
+        next_cursor=base64.urlsafe_b64encode(last.encode()).decode() if last is not None else None,
     )
 
 

@@ -126,7 +126,7 @@ class RecallService:
             best, mode = {_place(hit): hit.score for hit in own[0]}, "keyword"
         else:
             keyword_hits, semantic_hits = own
-            terms = query_terms(query)
+            terms = query_terms(query, [hit.text for hit in keyword_hits if hit.text])
             coverage = {_place(hit): query_coverage(terms, words(hit.text)) for hit in keyword_hits if hit.text}
             halves = ([(_place(hit), hit.score) for hit in half] for half in own)
             fused = weighted_fusion(*halves, keyword_weight=self.keyword_weight, coverage=coverage)
@@ -169,7 +169,7 @@ class RecallService:
             window = max(wanted, HYBRID_MIN_WINDOW)
             similar = cosine_ranking(QueryVector(vector), own, tag=tag, size=window)
             keyword = [(r.index, r.score) for r in ranked[:window]]
-            terms = query_terms(query)
+            terms = query_terms(query, [row.text for row in own])
             coverage = {n: query_coverage(terms, words(own[n].text)) for n, _ in keyword}
             fused = weighted_fusion(keyword, similar, keyword_weight=self.keyword_weight, coverage=coverage)
             order, mode = fused[:wanted], "hybrid"

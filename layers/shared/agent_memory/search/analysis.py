@@ -65,13 +65,16 @@ _WORD = re.compile(r"\w+")
 _STEMMER = Stemmer.Stemmer("english")
 _STEMS: dict[str, str] = {}
 _STEM_CACHE_MAX = 200_000
+# The cache is bounded in characters too: only words of a real vocabulary are kept (a 1 MB "word" in a
+# query is stemmed, not cached), so it never holds more than about 200,000 x 32 characters.
+_STEM_CACHE_WORD_MAX = 32
 
 
 def _stem(word: str) -> str:
     stem = _STEMS.get(word)
     if stem is None:
         stem = _STEMMER.stemWord(word)
-        if len(_STEMS) < _STEM_CACHE_MAX:
+        if len(_STEMS) < _STEM_CACHE_MAX and len(word) <= _STEM_CACHE_WORD_MAX:
             _STEMS[word] = stem
     return stem
 

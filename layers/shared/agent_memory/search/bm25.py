@@ -31,8 +31,9 @@ from agent_memory.search.analysis import terms
 
 K1 = 1.2
 B = 0.75
-# A query is a model's few words; this many distinct ones is far more than enough and bounds the work.
-MAX_QUERY_TERMS = 64
+# A query is a model's few words. Past this many distinct ones, the rarest among the notes are kept (the
+# ones that decide a ranking), never the first ones: a long query ending with its one distinctive word finds it.
+MAX_QUERY_TERMS = 1024
 
 
 def words(text: str) -> list[str]:
@@ -40,9 +41,18 @@ def words(text: str) -> list[str]:
     return terms(text)
 
 
-def query_terms(query: str) -> list[str]:
-    """The query's distinct words, in order (a repeated word counts once)."""
-    return list(dict.fromkeys(words(query)))[:MAX_QUERY_TERMS]
+def query_terms(query: str, texts: Sequence[str] = ()) -> list[str]:
+    """The query's distinct words, in order (a repeated word counts once); over ``MAX_QUERY_TERMS``, those
+    that the fewest of ``texts`` hold (ties: the first ones)."""
+    distinct = list(dict.fromkeys(words(query)))
+    if len(distinct) <= MAX_QUERY_TERMS:
+        return distinct
+    held: Counter[str] = Counter()
+    for text in texts:
+        held.update(set(words(text)))
+    rarest = sorted(range(len(distinct)), key=lambda place: (held[distinct[place]], place))[:MAX_QUERY_TERMS]
+    keep = {distinct[place] for place in rarest}
+    return [term for term in distinct if term in keep]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +69,7 @@ def rank(query: str, texts: Sequence[str]) -> list[Ranked]:
     Ties keep the order of ``texts``: the caller passes them newest first, so of two equally good
     notes the newer one comes first.
     """
-    terms = query_terms(query)
+    terms = query_terms(query, texts)
     if not terms or not texts:
         return []
     wanted = set(terms)

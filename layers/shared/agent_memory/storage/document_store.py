@@ -75,6 +75,19 @@ class DocumentStore:
         edits = json.loads(item["edits"]["S"]) if "edits" in item else None
         return _version_from_item(item), edits
 
+    def version_chars(self, scope: Scope, version: int) -> int:
+        """The length of one kept version (0 if the scope no longer holds it): what pruning it gives back."""
+        answer = self._client.get_item(
+            TableName=self._table,
+            Key={"pk": {"S": scope.key}, "sk": {"S": version_sk(version)}},
+            ProjectionExpression="chars, content",
+            ConsistentRead=True,
+        )
+        item = answer.get("Item") or {}
+        if "chars" in item:
+            return int(item["chars"]["N"])
+        return len(item.get("content", {}).get("S", ""))
+
     def versions(self, scope: Scope, *, limit: int, below: int | None) -> list[tuple[VersionMeta, Reason, Author]]:
         """Saved versions newest first, ``limit`` of them, all below version ``below`` when given (paging):
         their metadata only (a projection without ``content``; a version saved before ``chars`` was stored
@@ -131,6 +144,7 @@ class DocumentStore:
         by: Author,
         pending_marks: Fold | None = None,
         usage_change: dict[str, Any] | None = None,
+        prune: int | None = None,
     ) -> Document:
         """Save ``content`` as version ``expected_version + 1``.
 
@@ -139,8 +153,9 @@ class DocumentStore:
         (``storage.consolidation_store``) the notes still to mark, and each folded note must still exist (an
         erase racing the fold refuses the save: FoldedNoteGone). ``usage_change`` (``UsageStore.change_item``)
         moves the scope's character counter in the same transaction; its failed condition is the quota's
-        refusal. Raises VersionConflict when the head is no longer at ``expected_version``; nothing is
-        written then.
+        refusal. ``prune``: a version that leaves the kept history (``document.HISTORY_VERSIONS``), deleted in
+        the same transaction. Raises VersionConflict when the head is no longer at ``expected_version``;
+        nothing is written then.
         """
         fold = pending_marks
         folded_note_ids = fold.note_ids if fold is not None else None
@@ -173,10 +188,15 @@ class DocumentStore:
             *([usage_change] if usage_change else []),
         ]
         fenced = len(items)
+        room = _TRANSACTION_MAX_ITEMS - len(items) - (1 if prune else 0)
         if folded_note_ids:  # an erase racing a consolidation: its notes' text must not be saved after it
-            items += _folded_notes_exist(scope, self._table, folded_note_ids, _TRANSACTION_MAX_ITEMS - len(items))
+            items += _folded_notes_exist(scope, self._table, folded_note_ids, room)
             if len(items) - fenced < len(folded_note_ids):
                 self._check_rest_exist(scope, folded_note_ids[len(items) - fenced :])
+        if prune:  # last, unconditional: it never cancels the transaction
+            items.append(
+                {"Delete": {"TableName": self._table, "Key": {"pk": {"S": scope.key}, "sk": {"S": version_sk(prune)}}}}
+            )
         attempts = 0
         while True:
             attempts += 1

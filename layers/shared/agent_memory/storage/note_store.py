@@ -32,7 +32,7 @@ from agent_memory.storage.note_items import (
     note_item,
     position_taken,
 )
-from agent_memory.storage.usage_store import Quota, UsageStore, notes_quota_error
+from agent_memory.storage.usage_store import Quota, UsageStore, member_counter, notes_quota_error
 
 _POSITION_ATTEMPTS = 5
 # Notes read per page when listing days: about ten per day asked for (a typical day's worth), so a page
@@ -72,7 +72,7 @@ class NoteStore:
         that is a success, not a collision (taking the next position would write the note twice).
 
         ``created`` (UTC) gives the note its day and its ``created_at``. The scope's due marker
-        (``storage.scope_index.MarkerWrite``) is the transaction's last item: no note without its marker.
+        (``storage.due_scopes.MarkerWrite``) is the transaction's last item: no note without its marker.
         """
         return self._append(scope, created=created, text=text, source=source, origin=origin)
 
@@ -106,10 +106,11 @@ class NoteStore:
         vector = self._vectors(text) if self._vectors is not None else None
         extra = {"write_id": {"S": write_id}} | ({"vec": {"B": vector}} if vector is not None else {})
         marker = MarkerWrite(self._table, scope, created_at=created_at, day=day)
+        member = origin.user_id if scope.kind == "team" else None  # a team's day is shared: each member's share
         for _ in range(_POSITION_ATTEMPTS):
             note = Note(
                 day=day,
-                position=self._next_position(scope, day, created),
+                position=self._next_position(scope, day, created, member),
                 text=text,
                 created_at=created_at,
                 source=source,
@@ -125,12 +126,12 @@ class NoteStore:
             try:
                 write_with_marker(self._client, items, marker)
             except StorageUnavailable:  # cancelled for conflicts every time: nothing was written
-                self._usage.give_back_position(scope, day, note.position)
+                self._usage.give_back_position(scope, day, note.position, member)
                 raise
             except ClientError as error:
                 if not position_taken(error):
                     if error_code(error) == "TransactionCanceledException":  # nothing was written
-                        self._usage.give_back_position(scope, day, note.position)
+                        self._usage.give_back_position(scope, day, note.position, member)
                     if cancellation_codes(error)[1:2] == ["ConditionalCheckFailed"]:
                         raise self._usage.refusal(len(text)) from None
                     raise
@@ -141,34 +142,39 @@ class NoteStore:
             return note
         raise StorageUnavailable("could not find a free position for the note; nothing was written, try again")
 
-    def _next_position(self, scope: Scope, day: str, now: datetime) -> int:
-        """The day's next position; the counter is also the day's count of notes, so the daily quota is its
-        condition (no extra request)."""
+    def _next_position(self, scope: Scope, day: str, now: datetime, member: str | None = None) -> int:
+        """The day's next position. The same request counts the note against the daily quotas (no extra
+        request): ``live``, the day's notes that still exist, and in a team scope the member's own counter."""
+        names = {"#member": member_counter(member)} if member else {}
         request: dict[str, Any] = {
             "TableName": self._table,
             "Key": {"pk": {"S": scope.key}, "sk": {"S": day_sk(day)}},
-            "UpdateExpression": "ADD next_position :one",
-            "ExpressionAttributeValues": {":one": {"N": "1"}},
+            "UpdateExpression": "ADD next_position :one"
+            + (", #member :one" if member else "")
+            + " SET live = if_not_exists(live, :zero) + :one",
+            "ExpressionAttributeValues": {":one": {"N": "1"}, ":zero": {"N": "0"}},
             "ReturnValues": "UPDATED_NEW",
+            **({"ExpressionAttributeNames": names} if names else {}),
         }
         quota = self._usage.quota
-        if quota is not None:
-            request["ConditionExpression"] = "attribute_not_exists(next_position) OR next_position < :quota"
-            request["ExpressionAttributeValues"][":quota"] = {"N": str(quota.notes_per_day)}
+        if (condition := self._usage.day_condition(member)) is not None:
+            request["ConditionExpression"], values = condition
+            request["ExpressionAttributeValues"].update(values)
         try:
             counter = self._client.update_item(**request)
         except ClientError as error:
             if quota is not None and condition_failed(error):
-                raise notes_quota_error(quota, now) from None
+                raise notes_quota_error(
+                    quota, now, member=member if self._usage.member_full(scope, day, member) else None
+                ) from None
             raise
         return int(counter["Attributes"]["next_position"]["N"])
 
     def written_on(self, scope: Scope, day: str) -> int:
-        """How many notes the scope wrote on ``day`` (its position counter)."""
-        item = self._client.get_item(TableName=self._table, Key={"pk": {"S": scope.key}, "sk": {"S": day_sk(day)}}).get(
-            "Item"
-        )
-        return int(item["next_position"]["N"]) if item else 0
+        """How many notes of ``day`` count against its quota: those that still exist (``live``; the position
+        counter on a day item that predates it)."""
+        item = self._usage.day_item(scope, day)
+        return int((item.get("live") or item.get("next_position") or {"N": "0"})["N"])
 
     def load(self, scope: Scope, note: Note) -> None:
         """Write a note as it was exported (same day, position, origin, flag, with its vector when recall keeps
@@ -224,7 +230,10 @@ class NoteStore:
             if condition_failed(error):
                 return False
             raise
-        self._usage.give_back(scope, len(old.get("Attributes", {}).get("text", {}).get("S", "")))
+        attributes = old.get("Attributes", {})
+        self._usage.give_back(scope, len(attributes.get("text", {}).get("S", "")))
+        author = attributes.get("origin_user_id", {}).get("S")
+        self._usage.give_back_notes(scope, day, 1, {author: 1} if scope.kind == "team" and author else None)
         return True
 
     def days_before(self, scope: Scope, *, before: str, days: int) -> tuple[list[tuple[str, list[Note]]], bool]:

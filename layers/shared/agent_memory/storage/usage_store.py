@@ -1,11 +1,15 @@
 """Per-scope quotas (docs/api.md §6 "Quotas"): the characters a scope stores, kept in one counter item.
 
-- ``usage`` (sort key) holds ``chars``: the current document's length plus every note's text length. A note
-  adds its length, and a document version its change in length, with a conditional ``ADD`` inside the
-  write's own transaction (no extra request for a note); a deleted note gives its characters back. Over
-  the quota, the write is refused whole, never cut.
-- Notes per day need no item of their own: the day's position counter (``day#<day>``) already counts the
-  notes written that day, and its atomic ``ADD`` is made conditional on the quota (``storage.note_store``).
+- ``usage`` (sort key) holds ``chars``: every kept version of the document (its history included, the
+  newest ``document.HISTORY_VERSIONS``) plus every note's text length. A note adds its length, and a
+  document version its own length less that of the version it pushes out of the history, with a
+  conditional ``ADD`` inside the write's own transaction (no extra request for a note); a deleted note gives
+  its characters back, an erase all of them. Over the quota, the write is refused whole, never cut.
+- Notes per day need no item of their own: the day's item (``day#<day>``) holds the position counter and
+  ``live``, the day's notes that still exist (written, less deleted or erased: an erase gives its notes of
+  the day back), and in a team scope one counter per member (``by#<user>``), so that no member can use up
+  the team's day; the atomic ``ADD`` that takes a position is conditional on both quotas
+  (``storage.note_store``). A day item written before ``live`` existed counts by its position counter.
   A note whose transaction is cancelled gives its position back (``give_back_position``), so that a failed
   write counts neither in ``notes_today`` nor against the quota.
 """
@@ -27,6 +31,12 @@ from agent_memory.storage.keys import USAGE_SK, day_sk
 class Quota:
     notes_per_day: int
     chars: int
+    notes_per_member_day: int | None = None  # in a team scope, each member's share of the day
+
+
+def member_counter(user_id: str) -> str:
+    """The day item's attribute counting one member's notes of that day (team scopes)."""
+    return f"by#{user_id}"
 
 
 def seconds_to_midnight(now: datetime) -> int:
@@ -35,7 +45,13 @@ def seconds_to_midnight(now: datetime) -> int:
     return max(1, int((midnight - now).total_seconds() + 0.999))
 
 
-def notes_quota_error(quota: Quota, now: datetime) -> NotesQuotaExceeded:
+def notes_quota_error(quota: Quota, now: datetime, *, member: str | None = None) -> NotesQuotaExceeded:
+    if member is not None:
+        return NotesQuotaExceeded(
+            f"quota_exceeded: you have written your {quota.notes_per_member_day} notes for today in this team's "
+            "memory (MEMORY_QUOTA_NOTES_PER_MEMBER_DAY); nothing was written, try again after midnight UTC",
+            retry_after=seconds_to_midnight(now),
+        )
     return NotesQuotaExceeded(
         f"quota_exceeded: this memory has written its {quota.notes_per_day} notes for today "
         "(MEMORY_QUOTA_NOTES_PER_DAY); nothing was written, try again after midnight UTC",
@@ -78,7 +94,60 @@ class UsageStore:
         except Exception:  # noqa: BLE001 - the caller's own outcome matters more than the counter
             logger.warning("could not give characters back to the usage counter", extra={"scope": scope.kind})
 
-    def give_back_position(self, scope: Scope, day: str, position: int) -> None:
+    def day_item(self, scope: Scope, day: str) -> dict[str, Any]:
+        """The day's item (position counter, ``live``, members' counters), read consistently; {} if none."""
+        answer = self._client.get_item(
+            TableName=self._table, Key={"pk": {"S": scope.key}, "sk": {"S": day_sk(day)}}, ConsistentRead=True
+        )
+        item: dict[str, Any] = answer.get("Item") or {}
+        return item
+
+    def day_condition(self, member: str | None) -> tuple[str, dict[str, Any]] | None:
+        """The daily quotas as the condition of the ``ADD`` that takes a note's position: the day's live notes
+        (its position counter on an item from before ``live``) and, in a team scope, the member's own."""
+        if self.quota is None:
+            return None
+        condition = (
+            "((attribute_not_exists(live) AND (attribute_not_exists(next_position) OR next_position < :quota))"
+            " OR live < :quota)"
+        )
+        values: dict[str, Any] = {":quota": {"N": str(self.quota.notes_per_day)}}
+        if member and self.quota.notes_per_member_day is not None:
+            condition += " AND (attribute_not_exists(#member) OR #member < :share)"
+            values[":share"] = {"N": str(self.quota.notes_per_member_day)}
+        return condition, values
+
+    def member_full(self, scope: Scope, day: str, member: str | None) -> bool:
+        """Whether a refusal was the member's share of the day (read only on a refusal)."""
+        if member is None or self.quota is None or self.quota.notes_per_member_day is None:
+            return False
+        counted = self.day_item(scope, day).get(member_counter(member), {}).get("N", "0")
+        return int(counted) >= self.quota.notes_per_member_day
+
+    def give_back_notes(self, scope: Scope, day: str, count: int, authors: dict[str, int] | None = None) -> None:
+        """Notes of ``day`` deleted or erased: they no longer count against that day's quotas (``live`` and, in a
+        team scope, each author's counter). Only on a day item that counts ``live``; best effort."""
+        if not count:
+            return
+        names = {f"#m{i}": member_counter(user) for i, user in enumerate(authors or {})}
+        values: dict[str, Any] = {":n": {"N": str(-count)}}
+        adds = ["live :n"]
+        for i, (name, user) in enumerate(zip(names, authors or {}, strict=True)):
+            values[f":m{i}"] = {"N": str(-(authors or {})[user])}
+            adds.append(f"{name} :m{i}")
+        try:
+            self._client.update_item(
+                TableName=self._table,
+                Key={"pk": {"S": scope.key}, "sk": {"S": day_sk(day)}},
+                UpdateExpression="ADD " + ", ".join(adds),
+                ConditionExpression="attribute_exists(live)",
+                ExpressionAttributeValues=values,
+                **({"ExpressionAttributeNames": names} if names else {}),
+            )
+        except Exception:  # noqa: BLE001 - a day that predates ``live``, or a fault: the quota stays as it was
+            logger.info("the day's notes were not given back", extra={"scope": scope.kind})
+
+    def give_back_position(self, scope: Scope, day: str, position: int, member: str | None = None) -> None:
         """Undo the day's position counter for a note that was not written, when no later writer has taken a
         position since (then the counter stays: taking a position back under it would collide with theirs, so
         under concurrent writes a failed note may still count, never the other way round). Best effort."""
@@ -86,9 +155,10 @@ class UsageStore:
             self._client.update_item(
                 TableName=self._table,
                 Key={"pk": {"S": scope.key}, "sk": {"S": day_sk(day)}},
-                UpdateExpression="ADD next_position :minus",
+                UpdateExpression="ADD next_position :minus, live :minus" + (", #member :minus" if member else ""),
                 ConditionExpression="next_position = :taken",
                 ExpressionAttributeValues={":minus": {"N": "-1"}, ":taken": {"N": str(position)}},
+                **({"ExpressionAttributeNames": {"#member": member_counter(member)}} if member else {}),
             )
         except Exception:  # noqa: BLE001 - the write's own failure is what the caller must hear
             logger.info("the day's position was not given back", extra={"scope": scope.kind})

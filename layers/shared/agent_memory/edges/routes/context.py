@@ -11,7 +11,7 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from agent_memory.bootstrap import services
 from agent_memory.domain.shapes import MemoryContext
-from agent_memory.edges.http import answer, body_text
+from agent_memory.edges.http import answer, json_body_text
 from agent_memory.edges.requests import parse_context_call
 from agent_memory.edges.responses import documented
 
@@ -22,11 +22,13 @@ router = APIGatewayHttpRouter()
     "/v1/context",
     summary="The memory block to inject before a chat turn",
     responses=documented(
-        200, MemoryContext, "The document and recent notes; degrades, never fails.", 400, 403, 422, 500
+        200, MemoryContext, "The document and recent notes; degrades, never fails.", 400, 403, 415, 422, 500
     ),
 )
 def context() -> Response[dict[str, Any]]:
-    conversation, scope = parse_context_call(body_text(router.current_event))
+    conversation, scope = parse_context_call(json_body_text(router.current_event))
     memory = services().memory_service.context(scope)
-    services().record_injection(scope, conversation.thread_id, memory)  # queued: written behind the turn
+    services().record_injection(
+        scope, conversation.thread_id, memory, conversation.user_id
+    )  # queued: written behind the turn
     return answer(200, memory)

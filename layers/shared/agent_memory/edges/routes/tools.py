@@ -18,7 +18,7 @@ from agent_memory.domain.commands import DocumentWrite
 from agent_memory.domain.document import Author
 from agent_memory.domain.notes import Origin
 from agent_memory.domain.shapes import Answer, Recalled, Remembered, SavedDocument
-from agent_memory.edges.http import answer, body_text, idempotent, replied
+from agent_memory.edges.http import answer, idempotent, json_body_text, replied
 from agent_memory.edges.requests import ArgsT, RecallArgs, RememberArgs, ToolCall, UpdateMemoryArgs, parse_tool_call
 from agent_memory.edges.responses import Health, ToolDefinition, Tools, documented
 from agent_memory.edges.tool_catalog import tool_definitions
@@ -28,9 +28,9 @@ router = APIGatewayHttpRouter()
 
 # What each tool's route answers, as docs/openapi.json documents it.
 _ANSWERS = {
-    "remember": documented(201, Remembered, "The note as written.", 400, 403, 422, 429, 500, 503),
-    "update_memory": documented(200, SavedDocument, "The new version.", 400, 403, 409, 422, 500, 503),
-    "recall": documented(200, Recalled, "The notes found, best first.", 400, 403, 422, 500, 503),
+    "remember": documented(201, Remembered, "The note as written.", 400, 403, 415, 422, 429, 500, 503),
+    "update_memory": documented(200, SavedDocument, "The new version.", 400, 403, 409, 415, 422, 500, 503),
+    "recall": documented(200, Recalled, "The notes found, best first.", 400, 403, 415, 422, 500, 503),
 }
 
 
@@ -61,7 +61,7 @@ def update_memory() -> Response[Any]:
 def _write(arguments: type[ArgsT], route: str, status: int, run: Callable[[ToolCall[ArgsT]], Answer]) -> Response[Any]:
     """A tool's write, parsed in the contract's order: a repeat of its key with the same context and arguments
     gets the first answer and writes nothing."""
-    call = parse_tool_call(body_text(router.current_event), arguments)
+    call = parse_tool_call(json_body_text(router.current_event), arguments)
     request = {"context": call.context.model_dump(), "arguments": call.arguments.model_dump()}
     with idempotent(services().idempotency, router.current_event.headers, call.scope, route, request) as write:
         if write.earlier is None:
@@ -71,7 +71,7 @@ def _write(arguments: type[ArgsT], route: str, status: int, run: Callable[[ToolC
 
 @_tool("recall", "search the notes, best first")
 def recall() -> Response[dict[str, Any]]:
-    call = parse_tool_call(body_text(router.current_event), RecallArgs)
+    call = parse_tool_call(json_body_text(router.current_event), RecallArgs)
     return answer(200, services().recall_service.recall(call.scope, call.arguments.query, k=call.arguments.k))
 
 

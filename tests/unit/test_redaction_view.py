@@ -1,0 +1,59 @@
+"""The view the detectors read (agent_memory.domain.redaction): invisible characters left out, every space a space,
+and what is found there replaced in the text itself."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from agent_memory.domain.fence import is_invisible
+from agent_memory.domain.redaction import _INVISIBLE, redact
+
+
+def test_the_invisible_class_is_exactly_what_cleaning_removes():
+    """A code point is left out of the view if and only if note cleaning would remove it."""
+    differ = [
+        hex(code)
+        for code in range(sys.maxunicode + 1)
+        if bool(_INVISIBLE.fullmatch(chr(code))) != is_invisible(chr(code))
+    ]
+
+    assert differ == []
+
+
+@pytest.mark.parametrize(
+    "invisible", ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u202e", "\u2066", "\u00ad", "\U000e0041"]
+)
+def test_an_invisible_character_inside_a_secret_goes_with_it(invisible):
+    result = redact(f"key AKIAIOSF{invisible}ODNN7EXAMPLE{invisible} end")
+
+    assert result.text == f"key [redacted: aws-access-key]{invisible} end"
+
+
+@pytest.mark.parametrize("space", ["\u00a0", "\u2007", "\u202f", "\u2028", "\u2029", "\x85", "\u3000"])
+def test_any_space_separates_the_groups_of_a_card(space):
+    result = redact(f"card 4111{space}1111{space}1111{space}1111 ok")
+
+    assert result.text == "card [redacted: card-number] ok"
+
+
+def test_text_without_secrets_is_returned_as_it_was_invisible_characters_included():
+    text = "a\u200bb \u202eright-to-left\u202c and 👩\u200d💻 and e\u0301"
+
+    assert redact(text).text == text
+
+
+def test_redaction_is_idempotent():
+    once = redact("AKIAIOSFODNN7EXAMPLE, postgres://u:p4ss@h/db, password=hunter22, 4111 1111 1111 1111").text
+
+    assert redact(once).text == once
+    assert redact(once).kinds == []
+
+
+def test_a_text_over_the_bound_is_refused_before_any_detector_runs():
+    from agent_memory.basics.errors import InvalidInput
+    from agent_memory.domain.redaction import MAX_CHARS
+
+    with pytest.raises(InvalidInput):
+        redact("x" * (MAX_CHARS + 1))
