@@ -137,6 +137,7 @@ class MemoryService:
                     by=write.by,
                     pending_marks=write.fold,
                     usage_change=self.usage.change_item(scope, change, enforce=write.reason != "consolidation"),
+                    write_id=write.write_id,  # the same on every attempt: a retry that finds its own version is done
                 )
             except QuotaRefused:
                 raise self.usage.refusal(change) from None

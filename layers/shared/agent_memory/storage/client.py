@@ -3,6 +3,8 @@ botocore's standard retry mode; the error handling every store shares."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Iterator
 from functools import partial
 from typing import Any
@@ -57,6 +59,22 @@ def cancellation_codes(error: ClientError) -> list[str]:
     if error_code(error) != "TransactionCanceledException":
         return []
     return [str(reason.get("Code")) for reason in error.response.get("CancellationReasons") or []]
+
+
+def cancelled_item(error: ClientError, index: int) -> dict[str, Any]:
+    """The item as it was when the transaction's item ``index`` failed its condition (asked for with
+    ``ReturnValuesOnConditionCheckFailure: ALL_OLD``); empty when there was none."""
+    reasons = error.response.get("CancellationReasons") or []
+    item: dict[str, Any] = reasons[index].get("Item") or {} if index < len(reasons) else {}
+    return item
+
+
+def request_token(write_id: str, items: list[dict[str, Any]]) -> str:
+    """A TransactWriteItems ``ClientRequestToken`` derived from the logical write and the request: the same
+    write sent again (by botocore or by the service) carries the same token, and DynamoDB applies it once
+    within ten minutes; a changed request (the next position, a moved marker) carries another."""
+    digest = hashlib.sha256(write_id.encode() + json.dumps(items, sort_keys=True).encode()).hexdigest()
+    return digest[:36]
 
 
 def condition_failed(error: ClientError) -> bool:

@@ -106,10 +106,10 @@ class NoteStore:
         vector = self._vectors(text) if self._vectors is not None else None
         extra = {"write_id": {"S": write_id}} | ({"vec": {"B": vector}} if vector is not None else {})
         marker = MarkerWrite(self._table, scope, created_at=created_at, day=day)
-        for _ in range(_POSITION_ATTEMPTS):
+        for attempt in range(_POSITION_ATTEMPTS):
             note = Note(
                 day=day,
-                position=self._next_position(scope, day, created),
+                position=self._next_position(scope, day, created, f"{write_id}.{attempt}"),
                 text=text,
                 created_at=created_at,
                 source=source,
@@ -123,7 +123,7 @@ class NoteStore:
             }
             items = [{"Put": put}, usage, *([completing(note)] if completing is not None else []), marker.item]
             try:
-                write_with_marker(self._client, items, marker)
+                write_with_marker(self._client, items, marker, write_id=write_id)
             except StorageUnavailable:  # cancelled for conflicts every time: nothing was written
                 self._usage.give_back_position(scope, day, note.position)
                 raise
@@ -141,24 +141,35 @@ class NoteStore:
             return note
         raise StorageUnavailable("could not find a free position for the note; nothing was written, try again")
 
-    def _next_position(self, scope: Scope, day: str, now: datetime) -> int:
+    def _next_position(self, scope: Scope, day: str, now: datetime, take_id: str) -> int:
         """The day's next position; the counter is also the day's count of notes, so the daily quota is its
-        condition (no extra request)."""
+        condition (no extra request). The counter remembers the last take (``last_take``): an ADD whose answer
+        was lost and that botocore sends again finds its own take there and answers the position it took,
+        instead of counting the note twice (only the last take is kept: another writer's take in between
+        leaves a gap, as a failed write does)."""
         request: dict[str, Any] = {
             "TableName": self._table,
             "Key": {"pk": {"S": scope.key}, "sk": {"S": day_sk(day)}},
-            "UpdateExpression": "ADD next_position :one",
-            "ExpressionAttributeValues": {":one": {"N": "1"}},
+            "UpdateExpression": "ADD next_position :one SET last_take = :take",
+            "ConditionExpression": "attribute_not_exists(last_take) OR last_take <> :take",
+            "ExpressionAttributeValues": {":one": {"N": "1"}, ":take": {"S": take_id}},
             "ReturnValues": "UPDATED_NEW",
+            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
         }
         quota = self._usage.quota
         if quota is not None:
-            request["ConditionExpression"] = "attribute_not_exists(next_position) OR next_position < :quota"
+            under_quota = "attribute_not_exists(next_position) OR next_position < :quota"
+            request["ConditionExpression"] = f"({request['ConditionExpression']}) AND ({under_quota})"
             request["ExpressionAttributeValues"][":quota"] = {"N": str(quota.notes_per_day)}
         try:
             counter = self._client.update_item(**request)
         except ClientError as error:
-            if quota is not None and condition_failed(error):
+            if not condition_failed(error):
+                raise
+            held = error.response.get("Item") or {}
+            if held.get("last_take", {}).get("S") == take_id:
+                return int(held["next_position"]["N"])  # this very take, its answer lost: counted once
+            if quota is not None:
                 raise notes_quota_error(quota, now) from None
             raise
         return int(counter["Attributes"]["next_position"]["N"])
