@@ -13,10 +13,14 @@ from typing import Any
 
 import pytest
 
+from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
+from local.template import load_handler
 from local.token import mint
 from tests.conftest import private
-from tests.integration.test_faults import document_items, lost_answers, notes  # noqa: F401 - a fixture
+from tests.events import event_body, load_event
+from tests.fakes import FakeChatModel
+from tests.integration.test_faults import document_items, notes
 from tests.integration.test_management import manage
 
 PERSONAL = Scope("personal", "u-1")
@@ -120,3 +124,35 @@ def test_remembers_whose_answers_were_lost_are_numbered_and_counted_once(call, a
     assert notes(aws, PERSONAL) == [f"fact {n}" for n in range(5)]
     assert sum(client.lost for client in clients) >= 5
     assert _notes_today() == 5  # the counter equals the notes the table holds
+
+
+@pytest.mark.parametrize("lost", [("put_item",), ("put_item", "transact_write_items")], ids=["claim", "claim-and-note"])
+def test_a_flush_whose_claim_answer_was_lost_writes_its_note_and_says_written(
+    call, aws, lost_answers, monkeypatch, lost
+):
+    lost_answers(*lost, tokens=False)
+    monkeypatch.setattr(
+        bootstrap.services().flush_service, "chat_model", lambda: FakeChatModel(reply=lambda s, p: "Summary.")
+    )
+    body = event_body("flush")
+    body["context"] = private()
+
+    first = call("flush", body)
+    again = call("flush", body)  # the backend's own retry of the same compaction event
+
+    assert first.body["status"] == "written", first.body  # not "duplicate" of its own claim, with no note
+    assert again.body["status"] == "duplicate" and again.body["note"]["id"] == first.body["note"]["id"]
+    assert notes(aws, PERSONAL) == ["Summary."]
+
+
+def test_an_idempotency_key_whose_claim_answer_was_lost_is_this_call_s(aws, lost_answers, lambda_context):
+    lost_answers("put_item", tokens=False)
+    event = load_event("remember", {"context": private(), "arguments": {"text": "once"}})
+    event["headers"]["Idempotency-Key"] = "k-1"
+
+    first = load_handler("ToolsFunction")(event, lambda_context)
+    again = load_handler("ToolsFunction")(event, lambda_context)
+
+    assert first["statusCode"] == 201, first["body"]  # not 503 "still in progress": the claim is its own
+    assert again["statusCode"] == 201 and again["body"] == first["body"]
+    assert notes(aws, PERSONAL) == ["once"]

@@ -7,6 +7,7 @@ removes expired items late, so an expired one counts as absent).
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -19,12 +20,19 @@ def claim_record(
 ) -> dict[str, Any] | None:
     """Put ``item`` (its key and own attributes) ``in_progress`` for ``lease_s``, kept ``keep_s``, in one request.
 
-    None: the claim is this caller's. Otherwise the record that holds the key, as DynamoDB returned it."""
+    None: the claim is this caller's. Otherwise the record that holds the key, as DynamoDB returned it.
+
+    The put carries a ``claim_id`` of its own: when botocore sends it again after its answer was lost (a
+    timeout after DynamoDB applied it), the condition fails on this very claim, and that is this caller's
+    claim, not another's (else a flush whose claim's answer was lost answered ``duplicate`` and wrote no note).
+    """
+    claim_id = uuid.uuid4().hex
     try:
         client.put_item(
             TableName=table,
             Item={
                 **item,
+                "claim_id": {"S": claim_id},
                 "status": {"S": "in_progress"},
                 "lease_until": {"N": str(now_epoch + lease_s)},
                 "expires_at": {"N": str(now_epoch + keep_s)},
@@ -40,4 +48,6 @@ def claim_record(
         if not condition_failed(error):
             raise
         holder: dict[str, Any] = error.response.get("Item") or {}
+        if holder.get("claim_id", {}).get("S") == claim_id:
+            return None  # this very put, its answer lost
         return holder
