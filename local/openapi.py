@@ -118,7 +118,8 @@ def build() -> dict[str, Any]:
     paths: dict[str, Any] = {}
     schemas: dict[str, Any] = {}
     for function in dict.fromkeys(route.function for route in routes):
-        app = sys.modules[load_handler(function).__module__].app
+        load_handler(function)
+        app = sys.modules[f"_handler_{function}"].app  # the function's own module (load_handler names it so)
         part = json.loads(app.get_openapi_json_schema())
         for path, item in part["paths"].items():
             paths.setdefault(path, {}).update(item)

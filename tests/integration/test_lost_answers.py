@@ -156,3 +156,35 @@ def test_an_idempotency_key_whose_claim_answer_was_lost_is_this_call_s(aws, lost
     assert first["statusCode"] == 201, first["body"]  # not 503 "still in progress": the claim is its own
     assert again["statusCode"] == 201 and again["body"] == first["body"]
     assert notes(aws, PERSONAL) == ["once"]
+
+
+def _injections(aws: Any) -> list[dict[str, Any]]:
+    return [item for item in aws.scan(TableName="MemoryTable")["Items"] if item["sk"]["S"].startswith("inj#")]
+
+
+def test_the_record_of_what_a_turn_was_shown_is_written_before_the_answer_once(call, aws, monkeypatch):
+    from agent_memory.storage.client import DynamoDB
+    from tests.integration.conftest import LostAnswerClient
+
+    recorder = bootstrap.services().injection_recorder
+    monkeypatch.setattr(recorder, "_client", DynamoDB(LostAnswerClient(recorder._client.raw, {"put_item"}, None)))
+
+    answer = call("context", {"context": private()})
+
+    assert answer.status == 200 and answer.body["degraded"] == []
+    assert len(_injections(aws)) == 1  # already there when the turn is answered, and once
+
+
+def test_a_turn_whose_record_cannot_be_written_says_so_and_is_answered(call, aws, monkeypatch):
+    from agent_memory.storage.client import DynamoDB
+    from tests.integration.test_faults import FaultyClient
+
+    recorder = bootstrap.services().injection_recorder
+    failing = FaultyClient(recorder._client.raw, {"put_item": "InternalServerError"})
+    monkeypatch.setattr(recorder, "_client", DynamoDB(failing))
+
+    answer = call("context", {"context": private()})
+
+    assert answer.status == 200
+    assert answer.body["degraded"] == ["injection_record"]
+    assert "system_prompt" in answer.body and _injections(aws) == []

@@ -158,7 +158,7 @@ class MemoryService:
 
     def context(self, scope: Scope) -> MemoryContext:
         """The per-turn memory: never raises for a storage fault, it degrades instead (a turn is never blocked)."""
-        degraded: list[Literal["document", "notes"]] = []
+        degraded: list[Literal["document", "notes", "injection_record"]] = []
         document_read = start_aside(lambda: self.documents.current(scope))  # both reads at once (basics.aside)
         today = utc_now().date()
         try:

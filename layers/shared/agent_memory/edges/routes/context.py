@@ -28,5 +28,6 @@ router = APIGatewayHttpRouter()
 def context() -> Response[dict[str, Any]]:
     conversation, scope = parse_context_call(body_text(router.current_event))
     memory = services().memory_service.context(scope)
-    services().record_injection(scope, conversation.thread_id, memory)  # queued: written behind the turn
+    if not services().record_injection(scope, conversation.thread_id, memory):  # written before the answer
+        memory = memory.model_copy(update={"degraded": [*memory.degraded, "injection_record"]})
     return answer(200, memory)
