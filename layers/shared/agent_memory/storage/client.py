@@ -73,8 +73,15 @@ def request_token(write_id: str, items: list[dict[str, Any]]) -> str:
     """A TransactWriteItems ``ClientRequestToken`` derived from the logical write and the request: the same
     write sent again (by botocore or by the service) carries the same token, and DynamoDB applies it once
     within ten minutes; a changed request (the next position, a moved marker) carries another."""
-    digest = hashlib.sha256(write_id.encode() + json.dumps(items, sort_keys=True).encode()).hexdigest()
+    request = json.dumps(items, sort_keys=True, default=_binary).encode()  # a note's vector is bytes
+    digest = hashlib.sha256(write_id.encode() + request).hexdigest()
     return digest[:36]
+
+
+def _binary(value: Any) -> str:
+    if isinstance(value, bytes | bytearray):
+        return value.hex()
+    raise TypeError(f"{type(value).__name__} is not part of a DynamoDB request")
 
 
 def condition_failed(error: ClientError) -> bool:
