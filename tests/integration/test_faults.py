@@ -262,6 +262,45 @@ def test_a_consolidation_whose_save_fails_leaves_every_note_unmarked_then_folds_
     assert folded_counts(aws) == dict.fromkeys(ids, 1)
 
 
+class TransientFaults(FaultyClient):
+    """The real client, except that the first ``times`` calls of each operation in ``failing`` fail."""
+
+    def __init__(self, real: Any, failing: dict[str, str], times: int) -> None:
+        super().__init__(real, failing)
+        self.times = times
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self._real, name)
+        if name not in self.failing:
+            return method
+
+        def _maybe_fail(**kwargs: Any) -> Any:
+            self.calls[name] = self.calls.get(name, 0) + 1
+            if self.calls[name] <= self.times:
+                raise ClientError({"Error": {"Code": self.failing[name], "Message": "injected"}}, name)
+            return method(**kwargs)
+
+        return _maybe_fail
+
+
+@pytest.mark.parametrize("operation", ["transact_write_items", "update_item"])  # the save, then a note's mark
+def test_a_fold_in_the_planner_is_tried_again_after_a_transient_storage_fault(aws, monkeypatch, operation):
+    ids = [write_note(PERSONAL, RUN_AT - timedelta(days=9, minutes=i), f"old fact {i}") for i in range(3)]
+    real = make_dynamodb_client
+    bootstrap.provide(
+        make_dynamodb_client=lambda *a, **k: TransientFaults(real(*a, **k), {operation: "ThrottlingException"}, 1)
+    )
+    bootstrap.reset()
+    _consolidation_model(monkeypatch)
+
+    run = consolidate()
+
+    assert (run["groups_done"], run["groups_failed"], run["groups_planned"]) == (1, 0, 1)
+    assert run["notes_consolidated"] == 3
+    assert folded_counts(aws) == dict.fromkeys(ids, 1)
+    assert all(item["consolidated"] == {"BOOL": True} for item in notes_of(aws))
+
+
 @pytest.mark.parametrize("code", UNAVAILABLE)
 def test_a_consolidation_whose_marking_fails_is_finished_by_the_next_run_without_folding_twice(
     aws, faults, monkeypatch, code
