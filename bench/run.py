@@ -13,7 +13,16 @@ import argparse
 import sys
 from pathlib import Path
 
-from bench import consolidation_scale, context_reads, hybrid, local_load, people, recall_quality, scale
+from bench import (
+    consolidation_scale,
+    context_reads,
+    hybrid,
+    local_load,
+    local_workload,
+    people,
+    recall_quality,
+    scale,
+)
 from bench.cold_start import ColdStart, cold_starts
 from bench.flush import FLUSH_FUNCTION, FlushResult, flush_variants, measure_flush, run_flush
 from bench.operations import OPERATIONS, Operation, Result, measure, run_operation
@@ -135,6 +144,7 @@ def main(argv: list[str] | None = None) -> int:
         "Hybrid recall and the indexer on a real OpenSearch node": "\n".join(hybrid.report(on_node)),
         "People's control: export, erase and the injection record": people.report(controls),
         "200 concurrent clients against the local stack": local_load.report(local_load.measure_on_local_stack()),
+        "The local stack under a real workload": local_workload.report(local_workload.measure()),
         "/v1/context's two reads at once": "\n".join(context_reads.report(context_reads.measure())),
     }
     quality = recall_quality.measure_quality(log, on_node=True), recall_quality.measure_latency(log)
