@@ -188,3 +188,26 @@ def test_a_turn_whose_record_cannot_be_written_says_so_and_is_answered(call, aws
     assert answer.status == 200
     assert answer.body["degraded"] == ["injection_record"]
     assert "system_prompt" in answer.body and _injections(aws) == []
+
+
+@ENGINES
+def test_a_fold_whose_answers_were_lost_folds_each_note_once_and_counts_the_group_once(
+    aws, lost_answers, tokens, monkeypatch
+):
+    from datetime import timedelta
+
+    from tests.conftest import write_note
+    from tests.integration.test_consolidation import RUN_AT, consolidate, folded_counts, merge, notes_of
+
+    ids = [write_note(PERSONAL, RUN_AT - timedelta(days=9, minutes=i), f"old fact {i}") for i in range(3)]
+    clients = lost_answers("transact_write_items", "update_item", tokens=tokens)  # the save, the marks, the settle
+    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: FakeChatModel(reply=merge))
+
+    run = consolidate()
+
+    assert sum(client.lost for client in clients) >= 3
+    assert (run["groups_planned"], run["groups_done"], run["groups_failed"]) == (1, 1, 0)
+    assert run["notes_consolidated"] == 3
+    assert len([version for version in versions(aws) if version[0] >= 1]) == 1  # one version for the fold
+    assert folded_counts(aws) == dict.fromkeys(ids, 1)  # every marked note is in the version's document, once
+    assert all(item["consolidated"] == {"BOOL": True} for item in notes_of(aws))
