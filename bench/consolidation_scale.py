@@ -227,7 +227,6 @@ def planner_peak_bytes(due_notes: int, notes_each: int = 4) -> int:
             consolidator = bootstrap.services().consolidator
             consolidator.store.acquire_lease("warm-up", now_epoch=0, lease_s=0)  # clients built before tracing:
             consolidator.store.release_lease("warm-up")  # loading their models is a constant, not the walk's
-            consolidator.queue()
             tracemalloc.start()
             result = consolidator.run(scheduled_event(), remaining_ms=lambda: 900_000)
             _, peak = tracemalloc.get_traced_memory()

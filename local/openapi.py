@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from typing import Any
 
 from aws_lambda_powertools.event_handler.openapi.models import APIKey, APIKeyIn, HTTPBearer, SecurityBase
 from pydantic import BaseModel
 
-from local.template import ROOT, Route, http_routes, load_handler
+from local.template import ROOT, Route, http_routes, load_module
 
 OPENAPI = ROOT / "docs" / "openapi.json"
 EVENTS = ROOT / "events"
@@ -118,8 +117,7 @@ def build() -> dict[str, Any]:
     paths: dict[str, Any] = {}
     schemas: dict[str, Any] = {}
     for function in dict.fromkeys(route.function for route in routes):
-        load_handler(function)
-        app = sys.modules[f"_handler_{function}"].app  # the function's own module (load_handler names it so)
+        app = load_module(function).app
         part = json.loads(app.get_openapi_json_schema())
         for path, item in part["paths"].items():
             paths.setdefault(path, {}).update(item)

@@ -117,13 +117,20 @@ def load_handler(function: str) -> Callable[[dict[str, Any], Any], Any]:
     Lambda sandbox, a process serves one event at a time through it: Powertools' resolver keeps the
     current event on a class attribute, so concurrent events need concurrent processes.
     """
+    attribute = load_template()["Resources"][function]["Properties"]["Handler"].rpartition(".")[2]
+    handler: Callable[[dict[str, Any], Any], Any] = getattr(load_module(function), attribute)
+    return handler
+
+
+@cache
+def load_module(function: str) -> ModuleType:
+    """The module of a function's handler (``app``), loaded once under the function's own name."""
     props = load_template()["Resources"][function]["Properties"]
-    module_name, _, attribute = props["Handler"].rpartition(".")
+    module_name = props["Handler"].rpartition(".")[0]
     path = ROOT / props["CodeUri"] / f"{module_name.replace('.', '/')}.py"
     spec = importlib.util.spec_from_file_location(f"_handler_{function}", path)
     assert spec is not None and spec.loader is not None
     module: ModuleType = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
-    handler: Callable[[dict[str, Any], Any], Any] = getattr(module, attribute)
-    return handler
+    return module

@@ -7,6 +7,7 @@
  * });
  * const local = new MemoryClient("http://127.0.0.1:3000", { lambdaEndpoint: "http://127.0.0.1:3001" }); // make run
  * await local.remember({ user_id: "u-1", thread_id: "t-1" }, "Prefers metric units");
+ * await local.admin.erase({ user: "u-1" });          // the backend's own data flows: export, erase, usage by id
  *
  * const dashboard = new ManagementClient("http://127.0.0.1:3000", { token: jwt });  // bearer JWT
  * await dashboard.getDocument();                     // the token subject's personal memory
@@ -60,9 +61,43 @@ export interface MemoryClientOptions extends TransportOptions {
   lambdaClient?: LambdaClient;
 }
 
-/** The chat backend's client: the tools, the context and the flush (SigV4 in AWS, nothing locally). */
+/** Whose memory a backend operation acts on: exactly one user's personal memory or one workspace's team memory. */
+export type PlatformOwner = { user: string; workspace?: never } | { workspace: string; user?: never };
+
+/**
+ * The chat backend's own data flows (`memory.admin`), with its IAM identity: export, erase and usage of any
+ * user's or workspace's memory, by id. A dashboard token grants nothing on these routes.
+ */
+export class PlatformOperations {
+  constructor(readonly transport: Transport) {}
+
+  private static path(owner: PlatformOwner, operation = ""): string {
+    const where = owner.user !== undefined ? `users/${segment(owner.user)}` : `workspaces/${segment(owner.workspace)}`;
+    return `/v1/platform/${where}${operation}`;
+  }
+
+  /** One page of everything the memory holds, oldest first (`agent-memory-export/1`); follow `next_cursor`. */
+  async export(owner: PlatformOwner & { cursor?: string }): Promise<Export> {
+    const query = { cursor: owner.cursor };
+    return (await this.transport.request("GET", PlatformOperations.path(owner, "/export"), { query })) as Export;
+  }
+
+  /** Erase the whole memory (table and index); the receipt. A repeat answers zero counts. */
+  async erase(owner: PlatformOwner): Promise<Receipt> {
+    return (await this.transport.request("DELETE", PlatformOperations.path(owner))) as Receipt;
+  }
+
+  /** Notes written today and characters stored, against the memory's quotas. */
+  async usage(owner: PlatformOwner): Promise<Usage> {
+    return (await this.transport.request("GET", PlatformOperations.path(owner, "/usage"))) as Usage;
+  }
+}
+
+/** The chat backend's client: the tools, the context and the flush (SigV4 in AWS, nothing locally), and in
+ * `admin` the backend's own data flows. */
 export class MemoryClient {
   readonly transport: Transport;
+  readonly admin: PlatformOperations;
   readonly flushFunction: string;
   private readonly lambdaEndpoint: string | undefined;
   private lambdaClient: LambdaClient | undefined;
@@ -71,6 +106,7 @@ export class MemoryClient {
   constructor(endpoint: string, options: MemoryClientOptions = {}) {
     const { flushFunction, lambdaEndpoint, lambdaClient, ...transport } = options;
     this.transport = new Transport(endpoint, transport);
+    this.admin = new PlatformOperations(this.transport);
     this.flushFunction = flushFunction ?? "FlushFunction";
     this.lambdaEndpoint = lambdaEndpoint;
     this.lambdaClient = lambdaClient;

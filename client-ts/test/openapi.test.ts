@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
-import type { ManagementClient, MemoryClient } from "../src/index.js";
+import type { ManagementClient, MemoryClient, PlatformOperations } from "../src/index.js";
 import type { paths } from "../src/generated/openapi.js";
 
 type Method = "get" | "put" | "post" | "delete";
@@ -28,6 +28,9 @@ type Personal = "/v1/memory/personal";
 type Team = "/v1/memory/workspaces/{workspace_id}";
 type M = MemoryClient;
 type D = ManagementClient;
+type P = PlatformOperations;
+type Users = "/v1/platform/users/{user_id}";
+type Workspaces = "/v1/platform/workspaces/{workspace_id}";
 
 // One line per route: a method whose type drifts from its route's answer does not compile.
 const SAME_TYPES: true[] = [
@@ -62,6 +65,12 @@ const SAME_TYPES: true[] = [
   true as Equal<Resolves<D, "usage">, Answer<`${Team}/usage`, "get">>,
   true as Equal<Resolves<D, "listRuns">, Answer<"/v1/admin/consolidation/runs", "get">>,
   true as Equal<Resolves<D, "startRun">, Answer<"/v1/admin/consolidation/runs", "post">>,
+  true as Equal<Resolves<P, "export">, Answer<`${Users}/export`, "get">>,
+  true as Equal<Resolves<P, "erase">, Answer<Users, "delete">>,
+  true as Equal<Resolves<P, "usage">, Answer<`${Users}/usage`, "get">>,
+  true as Equal<Resolves<P, "export">, Answer<`${Workspaces}/export`, "get">>,
+  true as Equal<Resolves<P, "erase">, Answer<Workspaces, "delete">>,
+  true as Equal<Resolves<P, "usage">, Answer<`${Workspaces}/usage`, "get">>,
 ];
 
 test("each method's answer type is its route's, for every route of docs/openapi.json", () => {

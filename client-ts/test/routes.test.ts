@@ -407,6 +407,51 @@ test("operators: runs listed and started, a workspace erased; anyone else refuse
   assert.equal(erased.erased.notes, 1);
 });
 
+// --- the backend's own data flows ---------------------------------------------------------------------------
+
+test(
+  "the backend exports, reads usage and erases a user and a workspace by id; bad ids refused",
+  needsStack,
+  async () => {
+    const user = unique("ts-platform-user");
+    const neighbour = unique("ts-platform-neighbour");
+    const workspace = unique("w-platform");
+    const client = memory();
+    await client.remember(ctx(user), "Flies to Lisbon in March");
+    await client.remember(ctx(neighbour), "Flies to Oslo in May");
+    await client.remember(ctx(user, { visibility: "shared", workspace_id: workspace }), "Standup at 9:30");
+
+    const exported = await client.admin.export({ user });
+    const notes =
+      exported.next_cursor === null ? [] : (await client.admin.export({ user, cursor: exported.next_cursor })).notes;
+    const usage = await client.admin.usage({ user });
+    const team = await client.admin.export({ workspace });
+    const teamUsage = await client.admin.usage({ workspace });
+    const erased = await client.admin.erase({ user });
+    const again = await client.admin.erase({ user });
+    const teamErased = await client.admin.erase({ workspace });
+    await refused(client.admin.erase({ user: "u 1" }), InvalidInput, 422, "invalid_input");
+    await refused(client.admin.export({ workspace: "w 1" }), InvalidInput, 422, "invalid_input");
+    await refused(client.admin.usage({ user: "u 1" }), InvalidInput, 422, "invalid_input");
+    await refused(client.admin.export({ user: "u 1" }), InvalidInput, 422, "invalid_input");
+    await refused(client.admin.erase({ workspace: "w 1" }), InvalidInput, 422, "invalid_input");
+    await refused(client.admin.usage({ workspace: "w 1" }), InvalidInput, 422, "invalid_input");
+
+    assert.deepEqual(
+      notes.map((note) => note.text),
+      ["Flies to Lisbon in March"],
+    );
+    assert.equal(usage.notes_today, 1);
+    assert.equal(team.scope, "team");
+    assert.equal(teamUsage.notes_today, 1);
+    assert.equal(erased.erased.notes, 1);
+    assert.deepEqual(again.erased, { notes: 0, versions: 0, other: 0 });
+    assert.equal(teamErased.erased.notes, 1);
+    assert.deepEqual((await client.recall(ctx(user), "Lisbon")).notes, []);
+    assert.equal((await client.admin.usage({ user: neighbour })).notes_today, 1);
+  },
+);
+
 // --- management: who may call ---------------------------------------------------------------------------------
 
 type Call = (client: ManagementClient, scope: ScopeOption) => Promise<unknown>;

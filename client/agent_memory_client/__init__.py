@@ -2,6 +2,7 @@
 
 - :class:`MemoryClient`, :class:`AsyncMemoryClient`: the chat backend's tools, context and flush (SigV4 in
   AWS, unsigned locally), blocking on ``httpx.Client`` or awaited on ``httpx.AsyncClient``;
+- ``MemoryClient.admin`` (:class:`PlatformOperations`): the backend's own export, erase and usage by id;
 - :class:`ManagementClient`, :class:`AsyncManagementClient`: the dashboard's routes with a bearer JWT;
 - :class:`SigV4Auth`, :class:`BearerAuth`: their authentication, as ``httpx.Auth`` objects;
 - :class:`Conversation`: the one object a backend holds per conversation (prompt, tools, tool calls, flush);
@@ -11,7 +12,14 @@ Every method returns the service's JSON, typed by :mod:`agent_memory_client.type
 """
 
 from agent_memory_client.auth import BearerAuth, SigV4Auth
-from agent_memory_client.client import AsyncManagementClient, AsyncMemoryClient, ManagementClient, MemoryClient
+from agent_memory_client.client import (
+    AsyncManagementClient,
+    AsyncMemoryClient,
+    AsyncPlatformOperations,
+    ManagementClient,
+    MemoryClient,
+    PlatformOperations,
+)
 from agent_memory_client.conversation import Conversation
 from agent_memory_client.errors import (
     BadRequest,
@@ -34,6 +42,7 @@ __all__ = [
     "FLUSH_TIMEOUT_S",
     "AsyncManagementClient",
     "AsyncMemoryClient",
+    "AsyncPlatformOperations",
     "BadRequest",
     "BearerAuth",
     "Conversation",
@@ -46,6 +55,7 @@ __all__ = [
     "MemoryClientError",
     "MemoryTransportError",
     "NotFound",
+    "PlatformOperations",
     "RateLimited",
     "RetryPolicy",
     "ServiceUnavailable",

@@ -11,6 +11,8 @@
     async with AsyncMemoryClient("http://127.0.0.1:3000") as memory:   # the same methods, awaited
         await memory.recall(ctx, "units")
 
+    memory.admin.erase(user="u-1")           # the backend's own data flows (export, erase, usage), by id
+
     admin = ManagementClient("http://127.0.0.1:3000", token=jwt)   # the dashboard's routes, bearer JWT
     admin.get_document()                     # personal memory of the token subject
     admin.get_document(workspace="w-3")      # a workspace's team memory
@@ -32,7 +34,7 @@ from botocore.credentials import Credentials
 from agent_memory_client.auth import BearerAuth, Signing, Token, memory_auth, region_of
 from agent_memory_client.exchange import Blocking
 from agent_memory_client.flush import FLUSH_TIMEOUT_S, flush_before_compaction, flush_lambda_client
-from agent_memory_client.routes import ManagementRoutes, MemoryRoutes, route
+from agent_memory_client.routes import ManagementRoutes, MemoryRoutes, PlatformRoutes, route
 from agent_memory_client.transport import AsyncBase, AsyncTransport, PoolOptions, SyncBase, Transport, reject_unknown
 from agent_memory_client.types import ConversationContext, FlushResult
 
@@ -98,13 +100,37 @@ class _Memory(MemoryRoutes):
         )
 
 
+class _OnTheClientsPool:
+    """An object sending on a client's transport: the pool is the client's, closed with the client only."""
+
+    def __init__(self, transport: Any) -> None:
+        self._transport = transport
+
+    def close(self) -> None:
+        """Nothing: the pool is the client's."""
+
+    async def aclose(self) -> None:
+        """Nothing: the pool is the client's."""
+
+
+class PlatformOperations(_OnTheClientsPool, PlatformRoutes, SyncBase):
+    """``MemoryClient.admin``: export, erase and usage of a user's or a workspace's memory by id (§8), sent with
+    the client's signature on its pool."""
+
+
+class AsyncPlatformOperations(_OnTheClientsPool, PlatformRoutes, AsyncBase):
+    """``AsyncMemoryClient.admin``: :class:`PlatformOperations`' methods, awaited."""
+
+
 class MemoryClient(_Memory, SyncBase):
-    """The chat backend's client for the tools, the context and the flush (SigV4 in AWS, nothing locally).
-    ``http``: the ``httpx.Client`` to send on (by default one of its own, closed by :meth:`close`)."""
+    """The chat backend's client for the tools, the context and the flush (SigV4 in AWS, nothing locally), and in
+    ``admin`` the backend's own data flows (export, erase, usage by id). ``http``: the ``httpx.Client`` to send
+    on (by default one of its own, closed by :meth:`close`)."""
 
     def __init__(self, endpoint: str, *, http: httpx.Client | None = None, **options: Unpack[MemoryOptions]) -> None:
         super().__init__(endpoint, options)
         self._transport = Transport.open(endpoint, self._auth, options, http)
+        self.admin = PlatformOperations(self._transport)
 
 
 class AsyncMemoryClient(_Memory, AsyncBase):
@@ -115,6 +141,7 @@ class AsyncMemoryClient(_Memory, AsyncBase):
     ) -> None:
         super().__init__(endpoint, options)
         self._transport = AsyncTransport.open(endpoint, self._auth, options, http)
+        self.admin = AsyncPlatformOperations(self._transport)
 
 
 class ManagementClient(ManagementRoutes, SyncBase):

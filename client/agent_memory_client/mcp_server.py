@@ -12,10 +12,13 @@
 
 Whose memory: the user, thread and workspace come from this server's configuration (flags, or the
 ``MEMORY_USER_ID``, ``MEMORY_THREAD_ID``, ``MEMORY_WORKSPACE_ID`` variables; a workspace makes the
-conversation shared, i.e. the team's memory). A tool argument the tool's schema does not declare (a
-``user_id``, a ``workspace_id``, a ``scope``...) is refused before anything is sent. The service is
-``MEMORY_API_URL`` (default the local stack, ``http://127.0.0.1:3000``; an ``execute-api`` URL is SigV4-signed
-with the standard AWS credential chain), called with :class:`AsyncMemoryClient` on the server's own event loop.
+conversation shared, i.e. the team's memory). Over HTTP with ``--auth jwt`` the server serves many users: each
+session's user is the ``sub`` of its bearer token, verified as the dashboard's (``mcp_auth``), and a session
+chooses a workspace its token lists with ``?workspace=<id>`` on the endpoint's URL. A tool argument the tool's
+schema does not declare (a ``user_id``, a ``workspace_id``, a ``scope``...) is refused before anything is sent.
+The service is ``MEMORY_API_URL`` (default the local stack, ``http://127.0.0.1:3000``; an ``execute-api`` URL is
+SigV4-signed with the standard AWS credential chain), called with :class:`AsyncMemoryClient` on the server's own
+event loop.
 """
 
 from __future__ import annotations
@@ -23,16 +26,21 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import replace
+from typing import Any, Literal
 
 import anyio
 import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 
 from agent_memory_client.client import AsyncMemoryClient
-from agent_memory_client.errors import MemoryApiError, MemoryTransportError
+from agent_memory_client.errors import MemoryApiError, MemoryClientError, MemoryTransportError
 from agent_memory_client.types import ConversationContext, ToolDefinition
+
+ID = re.compile(r"^[A-Za-z0-9._@-]{1,128}$")
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 CONTEXT_URI = "memory://context"
 PROMPT_NAME = "memory"
@@ -52,12 +60,22 @@ def _refused(code: str, message: str, details: list[dict[str, Any]] | None = Non
     return types.CallToolResult(content=_text({"error": error}), structured_content={"error": error}, is_error=True)
 
 
-class MemoryMcp:
-    """The MCP handlers over one :class:`AsyncMemoryClient` and one configured conversation context."""
+class Refused(Exception):
+    """A tool call this server refuses itself (who is calling, which workspace), as an error result."""
 
-    def __init__(self, client: AsyncMemoryClient, context: ConversationContext) -> None:
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+class MemoryMcp:
+    """The MCP handlers over one :class:`AsyncMemoryClient` and one configured conversation context; with
+    ``per_session=True`` the context's user is each session's verified token subject instead (over HTTP)."""
+
+    def __init__(self, client: AsyncMemoryClient, context: ConversationContext, *, per_session: bool = False) -> None:
         self.client = client
         self.context = context
+        self.per_session = per_session
         self._tools: list[ToolDefinition] | None = None
         self.server: Server[Any] = Server(
             "agent-memory",
@@ -76,8 +94,30 @@ class MemoryMcp:
             self._tools = await self.client.list_tools()
         return self._tools
 
-    async def _memory_block(self) -> str:
-        answer = await self.client.get_context(self.context)
+    def context_of(self, ctx: ServerRequestContext[Any]) -> ConversationContext:
+        """This request's conversation: the configured one, or (per session) the token's user, in the workspace
+        the session's URL names if the token lists it."""
+        if not self.per_session:
+            return self.context
+        from mcp.server.auth.middleware.auth_context import get_access_token
+
+        token = get_access_token()
+        if token is None or token.subject is None:
+            raise Refused("unauthorized", "no verified bearer token for this session")
+        query = getattr(ctx.request, "query_params", None) or {}
+        workspace = query.get("workspace") or self.context.workspace_id
+        thread = query.get("thread") or self.context.thread_id
+        if not ID.fullmatch(thread) or (workspace is not None and not ID.fullmatch(workspace)):
+            raise Refused("invalid_input", "`thread` and `workspace` must be ids (letters, digits, . _ @ -)")
+        if workspace is not None and workspace not in (token.claims or {}).get("workspaces", []):
+            raise Refused("forbidden", f"the token's user is not a member of the workspace {workspace}")
+        visibility: Literal["private", "shared"] = "shared" if workspace else "private"
+        return replace(
+            self.context, user_id=token.subject, thread_id=thread, visibility=visibility, workspace_id=workspace
+        )
+
+    async def _memory_block(self, ctx: ServerRequestContext[Any]) -> str:
+        answer = await self.client.get_context(self.context_of(ctx))
         return answer["system_prompt"]
 
     async def list_tools(self, ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
@@ -90,7 +130,15 @@ class MemoryMcp:
     async def call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        definitions = {tool["name"]: tool for tool in await self._definitions()}
+        try:  # a failure of the memory API, or a refusal of the caller, is the call's result, never a protocol error
+            definitions = {tool["name"]: tool for tool in await self._definitions()}
+            context = self.context_of(ctx)
+        except Refused as refusal:
+            return _refused(refusal.code, refusal.message)
+        except MemoryApiError as error:
+            return _refused(error.code, error.message)
+        except MemoryClientError as error:
+            return _refused("unavailable", f"the memory service did not answer: {error}")
         if params.name not in definitions:
             return _refused("unknown_tool", f"no such tool: {params.name}")
         arguments = dict(params.arguments or {})
@@ -102,7 +150,7 @@ class MemoryMcp:
                 f"never from a tool argument: {', '.join(undeclared)}",
             )
         try:
-            answer = dict(await self.client.call_tool(self.context, params.name, arguments))
+            answer = dict(await self.client.call_tool(context, params.name, arguments))
         except MemoryApiError as error:
             return _refused(error.code, error.message, error.details)
         except MemoryTransportError as error:
@@ -124,7 +172,7 @@ class MemoryMcp:
     ) -> types.ReadResourceResult:
         if str(params.uri) != CONTEXT_URI:
             raise ValueError(f"no such resource: {params.uri}")
-        text = await self._memory_block()
+        text = await self._memory_block(ctx)
         contents = [types.TextResourceContents(uri=CONTEXT_URI, mime_type="text/plain", text=text)]
         return types.ReadResourceResult(contents=contents)
 
@@ -138,7 +186,7 @@ class MemoryMcp:
         if params.name != PROMPT_NAME:
             raise ValueError(f"no such prompt: {params.name}")
         message = types.PromptMessage(
-            role="user", content=types.TextContent(type="text", text=await self._memory_block())
+            role="user", content=types.TextContent(type="text", text=await self._memory_block(ctx))
         )
         return types.GetPromptResult(description="The memory of this conversation.", messages=[message])
 
@@ -148,11 +196,36 @@ class MemoryMcp:
         async with stdio_server() as (read_stream, write_stream):
             await self.server.run(read_stream, write_stream, self.server.create_initialization_options())
 
-    def run_http(self, host: str, port: int, path: str = "/mcp") -> None:
+    def http_app(self, host: str, path: str = "/mcp", **auth: Any) -> Any:
+        """The streamable HTTP app; ``auth``: ``verifier`` (a ``TokenVerifier``), ``resource_url`` (this endpoint's
+        public URL), ``authorization_server`` (where its tokens come from), ``allowed_origins``."""
+        from mcp.server.transport_security import TransportSecuritySettings
+
+        security = None  # loopback: the SDK's own DNS-rebinding protection (Host and Origin on loopback only)
+        if host not in LOOPBACK:
+            origins = list(auth.get("allowed_origins") or [])
+            security = TransportSecuritySettings(
+                enable_dns_rebinding_protection=True, allowed_hosts=[host, f"{host}:*"], allowed_origins=origins
+            )
+        if auth.get("verifier") is None:
+            return self.server.streamable_http_app(streamable_http_path=path, host=host, transport_security=security)
+        from mcp.server.auth.settings import AuthSettings
+
+        settings = AuthSettings(
+            issuer_url=auth["authorization_server"], resource_server_url=auth["resource_url"], required_scopes=[]
+        )
+        return self.server.streamable_http_app(
+            streamable_http_path=path,
+            host=host,
+            transport_security=security,
+            auth=settings,
+            token_verifier=auth["verifier"],
+        )
+
+    def run_http(self, host: str, port: int, path: str = "/mcp", **auth: Any) -> None:
         import uvicorn
 
-        app = self.server.streamable_http_app(streamable_http_path=path, host=host)
-        uvicorn.run(app, host=host, port=port, log_level="warning")
+        uvicorn.run(self.http_app(host, path, **auth), host=host, port=port, log_level="warning")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -165,24 +238,56 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--user", default=env("MEMORY_USER_ID"), help="whose memory (required)")
     parser.add_argument("--thread", default=env("MEMORY_THREAD_ID", "mcp"), help="this conversation's thread id")
     parser.add_argument("--workspace", default=env("MEMORY_WORKSPACE_ID"), help="a workspace: the team's memory")
+    multi = parser.add_argument_group("many users (--transport http --auth jwt): each session's bearer token")
+    multi.add_argument("--auth", choices=["none", "jwt"], default=env("MEMORY_MCP_AUTH", "none"))
+    multi.add_argument("--jwt-secret", default=env("MEMORY_MCP_JWT_SECRET"), help="HS256 secret of the tokens")
+    multi.add_argument("--jwks-url", default=env("MEMORY_MCP_JWKS_URL"), help="or the issuer's JWKS (RS256/ES256)")
+    multi.add_argument("--issuer", default=env("MEMORY_MCP_ISSUER", "memory-local"), help="the tokens' iss")
+    multi.add_argument("--audience", default=env("MEMORY_MCP_AUDIENCE", "memory-dashboard"), help="their aud")
+    multi.add_argument("--resource-url", default=env("MEMORY_MCP_RESOURCE_URL"), help="this endpoint's public URL")
+    multi.add_argument("--authorization-server", default=env("MEMORY_MCP_AUTHORIZATION_SERVER"))
+    multi.add_argument(
+        "--allowed-origin",
+        action="append",
+        default=[o for o in env("MEMORY_MCP_ALLOWED_ORIGINS", "").split(",") if o],
+        help="an Origin allowed when binding another host than loopback (repeatable)",
+    )
     return parser
+
+
+def _auth(args: argparse.Namespace) -> dict[str, Any]:
+    if args.auth != "jwt":
+        return {"allowed_origins": args.allowed_origin}
+    from agent_memory_client.mcp_auth import JwtVerifier
+
+    if args.transport != "http" or not (args.jwt_secret or args.jwks_url):
+        raise SystemExit("agent-memory-mcp: --auth jwt needs --transport http and --jwt-secret or --jwks-url")
+    resource = args.resource_url or f"http://{args.host}:{args.port}/mcp"
+    issuer_is_url = re.match(r"^https?://", args.issuer)
+    return {
+        "verifier": JwtVerifier(args.issuer, args.audience, secret=args.jwt_secret, jwks_url=args.jwks_url),
+        "resource_url": resource,
+        "authorization_server": args.authorization_server or (args.issuer if issuer_is_url else args.api_url),
+        "allowed_origins": args.allowed_origin,
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = _parser().parse_args(argv)
-    if not args.user:
+    auth = _auth(args)
+    if not args.user and "verifier" not in auth:
         raise SystemExit("agent-memory-mcp: --user (or MEMORY_USER_ID) is required: whose memory this server serves")
     context = ConversationContext(
-        user_id=args.user,
+        user_id=args.user or "per-session",  # with --auth jwt: each session's token subject
         thread_id=args.thread,
         visibility="shared" if args.workspace else "private",
         workspace_id=args.workspace,
     )
-    memory = MemoryMcp(AsyncMemoryClient(args.api_url), context)
+    memory = MemoryMcp(AsyncMemoryClient(args.api_url), context, per_session="verifier" in auth)
     if args.transport == "stdio":
         anyio.run(memory.run_stdio)
     else:
-        memory.run_http(args.host, args.port)
+        memory.run_http(args.host, args.port, **auth)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Every route of docs/api.md §3 and §5 as a client method, written once for the blocking and the async clients.
+"""Every route of docs/api.md §3, §5 and §8 as a client method, written once for the blocking and the async clients.
 
 A method here builds the :class:`Call` it makes (path, query, body, Idempotency-Key, how to read the
 answer); :class:`route` turns it into a method of whichever client it is read from: on ``MemoryClient`` it
@@ -11,6 +11,7 @@ import functools
 from collections.abc import Callable, Coroutine, Mapping
 from types import MethodType
 from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
+from urllib.parse import quote
 
 from agent_memory_client.exchange import Blocking, Call, new_idempotency_key
 from agent_memory_client.transport import AsyncBase, SyncBase
@@ -223,3 +224,34 @@ class ManagementRoutes:
     def start_run(self) -> Call[RunStarted]:
         """Operators only: start a consolidation run now (202)."""
         return Call("POST", "/v1/admin/consolidation/runs")
+
+
+def _platform(user: str | None, workspace: str | None, operation: str = "") -> str:
+    """A backend operation's path, for exactly one of a user or a workspace; the id is one path segment whatever it
+    holds (the service checks it)."""
+    if (user is None) == (workspace is None):
+        raise ValueError("name exactly one of user= or workspace=")
+    kind, owner = ("users", user) if user is not None else ("workspaces", workspace)
+    return f"/v1/platform/{kind}/{quote(str(owner), safe='')}" + (f"/{operation}" if operation else "")
+
+
+class PlatformRoutes:
+    """The chat backend's own data flows (§8), with its IAM identity: any user's (``user=``) or workspace's
+    (``workspace=``) memory, by id; exactly one of the two."""
+
+    @route
+    def export(
+        self, *, user: str | None = None, workspace: str | None = None, cursor: str | None = None
+    ) -> Call[Export]:
+        """One page of everything the memory holds, oldest first (``agent-memory-export/1``); follow ``next_cursor``."""
+        return Call("GET", _platform(user, workspace, "export"), params={"cursor": cursor})
+
+    @route
+    def erase(self, *, user: str | None = None, workspace: str | None = None) -> Call[Receipt]:
+        """Erase the whole memory (table and index); the receipt. A repeat finishes an interrupted one, else zeros."""
+        return Call("DELETE", _platform(user, workspace))
+
+    @route
+    def usage(self, *, user: str | None = None, workspace: str | None = None) -> Call[Usage]:
+        """Notes written today and characters stored, against the memory's quotas."""
+        return Call("GET", _platform(user, workspace, "usage"))

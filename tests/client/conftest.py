@@ -18,6 +18,7 @@ import pytest
 from agent_memory_client import (
     AsyncManagementClient,
     AsyncMemoryClient,
+    AsyncPlatformOperations,
     ConversationContext,
     ManagementClient,
     MemoryClient,
@@ -69,6 +70,8 @@ class Awaited:
 
     def __getattr__(self, name: str) -> Any:
         attribute = getattr(self._client, name)
+        if isinstance(attribute, AsyncPlatformOperations):  # ``admin``: its methods are awaited too
+            return Awaited(attribute, self._portal)
         if not callable(attribute):
             return attribute
         return lambda *args, **kwargs: self._portal.call(partial(attribute, *args, **kwargs))

@@ -12,7 +12,15 @@ from pathlib import Path
 from typing import Any, Literal, get_args, get_type_hints, is_typeddict
 
 import pytest
-from agent_memory_client import AsyncManagementClient, AsyncMemoryClient, ManagementClient, MemoryClient, types
+from agent_memory_client import (
+    AsyncManagementClient,
+    AsyncMemoryClient,
+    AsyncPlatformOperations,
+    ManagementClient,
+    MemoryClient,
+    PlatformOperations,
+    types,
+)
 
 from tests.client.test_docs import CLIENT_METHODS
 
@@ -72,7 +80,12 @@ def test_each_method_returns_its_routes_schema(route: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("blocking", "awaited"), [(MemoryClient, AsyncMemoryClient), (ManagementClient, AsyncManagementClient)]
+    ("blocking", "awaited"),
+    [
+        (MemoryClient, AsyncMemoryClient),
+        (ManagementClient, AsyncManagementClient),
+        (PlatformOperations, AsyncPlatformOperations),
+    ],
 )
 def test_the_async_clients_have_the_blocking_ones_methods_awaited(blocking: type, awaited: type) -> None:
     def methods(client: type) -> dict[str, inspect.Signature]:
@@ -83,9 +96,14 @@ def test_the_async_clients_have_the_blocking_ones_methods_awaited(blocking: type
         }
 
     assert methods(blocking) == methods(awaited)
-    client = (
-        awaited("http://127.0.0.1:9", token="t") if awaited is AsyncManagementClient else awaited("http://127.0.0.1:9")
-    )
-    pending = client.health() if awaited is AsyncMemoryClient else client.start_run()
+    if awaited is AsyncPlatformOperations:
+        client = AsyncMemoryClient("http://127.0.0.1:9").admin
+        pending = client.erase(user="u-1")
+    elif awaited is AsyncManagementClient:
+        client = awaited("http://127.0.0.1:9", token="t")
+        pending = client.start_run()
+    else:
+        client = awaited("http://127.0.0.1:9")
+        pending = client.health()
     assert inspect.iscoroutine(pending)
     pending.close()

@@ -8,7 +8,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from agent_memory_client import ManagementClient, MemoryClient
+from agent_memory_client import ManagementClient, MemoryClient, PlatformOperations
 
 from local.template import http_routes, load_template
 
@@ -40,6 +40,12 @@ CLIENT_METHODS = {
     "DELETE {base}/notes": ManagementClient.erase_my_notes,
     "GET {base}/injections": ManagementClient.list_injections,
     "GET {base}/usage": ManagementClient.usage,
+    "GET /v1/platform/users/{user_id}/export": PlatformOperations.export,
+    "DELETE /v1/platform/users/{user_id}": PlatformOperations.erase,
+    "GET /v1/platform/users/{user_id}/usage": PlatformOperations.usage,
+    "GET /v1/platform/workspaces/{workspace_id}/export": PlatformOperations.export,
+    "DELETE /v1/platform/workspaces/{workspace_id}": PlatformOperations.erase,
+    "GET /v1/platform/workspaces/{workspace_id}/usage": PlatformOperations.usage,
 }
 
 
@@ -75,10 +81,14 @@ def test_every_samconfig_example_names_only_template_parameters_with_allowed_val
     assert {key for key, _ in full} == set(parameters) - elsewhere
 
 
-def test_the_backend_policy_allows_exactly_the_iam_routes_and_the_flush() -> None:
+def test_the_backend_policy_allows_exactly_the_turn_traffics_iam_routes_and_the_flush() -> None:
     (policy,) = (json.loads(block) for block in fenced("json"))
     tools, flush = policy["Statement"]
-    iam_routes = {route.route_key for route in http_routes() if route.authorizer == "AWS_IAM"}
+    iam_routes = {  # the platform's routes are granted apart (PlatformOperationsPolicy, tests/infra)
+        route.route_key
+        for route in http_routes()
+        if route.authorizer == "AWS_IAM" and not route.path.startswith("/v1/platform/")
+    }
 
     assert tools["Action"] == "execute-api:Invoke"
     assert {

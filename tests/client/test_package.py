@@ -8,7 +8,18 @@ import tomllib
 from pathlib import Path
 
 CLIENT = Path(__file__).resolve().parents[2] / "client"
-SERVICE_MODULES = ("agent_memory", "pydantic", "aws_lambda_powertools", "boto3", "jwt", "opensearchpy", "mcp")
+SERVICE_MODULES = (
+    "agent_memory",
+    "pydantic",
+    "aws_lambda_powertools",
+    "boto3",
+    "jwt",
+    "opensearchpy",
+    "mcp",
+    "anthropic",  # only agent_memory_client.claude_memory, imported by who uses it, loads it
+    "agents",  # only agent_memory_client.openai_agents
+    "strands",  # only agent_memory_client.strands_agents
+)
 
 
 def test_importing_the_client_loads_none_of_the_services_dependencies() -> None:
@@ -30,3 +41,6 @@ def test_the_package_declares_only_httpx_and_botocore() -> None:
     project = tomllib.loads((CLIENT / "pyproject.toml").read_text())["project"]
     assert [spec.split(">")[0] for spec in project["dependencies"]] == ["httpx", "botocore"]
     assert project["optional-dependencies"]["mcp"][0].startswith("mcp>=2.3.0")
+    assert project["optional-dependencies"]["anthropic"] == ["anthropic>=2.10.0,<3"]
+    assert project["optional-dependencies"]["openai-agents"] == ["openai-agents>=0.24.0,<0.25"]
+    assert project["optional-dependencies"]["strands"] == ["strands-agents>=1.62.0,<2"]

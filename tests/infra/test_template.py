@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from local.template import ROOT, load_template
+from local.template import ROOT, http_routes, load_template
 
 SAM = os.environ.get("SAM_CLI") or shutil.which("sam")
 needs_sam = pytest.mark.skipif(
@@ -42,7 +43,7 @@ def test_sam_build_builds_every_function_and_the_layer(tmp_path):
     build = tmp_path / "build"
     result = _run(SAM, "build", "--build-dir", str(build), "--cache-dir", str(tmp_path / "cache"))
     assert result.returncode == 0, result.stdout + result.stderr
-    assert (build / "SharedLayer" / "python" / "agent_memory" / "service.py").exists()
+    assert (build / "SharedLayer" / "python" / "agent_memory" / "bootstrap.py").exists()
     assert (build / "SharedLayer" / "python" / "aws_lambda_powertools").is_dir()
     assert (build / "SharedLayer" / "python" / "pydantic").is_dir()
     for function in (
@@ -52,6 +53,7 @@ def test_sam_build_builds_every_function_and_the_layer(tmp_path):
         "ConsolidateFunction",
         "ConsolidateWorkerFunction",
         "ManagementFunction",
+        "PlatformFunction",
         "IndexerFunction",
     ):
         assert (build / function / "app.py").exists()
@@ -86,7 +88,7 @@ def test_tool_and_context_routes_use_iam_dashboard_routes_jwt_and_only_health_is
                     name if authorizer != "NONE" else event["Properties"]["Path"]
                 )
     assert authorizers == {
-        "AWS_IAM": {"ToolsFunction", "ContextFunction"},
+        "AWS_IAM": {"ToolsFunction", "ContextFunction", "PlatformFunction"},
         "DashboardJwt": {"ManagementFunction"},
         "NONE": {"/v1/health"},
     }
@@ -111,6 +113,13 @@ TABLE_ACTIONS = {
         "dynamodb:Query",
         "dynamodb:UpdateItem",  # the characters counter
         "dynamodb:BatchWriteItem",  # erase
+    },
+    "PlatformFunction": {  # the backend's export, erase and usage: no write but the erase's
+        "dynamodb:GetItem",
+        "dynamodb:Query",
+        "dynamodb:UpdateItem",  # the erase's record and counts
+        "dynamodb:DeleteItem",
+        "dynamodb:BatchWriteItem",
     },
     "ConsolidateFunction": {
         "dynamodb:GetItem",
@@ -240,7 +249,7 @@ def test_the_created_domain_is_encrypted_tls_only_logged_and_leaves_access_to_ia
     assert set(domain["LogPublishingOptions"]) == {"ES_APPLICATION_LOGS", "SEARCH_SLOW_LOGS"}
 
 
-@pytest.mark.parametrize("function", ["ToolsFunction", "ManagementFunction"])
+@pytest.mark.parametrize("function", ["ToolsFunction", "ManagementFunction", "PlatformFunction"])
 def test_recall_gets_the_endpoint_only_when_there_is_an_index(function):
     variables = load_template()["Resources"][function]["Properties"]["Environment"]["Variables"]
     assert variables["OPENSEARCH_ENDPOINT"] == {"Fn::If": ["HasOpenSearch", ENDPOINT, {"Ref": "AWS::NoValue"}]}
@@ -308,8 +317,9 @@ def test_the_indexer_role_is_least_privilege():
             assert statement["Sid"] in {"ListStreams", "Tracing"}  # no resource-level permissions exist
 
 
-@pytest.mark.parametrize("function", ["ToolsFunction", "ManagementFunction"])
+@pytest.mark.parametrize("function", ["ToolsFunction", "ManagementFunction", "PlatformFunction"])
 def test_recall_may_only_search_the_index(function):
+    """Recall searches; the platform's erase removes through _bulk (POST) and counts: neither creates nor puts."""
     granted = {}
     for policy in load_template()["Resources"][function]["Properties"]["Policies"]:
         if "Fn::If" in policy and policy["Fn::If"][0].startswith("HasOpenSearch"):
@@ -354,3 +364,24 @@ def test_the_indexer_may_invoke_only_the_named_embedding_model():
     assert (statement["Action"], statement["Resource"]) == ("bedrock:InvokeModel", _EMBEDDING_MODEL_ARN)
     # With or without an index: without one, vectors are stored on the notes (docs/recall-quality.md).
     assert "EmbedsWithBedrock" not in load_template()["Conditions"]
+
+
+def test_the_platforms_routes_are_granted_apart_from_the_turn_traffics():
+    """PlatformOperationsPolicy: execute-api:Invoke on exactly the platform's routes, for a role of their own."""
+    resources = load_template()["Resources"]
+    (statement,) = resources["PlatformOperationsPolicy"]["Properties"]["PolicyDocument"]["Statement"]
+    prefix = "arn:${AWS::Partition}:execute-api:${AWS::Region}:${AWS::AccountId}:${MemoryApi}/$default/"
+    granted = set()
+    for resource in statement["Resource"]:
+        assert resource["Fn::Sub"].startswith(prefix)
+        method, path = resource["Fn::Sub"].removeprefix(prefix).split("/", 1)
+        granted.add((method, "/" + path))
+    routes = {
+        (route.method, re.sub(r"\{\w+\}", "*", route.path))
+        for route in http_routes()
+        if route.function == "PlatformFunction"
+    }
+    assert statement["Action"] == "execute-api:Invoke"
+    assert granted == routes and len(routes) == 6
+    assert all(route.authorizer == "AWS_IAM" for route in http_routes() if route.path.startswith("/v1/platform/"))
+    assert "OPENAI_API_KEY_SECRET" not in json.dumps(resources["PlatformFunction"])  # it calls no model

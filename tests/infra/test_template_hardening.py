@@ -80,7 +80,8 @@ def test_alarms_cover_5xx_lambda_errors_and_throttles_and_the_indexer_failures()
     assert '"MetricName": "5xx"' in text
     assert '"MetricName": "Errors"' in text and '"MetricName": "Throttles"' in text
     assert "IndexerFailures.QueueName" in json.dumps(alarms["IndexerFailuresAlarm"]["Properties"]["Dimensions"])
-    for name in ("ToolsFunction", "ContextFunction", "FlushFunction", "ConsolidateFunction", "ManagementFunction"):
+    functions = ("ToolsFunction", "ContextFunction", "FlushFunction", "ConsolidateFunction", "ManagementFunction")
+    for name in (*functions, "PlatformFunction"):
         assert json.dumps({"Ref": name}) in json.dumps(alarms["LambdaErrorsAlarm"]), name
 
 

@@ -1,4 +1,4 @@
-"""A record claimed by one caller at a time (``storage.leases.claim_record``): the flush's claim on a compaction
+"""A record claimed by one caller at a time (``storage.client.claim_record``): the flush's claim on a compaction
 event and the ``Idempotency-Key`` record both start with it."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_memory.basics.settings import get_settings
-from agent_memory.storage.leases import claim_record
+from agent_memory.storage.client import claim_record
 
 KEY = {"pk": {"S": "user#u-1"}, "sk": {"S": "flush#cmp-1"}}
 

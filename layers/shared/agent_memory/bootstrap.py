@@ -130,7 +130,7 @@ class Services:
             ),
             concurrency=settings.consolidation_concurrency,
             reserve_s=settings.consolidation_reserve_s,
-            queue=lambda: self.consolidation_queue,
+            queue=self.consolidation_queue,
         )
 
     @cached_property
@@ -270,34 +270,32 @@ def bootstrap(settings: Settings | None = None, **given: Any) -> Services:
     return Services(settings or get_settings(), **given)
 
 
-_process: list[Services] = []  # the graph of this process, once built (a list: no ``global`` statement)
 _provided: dict[str, Any] = {}  # parts every graph of this process is built around (``provide``)
 
 
+@cache
 def services() -> Services:
-    """This process's graph, built on first use."""
-    if not _process:
-        _process.append(bootstrap(**_provided))
-    return _process[0]
+    """This process's graph, built on first use and kept (a warm sandbox reuses its clients)."""
+    return bootstrap(**_provided)
 
 
 def built(part: str) -> bool:
     """Whether this process's graph holds ``part`` already (nothing is built, nor the settings read, to answer):
     a test waits for the injection writer only if it was started."""
-    return bool(_process) and part in vars(_process[0])
+    return services.cache_info().currsize > 0 and part in vars(services())
 
 
 def provide(**parts: Any) -> None:
     """Build this process's graphs around ``parts`` from now on (a test's fake index, a faulty client factory)."""
     bootstrap(Settings(), **parts)  # an unknown part fails here, where it is named
     _provided.update(parts)
-    _process.clear()
+    services.cache_clear()
 
 
 def reset(*, keep_provided: bool = True) -> None:
     """Forget the settings and the graph: tests and the local stack change the environment. A test's end
     forgets the provided parts too (``keep_provided=False``)."""
     get_settings.cache_clear()
-    _process.clear()
+    services.cache_clear()
     if not keep_provided:
         _provided.clear()

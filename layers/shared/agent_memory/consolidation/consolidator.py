@@ -95,7 +95,7 @@ class Consolidator:
     _: KW_ONLY
     concurrency: int
     reserve_s: float
-    queue: Callable[[], GroupQueue | None] = lambda: None
+    queue: GroupQueue | None = None  # without one, the planner folds the groups itself
 
     # --- The planner ------------------------------------------------------------------------------------
 
@@ -110,13 +110,12 @@ class Consolidator:
             self.store.save_run(record)
             run = run_sk(record["started_at"], run_id)
             cutoff = iso(now - timedelta(days=self.caps.min_age_days))
-            queue = self.queue()
-            if queue is None:
+            if self.queue is None:
                 planned, waiting = self._fold_here(run_id, run, cutoff, remaining_ms)
             else:
-                planned, waiting = self._send(queue, run_id, run, cutoff, remaining_ms)
+                planned, waiting = self._send(self.queue, run_id, run, cutoff, remaining_ms)
             try:
-                final = self.store.planned(run, groups=planned, remaining=waiting, alone=queue is None)
+                final = self.store.planned(run, groups=planned, remaining=waiting, alone=self.queue is None)
             except Exception:  # noqa: BLE001 - the groups are folded; only the record's last step failed
                 logger.exception("could not record the end of the plan", extra={"run_id": run_id})
                 final = {**self.store.read_run(run), "groups_planned": planned}

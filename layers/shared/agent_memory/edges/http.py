@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
@@ -13,9 +14,7 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import (
     RequestValidationError,
 )
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
-from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.data_classes.common import BaseProxyEvent
-from aws_lambda_powertools.utilities.typing import LambdaContext
 from botocore.exceptions import ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotocoreConnectionError
 
@@ -27,7 +26,7 @@ from agent_memory.edges.responses import ErrorBody
 
 if TYPE_CHECKING:
     from agent_memory.domain.scope import Scope
-    from agent_memory.memory.idempotency import IdempotencyStore, Reply
+    from agent_memory.memory.idempotency import IdempotencyStore, Once
 
 
 def body_text(event: BaseProxyEvent) -> str | None:
@@ -46,33 +45,17 @@ def json_response(status: int, body: Any, headers: dict[str, str] | None = None)
     return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=body, headers=headers)
 
 
-def api_function(*routers: APIGatewayHttpRouter) -> tuple[APIGatewayHttpResolver, Callable[..., dict[str, Any]]]:
-    """A plain API function: its resolver (``make_resolver``) serving ``routers``, and its Lambda handler, which
-    logs with the request's correlation id and flushes the metrics, as every API function's does."""
-    app = make_resolver()
-    for router in routers:
-        app.include_router(router)
-
-    @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
-    @metrics.log_metrics
-    def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-        return app.resolve(event, context)
-
-    return app, lambda_handler
-
-
 def idempotent(
-    store: IdempotencyStore,
-    headers: Mapping[str, str] | None,
-    scope: Scope,
-    route: str,
-    request: object,
-    run: Callable[[], Reply],
-) -> Response[Any]:
+    store: IdempotencyStore, headers: Mapping[str, str] | None, scope: Scope, route: str, request: object
+) -> AbstractContextManager[Once]:
     """The one path of every write that honours ``Idempotency-Key`` (docs/api.md §6), tools and dashboard alike:
-    a repeat of the key with the same ``request`` gets the first answer and writes nothing."""
-    done = store.run_once(scope, route, idempotency_key(headers), request, run)
-    return json_response(done.status, done.body)
+    a repeat of the key with the same ``request`` gets the first answer (``Once.earlier``) and writes nothing."""
+    return store.once(scope, route, idempotency_key(headers), request)
+
+
+def replied(write: Once) -> Response[Any]:
+    """The answer of an idempotent write: this call's, or the one given again."""
+    return json_response(write.answer.status, write.answer.body)
 
 
 def answer(status: int, shape: Answer) -> Response[dict[str, Any]]:
@@ -112,13 +95,15 @@ def error_result(error: MemoryServiceError) -> dict[str, Any]:
     }
 
 
-def make_resolver(*, enable_validation: bool = False) -> APIGatewayHttpResolver:
+def make_resolver(*routers: APIGatewayHttpRouter, enable_validation: bool = False) -> APIGatewayHttpResolver:
     """A resolver whose every failure is a JSON error of the contract's shape, never a stack trace.
 
     With ``enable_validation`` Powertools validates query parameters and bodies against the route's
     annotations (and can describe them in OpenAPI); its refusals become the contract's 422.
     """
     app = APIGatewayHttpResolver(enable_validation=enable_validation)
+    for router in routers:
+        app.include_router(router)
 
     @app.exception_handler(RequestUnsupportedContentType)
     def _unsupported(_: RequestUnsupportedContentType) -> Response[Any]:

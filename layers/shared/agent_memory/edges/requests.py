@@ -8,11 +8,13 @@ before all three pass.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypeVar
+from dataclasses import dataclass
+from typing import Annotated, Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, create_model
 
 from agent_memory.basics.errors import InvalidInput
+from agent_memory.domain.scope import Scope, bind_scope
 from agent_memory.edges.parsing import ID_PATTERN, check_value, parse_json_object
 
 Identifier = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
@@ -147,3 +149,24 @@ def parse_arguments(model: type[ArgsT], arguments: dict[str, Any]) -> ArgsT:
         raise InvalidInput(
             "the tool arguments do not match the tool's schema", details=_details(exc, ("arguments",))
         ) from None
+
+
+# --- A tool call, parsed in the contract's order: envelope and context, then scope, then arguments ----------
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall(Generic[ArgsT]):
+    context: ConversationContext
+    scope: Scope
+    arguments: ArgsT
+
+
+def parse_tool_call(raw_body: str | None, arguments_model: type[ArgsT]) -> ToolCall[ArgsT]:
+    context, raw_arguments = parse_envelope(raw_body, takes_arguments=True)
+    scope = bind_scope(context)
+    return ToolCall(context, scope, parse_arguments(arguments_model, raw_arguments))
+
+
+def parse_context_call(raw_body: str | None) -> tuple[ConversationContext, Scope]:
+    context, _ = parse_envelope(raw_body, takes_arguments=False)
+    return context, bind_scope(context)

@@ -22,16 +22,16 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from agent_memory.basics.errors import MemoryServiceError, StorageUnavailable
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.shapes import Answer, ErrorBody
-from agent_memory.storage.client import DynamoDB
+from agent_memory.storage.client import DynamoDB, claim_record
 from agent_memory.storage.keys import idempotency_sk
-from agent_memory.storage.leases import claim_record
 
 KEEP_S = 24 * 3600
 LEASE_S = 30  # longer than a write route's timeout (29 s): a live call never loses its claim to a repeat
@@ -53,6 +53,21 @@ class Reply:
         return cls(status, shape.json_body())
 
 
+@dataclass(slots=True)
+class Once:
+    """A write under an ``Idempotency-Key``: the answer of an earlier call to give again, or this call's."""
+
+    earlier: Reply | None = None
+    reply: Reply | None = None
+
+    @property
+    def answer(self) -> Reply:
+        answer = self.earlier or self.reply
+        if answer is None:
+            raise RuntimeError("the write set no reply")  # a route's bug, surfaced as a 500
+        return answer
+
+
 def fingerprint(body: object) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
@@ -62,17 +77,22 @@ class IdempotencyStore:
         self._client = DynamoDB(client)
         self._table = table_name
 
-    def run_once(self, scope: Scope, route: str, key: str | None, request: object, run: Callable[[], Reply]) -> Reply:
-        """``run()``'s answer; with a key, the stored answer of an earlier call with that key instead."""
+    @contextmanager
+    def once(self, scope: Scope, route: str, key: str | None, request: object) -> Iterator[Once]:
+        """One write under ``key``: with an earlier answer to give (``Once.earlier``), the caller writes nothing;
+        else it writes and sets ``Once.reply``, which is stored for a repeat, and so is a refusal it raises."""
         if key is None:
-            return run()
+            yield Once()
+            return
         item_key = {"pk": {"S": scope.key}, "sk": {"S": idempotency_sk(route, key)}}
         digest = fingerprint(request)
         earlier = self._claim(item_key, digest)
         if earlier is not None:
-            return self._replay(earlier, digest)
+            yield Once(earlier=self._replay(earlier, digest))
+            return
+        write = Once()
         try:
-            answer = run()
+            yield write
         except MemoryServiceError as error:
             if error.status >= 500:
                 raise  # the outcome may be unknown: the lease stays, a repeat after it runs again
@@ -82,8 +102,7 @@ class IdempotencyStore:
             body = ErrorBody.of(error.code, error.message, error.details).json_body()
             self._store(item_key, Reply(error.status, body))
             raise
-        self._store(item_key, answer)
-        return answer
+        self._store(item_key, write.answer)
 
     def _claim(self, item_key: dict[str, Any], digest: str) -> dict[str, Any] | None:
         item = {**item_key, "request": {"S": digest}}

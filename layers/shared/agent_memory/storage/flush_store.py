@@ -14,9 +14,8 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from agent_memory.domain.scope import Scope
-from agent_memory.storage.client import DynamoDB, condition_failed
+from agent_memory.storage.client import DynamoDB, claim_record, condition_failed
 from agent_memory.storage.keys import flush_sk
-from agent_memory.storage.leases import claim_record
 
 # Longer than the flush's Lambda timeout, so a live invocation never loses its claim to a retry.
 LEASE_S = 10

@@ -12,8 +12,8 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 from agent_memory.bootstrap import services
 from agent_memory.domain.shapes import MemoryContext
 from agent_memory.edges.http import answer, body_text
+from agent_memory.edges.requests import parse_context_call
 from agent_memory.edges.responses import documented
-from agent_memory.edges.tool_call import parse_context_call
 
 router = APIGatewayHttpRouter()
 

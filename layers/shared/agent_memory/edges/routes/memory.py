@@ -6,7 +6,7 @@ Each operation is written once and served under both prefixes (``scoped``); Mana
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from contextlib import AbstractContextManager
 from datetime import date
 from typing import Annotated, Any
 
@@ -19,12 +19,12 @@ from agent_memory.basics.errors import InvalidInput
 from agent_memory.bootstrap import services
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.shapes import CurrentDocument, NotesByDay, OneVersion, Recalled, SavedDocument, Versions
-from agent_memory.edges.http import answer, idempotent
+from agent_memory.edges.http import answer, idempotent, replied
 from agent_memory.edges.parsing import ID_PATTERN
 from agent_memory.edges.requests import StrictModel
 from agent_memory.edges.responses import documented
 from agent_memory.edges.routes.scoped import principal_of, scoped
-from agent_memory.memory.idempotency import Reply
+from agent_memory.memory.idempotency import Once, Reply
 
 router = APIGatewayHttpRouter()
 
@@ -61,10 +61,10 @@ class RestoreBody(StrictModel):
     expected_version: Annotated[int, Field(ge=0)]
 
 
-def _once(scope: Scope, route: str, request: dict[str, Any], run: Callable[[], Reply]) -> Json:
+def _once(scope: Scope, route: str, request: dict[str, Any]) -> AbstractContextManager[Once]:
     """A dashboard write: a repeat of its key by the same user with the same request gets the first answer."""
     request = {"user_id": principal_of(router).user_id, **request}
-    return idempotent(services().idempotency, router.current_event.headers, scope, route, request, run)
+    return idempotent(services().idempotency, router.current_event.headers, scope, route, request)
 
 
 # --- document ---------------------------------------------------------------------------------------------
@@ -77,11 +77,11 @@ def document(scope: Scope) -> Json:
 
 @scoped(router, "PUT", "/document", PUT_DOCUMENT)
 def put_document(scope: Scope, body: Annotated[DocumentBody, Body()]) -> Json:
-    def _save() -> Reply:
-        saved = services().management.save(scope, body.content, body.expected_version, principal_of(router).user_id)
-        return Reply.of(200, saved)
-
-    return _once(scope, "put_document", body.model_dump(), _save)
+    with _once(scope, "put_document", body.model_dump()) as write:
+        if write.earlier is None:
+            user_id = principal_of(router).user_id
+            write.reply = Reply.of(200, services().management.save(scope, body.content, body.expected_version, user_id))
+    return replied(write)
 
 
 @scoped(router, "GET", "/document/versions", VERSIONS)
@@ -96,11 +96,12 @@ def version(scope: Scope, version: Version) -> Json:
 
 @scoped(router, "POST", "/document/versions/<version>/restore", RESTORE)
 def restore(scope: Scope, version: Version, body: Annotated[RestoreBody, Body()]) -> Json:
-    def _run() -> Reply:
-        restored = services().management.restore(scope, version, body.expected_version, principal_of(router).user_id)
-        return Reply.of(200, restored)
-
-    return _once(scope, "restore", {"version": version, **body.model_dump()}, _run)
+    with _once(scope, "restore", {"version": version, **body.model_dump()}) as write:
+        if write.earlier is None:
+            user_id = principal_of(router).user_id
+            restored = services().management.restore(scope, version, body.expected_version, user_id)
+            write.reply = Reply.of(200, restored)
+    return replied(write)
 
 
 # --- notes ------------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """The tools the chat backend calls on the model's behalf (docs/api.md §3), the tool list and the health check.
 
 ToolsFunction (``functions/tools/app.py``) serves this router. Each tool's body is parsed in the contract's
-order (envelope and context, then scope, then arguments: ``edges.tool_call``); the writes honour
+order (envelope and context, then scope, then arguments: ``edges.requests``); the writes honour
 ``Idempotency-Key`` through the same path as the dashboard's (``edges.http.idempotent``).
 """
 
@@ -17,11 +17,10 @@ from agent_memory.bootstrap import services
 from agent_memory.domain.commands import DocumentWrite
 from agent_memory.domain.document import Author
 from agent_memory.domain.notes import Origin
-from agent_memory.domain.shapes import Recalled, Remembered, SavedDocument
-from agent_memory.edges.http import answer, body_text, idempotent
-from agent_memory.edges.requests import RecallArgs, RememberArgs, UpdateMemoryArgs
+from agent_memory.domain.shapes import Answer, Recalled, Remembered, SavedDocument
+from agent_memory.edges.http import answer, body_text, idempotent, replied
+from agent_memory.edges.requests import ArgsT, RecallArgs, RememberArgs, ToolCall, UpdateMemoryArgs, parse_tool_call
 from agent_memory.edges.responses import Health, ToolDefinition, Tools, documented
-from agent_memory.edges.tool_call import ArgsT, ToolCall, parse_tool_call
 from agent_memory.edges.tool_catalog import tool_definitions
 from agent_memory.memory.idempotency import Reply
 
@@ -42,29 +41,32 @@ def _tool(name: str, summary: str) -> Callable[[Callable[..., Any]], Callable[..
 
 @_tool("remember", "append one note to the conversation's memory")
 def remember() -> Response[Any]:
-    def _remember(call: ToolCall[RememberArgs]) -> Reply:
+    def _remember(call: ToolCall[RememberArgs]) -> Answer:
         origin = Origin(user_id=call.context.user_id, thread_id=call.context.thread_id)
-        return Reply.of(201, services().memory_service.remember(call.scope, origin, call.arguments.text))
+        return services().memory_service.remember(call.scope, origin, call.arguments.text)
 
-    return _write(RememberArgs, "remember", _remember)
+    return _write(RememberArgs, "remember", 201, _remember)
 
 
 @_tool("update_memory", "replace the curated document")
 def update_memory() -> Response[Any]:
-    def _update(call: ToolCall[UpdateMemoryArgs]) -> Reply:
+    def _update(call: ToolCall[UpdateMemoryArgs]) -> Answer:
         by = Author(user_id=call.context.user_id, thread_id=call.context.thread_id)
         write = DocumentWrite(call.scope, call.arguments.content, call.context.document_version, "tool", by)
-        return Reply.of(200, services().memory_service.update_memory(write))
+        return services().memory_service.update_memory(write)
 
-    return _write(UpdateMemoryArgs, "update_memory", _update)
+    return _write(UpdateMemoryArgs, "update_memory", 200, _update)
 
 
-def _write(arguments: type[ArgsT], route: str, run: Callable[[ToolCall[ArgsT]], Reply]) -> Response[Any]:
-    """A tool's write: a repeat of its key with the same context and arguments gets the first answer."""
+def _write(arguments: type[ArgsT], route: str, status: int, run: Callable[[ToolCall[ArgsT]], Answer]) -> Response[Any]:
+    """A tool's write, parsed in the contract's order: a repeat of its key with the same context and arguments
+    gets the first answer and writes nothing."""
     call = parse_tool_call(body_text(router.current_event), arguments)
     request = {"context": call.context.model_dump(), "arguments": call.arguments.model_dump()}
-    headers = router.current_event.headers
-    return idempotent(services().idempotency, headers, call.scope, route, request, lambda: run(call))
+    with idempotent(services().idempotency, router.current_event.headers, call.scope, route, request) as write:
+        if write.earlier is None:
+            write.reply = Reply.of(status, run(call))
+    return replied(write)
 
 
 @_tool("recall", "search the notes, best first")

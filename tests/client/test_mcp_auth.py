@@ -1,0 +1,85 @@
+"""The MCP server's token verification (``agent_memory_client.mcp_auth``), offline: the dashboard's rules."""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+from typing import Any
+
+import anyio
+import jwt
+import pytest
+from agent_memory_client.mcp_auth import JwtVerifier, workspaces_of
+
+SECRET = "unit-secret"
+VERIFIER = JwtVerifier("memory-local", "memory-dashboard", secret=SECRET)
+
+
+def token(secret: str = SECRET, algorithm: str = "HS256", **overrides: Any) -> str:
+    claims = {"iss": "memory-local", "aud": "memory-dashboard", "sub": "u-1", "exp": int(time.time()) + 600}
+    claims.update(overrides)
+    return jwt.encode({k: v for k, v in claims.items() if v is not None}, secret, algorithm=algorithm)
+
+
+def unsigned(**claims: Any) -> str:
+    def part(data: dict[str, Any]) -> str:
+        return base64.urlsafe_b64encode(json.dumps(data).encode()).rstrip(b"=").decode()
+
+    return f"{part({'alg': 'none', 'typ': 'JWT'})}.{part(claims)}."
+
+
+def test_a_valid_token_gives_its_subject_and_workspaces() -> None:
+    access = anyio.run(VERIFIER.verify_token, token(workspaces="[w-1 w-2]"))
+
+    assert access is not None and access.subject == "u-1" and access.client_id == "u-1"
+    assert access.claims == {"workspaces": ["w-1", "w-2"]}
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        token(exp=int(time.time()) - 120),  # expired beyond the 60 s leeway
+        token(nbf=int(time.time()) + 600),  # not yet valid
+        token(exp=None),  # no exp
+        token(exp="9999999999"),  # exp of the wrong type
+        token(sub=None),
+        token(sub="u 1"),  # not an id
+        token(aud="elsewhere"),
+        token(iss="elsewhere"),
+        token(secret="another-secret"),
+        unsigned(iss="memory-local", aud="memory-dashboard", sub="u-1", exp=int(time.time()) + 600),
+        "not.a.jwt",
+    ],
+    ids=["expired", "nbf", "no-exp", "exp-string", "no-sub", "sub-not-id", "aud", "iss", "forged", "alg-none", "junk"],
+)
+def test_a_bad_token_gives_no_identity(bad: str) -> None:
+    assert anyio.run(VERIFIER.verify_token, bad) is None
+
+
+def test_an_expiry_within_the_leeway_still_passes() -> None:
+    assert anyio.run(VERIFIER.verify_token, token(exp=int(time.time()) - 30)) is not None
+
+
+@pytest.mark.parametrize(
+    ("claim", "members"),
+    [
+        (["w-1", "w-2"], ["w-1", "w-2"]),
+        ("w-1 w-2", ["w-1", "w-2"]),
+        ("w-1,w-2", ["w-1", "w-2"]),
+        ("[w-1 w-2]", ["w-1", "w-2"]),
+        (["w-1", 2], []),  # not all strings: a member of nothing
+        ({"w-1": True}, []),
+        (None, []),
+        (["w 1", "w-2"], ["w-2"]),  # only ids count
+    ],
+)
+def test_the_workspaces_claim_takes_the_dashboards_shapes(claim: object, members: list[str]) -> None:
+    assert workspaces_of(claim) == members
+
+
+def test_a_verifier_needs_exactly_one_key_source() -> None:
+    with pytest.raises(ValueError):
+        JwtVerifier("i", "a")
+    with pytest.raises(ValueError):
+        JwtVerifier("i", "a", secret="s", jwks_url="https://issuer.example/jwks")
