@@ -189,7 +189,7 @@ def _moto_server(ready: Any) -> None:
 
     from moto.server import ThreadedMotoServer
 
-    from bench.moto_fast import cheap_message_sends, queries_read_their_partition
+    from local.moto_fast import cheap_message_sends, queries_read_their_partition
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
@@ -215,7 +215,7 @@ def planner_peak_bytes(due_notes: int, notes_each: int = 4) -> int:
     child = multiprocessing.get_context("spawn").Process(target=_moto_server, args=(sender,), daemon=True)
     child.start()
     host, port = receiver.recv()
-    # moto answers an index Query page by reading the whole table (bench/moto_fast.py spares it the sort only).
+    # moto answers an index Query page by reading the whole table (local/moto_fast.py spares it the sort only).
     endpoint = {"AWS_ENDPOINT_URL": f"http://{host}:{port}", "MEMORY_DYNAMODB_READ_TIMEOUT_S": "120"}
     try:
         with settings_environment(**endpoint):

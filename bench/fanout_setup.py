@@ -22,12 +22,11 @@ def counted_moto() -> Iterator[Callable[[], tuple[Counter[str], Counter[str]]]]:
     from moto import mock_aws
 
     from agent_memory import bootstrap
-    from bench.moto_fast import fast_moto
     from local.template import table_definitions
     from tests.moto_support import atomic_moto_requests
 
     seen: dict[str, list[str]] = {"dynamodb": [], "sqs": []}
-    with mock_aws(), atomic_moto_requests(), fast_moto():
+    with mock_aws(), atomic_moto_requests():  # fast as the local stack's
         boto3.setup_default_session()
         assert boto3.DEFAULT_SESSION is not None
         for service in seen:

@@ -18,6 +18,8 @@ import statistics
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -153,6 +155,16 @@ def run(port: int, clients: int, seconds: float, token_for: Any) -> Figures:
 
 def measure_on_local_stack(clients: int = 200, seconds: float = 30.0) -> Figures:
     """Start ``python -m local.server`` on free ports (embedded moto), run the load, stop it (for make bench)."""
+    from local.token import mint
+
+    with local_stack() as (port, _):
+        return run(port, clients, seconds, lambda user, ws: mint(user, ws, ttl_s=3600))
+
+
+@contextmanager
+def local_stack(**settings: str) -> Iterator[tuple[int, int]]:
+    """``python -m local.server`` on free ports (embedded moto, ``settings`` added to a clean environment),
+    ready; yields its API port and process id, and stops it afterwards."""
     import os
     import socket
     import subprocess
@@ -160,7 +172,6 @@ def measure_on_local_stack(clients: int = 200, seconds: float = 30.0) -> Figures
     from pathlib import Path
 
     from local.processes import stop
-    from local.token import mint
 
     def free_port() -> int:
         with socket.socket() as sock:
@@ -171,7 +182,7 @@ def measure_on_local_stack(clients: int = 200, seconds: float = 30.0) -> Figures
     root = Path(__file__).resolve().parent.parent
     port = free_port()
     keep = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "MEMORY_", "POWERTOOLS_", "OPENAI_"))}
-    env = {**keep, "MEMORY_API_PORT": str(port), "MEMORY_LAMBDA_PORT": str(free_port())}
+    env = {**keep, "MEMORY_API_PORT": str(port), "MEMORY_LAMBDA_PORT": str(free_port()), **settings}
     stack = subprocess.Popen(
         [sys.executable, "-m", "local.server"], cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
@@ -183,7 +194,7 @@ def measure_on_local_stack(clients: int = 200, seconds: float = 30.0) -> Figures
                     break
             except OSError:
                 time.sleep(0.2)
-        return run(port, clients, seconds, lambda user, ws: mint(user, ws, ttl_s=3600))
+        yield port, stack.pid
     finally:
         stop(stack)
 

@@ -20,6 +20,7 @@ from bench import (
     fold_tokens,
     hybrid,
     local_load,
+    local_workload,
     people,
     recall_quality,
     redaction,
@@ -148,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         "Hybrid recall and the indexer on a real OpenSearch node": "\n".join(hybrid.report(on_node)),
         "People's control: export, erase and the injection record": people.report(controls),
         "200 concurrent clients against the local stack": local_load.report(local_load.measure_on_local_stack()),
+        "The local stack under a real workload": local_workload.report(local_workload.measure()),
         "/v1/context's two reads at once": "\n".join(context_reads.report(context_reads.measure())),
         redaction.TITLE.removeprefix("## "): redaction.report(redaction.measure()),  # bench/redaction.py
     }

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+from contextlib import ExitStack
 from datetime import UTC, datetime
 from typing import Any
 
@@ -84,16 +85,26 @@ def drop_unpublished_metrics() -> None:
         Metrics().clear_metrics()  # the metric set is shared by every Metrics instance of the process
 
 
+_PATCHES = ExitStack()  # held here: a context manager no longer referenced is closed, its patches undone
+
+
 def start_embedded_dynamodb() -> Any:
     """moto's server on a free port, unless the user points ``AWS_ENDPOINT_URL_DYNAMODB`` elsewhere.
 
     The variable is boto3's own, so the handlers' clients follow it without knowing about the local stack.
+    moto runs as the tests run it (local/moto_fast.py, for the life of the process): requests serialised,
+    transactions idempotent by their token, and backups of only what a transaction names, so memory and
+    write latency stay flat however many notes it holds.
     """
     if os.environ.get("AWS_ENDPOINT_URL_DYNAMODB"):
         return None
     import logging
 
     from moto.server import ThreadedMotoServer
+
+    from local.moto_fast import embedded_moto
+
+    _PATCHES.enter_context(embedded_moto())  # the server answers on this process's threads, for the process's life
 
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per DynamoDB call
     server = ThreadedMotoServer(ip_address=HOST, port=0, verbose=False)

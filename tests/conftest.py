@@ -60,8 +60,6 @@ def _environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         monkeypatch.delenv(name, raising=False)
     bootstrap.reset(keep_provided=False)
     yield
-    if bootstrap.built("injection_recorder"):  # its writer thread must not write into the next test
-        bootstrap.services().injection_recorder.wait()
     bootstrap.reset(keep_provided=False)
 
 

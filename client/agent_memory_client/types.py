@@ -93,7 +93,7 @@ class MemoryContext(TypedDict):
     document: Document
     recent_notes: list[Note]
     system_prompt: str
-    degraded: list[Literal["document", "notes"]]
+    degraded: list[Literal["document", "notes", "injection_record"]]
 
 
 class FlushResult(TypedDict):

@@ -129,44 +129,6 @@ def test_remember_on_failing_storage_is_503_writes_no_note_and_keeps_the_others(
     assert notes(aws, PERSONAL) == ["kept before the outage", "written during the outage"]
 
 
-class LostAnswerClient:
-    """The real client, except that each operation in ``lost`` is applied but its answer never arrives (a read
-    timeout after DynamoDB applied it; found by tests/load). botocore then sends it again, which is the answer
-    the caller gets, or, its retries spent, raises: ``then_raise`` (an error code) plays that."""
-
-    def __init__(self, real: Any, lost: set[str], then_raise: str | None) -> None:
-        self._real = real
-        self._lost = lost
-        self._then_raise = then_raise
-
-    def __getattr__(self, name: str) -> Any:
-        method = getattr(self._real, name)
-        if name not in self._lost:
-            return method
-
-        def _lost(**kwargs: Any) -> Any:
-            method(**kwargs)  # applied, but its answer never arrives
-            if self._then_raise:
-                raise ClientError({"Error": {"Code": self._then_raise, "Message": "injected"}}, name)
-            return method(**kwargs)
-
-        return _lost
-
-
-@pytest.fixture
-def lost_answers(aws, monkeypatch) -> Callable[..., None]:
-    """``lost_answers("put_item")``: every DynamoDB client built from now on loses these operations' first answer."""
-
-    def _inject(*operations: str, then_raise: str | None = None) -> None:
-        real = make_dynamodb_client
-        bootstrap.provide(
-            make_dynamodb_client=lambda *a, **k: LostAnswerClient(real(*a, **k), {*operations}, then_raise)
-        )
-        bootstrap.reset()
-
-    return _inject
-
-
 def test_a_note_put_retried_after_its_answer_was_lost_is_written_once(call, aws, lost_answers):
     lost_answers("transact_write_items")
 
@@ -298,6 +260,45 @@ def test_a_consolidation_whose_save_fails_leaves_every_note_unmarked_then_folds_
     done = consolidate(run_id="run-2")
     assert done["notes_consolidated"] == 3
     assert folded_counts(aws) == dict.fromkeys(ids, 1)
+
+
+class TransientFaults(FaultyClient):
+    """The real client, except that the first ``times`` calls of each operation in ``failing`` fail."""
+
+    def __init__(self, real: Any, failing: dict[str, str], times: int) -> None:
+        super().__init__(real, failing)
+        self.times = times
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self._real, name)
+        if name not in self.failing:
+            return method
+
+        def _maybe_fail(**kwargs: Any) -> Any:
+            self.calls[name] = self.calls.get(name, 0) + 1
+            if self.calls[name] <= self.times:
+                raise ClientError({"Error": {"Code": self.failing[name], "Message": "injected"}}, name)
+            return method(**kwargs)
+
+        return _maybe_fail
+
+
+@pytest.mark.parametrize("operation", ["transact_write_items", "update_item"])  # the save, then a note's mark
+def test_a_fold_in_the_planner_is_tried_again_after_a_transient_storage_fault(aws, monkeypatch, operation):
+    ids = [write_note(PERSONAL, RUN_AT - timedelta(days=9, minutes=i), f"old fact {i}") for i in range(3)]
+    real = make_dynamodb_client
+    bootstrap.provide(
+        make_dynamodb_client=lambda *a, **k: TransientFaults(real(*a, **k), {operation: "ThrottlingException"}, 1)
+    )
+    bootstrap.reset()
+    _consolidation_model(monkeypatch)
+
+    run = consolidate()
+
+    assert (run["groups_done"], run["groups_failed"], run["groups_planned"]) == (1, 0, 1)
+    assert run["notes_consolidated"] == 3
+    assert folded_counts(aws) == dict.fromkeys(ids, 1)
+    assert all(item["consolidated"] == {"BOOL": True} for item in notes_of(aws))
 
 
 @pytest.mark.parametrize("code", UNAVAILABLE)

@@ -19,8 +19,7 @@ def fill(aws) -> None:
     start = datetime(2026, 12, 3, 10, 0, tzinfo=UTC)
     for number in range(HISTORY):
         thread = "t-rare" if number in (3, 4_990) else "t-busy"
-        recorder.record(Injection(PERSONAL, start - timedelta(seconds=number), thread, 1, ["2026-12-03.1"]))
-    assert recorder.wait(60)
+        assert recorder.record(Injection(PERSONAL, start - timedelta(seconds=number), thread, 1, ["2026-12-03.1"]))
 
 
 def counting(aws, monkeypatch) -> list[int]:

@@ -115,7 +115,6 @@ def test_export_then_erase_then_load_gives_the_same_content(call, aws):
 def test_erase_leaves_nothing_and_a_repeat_answers_zero(call, aws, index):
     fill(call)
     call("context", {"context": private()})
-    bootstrap.services().injection_recorder.wait()
     index.documents[document_id(PERSONAL.key, "2026-12-03.1")] = {"scope": PERSONAL.key, "note_id": "2026-12-03.1"}
 
     receipt = delete("/v1/memory/personal")
@@ -262,7 +261,6 @@ def test_every_context_call_is_recorded_and_listed_per_thread_newest_first(call,
     fill(call, notes=2, versions=1)
     for thread in ("t-1", "t-2", "t-1"):
         assert call("context", {"context": private(thread=thread)}).status == 200
-    bootstrap.services().injection_recorder.wait()
 
     every = get("/v1/memory/personal/injections").body
     t1 = get("/v1/memory/personal/injections", query={"thread_id": "t-1", "limit": 1}).body
@@ -284,7 +282,6 @@ def test_injection_records_expire_after_the_ttl(call, aws, monkeypatch):
     monkeypatch.setenv("MEMORY_INJECTION_TTL_DAYS", "7")
     bootstrap.reset()
     call("context", {"context": private()})
-    bootstrap.services().injection_recorder.wait()
 
     item = next(i for i in aws.scan(TableName="MemoryTable")["Items"] if i["sk"]["S"].startswith("inj#"))
 

@@ -86,7 +86,6 @@ def test_an_erase_by_the_backend_leaves_nothing_of_the_user_and_every_neighbour_
     fill(call, shared("w-3"))
     for context in (private(), private("u-2"), shared("w-3")):
         call("context", {"context": context})
-    bootstrap.services().injection_recorder.wait()
     index.documents[document_id(PERSONAL.key, "2026-12-03.1")] = {"scope": PERSONAL.key, "note_id": "2026-12-03.1"}
     index.documents[document_id(NEIGHBOUR.key, "2026-12-03.1")] = {"scope": NEIGHBOUR.key, "note_id": "2026-12-03.1"}
     neighbour = mint("u-2", [])
@@ -94,7 +93,6 @@ def test_an_erase_by_the_backend_leaves_nothing_of_the_user_and_every_neighbour_
         "u-2": everything(call, aws, NEIGHBOUR, private("u-2"), "/v1/memory/personal", neighbour),
         "w-3": everything(call, aws, TEAM, shared("w-3"), "/v1/memory/workspaces/w-3", USER),
     }
-    bootstrap.services().injection_recorder.wait()
 
     receipt = platform("DELETE", "users", "u-1")
     again = platform("DELETE", "users", "u-1")
@@ -109,11 +107,11 @@ def test_an_erase_by_the_backend_leaves_nothing_of_the_user_and_every_neighbour_
     assert call("recall", {"context": private(), "arguments": {"query": "fact"}}).body["notes"] == []
     assert get("/v1/memory/personal/document").body["document"]["version"] == 0
     assert get("/v1/memory/personal/document/versions").body["versions"] == []
-    assert get("/v1/memory/personal/injections").body["injections"] == []
+    shown = get("/v1/memory/personal/injections").body["injections"]
+    assert [(i["document_version"], i["note_ids"]) for i in shown] == [(0, [])]  # only the turn read after the erase
     pages = platform_export("users", "u-1")
     assert [(page["versions"], page["notes"], page["document"]["version"]) for page in pages] == [([], [], 0)] * 2
     assert index.note_ids(NEIGHBOUR.key) == {"2026-12-03.1"}
-    bootstrap.services().injection_recorder.wait()
     after = {
         "u-2": everything(call, aws, NEIGHBOUR, private("u-2"), "/v1/memory/personal", neighbour),
         "w-3": everything(call, aws, TEAM, shared("w-3"), "/v1/memory/workspaces/w-3", USER),

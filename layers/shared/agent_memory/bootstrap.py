@@ -178,8 +178,7 @@ class Services:
 
     @cached_property
     def injection_recorder(self) -> InjectionRecorder:
-        """The per-turn record's writer: its own session and client (used from its thread only: boto3 sessions
-        are not thread-safe), bounded tighter still, since it runs behind the turn."""
+        """The per-turn record's writer: its own client, bounded tighter still (the turn waits for it)."""
         import boto3
         from botocore.config import Config
 
@@ -189,23 +188,19 @@ class Services:
         client = boto3.session.Session().client("dynamodb", config=config)
         return InjectionRecorder(client, self.settings.table_name, ttl_days=self.settings.injection_ttl_days)
 
-    def record_injection(self, scope: Scope, thread_id: str, memory: MemoryContext, user_id: str | None = None) -> None:
-        """Queue the record of what this turn was shown; never raises (a turn is never failed by its record)."""
+    def record_injection(self, scope: Scope, thread_id: str, memory: MemoryContext, user_id: str | None = None) -> bool:
+        """Write the record of what this turn was shown; False when it could not be (never raises: a turn is
+        never failed by its record). ``user_id``, the turn's user, is kept for an erase of their notes."""
         from agent_memory.people.injections import Injection
 
+        note_ids = [note.id for note in memory.recent_notes]
         try:
-            self.injection_recorder.record(
-                Injection(
-                    scope,
-                    utc_now(),
-                    thread_id,
-                    memory.document.version,
-                    [note.id for note in memory.recent_notes],
-                    user_id=user_id,
-                )
+            return self.injection_recorder.record(
+                Injection(scope, utc_now(), thread_id, memory.document.version, note_ids, user_id=user_id)
             )
-        except Exception:  # noqa: BLE001 - best effort by design (agent_memory.people.injections)
-            logger.exception("could not queue the injection record")
+        except Exception:  # noqa: BLE001 - the answer says the record is missing (degraded)
+            logger.exception("could not record what the turn was shown", extra={"scope": scope.kind})
+            return False
 
     @cached_property
     def recall_service(self) -> RecallService:

@@ -63,6 +63,10 @@ class Caps:
     max_chars: int
 
 
+# Attempts of a group folded in the planner's own process when storage fails (a timeout, a throttle).
+_STORAGE_ATTEMPTS = 3
+
+
 def result(record: dict[str, Any]) -> dict[str, Any]:
     """What ``ConsolidateFunction`` returns (docs/api.md §4 and §6): the counts so far and the status."""
     keys = (
@@ -152,19 +156,37 @@ class Consolidator:
         with ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="consolidate") as pool:
             for message in self._due(run_id, run, cutoff, remaining_ms, left):
                 planned += 1
-                running.add(pool.submit(self.fold, message, f"run:{run}", final=True, claim_s=0))
+                running.add(pool.submit(self._fold_in_run, message, f"run:{run}"))
                 if len(running) >= self.concurrency:
                     done, running = wait(running, return_when=FIRST_COMPLETED)
                     _settled(done)
             _settled(running)
         return planned, left["notes"]
 
+    def _fold_in_run(self, message: GroupMessage, token: str) -> str:
+        """A group folded in the planner's own process, storage faults tried again (``storage_attempts``);
+        one that kept the group from even being claimed is counted failed in the run all the same, so that
+        a finished run's ``groups_done + groups_failed`` is what it planned."""
+        for attempt in range(1, _STORAGE_ATTEMPTS + 1):
+            try:
+                return self.fold(message, token, final=True, claim_s=0, storage_attempts=_STORAGE_ATTEMPTS)
+            except StorageUnavailable:
+                if attempt == _STORAGE_ATTEMPTS:
+                    break
+                time.sleep(random.uniform(0.5, 1.0) * attempt)  # noqa: S311 - jitter
+        logger.warning("consolidation group could not be claimed", extra={"scope": message.scope})
+        self.store.add_counts(message.run, failed=1, remaining=message.notes)
+        self.store.list_failure(message.run, message.scope, "storage_unavailable: the group could not be claimed")
+        return "failed"
+
     # --- The worker --------------------------------------------------------------------------------------
 
-    def fold(self, message: GroupMessage, token: str, *, final: bool, claim_s: int) -> str:
+    def fold(self, message: GroupMessage, token: str, *, final: bool, claim_s: int, storage_attempts: int = 1) -> str:
         """Fold the message's group: ``folded``, ``failed`` (for good tonight), ``duplicate`` (this run has the
         scope already) or ``elsewhere`` (another run's worker holds it). Raises when the queue should deliver
-        the message again (``final`` is false), or for an unexpected error."""
+        the message again (``final`` is false), or for an unexpected error. ``storage_attempts``: a storage
+        fault (a timeout, a throttle) is tried again under the same claim, after a pause, that many times in
+        all (the planner folding in its own process; a worker's message is delivered again instead)."""
         scope = Scope.from_key(message.scope)
         try:
             claim = self.index.claim(scope, token, message.run, now_epoch=int(time.time()), lease_s=claim_s)
@@ -175,7 +197,7 @@ class Consolidator:
             return "elsewhere"
         seen = {"due": message.notes, "input": 0, "output": 0}
         try:
-            folded, remaining, kind = self._fold_claimed(scope, claim, message, seen)
+            folded, remaining, kind = self._fold_claimed_retrying(scope, claim, message, seen, storage_attempts)
         except Exception as error:
             expected = isinstance(error, GroupFailed | MemoryServiceError)
             reason = str(error) if expected else type(error).__name__
@@ -196,6 +218,20 @@ class Consolidator:
             return "failed"
         self._settle(scope, claim, message, (folded, remaining), ((seen["input"], seen["output"]), kind))
         return "folded"
+
+    def _fold_claimed_retrying(
+        self, scope: Scope, claim: Claim, message: GroupMessage, seen: dict[str, int], attempts: int
+    ) -> tuple[int, int, str | None]:
+        """``_fold_claimed``, tried again under the same claim after a storage fault, ``attempts`` times in all."""
+        for attempt in range(1, attempts + 1):
+            try:
+                return self._fold_claimed(scope, claim, message, seen)
+            except StorageUnavailable:
+                if attempt == attempts:
+                    raise
+                logger.info("storage fault while folding; trying again", extra={"scope": scope.key})
+                time.sleep(random.uniform(0.5, 1.0) * attempt)  # noqa: S311 - jitter
+        raise AssertionError("unreachable")
 
     def _fold_claimed(
         self, scope: Scope, claim: Claim, message: GroupMessage, seen: dict[str, int]

@@ -8,7 +8,8 @@ They are plain records of the domain's own types, so a use case imports this mod
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import uuid
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -23,7 +24,9 @@ if TYPE_CHECKING:
 @dataclass(frozen=True, slots=True)
 class DocumentWrite:
     """One write of a scope's document, whoever writes it: the tool, the dashboard (a save or a restore), or a
-    consolidation with its ``fold``. ``expected_version`` None: apply to whatever is current."""
+    consolidation with its ``fold``. ``expected_version`` None: apply to whatever is current. ``write_id``
+    names this one write however often it is sent (by botocore, by the service's own contention retry): the
+    version it saves carries it, so a retry that finds it answers as the first attempt did."""
 
     scope: Scope
     content: str
@@ -31,6 +34,7 @@ class DocumentWrite:
     reason: Reason
     by: Author
     fold: Fold | None = None
+    write_id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
 
 @dataclass(frozen=True, slots=True)

@@ -172,7 +172,10 @@ class MemoryContext(Answer):
     document: Document
     recent_notes: list[Note] = Field(description="Today's and yesterday's notes (UTC), newest first.")
     system_prompt: str = Field(description="The text to inject into the turn.")
-    degraded: list[Literal["document", "notes"]] = Field(description="What could not be loaded.")
+    degraded: list[Literal["document", "notes", "injection_record"]] = Field(
+        description="What could not be loaded, and `injection_record` when the record of what this turn was "
+        "shown could not be written."
+    )
 
 
 # --- management (docs/api.md §5) -----------------------------------------------------------------------------

@@ -156,6 +156,7 @@ class MemoryService:
                     pending_marks=write.fold,
                     usage_change=self.usage.change_item(scope, change, enforce=write.reason != "consolidation"),
                     prune=prune,
+                    write_id=write.write_id,  # the same on every attempt: a retry that finds its own version is done
                 )
             except QuotaRefused:
                 raise self.usage.refusal(change) from None
@@ -176,7 +177,7 @@ class MemoryService:
 
     def context(self, scope: Scope) -> MemoryContext:
         """The per-turn memory: never raises for a storage fault, it degrades instead (a turn is never blocked)."""
-        degraded: list[Literal["document", "notes"]] = []
+        degraded: list[Literal["document", "notes", "injection_record"]] = []
         document_read = start_aside(lambda: self.documents.current(scope))  # both reads at once (basics.aside)
         today = utc_now().date()
         try:

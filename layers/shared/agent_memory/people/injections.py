@@ -1,13 +1,13 @@
 """What each turn was shown (docs/api.md §6 ``injections``): per ``/v1/context`` call, the document version
 and the note ids it injected, for which thread, kept ``MEMORY_INJECTION_TTL_DAYS`` (DynamoDB's TTL).
 
-The record is off the per-turn path's latency: ``record`` only puts the record on an in-process queue (a
-few microseconds) and a background thread writes the queue in batches (BatchWriteItem of what arrived
-within a second, at most 25) with
-tight client bounds. The turn never waits for it, and a failed write never fails a turn. What this costs:
-in Lambda the thread runs while the sandbox is not frozen, i.e. during later invocations as well; a record
-still queued when a sandbox is recycled is lost (counted in ``InjectionsDropped`` when the queue is full or
-a write fails). The record is an audit aid, not a ledger.
+The record is written before the turn is answered (one PutItem, after the turn's two reads): in Lambda a
+sandbox is frozen as soon as the handler returns, so a record left to a background thread was written only
+if that sandbox was invoked again before it was recycled. Its client is bounded tightly (0.5 s to connect,
+1 s to read, two attempts): a record that cannot be written within that is counted in
+``InjectionsDropped`` and logged with its scope, and the turn's answer says so (``degraded`` gains
+``injection_record``); a turn is never failed by its record. The put is the same request on every attempt
+(its sort key is made once), so a retry after a lost answer writes the same item again, never a second one.
 
 Items: ``pk`` = the scope, ``sk = inj#<at>#<ns><random>`` (newest first is one descending Query).
 """
@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import queue
-import threading
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -32,9 +30,6 @@ from agent_memory.domain.shapes import InjectionEntry, Injections
 from agent_memory.storage.client import DynamoDB, query_pages
 from agent_memory.storage.keys import INJECTION_PREFIX
 
-_QUEUE_MAX = 10_000
-_BATCH = 25
-_LINGER_S = 1.0
 # The most a /injections call reads: pages of records, and records a page (about 100 KB of them).
 READ_PAGES = 4
 READ_PAGE_ITEMS = 500
@@ -57,61 +52,16 @@ class InjectionRecorder:
         self._client = DynamoDB(client)
         self._table = table_name
         self._ttl_s = ttl_days * 86_400
-        self._queue: queue.Queue[Injection] = queue.Queue(maxsize=_QUEUE_MAX)
-        self._writer: threading.Thread | None = None
-        self._lock = threading.Lock()
-        self._idle = threading.Event()
-        self._idle.set()
 
-    def record(self, injection: Injection) -> None:
-        """Queue the record and return at once; the writer thread stores it."""
+    def record(self, injection: Injection) -> bool:
+        """Write the record now; False (counted and logged, never raised) when it could not be written."""
         try:
-            self._idle.clear()
-            self._queue.put_nowait(injection)
-        except queue.Full:
+            self._client.put_item(TableName=self._table, Item=self._item(injection))
+            return True
+        except Exception:  # noqa: BLE001 - the turn is answered whatever happens to its record
+            logger.exception("could not record what the turn was shown", extra={"scope": injection.scope.kind})
             metrics.add_metric(name="InjectionsDropped", unit="Count", value=1)
-            return
-        if self._writer is None or not self._writer.is_alive():
-            with self._lock:
-                if self._writer is None or not self._writer.is_alive():
-                    self._writer = threading.Thread(target=self._write_forever, name="injections", daemon=True)
-                    self._writer.start()
-
-    def wait(self, timeout_s: float = 5.0) -> bool:
-        """Until every queued record is written (tests, the bench, and a process about to exit)."""
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if self._queue.empty() and self._idle.wait(timeout=0.01) and self._queue.empty():
-                return True
-        return False
-
-    def _write_forever(self) -> None:
-        while True:
-            batch = [self._queue.get()]
-            until = time.monotonic() + _LINGER_S  # gather the turns of the next moments: one request for many
-            while len(batch) < _BATCH and (left := until - time.monotonic()) > 0:
-                try:
-                    batch.append(self._queue.get(timeout=left))
-                except queue.Empty:
-                    break
-            try:
-                self._write(batch)
-            except Exception:  # noqa: BLE001 - a record is best effort; the turn was served long ago
-                logger.exception("could not record what turns were shown", extra={"records": len(batch)})
-                metrics.add_metric(name="InjectionsDropped", unit="Count", value=len(batch))
-            if self._queue.empty():
-                self._idle.set()
-
-    def _write(self, batch: list[Injection]) -> None:
-        requests = [{"PutRequest": {"Item": self._item(injection)}} for injection in batch]
-        request: dict[str, Any] = {self._table: requests}
-        for attempt in range(3):
-            if attempt:
-                time.sleep(0.05 * 2**attempt)
-            request = self._client.batch_write_item(RequestItems=request).get("UnprocessedItems") or {}
-            if not request:
-                return
-        raise RuntimeError(f"{len(request[self._table])} injection records left unprocessed")
+            return False
 
     def _item(self, injection: Injection) -> dict[str, Any]:
         return {

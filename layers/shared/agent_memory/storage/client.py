@@ -3,6 +3,9 @@ botocore's standard retry mode; the error handling every store shares."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import uuid
 from collections.abc import Iterator
 from functools import partial
 from typing import Any
@@ -57,6 +60,29 @@ def cancellation_codes(error: ClientError) -> list[str]:
     if error_code(error) != "TransactionCanceledException":
         return []
     return [str(reason.get("Code")) for reason in error.response.get("CancellationReasons") or []]
+
+
+def cancelled_item(error: ClientError, index: int) -> dict[str, Any]:
+    """The item as it was when the transaction's item ``index`` failed its condition (asked for with
+    ``ReturnValuesOnConditionCheckFailure: ALL_OLD``); empty when there was none."""
+    reasons = error.response.get("CancellationReasons") or []
+    item: dict[str, Any] = reasons[index].get("Item") or {} if index < len(reasons) else {}
+    return item
+
+
+def request_token(write_id: str, items: list[dict[str, Any]]) -> str:
+    """A TransactWriteItems ``ClientRequestToken`` derived from the logical write and the request: the same
+    write sent again (by botocore or by the service) carries the same token, and DynamoDB applies it once
+    within ten minutes; a changed request (the next position, a moved marker) carries another."""
+    request = json.dumps(items, sort_keys=True, default=_binary).encode()  # a note's vector is bytes
+    digest = hashlib.sha256(write_id.encode() + request).hexdigest()
+    return digest[:36]
+
+
+def _binary(value: Any) -> str:
+    if isinstance(value, bytes | bytearray):
+        return value.hex()
+    raise TypeError(f"{type(value).__name__} is not part of a DynamoDB request")
 
 
 def condition_failed(error: ClientError) -> bool:
@@ -137,12 +163,19 @@ def claim_record(
     record both start this way: the key is free, or its holder's lease ran out (it died without releasing), or
     the record outlived its TTL (DynamoDB removes expired items late, so an expired one counts as absent).
 
-    None: the claim is this caller's. Otherwise the record that holds the key, as DynamoDB returned it."""
+    None: the claim is this caller's. Otherwise the record that holds the key, as DynamoDB returned it.
+
+    The put carries a ``claim_id`` of its own: when botocore sends it again after its answer was lost (a
+    timeout after DynamoDB applied it), the condition fails on this very claim, and that is this caller's
+    claim, not another's (else a flush whose claim's answer was lost answered ``duplicate`` and wrote no note).
+    """
+    claim_id = uuid.uuid4().hex
     try:
         client.put_item(
             TableName=table,
             Item={
                 **item,
+                "claim_id": {"S": claim_id},
                 "status": {"S": "in_progress"},
                 "lease_until": {"N": str(now_epoch + lease_s)},
                 "expires_at": {"N": str(now_epoch + keep_s)},
@@ -158,4 +191,6 @@ def claim_record(
         if not condition_failed(error):
             raise
         holder: dict[str, Any] = error.response.get("Item") or {}
+        if holder.get("claim_id", {}).get("S") == claim_id:
+            return None  # this very put, its answer lost
         return holder

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import uuid
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -13,7 +14,7 @@ from agent_memory.domain.document import EMPTY_DOCUMENT, Author, Document, Reaso
 from agent_memory.domain.fold import Fold
 from agent_memory.domain.notes import parse_note_id
 from agent_memory.domain.scope import Scope
-from agent_memory.storage.client import DynamoDB, cancellation_codes
+from agent_memory.storage.client import DynamoDB, cancellation_codes, cancelled_item, request_token
 from agent_memory.storage.consolidation_store import pending_marks_put
 from agent_memory.storage.keys import DOC_HEAD, note_sk, version_sk
 
@@ -145,6 +146,7 @@ class DocumentStore:
         pending_marks: Fold | None = None,
         usage_change: dict[str, Any] | None = None,
         prune: int | None = None,
+        write_id: str | None = None,
     ) -> Document:
         """Save ``content`` as version ``expected_version + 1``.
 
@@ -156,7 +158,13 @@ class DocumentStore:
         refusal. ``prune``: a version that leaves the kept history (``document.HISTORY_VERSIONS``), deleted in
         the same transaction. Raises VersionConflict when the head is no longer at ``expected_version``;
         nothing is written then.
+
+        The version carries ``write_id`` (one per logical write, however often it is sent): when a save whose
+        answer was lost is sent again (by botocore, or by the caller's own retry), its version item's
+        condition fails on the version this very write saved, and that is its success, not a conflict. The
+        transaction's ``ClientRequestToken`` derives from it too, so DynamoDB itself answers such a retry.
         """
+        write_id = write_id or uuid.uuid4().hex
         fold = pending_marks
         folded_note_ids = fold.note_ids if fold is not None else None
         document = Document(content=content, version=expected_version + 1, updated_at=updated_at)
@@ -167,6 +175,7 @@ class DocumentStore:
             "version": {"N": str(document.version)},
             "updated_at": {"S": updated_at},
             "reason": {"S": reason},
+            "write_id": {"S": write_id},
             **_author_attributes(by),
         }
         head_condition = head_at(expected_version)
@@ -181,6 +190,7 @@ class DocumentStore:
                     "TableName": self._table,
                     "Item": version_item,
                     "ConditionExpression": "attribute_not_exists(sk)",
+                    "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
                 }
             },
             {"Put": {"TableName": self._table, "Item": {**attributes, "sk": {"S": DOC_HEAD}}, **head_condition}},
@@ -201,10 +211,15 @@ class DocumentStore:
         while True:
             attempts += 1
             try:
-                self._client.transact_write_items(TransactItems=items)
+                self._client.transact_write_items(
+                    TransactItems=items, ClientRequestToken=request_token(write_id, items)
+                )
                 return document
             except ClientError as error:
                 codes = cancellation_codes(error)
+                saved = cancelled_item(error, 0) if codes[:1] == ["ConditionalCheckFailed"] else {}
+                if saved.get("write_id", {}).get("S") == write_id:
+                    return _document_from_item(saved)  # this write's own version, its first answer lost
                 if codes[1:2] == ["ConditionalCheckFailed"] or codes[:1] == ["ConditionalCheckFailed"]:
                     raise VersionConflict(
                         f"the document is no longer at version {expected_version}; read it again and reapply the change"

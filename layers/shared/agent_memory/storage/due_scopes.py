@@ -42,6 +42,7 @@ from agent_memory.storage.client import (
     condition_failed,
     error_code,
     query_pages,
+    request_token,
     update_if,
 )
 from agent_memory.storage.keys import (
@@ -146,14 +147,18 @@ class MarkerWrite:
         return True
 
 
-def write_with_marker(client: DynamoDB, items: list[dict[str, Any]], marker: MarkerWrite) -> None:
+def write_with_marker(
+    client: DynamoDB, items: list[dict[str, Any]], marker: MarkerWrite, *, write_id: str | None = None
+) -> None:
     """A note's transaction, its due marker last. Concurrent writers of one scope share its characters counter
     and due marker: a transaction cancelled for a conflict on them did nothing, so it is sent again (a few
     times, after a short pause), and so is one whose marker item alone was refused (the note is older than the
-    marker)."""
+    marker). With ``write_id`` (the note's) the transaction carries a ``ClientRequestToken`` derived from it
+    and the request: DynamoDB applies a retry whose first attempt committed once, and answers it."""
     for attempt in range(_CONFLICT_ATTEMPTS):
+        token = {"ClientRequestToken": request_token(write_id, items)} if write_id else {}
         try:
-            client.transact_write_items(TransactItems=items)
+            client.transact_write_items(TransactItems=items, **token)
             return
         except ClientError as error:
             moved = marker.refused(error)

@@ -107,10 +107,10 @@ class NoteStore:
         extra = {"write_id": {"S": write_id}} | ({"vec": {"B": vector}} if vector is not None else {})
         marker = MarkerWrite(self._table, scope, created_at=created_at, day=day)
         member = origin.user_id if scope.kind == "team" else None  # a team's day is shared: each member's share
-        for _ in range(_POSITION_ATTEMPTS):
+        for attempt in range(_POSITION_ATTEMPTS):
             note = Note(
                 day=day,
-                position=self._next_position(scope, day, created, member),
+                position=self._next_position(scope, day, created, f"{write_id}.{attempt}", member),
                 text=text,
                 created_at=created_at,
                 source=source,
@@ -124,7 +124,7 @@ class NoteStore:
             }
             items = [{"Put": put}, usage, *([completing(note)] if completing is not None else []), marker.item]
             try:
-                write_with_marker(self._client, items, marker)
+                write_with_marker(self._client, items, marker, write_id=write_id)
             except StorageUnavailable:  # cancelled for conflicts every time: nothing was written
                 self._usage.give_back_position(scope, day, note.position, member)
                 raise
@@ -142,28 +142,40 @@ class NoteStore:
             return note
         raise StorageUnavailable("could not find a free position for the note; nothing was written, try again")
 
-    def _next_position(self, scope: Scope, day: str, now: datetime, member: str | None = None) -> int:
+    def _next_position(self, scope: Scope, day: str, now: datetime, take_id: str, member: str | None = None) -> int:
         """The day's next position. The same request counts the note against the daily quotas (no extra
-        request): ``live``, the day's notes that still exist, and in a team scope the member's own counter."""
+        request): ``live``, the day's notes that still exist, and in a team scope the member's own counter.
+        The counter remembers the last take (``last_take``): an ADD whose answer was lost and that botocore
+        sends again finds its own take there and answers the position it took, instead of counting the note
+        twice (only the last take is kept: another writer's take in between leaves a gap, as a failed write
+        does)."""
         names = {"#member": member_counter(member)} if member else {}
         request: dict[str, Any] = {
             "TableName": self._table,
             "Key": {"pk": {"S": scope.key}, "sk": {"S": day_sk(day)}},
             "UpdateExpression": "ADD next_position :one"
             + (", #member :one" if member else "")
-            + " SET live = if_not_exists(live, :zero) + :one",
-            "ExpressionAttributeValues": {":one": {"N": "1"}, ":zero": {"N": "0"}},
+            + " SET live = if_not_exists(live, :zero) + :one, last_take = :take",
+            "ConditionExpression": "attribute_not_exists(last_take) OR last_take <> :take",
+            "ExpressionAttributeValues": {":one": {"N": "1"}, ":zero": {"N": "0"}, ":take": {"S": take_id}},
             "ReturnValues": "UPDATED_NEW",
+            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
             **({"ExpressionAttributeNames": names} if names else {}),
         }
         quota = self._usage.quota
         if (condition := self._usage.day_condition(member)) is not None:
-            request["ConditionExpression"], values = condition
+            quota_condition, values = condition
+            request["ConditionExpression"] = f"({request['ConditionExpression']}) AND {quota_condition}"
             request["ExpressionAttributeValues"].update(values)
         try:
             counter = self._client.update_item(**request)
         except ClientError as error:
-            if quota is not None and condition_failed(error):
+            if not condition_failed(error):
+                raise
+            held = error.response.get("Item") or {}
+            if held.get("last_take", {}).get("S") == take_id:
+                return int(held["next_position"]["N"])  # this very take, its answer lost: counted once
+            if quota is not None:
                 raise notes_quota_error(
                     quota, now, member=member if self._usage.member_full(scope, day, member) else None
                 ) from None

@@ -28,7 +28,7 @@ router = APIGatewayHttpRouter()
 def context() -> Response[dict[str, Any]]:
     conversation, scope = parse_context_call(json_body_text(router.current_event))
     memory = services().memory_service.context(scope)
-    services().record_injection(
-        scope, conversation.thread_id, memory, conversation.user_id
-    )  # queued: written behind the turn
+    # written before the answer
+    if not services().record_injection(scope, conversation.thread_id, memory, conversation.user_id):
+        memory = memory.model_copy(update={"degraded": [*memory.degraded, "injection_record"]})
     return answer(200, memory)

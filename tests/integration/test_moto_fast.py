@@ -1,16 +1,31 @@
-"""The bench's faster moto (bench/moto_fast.py) answers every request exactly as moto does."""
+"""The faster moto of the local stack, the tests and the benches (local/moto_fast.py) answers every request
+exactly as moto does."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
 
-from bench.moto_fast import fast_moto
+from local.moto_fast import embedded_moto, fast_moto
+from local.template import table_definitions
 
 TABLE = "MemoryTable"
+
+
+@pytest.fixture
+def aws() -> Iterator[Any]:
+    """moto's own (no patch, unlike the shared fixture's), with the tables; the comparisons patch it in turn."""
+    import boto3
+    from moto import mock_aws
+
+    with mock_aws():
+        client = boto3.client("dynamodb")
+        for definition in table_definitions().values():
+            client.create_table(**definition)
+        yield client
 
 
 def _seed(aws: Any) -> None:
@@ -176,6 +191,7 @@ def test_transactions_apply_and_roll_back_as_moto_does(aws):
     moto_own = run(None)
     assert moto_own[0] == ["applied", "TransactionCanceledException", "applied"]
     assert run(fast_moto) == moto_own
+    assert run(embedded_moto) == moto_own
 
 
 def _sends(sqs: Any) -> list[Any]:
@@ -211,3 +227,87 @@ def test_message_sends_are_decided_as_moto_does():
         assert _sends(boto3.client("sqs")) == moto_own
     assert moto_own[4] == ["body 0", "body 1"]  # content-based deduplication kept one message per body
     assert "MessageDeduplicationId" in moto_own[6]  # a FIFO queue without it wants a deduplication id
+
+
+def _stream_records(aws: Any) -> list[dict[str, Any]]:
+    import boto3
+
+    streams = boto3.client("dynamodbstreams")
+    arn = aws.describe_table(TableName=TABLE)["Table"]["LatestStreamArn"]
+    shard = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]["ShardId"]
+    iterator = streams.get_shard_iterator(StreamArn=arn, ShardId=shard, ShardIteratorType="TRIM_HORIZON")
+    records = streams.get_records(ShardIterator=iterator["ShardIterator"])["Records"]
+    return [{"event": r["eventName"], "keys": r["dynamodb"]["Keys"]} for r in records]
+
+
+def test_a_cancelled_transaction_leaves_no_stream_record(aws):
+    _seed(aws)
+    with embedded_moto():
+        before = _stream_records(aws)
+        assert _transactions(aws) == ["applied", "TransactionCanceledException", "applied"]
+        after = _stream_records(aws)
+    added = after[len(before) :]
+    assert after[: len(before)] == before
+    # the first and third transactions' writes only: the cancelled delete of u-2's note emitted nothing
+    assert [(r["event"], r["keys"]["pk"]["S"]) for r in added] == [
+        ("INSERT", "user#u-1"),
+        ("MODIFY", "user#u-1"),
+        ("REMOVE", "user#u-3"),
+        ("INSERT", "user#u-4"),
+    ]
+
+
+def _put(pk: str, sk: str) -> dict[str, Any]:
+    return {"Put": {"TableName": TABLE, "Item": {"pk": {"S": pk}, "sk": {"S": sk}}}}
+
+
+def test_a_transaction_sent_again_with_its_token_answers_as_it_did_and_applies_once(aws):
+    """DynamoDB's idempotency, which moto lacks: a retry whose first attempt committed is not applied again."""
+    item = {"Update": {**_document_to_version_2("user#u-1", seen=1)["Update"]}}
+    batch = [_put("user#u-1", "doc#v#2"), item]
+    _seed(aws)
+    with embedded_moto():
+        first = aws.transact_write_items(TransactItems=batch, ClientRequestToken="write-1")
+        again = aws.transact_write_items(TransactItems=batch, ClientRequestToken="write-1")  # its condition fails now
+        with pytest.raises(ClientError) as refused:
+            aws.transact_write_items(TransactItems=batch, ClientRequestToken="write-2")
+        with pytest.raises(ClientError) as mismatch:
+            aws.transact_write_items(TransactItems=[_put("user#u-9", "x")], ClientRequestToken="write-1")
+    first.pop("ResponseMetadata")
+    again.pop("ResponseMetadata")
+    assert again == first
+    assert refused.value.response["Error"]["Code"] == "TransactionCanceledException"
+    assert mismatch.value.response["Error"]["Code"] == "IdempotentParameterMismatchException"
+    assert "Item" not in aws.get_item(TableName=TABLE, Key={"pk": {"S": "user#u-9"}, "sk": {"S": "x"}})
+
+
+def test_a_transaction_copies_only_the_items_it_names_and_moto_keeps_no_copy(aws):
+    """The backup of a transaction is the size of what it names, not of the table or of the scope, and moto
+    keeps no model object beyond those the table holds: memory stays flat however many writes."""
+    import copy as copy_module
+
+    from moto.dynamodb.models import dynamodb_backends
+    from moto.dynamodb.models.dynamo_type import Item
+
+    _seed(aws)
+    kept_before = len(Item.instances_tracked)  # the seed's, made by moto's own
+    with embedded_moto():
+        copied: list[Any] = []
+        real = copy_module.deepcopy
+
+        def counting(value: Any, memo: Any = None) -> Any:
+            if memo is None:  # a backup's own call, not deepcopy's recursion into what it copies
+                copied.append(value)
+            return real(value, memo)
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(copy_module, "deepcopy", counting)
+            batch = [_put("user#u-1", f"note#x#{n}") for n in range(3)] + [_document_to_version_2("user#u-1", seen=1)]
+            aws.transact_write_items(TransactItems=batch)
+        for n in range(50):
+            aws.transact_write_items(TransactItems=[_put("user#u-2", f"note#y#{n}"), _put("user#u-3", f"z#{n}")])
+        table = dynamodb_backends["123456789012"]["eu-west-1"].tables[TABLE]
+        stored = sum(len(partition) for partition in table.items.values())
+        assert len(Item.instances_tracked) == kept_before  # moto's dashboard list: nothing of these writes
+    assert [type(value).__name__ for value in copied] == ["Item"]  # the document the update changes, once
+    assert stored == 6 * 14 + 3 + 100

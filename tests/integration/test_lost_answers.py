@@ -1,0 +1,213 @@
+"""Exactly once through lost answers: DynamoDB commits a write, its answer is lost, and the write is sent again
+(by botocore, or by the service's own contention retry). It is applied once, and answered as the first
+attempt would have been: one version per acknowledged document write, no 409 for a write that is in, the
+counters counting it once.
+
+Each case runs twice: with an engine that honours a transaction's ``ClientRequestToken`` (DynamoDB, the
+tests' moto) and with one that does not (the retry sent without it): there the write ids alone must hold.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agent_memory import bootstrap
+from agent_memory.domain.scope import Scope
+from local.template import load_handler
+from local.token import mint
+from tests.conftest import private
+from tests.events import event_body, load_event
+from tests.fakes import FakeChatModel
+from tests.integration.test_faults import document_items, notes
+from tests.integration.test_management import manage
+
+PERSONAL = Scope("personal", "u-1")
+TOKEN = mint("u-1", ["w-3"])
+ENGINES = pytest.mark.parametrize("tokens", [True, False], ids=["tokens-honoured", "tokens-ignored"])
+
+
+@pytest.fixture(autouse=True)
+def _dashboard_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMORY_LOCAL_JWT_SECRET", "local-dev-secret")
+
+
+def versions(aws: Any, scope: Scope = PERSONAL) -> list[tuple[int, str]]:
+    return [
+        (int(item["version"]["N"]), item["content"]["S"])
+        for item in document_items(aws, scope)
+        if item["sk"]["S"].startswith("doc#v#")
+    ]
+
+
+def _update(call: Any, content: str, **context: Any) -> Any:
+    return call("update_memory", {"context": private(**context), "arguments": {"content": content}})
+
+
+@ENGINES
+@pytest.mark.parametrize("versioned", [False, True], ids=["unversioned", "versioned"])
+def test_an_update_memory_whose_answer_was_lost_saves_one_version(call, aws, lost_answers, tokens, versioned):
+    assert _update(call, "# Memory\n- one").status == 200
+    clients = lost_answers("transact_write_items", tokens=tokens)
+
+    answer = _update(call, "# Memory\n- two", **({"document_version": 1} if versioned else {}))
+
+    assert answer.status == 200, answer.body
+    assert answer.body["document"]["version"] == 2
+    assert versions(aws) == [(1, "# Memory\n- one"), (2, "# Memory\n- two")]
+    assert sum(client.lost for client in clients) == 1
+
+
+@ENGINES
+def test_a_dashboard_put_whose_answer_was_lost_is_not_refused_and_saves_one_version(call, aws, lost_answers, tokens):
+    assert _update(call, "# Memory\n- one").status == 200
+    lost_answers("transact_write_items", tokens=tokens)
+
+    answer = manage(
+        "personal_put_document",
+        path="/v1/memory/personal/document",
+        body={"content": "# Memory\n- edited", "expected_version": 1},
+        token=TOKEN,
+    )
+
+    assert answer.status == 200, answer.body  # not 409: the edit is in
+    assert versions(aws) == [(1, "# Memory\n- one"), (2, "# Memory\n- edited")]
+
+
+@ENGINES
+def test_a_restore_whose_answer_was_lost_saves_one_version(call, aws, lost_answers, tokens):
+    _update(call, "# Memory\n- one")
+    _update(call, "# Memory\n- two")
+    lost_answers("transact_write_items", tokens=tokens)
+
+    answer = manage(
+        "personal_restore",
+        path="/v1/memory/personal/document/versions/1/restore",
+        body={"expected_version": 2},
+        token=TOKEN,
+    )
+
+    assert answer.status == 200, answer.body
+    assert versions(aws) == [(1, "# Memory\n- one"), (2, "# Memory\n- two"), (3, "# Memory\n- one")]
+
+
+def test_a_document_write_whose_retries_were_spent_is_present_at_most_once(call, aws, lost_answers):
+    _update(call, "# Memory\n- one")
+    lost_answers("transact_write_items", then_raise="InternalServerError")
+
+    answer = _update(call, "# Memory\n- two")
+
+    assert answer.status == 503
+    assert versions(aws) == [(1, "# Memory\n- one"), (2, "# Memory\n- two")]  # in, once: the outcome was unknown
+
+
+def _notes_today() -> int:
+    answer = manage("personal_usage", path="/v1/memory/personal/usage", token=TOKEN)
+    assert answer.status == 200, answer.body
+    return int(answer.body["notes_today"])
+
+
+@ENGINES
+@pytest.mark.parametrize(
+    "lost",
+    [("update_item",), ("transact_write_items",), ("update_item", "transact_write_items")],
+    ids=["position", "note", "both"],
+)
+def test_remembers_whose_answers_were_lost_are_numbered_and_counted_once(call, aws, lost_answers, tokens, lost):
+    clients = lost_answers(*lost, tokens=tokens)
+
+    answers = [call("remember", {"context": private(), "arguments": {"text": f"fact {n}"}}) for n in range(5)]
+
+    assert [answer.status for answer in answers] == [201] * 5
+    assert [answer.body["note"]["position"] for answer in answers] == [1, 2, 3, 4, 5]  # no gap, no repeat
+    assert notes(aws, PERSONAL) == [f"fact {n}" for n in range(5)]
+    assert sum(client.lost for client in clients) >= 5
+    assert _notes_today() == 5  # the counter equals the notes the table holds
+
+
+@pytest.mark.parametrize("lost", [("put_item",), ("put_item", "transact_write_items")], ids=["claim", "claim-and-note"])
+def test_a_flush_whose_claim_answer_was_lost_writes_its_note_and_says_written(
+    call, aws, lost_answers, monkeypatch, lost
+):
+    lost_answers(*lost, tokens=False)
+    monkeypatch.setattr(
+        bootstrap.services().flush_service, "chat_model", lambda: FakeChatModel(reply=lambda s, p: "Summary.")
+    )
+    body = event_body("flush")
+    body["context"] = private()
+
+    first = call("flush", body)
+    again = call("flush", body)  # the backend's own retry of the same compaction event
+
+    assert first.body["status"] == "written", first.body  # not "duplicate" of its own claim, with no note
+    assert again.body["status"] == "duplicate" and again.body["note"]["id"] == first.body["note"]["id"]
+    assert notes(aws, PERSONAL) == ["Summary."]
+
+
+def test_an_idempotency_key_whose_claim_answer_was_lost_is_this_call_s(aws, lost_answers, lambda_context):
+    lost_answers("put_item", tokens=False)
+    event = load_event("remember", {"context": private(), "arguments": {"text": "once"}})
+    event["headers"]["Idempotency-Key"] = "k-1"
+
+    first = load_handler("ToolsFunction")(event, lambda_context)
+    again = load_handler("ToolsFunction")(event, lambda_context)
+
+    assert first["statusCode"] == 201, first["body"]  # not 503 "still in progress": the claim is its own
+    assert again["statusCode"] == 201 and again["body"] == first["body"]
+    assert notes(aws, PERSONAL) == ["once"]
+
+
+def _injections(aws: Any) -> list[dict[str, Any]]:
+    return [item for item in aws.scan(TableName="MemoryTable")["Items"] if item["sk"]["S"].startswith("inj#")]
+
+
+def test_the_record_of_what_a_turn_was_shown_is_written_before_the_answer_once(call, aws, monkeypatch):
+    from agent_memory.storage.client import DynamoDB
+    from tests.integration.conftest import LostAnswerClient
+
+    recorder = bootstrap.services().injection_recorder
+    monkeypatch.setattr(recorder, "_client", DynamoDB(LostAnswerClient(recorder._client.raw, {"put_item"}, None)))
+
+    answer = call("context", {"context": private()})
+
+    assert answer.status == 200 and answer.body["degraded"] == []
+    assert len(_injections(aws)) == 1  # already there when the turn is answered, and once
+
+
+def test_a_turn_whose_record_cannot_be_written_says_so_and_is_answered(call, aws, monkeypatch):
+    from agent_memory.storage.client import DynamoDB
+    from tests.integration.test_faults import FaultyClient
+
+    recorder = bootstrap.services().injection_recorder
+    failing = FaultyClient(recorder._client.raw, {"put_item": "InternalServerError"})
+    monkeypatch.setattr(recorder, "_client", DynamoDB(failing))
+
+    answer = call("context", {"context": private()})
+
+    assert answer.status == 200
+    assert answer.body["degraded"] == ["injection_record"]
+    assert "system_prompt" in answer.body and _injections(aws) == []
+
+
+@ENGINES
+def test_a_fold_whose_answers_were_lost_folds_each_note_once_and_counts_the_group_once(
+    aws, lost_answers, tokens, monkeypatch
+):
+    from datetime import timedelta
+
+    from tests.conftest import write_note
+    from tests.integration.test_consolidation import RUN_AT, consolidate, folded_counts, merge, notes_of
+
+    ids = [write_note(PERSONAL, RUN_AT - timedelta(days=9, minutes=i), f"old fact {i}") for i in range(3)]
+    clients = lost_answers("transact_write_items", "update_item", tokens=tokens)  # the save, the marks, the settle
+    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: FakeChatModel(reply=merge))
+
+    run = consolidate()
+
+    assert sum(client.lost for client in clients) >= 3
+    assert (run["groups_planned"], run["groups_done"], run["groups_failed"]) == (1, 1, 0)
+    assert run["notes_consolidated"] == 3
+    assert len([version for version in versions(aws) if version[0] >= 1]) == 1  # one version for the fold
+    assert folded_counts(aws) == dict.fromkeys(ids, 1)  # every marked note is in the version's document, once
+    assert all(item["consolidated"] == {"BOOL": True} for item in notes_of(aws))
