@@ -17,6 +17,7 @@ tests (``tests/opensearch/conftest.py``) and ``make bench``, which start their o
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -121,7 +122,17 @@ def _add_analysis_common() -> None:
 
 
 def prepare() -> Path:
-    """The OpenSearch home with k-NN (and analysis-common) installed, fetched and assembled on first use; idempotent."""
+    """The OpenSearch home with k-NN (and analysis-common) installed, fetched and assembled on first use; idempotent.
+
+    One process at a time: two test workers (or a test run and ``make bench``) that both find no home would
+    otherwise remove and unpack it under each other."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with (CACHE / ".install.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        return _prepare()
+
+
+def _prepare() -> Path:
     if (HOME / "plugins" / "opensearch-knn").is_dir():
         _add_analysis_common()
         return HOME

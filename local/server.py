@@ -70,7 +70,8 @@ def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
 def main() -> None:
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     prepare_environment()
-    from agent_memory.basics.settings import SettingsError, get_settings, require_valid_settings
+    from agent_memory import bootstrap
+    from agent_memory.basics.settings import SettingsError, require_valid_settings
 
     try:
         require_valid_settings()  # a bad setting stops the stack here, with one line naming it
@@ -93,9 +94,10 @@ def main() -> None:
             from local.sqs_mapping import start_queue_mapping
 
             queue_mapping = start_queue_mapping(endpoint, functions)
-        # The settings were read (and cached) by the checks at start and at each handler's import, before the
-        # queue's URL was known: read them again, so that the planner sends its groups to the local queue.
-        get_settings.cache_clear()
+        # The settings were read (and the object graph built on them) by the checks at start and at each
+        # handler's import, before the queue's URL was known: read them again, so that the planner sends its
+        # groups to the local queue.
+        bootstrap.reset()
         servers.append(serve(ApiHandler, api_port, functions))
         servers.append(serve(InvokeHandler, lambda_port, functions))
         indexer = os.environ["OPENSEARCH_ENDPOINT"] if stream_mapping is not None else None

@@ -55,6 +55,16 @@ class StubClient:
         return {"note": note(self.text), "truncated": False, "redacted": []}
 
 
+class AsyncStubClient(StubClient):
+    """The same answers, awaited, as ``AsyncMemoryClient`` gives them to the MCP server."""
+
+    async def list_tools(self) -> list[dict[str, Any]]:  # type: ignore[override]
+        return super().list_tools()
+
+    async def call_tool(self, context: Any, name: str, arguments: dict[str, Any]) -> dict[str, Any]:  # type: ignore[override]
+        return super().call_tool(context, name, arguments)
+
+
 CONTEXT = ConversationContext(user_id="u-1", thread_id="t-1", visibility="shared", workspace_id="w-1")
 
 
@@ -76,7 +86,7 @@ def test_the_conversation_hands_the_model_fenced_notes():
 
 
 def test_the_mcp_server_hands_the_model_fenced_notes():
-    server = MemoryMcp(StubClient(ESCAPE), CONTEXT)  # type: ignore[arg-type]
+    server = MemoryMcp(AsyncStubClient(ESCAPE), CONTEXT)  # type: ignore[arg-type]
     params = types.CallToolRequestParams(name="recall", arguments={"query": "override"})
 
     result = anyio.run(server.call_tool, None, params)

@@ -20,7 +20,6 @@ from typing import Any
 import pytest
 from agent_memory_client import Conversation, ConversationContext, MemoryClient
 
-from agent_memory.domain.fence import fence_line
 from tests.client_ts.vectors import FIXTURES, rendered
 from tests.e2e.test_local_stack import Stack, running_stack
 from tests.fake_openai import fake_openai_server
@@ -101,8 +100,8 @@ def test_python_and_typescript_give_the_same_tools_and_memory_block(
     stack: Stack, node_suite: subprocess.CompletedProcess[str]
 ) -> None:
     """The same conversation through both helpers: the same tool definitions in every shared format (and the
-    AI SDK's schemas are the same definitions), the same ``system_prompt``, and the same recall, except that
-    the TypeScript helper fences the notes' text as the service fences it in ``system_prompt``."""
+    AI SDK's schemas are the same definitions), the same ``system_prompt``, and the same recall, its notes'
+    text fenced by both as the service fences it in ``system_prompt``."""
     assert node_suite.returncode == 0, node_suite.stdout + node_suite.stderr
     context = ConversationContext(user_id="parity-u", thread_id="t-1", visibility="shared", workspace_id="parity-w")
     with MemoryClient(f"http://127.0.0.1:{stack.api_port}") as memory:
@@ -124,6 +123,5 @@ def test_python_and_typescript_give_the_same_tools_and_memory_block(
         assert ours["tools"][format] == python_tools[format], format
     assert ours["tools"]["vercel-ai"] == [tool["function"] for tool in python_tools["openai-chat"]]
     assert ours["system_prompt"] == python_prompt
-    fenced = [{**note, "text": fence_line(note["text"])} for note in python_recall["notes"]]
-    assert ours["recall"] == {**python_recall, "notes": fenced}
+    assert ours["recall"] == python_recall
     assert "<system>" not in json.dumps(ours["recall"])
