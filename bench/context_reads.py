@@ -1,4 +1,4 @@
-"""``/v1/context``'s two reads made at once (issue 15, "Also"): the service's ``context`` against its floors,
+"""``/v1/context``'s two reads made at once (docs/benchmarks.md): the service's ``context`` against its floors,
 in the same run: the two reads made one after the other, and the slower read alone.
 
 Real: the service's code and the requests (moto, in-process). Simulated: the network, a fixed

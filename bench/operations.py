@@ -270,7 +270,7 @@ class Result:
         return self.p50_ms / self.floor_p50_ms
 
     def as_json(self) -> dict[str, Any]:
-        """The shape of docs/benchmarks.json, shared with the operations later issues add."""
+        """The shape of docs/benchmarks.json, shared with the operations other benches add."""
         return {
             "requests": len(self.requests),
             "p50_ms": round(self.p50_ms, 3),

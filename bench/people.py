@@ -242,13 +242,11 @@ def report(result: PeopleResult) -> str:
             f"| context p50 without / with the record, DynamoDB in another process (moto server, blocks of 50) | "
             f"{result.http_p50_without_ms:.2f} / {result.http_p50_with_ms:.2f} ms "
             f"({result.http_p50_with_ms / result.http_p50_without_ms:.2f}x) |",
-            f"| records written (behind the turns) | {result.record_writes} of {result.context_calls + 20} "
+            f"| records written | {result.record_writes} of {result.context_calls + 20} "
             "recorded calls (20 in the warm-up) |",
             "",
-            "The record adds no synchronous request: it is queued and written by a background thread in "
-            "BatchWriteItem requests of what arrived within a second, at most 25 (agent_memory/people/injections.py).",
-            "In-process, moto serves that thread's BatchWriteItem in the same interpreter, so its work competes "
-            "with the turns for the GIL; against DynamoDB only the request's client side would.",
+            "The record is one PutItem written before the answer (agent_memory/people/injections.py): a turn whose "
+            "record cannot be written says so in `degraded`, and no record waits in a thread a frozen sandbox stops.",
             "Export and erase times are mostly moto's own: its response serializer took 39 of 46 s of a profiled "
             "3,000-note export (moto.core.serialize); the seed is BatchWriteItem straight into the table.",
             *_recorded_lines(result.notes),

@@ -17,7 +17,7 @@ the vectors, the fusion, the model) and none of moto's own time, which is not Dy
 call at 2,000 notes on a loaded machine). DynamoDB's own time is not measured here; what it reads is (the
 answers' size per recall). The three are interleaved call by call (their order rotating each round), so
 that the machine's load, which drifts during a run, weighs on all three alike; p50 and p95 over
-``calls`` calls each, after a few untimed ones. Target (issue 20): hybrid at most 1.5 times keyword at
+``calls`` calls each, after a few untimed ones. Target: hybrid at most 1.5 times keyword at
 1,000 notes.
 
 **Cold load** of ``local:minilm``: a fresh interpreter imports the module, builds the model (reads the
@@ -42,7 +42,7 @@ MODEL = "local:minilm"
 MODES = ("keyword", "fixed", "minilm")
 LABELS = {"keyword": "keyword", "fixed": "hybrid, fixed vector", "minilm": "hybrid, local:minilm"}
 QUERIES = ("coffee meeting deadline", "where does she travel in spring", "allergic to peanuts", "the team's budget")
-TARGET_RATIO = 1.5  # hybrid / keyword at 1,000 notes (issue 20)
+TARGET_RATIO = 1.5  # hybrid / keyword at 1,000 notes
 
 
 @dataclass

@@ -17,7 +17,7 @@ from bench.cold_start import ColdStart
 from bench.flush import FlushResult, flush_report
 from bench.operations import Result
 
-# The targets of the issue.
+# The targets the service promises.
 MAX_REQUESTS = {"context": 2, "remember": 2}
 MAX_TOOLS_IMPORT_MS = 300.0
 MAX_CONTEXT_RATIO = 1.3
@@ -32,7 +32,7 @@ def verdict(passed: bool) -> str:
 def target_lines(
     results: dict[str, Result], imports: dict[str, ColdStart], flushes: dict[str, FlushResult]
 ) -> list[str]:
-    """One line per target of the issue, PASS or FAIL first."""
+    """One line per target, PASS or FAIL first."""
     lines = []
     for name, limit in MAX_REQUESTS.items():
         count = len(results[name].requests)
@@ -105,7 +105,7 @@ def write_results(
     meta: dict[str, Any],
     more: dict[str, dict[str, Any]] | None = None,
 ) -> None:
-    """Merge into the existing file: later issues add their own operations to it."""
+    """Merge into the existing file: other benches add their own operations to it."""
     data: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
     data.update({name: result.as_json() for name, result in results.items()})
     data.update({name: result.as_json() for name, result in flushes.items()})
@@ -123,7 +123,7 @@ def write_report(sections: dict[str, str], path: Path, meta: dict[str, Any], arg
     lines = [
         "# Benchmarks",
         "",
-        "Every figure the issues ask for, from one run of the command below; `make bench` rewrites this file",
+        "Every figure the service promises, from one run of the command below; `make bench` rewrites this file",
         "(and merges the same figures into `docs/benchmarks.json`). Latency is in-process on moto unless a",
         "section says otherwise: compare figures only with runs on the same kind of machine.",
         "",

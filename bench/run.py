@@ -1,4 +1,4 @@
-"""Every figure the issues ask for (``make bench``, ``python -m bench.run``): area by area, into one report.
+"""Every figure the service promises (``make bench``, ``python -m bench.run``): area by area, into one report.
 
 The areas, each a module on the shared runner (``bench.runner``): the per-turn operations against their
 floor (``operations``), the flush (``flush``), cold import (``cold_start``), what grows with the data
@@ -108,7 +108,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--hybrid-scopes", type=int, default=100, help="scopes they are spread over (default 100)")
     parser.add_argument("--hybrid-calls", type=int, default=300, help="timed hybrid recalls (default 300)")
     parser.add_argument("--import-runs", type=int, default=7, help="fresh interpreters per import median (default 7)")
-    parser.add_argument("--fanout-scopes", type=int, default=200, help="consolidation fan-out scopes (issue: 2000)")
+    parser.add_argument("--fanout-scopes", type=int, default=200, help="consolidation fan-out scopes (target: 2000)")
     parser.add_argument(
         "--people-notes", type=int, default=10_000, help="notes exported and erased (default 10000; make bench-people)"
     )
