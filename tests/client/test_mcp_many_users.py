@@ -5,9 +5,6 @@ client against the local stack."""
 from __future__ import annotations
 
 import json
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +20,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from local.token import mint
-from tests.client.test_mcp_server import ROOT, server_environment
+from tests.client.test_mcp_server import running_http_server, server_environment
 from tests.e2e.test_local_stack import Stack, free_port
 
 pytestmark = pytest.mark.slow
@@ -45,30 +42,10 @@ def token(user: str, workspaces: list[str] | None = None, *, secret: str = SECRE
 
 @pytest.fixture
 def server(client_stack: Stack, tmp_path: Path) -> Iterator[str]:
-    port = free_port()
     env = server_environment(client_stack, MEMORY_MCP_AUTH="jwt", MEMORY_MCP_JWT_SECRET=SECRET)
-    with (tmp_path / "mcp.log").open("wb") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "agent_memory_client.mcp_server", "--transport", "http", "--port", str(port)],
-            cwd=ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and process.poll() is None:
-            with socket.socket() as sock:
-                if sock.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.1)
-        else:
-            pytest.fail(f"the MCP server did not listen:\n{(tmp_path / 'mcp.log').read_text()}")
-        yield f"http://127.0.0.1:{port}"
-        assert "Traceback" not in (tmp_path / "mcp.log").read_text()
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    with running_http_server(env, tmp_path / "mcp.log") as url:
+        yield url
+    assert "Traceback" not in (tmp_path / "mcp.log").read_text()
 
 
 def session(url: str, bearer: str) -> Client:

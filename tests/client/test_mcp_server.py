@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -98,18 +99,16 @@ def test_over_stdio(client_stack: Stack, memory: MemoryClient) -> None:
     check(outcome, memory, ConversationContext(user_id="mcp-stdio", thread_id="t-mcp"))
 
 
-@pytest.fixture
-def http_server(client_stack: Stack, tmp_path: Path) -> Iterator[str]:
+@contextmanager
+def running_http_server(env: dict[str, str], log: Path) -> Iterator[str]:
+    """``mcp_server --transport http`` on a free port, its output in ``log``; yields its base URL once it listens."""
     port = free_port()
-    env = server_environment(
-        client_stack, MEMORY_USER_ID="mcp-http", MEMORY_WORKSPACE_ID="w-mcp", MEMORY_THREAD_ID="t-http"
-    )
-    with (tmp_path / "mcp.log").open("wb") as log:
+    with log.open("wb") as output:
         process = subprocess.Popen(
             [sys.executable, "-m", "agent_memory_client.mcp_server", "--transport", "http", "--port", str(port)],
             cwd=ROOT,
             env=env,
-            stdout=log,
+            stdout=output,
             stderr=subprocess.STDOUT,
         )
     try:
@@ -120,11 +119,20 @@ def http_server(client_stack: Stack, tmp_path: Path) -> Iterator[str]:
                     break
             time.sleep(0.1)
         else:
-            pytest.fail(f"the MCP server did not listen:\n{(tmp_path / 'mcp.log').read_text()}")
-        yield f"http://127.0.0.1:{port}/mcp"
+            pytest.fail(f"the MCP server did not listen:\n{log.read_text()}")
+        yield f"http://127.0.0.1:{port}"
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+@pytest.fixture
+def http_server(client_stack: Stack, tmp_path: Path) -> Iterator[str]:
+    env = server_environment(
+        client_stack, MEMORY_USER_ID="mcp-http", MEMORY_WORKSPACE_ID="w-mcp", MEMORY_THREAD_ID="t-http"
+    )
+    with running_http_server(env, tmp_path / "mcp.log") as url:
+        yield f"{url}/mcp"
 
 
 def test_over_streamable_http_the_configured_workspace_is_the_scope(http_server: str, memory: MemoryClient) -> None:
