@@ -39,7 +39,7 @@ import string  # noqa: E402
 from base64 import b64encode  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 
-from agent_memory.domain.fence import is_invisible  # noqa: E402
+from agent_memory.domain.fence import INVISIBLE  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -354,7 +354,7 @@ def inserted(secret: Secret) -> list[tuple[str, Secret]]:
 
 def squashed(text: str) -> str:
     """``text`` without white space or invisible characters: what a reader copies back together."""
-    return "".join(ch for ch in text if not ch.isspace() and not is_invisible(ch))
+    return "".join(ch for ch in INVISIBLE.sub("", text) if not ch.isspace())
 
 
 def survives(secret: str, stored: str) -> bool:

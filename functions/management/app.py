@@ -20,7 +20,7 @@ from agent_memory.basics.settings import get_settings, require_valid_settings
 from agent_memory.bootstrap import services
 from agent_memory.edges.auth import Principal, principal_from_event
 from agent_memory.edges.http import body_text, error_result, make_resolver
-from agent_memory.edges.parsing import (
+from agent_memory.edges.requests import (
     check_integer_parameters,
     media_type,
     normalise_content_type,

@@ -88,9 +88,9 @@ def test_every_kind_found_is_listed_once_in_the_tables_order():
 
 
 def test_a_deployment_can_extend_the_table(monkeypatch):
-    from agent_memory.domain import redaction
+    from agent_memory.domain import secret_detectors
 
-    monkeypatch.setattr(redaction, "DETECTORS", list(redaction.DETECTORS))
+    monkeypatch.setattr(secret_detectors, "DETECTORS", list(secret_detectors.DETECTORS))
     register(Detector("internal-token", re.compile(r"itk-[0-9a-f]{16}")))
 
     assert redact("use itk-0123456789abcdef now").text == "use [redacted: internal-token] now"

@@ -4,22 +4,40 @@ and what is found there replaced in the text itself."""
 from __future__ import annotations
 
 import sys
+import unicodedata
 
 import pytest
 
-from agent_memory.domain.fence import is_invisible
-from agent_memory.domain.redaction import _INVISIBLE, redact
+from agent_memory.domain.fence import INVISIBLE
+from agent_memory.domain.notes import clean_note_text
+from agent_memory.domain.redaction import redact
+
+_NOT_FORMAT_YET_INVISIBLE = "\u115f\u1160\u3164\uffa0\u034f"  # Hangul fillers, the combining grapheme joiner
 
 
-def test_the_invisible_class_is_exactly_what_cleaning_removes():
-    """A code point is left out of the view if and only if note cleaning would remove it."""
+def test_the_invisible_class_is_every_format_character_and_the_fillers():
+    """``fence.INVISIBLE`` (what cleaning removes and the detectors read through) is Unicode category Cf plus the
+    characters that show nothing although they are not Cf, for every code point of this Python's Unicode."""
     differ = [
         hex(code)
         for code in range(sys.maxunicode + 1)
-        if bool(_INVISIBLE.fullmatch(chr(code))) != is_invisible(chr(code))
+        if bool(INVISIBLE.fullmatch(chr(code)))
+        != (unicodedata.category(chr(code)) == "Cf" or chr(code) in _NOT_FORMAT_YET_INVISIBLE)
     ]
 
     assert differ == []
+
+
+def test_cleaning_removes_every_control_and_invisible_character():
+    """Line breaks become a space; every other control or invisible character is gone."""
+    kept = [
+        hex(code)
+        for code in range(sys.maxunicode + 1)
+        if unicodedata.category(chr(code)) in ("Cc", "Cf") or chr(code) in _NOT_FORMAT_YET_INVISIBLE
+        if clean_note_text(f"a{chr(code)}b").text not in ("ab", "a b")
+    ]
+
+    assert kept == []
 
 
 @pytest.mark.parametrize(

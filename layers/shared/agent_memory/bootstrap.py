@@ -157,8 +157,13 @@ class Services:
             ConsolidationStore(self.dynamodb, settings.table_name),
             lambda_client=bounded_client("lambda", settings),  # starting a run is one asynchronous Invoke
             consolidate_function=settings.consolidate_function,
-            stale=StaleRecords(self.dynamodb, settings.table_name),
+            stale=self.stale_records,
         )
+
+    @cached_property
+    def stale_records(self) -> StaleRecords:
+        """What a deleted note or an erase leaves behind, voided (the management and people use cases)."""
+        return StaleRecords(self.dynamodb, self.settings.table_name)
 
     @cached_property
     def people(self) -> People:
@@ -172,6 +177,7 @@ class Services:
             self.documents,
             self.notes,
             self.notes.usage,
+            self.stale_records,
             index=self.notes_index,
             quota=self.quota,
         )

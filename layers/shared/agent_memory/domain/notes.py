@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import re
-import unicodedata
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 
 from agent_memory.basics.errors import InvalidInput
-from agent_memory.domain.fence import is_invisible, one_line
-from agent_memory.domain.redaction import Redacted
+from agent_memory.domain.fence import INVISIBLE, LINE_BREAK_TABLE
+from agent_memory.domain.redaction import redact
 
 NOTE_MAX_CHARS = 2000
 # What of a note's text is read at all: the rest is cut before cleaning or any secret detector runs (the
@@ -18,6 +16,9 @@ NOTE_MAX_CHARS = 2000
 NOTE_INPUT_MAX_CHARS = 100_000
 _BULLETS = ("- ", "* ", "• ")
 _HEADING = re.compile(r"^#{1,6} ")
+# What cleaning removes once line breaks are spaces: control characters (category Cc, U+0000-U+001F and
+# U+007F-U+009F) and the invisible format characters (``fence.INVISIBLE``).
+_HIDDEN = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f]|{INVISIBLE.pattern}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,18 +71,20 @@ class CleanText:
 
 
 def clean_note_text(
-    raw: str, *, max_chars: int = NOTE_MAX_CHARS, redact: Callable[[str], Redacted] | None = None
+    raw: str, *, max_chars: int = NOTE_MAX_CHARS, redact_extra: frozenset[str] | None = None
 ) -> CleanText:
     """Make model-written text safe to store and re-inject: one line, no control characters, a bullet's body.
 
-    ``redact`` runs on the cleaned text, before it is cut to ``max_chars``: what is checked for secrets is
-    what is stored, so no character that cleaning removes can hide a secret from it, and no cut can leave
-    half a secret behind. Raises InvalidInput for text that is empty after cleaning or that is a Markdown heading.
+    With ``redact_extra`` (the extra kinds a deployment turns on, ``MEMORY_REDACT_EXTRA``; empty for none),
+    secrets are redacted from the cleaned text, before it is cut to ``max_chars``: what is checked for secrets
+    is what is stored, so no character that cleaning removes can hide a secret from it, and no cut can leave
+    half a secret behind. Without it the text is only cleaned (what a reader of stored notes compares).
+    Raises InvalidInput for text that is empty after cleaning or that is a Markdown heading.
     """
     capped = raw[:NOTE_INPUT_MAX_CHARS]
     # Line and paragraph separators become spaces (a note is one line); control characters and invisible
     # format characters (zero-width, bidi controls) are removed (docs/api.md §6).
-    text = "".join(ch for ch in one_line(capped) if unicodedata.category(ch) != "Cc" and not is_invisible(ch)).strip()
+    text = _HIDDEN.sub("", capped.translate(LINE_BREAK_TABLE)).strip()
     for bullet in _BULLETS:
         if text.startswith(bullet) or text == bullet.rstrip():  # a bare marker is an empty bullet
             text = text[len(bullet) :].strip()
@@ -97,8 +100,8 @@ def clean_note_text(
             details=[{"loc": ["arguments", "text"], "msg": "headings are not allowed", "type": "heading"}],
         )
     kinds: list[str] = []
-    if redact is not None:
-        redacted = redact(text)
+    if redact_extra is not None:
+        redacted = redact(text, extra=redact_extra)
         text, kinds = redacted.text, redacted.kinds
     if len(text) <= max_chars:
         return CleanText(text, truncated=len(capped) < len(raw), redacted=kinds)

@@ -17,13 +17,13 @@ or refuse their inputs below it first), and every detector is linear (``secret_d
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
 from agent_memory.basics.errors import InvalidInput
 from agent_memory.basics.observability import metrics
-from agent_memory.domain.secret_detectors import DETECTORS, KINDS, Detector, Span, luhn
+from agent_memory.domain.fence import INVISIBLE
+from agent_memory.domain.secret_detectors import DETECTORS, KINDS, Detector, find, luhn, register
 
 __all__ = [
     "DETECTORS",
@@ -42,14 +42,6 @@ __all__ = [
 # the hard limit is at most 125,000 characters (docs/api.md §3); 200,000 leaves room and bounds the work.
 MAX_CHARS = 200_000
 
-# Unicode category Cf (format characters: zero-width spaces and joiners, bidi embeddings, overrides and
-# isolates, the BOM, tag characters...) and the Hangul fillers, as ``fence.is_invisible`` defines them
-# (tests/unit/test_redaction_view.py checks every code point against it).
-_INVISIBLE = re.compile(
-    "[\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160\u180e\u200b-\u200f"
-    "\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb\U000110bd\U000110cd"
-    "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]"
-)
 # Every other space and line separator reads as a plain space: NBSP, the typographic spaces, U+2028...
 _SPACES = str.maketrans(
     dict.fromkeys(
@@ -64,11 +56,6 @@ def marker(kind: str) -> str:
 
 
 EXTRA_KINDS = frozenset(detector.kind for detector in DETECTORS if detector.extra)
-
-
-def register(detector: Detector) -> None:
-    """A deployment's own detector, checked after the built-in ones."""
-    DETECTORS.append(detector)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,13 +82,13 @@ def _view(text: str) -> _View:
     if text.isascii():
         return _View(text, [])
     spaced = text.translate(_SPACES)
-    if _INVISIBLE.search(spaced) is None:
+    if INVISIBLE.search(spaced) is None:
         return _View(spaced, [])
     removed: list[int] = []
     pieces: list[str] = []
     kept = 0  # characters of the view so far
     last = 0
-    for found in _INVISIBLE.finditer(spaced):
+    for found in INVISIBLE.finditer(spaced):
         pieces.append(spaced[last : found.start()])
         kept += found.start() - last
         removed.append(kept)
@@ -121,7 +108,7 @@ def redact(text: str, *, extra: frozenset[str] = frozenset()) -> Redacted:
             details=[{"loc": ["text"], "msg": "too long to check for secrets", "type": "too_long"}],
         )
     view = _view(text)
-    spans = _merged(view.text, extra)
+    spans = find(view.text, extra)
     if not spans:
         return Redacted(text, [])
     pieces: list[str] = []
@@ -138,21 +125,3 @@ def redact(text: str, *, extra: frozenset[str] = frozenset()) -> Redacted:
     metrics.add_metric(name="SecretsRedacted", unit="Count", value=len(spans))
     found.sort(key=lambda kind: KINDS.index(kind) if kind in KINDS else len(KINDS))
     return Redacted("".join(pieces), found)
-
-
-def _merged(view: str, extra: frozenset[str]) -> list[Span]:
-    """Every detector's spans, in the text's order. Where two overlap, the detector listed first in the
-    table wins (a provider's token over the bare 40-character rule inside it, a URL's password over an
-    e-mail address made of it and the host)."""
-    starts: list[int] = []
-    kept: list[Span] = []
-    for detector in DETECTORS:
-        if detector.extra and detector.kind not in extra:
-            continue
-        for span in detector.spans(view):
-            place = bisect_right(starts, span[0])
-            if (place and kept[place - 1][1] > span[0]) or (place < len(kept) and kept[place][0] < span[1]):
-                continue
-            starts.insert(place, span[0])
-            kept.insert(place, span)
-    return kept

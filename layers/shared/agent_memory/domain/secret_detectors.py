@@ -85,8 +85,6 @@ class Detector:
 
 # A run: digits, each group separated by one space or dash. Possessive: read once, never given back.
 _DIGIT_RUN = re.compile(r"(?<![0-9])[0-9]++(?:[ -][0-9]++)*+")
-_GROUP_SPLIT = re.compile(r"[ -]")
-_NONE: frozenset[int] = frozenset()
 _DOUBLE = str.maketrans("0123456789", "0246813579")
 # Issuer prefixes (first digits) and the lengths their cards have: Visa, Mastercard, Amex, Diners, Discover,
 # JCB, UnionPay, Maestro, Mir. A Luhn-valid number outside them (an IMEI, an ISBN) is not taken for a card.
@@ -94,14 +92,11 @@ _ISSUERS: dict[str, frozenset[int]] = {
     "4": frozenset({16, 19}),  # 13-digit Visa numbers are no longer issued
     **{str(p): frozenset({16}) for p in range(51, 56)},
     **{str(p): frozenset({16}) for p in range(22, 28)},
-    "34": frozenset({15}),
-    "37": frozenset({15}),
+    **{str(p): frozenset({15}) for p in (34, 37)},
     **{str(p): frozenset({14, 16, 19}) for p in (30, 36, 38, 39)},
     "60": frozenset({16, 17, 18, 19}),
-    "64": frozenset({16, 19}),
-    "65": frozenset({16, 19}),
-    "35": frozenset({16, 17, 18, 19}),
-    "62": frozenset({16, 17, 18, 19}),
+    **{str(p): frozenset({16, 19}) for p in (64, 65)},
+    **{str(p): frozenset({16, 17, 18, 19}) for p in (35, 62)},
     **{str(p): frozenset(range(13, 20)) for p in (50, 56, 57, 58, 59, 63, 67)},
 }
 CARD_MIN, CARD_MAX = 13, 19
@@ -139,7 +134,7 @@ def _card_windows(match: re.Match[str]) -> Iterator[Span]:
     at most seven windows, each in O(1): linear in the run."""
     if len(match.group(0)) < CARD_MIN:
         return
-    groups = _GROUP_SPLIT.split(match.group(0))
+    groups = re.split(r"[ -]", match.group(0))
     digits = "".join(groups)
     starts = [0, *accumulate(map(len, groups))]  # the digit index of each group's start, and the end
     even, odd = _luhn_prefix_sums(digits)
@@ -268,9 +263,6 @@ def _labelled(match: re.Match[str]) -> Iterator[Span]:
     yield start, end, kind
 
 
-# --- the rest -----------------------------------------------------------------------------------------
-
-
 def _mixed(match: re.Match[str]) -> bool:
     """A bare 40-character AWS secret key looks random: upper and lower case letters and digits."""
     value = match.group(0)
@@ -336,9 +328,7 @@ DETECTORS: list[Detector] = [
             r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])"
         ),
     ),
-    Detector(
-        "password", _KEY_VALUE, locate=_labelled, lower=True
-    ),  # the kind is the key's: password, api-token, aws-...
+    Detector("password", _KEY_VALUE, locate=_labelled, lower=True),  # the kind is the key's: password, api-token...
     Detector(
         "aws-session-token",
         re.compile(r"(?<![A-Za-z0-9/+])(?:IQoJb3JpZ2luX2Vj|FwoGZXIvYXdz)[A-Za-z0-9/+=]{60,4096}+"),
@@ -385,3 +375,26 @@ DETECTORS: list[Detector] = [
         extra=True,
     ),
 ]
+
+
+def register(detector: Detector) -> None:
+    """A deployment's own detector, checked after the built-in ones."""
+    DETECTORS.append(detector)
+
+
+def find(view: str, extra: frozenset[str]) -> list[Span]:
+    """Every detector's spans, in the text's order. Where two overlap, the detector listed first in the
+    table wins (a provider's token over the bare 40-character rule inside it, a URL's password over an
+    e-mail address made of it and the host)."""
+    starts: list[int] = []
+    kept: list[Span] = []
+    for detector in DETECTORS:
+        if detector.extra and detector.kind not in extra:
+            continue
+        for span in detector.spans(view):
+            place = bisect_right(starts, span[0])
+            if (place and kept[place - 1][1] > span[0]) or (place < len(kept) and kept[place][0] < span[1]):
+                continue
+            starts.insert(place, span[0])
+            kept.insert(place, span)
+    return kept

@@ -21,7 +21,7 @@ from botocore.exceptions import ConnectionError as BotocoreConnectionError
 from agent_memory.basics.errors import MalformedRequest, MemoryServiceError, UnsupportedMediaType
 from agent_memory.basics.observability import logger, metrics
 from agent_memory.domain.shapes import Answer
-from agent_memory.edges.parsing import idempotency_key, media_type
+from agent_memory.edges.requests import idempotency_key, media_type
 from agent_memory.edges.responses import ErrorBody
 
 if TYPE_CHECKING:
@@ -163,9 +163,10 @@ def make_resolver(*routers: APIGatewayHttpRouter, enable_validation: bool = Fals
     return app
 
 
-def resolve_backend_call(app: APIGatewayHttpResolver, event: dict[str, Any], context: Any) -> dict[str, Any]:
-    """A route of the chat backend's (the tools, ``context``): its caller checked against the backend's role
-    first (``edges.auth.require_backend_caller``, ``MEMORY_BACKEND_ROLE_ARN``), then the route."""
+def backend_refusal(event: dict[str, Any]) -> dict[str, Any] | None:
+    """The refusal of a chat backend's route (the tools, ``context``) whose caller is not the backend's role
+    (``edges.auth.require_backend_caller``, ``MEMORY_BACKEND_ROLE_ARN``), or None: the handler routes the event.
+    Checked before routing, by the handler, so that nothing of the route runs for a refused caller."""
     from agent_memory.basics.settings import get_settings
     from agent_memory.edges.auth import require_backend_caller
 
@@ -173,5 +174,4 @@ def resolve_backend_call(app: APIGatewayHttpResolver, event: dict[str, Any], con
         require_backend_caller(event, get_settings().backend_role_arn)
     except MemoryServiceError as error:
         return error_result(error)
-    result: dict[str, Any] = app.resolve(event, context)
-    return result
+    return None

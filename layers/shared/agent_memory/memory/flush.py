@@ -20,7 +20,6 @@ from agent_memory.basics.observability import logger, metrics, model_tokens
 from agent_memory.domain.commands import FlushCommand
 from agent_memory.domain.notes import Note, clean_note_text, parse_note_id
 from agent_memory.domain.prompts import FLUSH_SYSTEM, flush_prompt
-from agent_memory.domain.redaction import redact
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.shapes import Note as NoteShape
 from agent_memory.providers.chat import ChatModel
@@ -83,9 +82,7 @@ class FlushService:
         try:
             text = self._ask_model(list(command.messages), deadline)
             # The model's text is cleaned, then checked for secrets, then cut (notes.clean_note_text).
-            cleaned = clean_note_text(
-                text, max_chars=FLUSH_NOTE_MAX_CHARS, redact=lambda clean: redact(clean, extra=self.redact_extra)
-            )
+            cleaned = clean_note_text(text, max_chars=FLUSH_NOTE_MAX_CHARS, redact_extra=self.redact_extra)
             if time.monotonic() + WRITE_RESERVE_S / 2 > deadline:  # the write needs about 0.3 s at worst
                 raise FlushFailed("the 5-second budget ran out before the note could be written")
             note = self.notes.append_completing_flush(

@@ -57,7 +57,9 @@ class MemoryService:
 
     def remember(self, scope: Scope, origin: Origin, text: str) -> Remembered:
         """Append ``text`` as a note of ``scope`` written by ``origin``'s conversation."""
-        cleaned = clean_note_text(text, redact=self._redact)  # redacted once clean, before anything is stored or logged
+        cleaned = clean_note_text(
+            text, redact_extra=self.redact_extra
+        )  # redacted once clean, before anything is stored or logged
         note = self.notes.append(
             scope,
             created=utc_now(),

@@ -90,7 +90,8 @@ class People:
     items: ScopeItems
     documents: DocumentStore
     notes: NoteStore
-    characters: UsageStore  # the scope's characters counter (the notes' writes move it)
+    usage_store: UsageStore  # the scope's characters and the days' notes (an erase gives back what it removed)
+    stale: StaleRecords  # what an erase of notes leaves behind: idempotency records, flush claims, turns
     index: NotesIndex | None
     quota: Quota
 
@@ -157,7 +158,7 @@ class People:
                     consolidated=raw["consolidated"],
                 )
                 self.notes.load(scope, note)
-        self.characters.add(scope, sum(len(saved["content"]) for page in pages for saved in page["versions"]))
+        self.usage_store.add(scope, sum(len(saved["content"]) for page in pages for saved in page["versions"]))
 
     # --- erase ------------------------------------------------------------------------------------------
 
@@ -188,17 +189,17 @@ class People:
         for page in self.items.keys(scope, prefix=NOTE_PREFIX, author=author):
             sort_keys = [item["sk"]["S"] for item in page]
             self.items.delete(scope, sort_keys)
-            self.characters.give_back(scope, sum(len(item.get("text", {}).get("S", "")) for item in page))
+            self.usage_store.give_back(scope, sum(len(item.get("text", {}).get("S", "")) for item in page))
             self.items.count_erased(scope, record, {"notes": len(sort_keys)})
             counts["notes"] += len(sort_keys)
             erased.update(note_id(*parse_note_sk(sk)) for sk in sort_keys)
             for day, count in Counter(parse_note_sk(sk)[0] for sk in sort_keys).items():  # the days' quotas back
-                self.notes.usage.give_back_notes(scope, day, count, {author: count})
+                self.usage_store.give_back_notes(scope, day, count, {author: count})
             threads.update(item["origin_thread_id"]["S"] for item in page if "origin_thread_id" in item)
             self._remove_from_index(scope, [note_id(*parse_note_sk(sk)) for sk in sort_keys])
         # What the notes left behind: their idempotency records, flush claims, and the author's turns in the
         # injection records (a resumed erase, whose notes are gone, still voids the author's turns).
-        StaleRecords(self.items.client, self.items.table).void(scope, erased, author=author, threads=frozenset(threads))
+        self.stale.void(scope, erased, author=author, threads=frozenset(threads))
         self.items.end_erase(scope, record)
         return self._receipt(scope, counts, "authored notes erased")
 
@@ -257,6 +258,6 @@ class People:
         return shapes.Usage(
             notes_today=self.notes.written_on(scope, utc_now().date().isoformat()),
             notes_per_day_quota=self.quota.notes_per_day,
-            chars=self.characters.chars(scope),
+            chars=self.usage_store.chars(scope),
             chars_quota=self.quota.chars,
         )

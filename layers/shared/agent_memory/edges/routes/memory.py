@@ -28,8 +28,7 @@ from agent_memory.domain.shapes import (
     VersionWithEdits,
 )
 from agent_memory.edges.http import answer, idempotent, replied
-from agent_memory.edges.parsing import ID_PATTERN
-from agent_memory.edges.requests import StrictModel
+from agent_memory.edges.requests import ID_PATTERN, StrictModel
 from agent_memory.edges.responses import documented
 from agent_memory.edges.routes.scoped import principal_of, scoped
 from agent_memory.memory.idempotency import Once, Reply

@@ -20,7 +20,7 @@ from agent_memory.bootstrap import services
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.shapes import Export, Injections, Receipt, Usage
 from agent_memory.edges.http import answer
-from agent_memory.edges.parsing import ID_PATTERN
+from agent_memory.edges.requests import ID_PATTERN
 from agent_memory.edges.responses import documented
 from agent_memory.edges.routes.scoped import PERSONAL, TEAM, WorkspaceId, principal_of, scoped, team
 

@@ -24,7 +24,7 @@ from agent_memory.bootstrap import services
 from agent_memory.domain.scope import Scope, ScopeKind
 from agent_memory.domain.shapes import Export, Receipt, Usage
 from agent_memory.edges.http import answer
-from agent_memory.edges.parsing import ID_PATTERN, is_id
+from agent_memory.edges.requests import ID_PATTERN, is_id
 from agent_memory.edges.responses import documented
 
 router = APIGatewayHttpRouter()

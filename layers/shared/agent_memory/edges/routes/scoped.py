@@ -19,7 +19,7 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from agent_memory.domain.scope import Scope
 from agent_memory.edges.auth import Principal
-from agent_memory.edges.parsing import ID_PATTERN
+from agent_memory.edges.requests import ID_PATTERN
 
 PERSONAL = "/v1/memory/personal"
 TEAM = "/v1/memory/workspaces/<workspace_id>"
