@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from agent_memory.consolidation.folding import propose
+from agent_memory.consolidation.folding import propose, rewrite
 from agent_memory.domain.document import Document
 from agent_memory.domain.fold import DueNote
 from agent_memory.providers.chat import Answer, Tool
@@ -133,7 +133,8 @@ def measure(scale: float = 1.0) -> list[Fold]:
             for mode, model_class in (("edits", FakeEditingModel), ("rewrite", FakeRewritingModel)):
                 model = model_class(document, notes, scale)
                 started = time.perf_counter()
-                proposal = propose(model, Document(document, 1, None), notes)
+                asked = propose if mode == "edits" else rewrite  # the rewrite as every fold asked for it before
+                proposal = asked(model, Document(document, 1, None), notes)
                 wall = (time.perf_counter() - started) / scale if scale else 0.0  # scale 0: tokens only
                 assert proposal.kind == mode, proposal.kind
                 folds.append(Fold(chars, count, mode, proposal.input_tokens, proposal.output_tokens, wall))

@@ -15,6 +15,7 @@ from agent_memory.basics.observability import logger, model_tokens
 from agent_memory.domain import edits
 from agent_memory.domain.document import Document
 from agent_memory.domain.fold import DueNote
+from agent_memory.domain.fold_view import fold_view
 from agent_memory.domain.prompts import (
     CONSOLIDATION_EDITS_SYSTEM,
     CONSOLIDATION_SYSTEM,
@@ -71,13 +72,18 @@ def propose(model: ChatModel | None, current: Document, notes: list[DueNote]) ->
 
 
 def _asked(model: ChatModel, current: Document, notes: list[DueNote], spent: list[Proposal]) -> Proposal:
-    """Edits, their retry, then the rewrite; ``spent[0]`` keeps the tokens reported so far."""
+    """Edits (asked for on the document's view, ``domain.fold_view``), their retry, then the rewrite (on the
+    whole document); ``spent[0]`` keeps the tokens reported so far."""
+    view = fold_view(current.content, [note.text for note in notes])
+    cited = [(note.id, note.day, note.text) for note in notes]
     refusals: list[str] | None = None
     for _ in range(EDIT_ATTEMPTS):
-        prompt = consolidation_edits_prompt(current.content, [(n.id, n.day, n.text) for n in notes], refusals)
+        prompt = consolidation_edits_prompt(view.text, cited, refusals, partial=view.partial)
         answer = _ask(model, CONSOLIDATION_EDITS_SYSTEM, prompt, EDITS_MAX_TOKENS, EDIT_TOOL)
         spent[0] = _spent(spent[0], answer)
         if answer.arguments is None:  # a model or server without tool calls: its text is the whole document
+            if view.partial:  # ... of what it was shown, which is not the whole: the rewrite is shown it all
+                break
             return replace(spent[0], kind="rewrite", content=_rewritten(answer.text, current))
         result = edits.apply(current.content, answer.arguments, [note.id for note in notes])
         if isinstance(result, edits.Edited):
@@ -85,6 +91,16 @@ def _asked(model: ChatModel, current: Document, notes: list[DueNote], spent: lis
             return replace(spent[0], kind=kind, content=result.content, edits=result.edits)
         refusals = result.reasons
         logger.info("the chat model's edits were refused", extra={"refusals": refusals[:10]})
+    return _rewrite(model, current, notes, spent)
+
+
+def rewrite(model: ChatModel, current: Document, notes: list[DueNote]) -> Proposal:
+    """The fallback alone: the whole document rewritten with the notes folded in, shown the whole document,
+    with the rewrite's guards; GroupFailed when the model fails or a guard refuses its answer."""
+    return _rewrite(model, current, notes, [Proposal("unchanged", current.content, None)])
+
+
+def _rewrite(model: ChatModel, current: Document, notes: list[DueNote], spent: list[Proposal]) -> Proposal:
     prompt = consolidation_prompt(current.content, [(note.day, note.text) for note in notes])
     answer = _ask(model, CONSOLIDATION_SYSTEM, prompt, REWRITE_MAX_TOKENS, None)
     spent[0] = _spent(spent[0], answer)
