@@ -70,7 +70,8 @@ def test_openai_agent_remembers_recalls_updates_and_flushes(client_stack: Stack,
 
 def test_strands_agent_remembers_recalls_updates_and_flushes(client_stack: Stack, memory: MemoryClient) -> None:
     pytest.importorskip(
-        "strands", reason="strands-agents 1.62 (the latest) requires mcp<2.2 and the MCP server mcp>=2.3: not in .venv"
+        "strands",
+        reason="strands-agents (1.62.0, the latest) requires mcp<2.2; this environment pins mcp 2.3.0 (the MCP server)",
     )
     from examples import strands_agent
 
