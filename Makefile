@@ -120,5 +120,5 @@ clean: ## Remove build output and virtualenvs
 	rm -rf .aws-sam $(VENV) $(SAM_VENV) $(CHECKOV_VENV) node_modules client-ts/node_modules client-ts/dist .pytest_cache .mypy_cache .ruff_cache .coverage .hypothesis
 
 .PHONY: demo
-demo: $(BIN)/.installed ## An offline, scripted agent conversation (examples/agent_chat.py) against a local stack it starts
-	PYTHONPATH=client $(BIN)/python -m examples.demo $(ARGS)
+demo: $(BIN)/.installed ## An offline, scripted agent conversation (examples/agent_chat.py, or EXAMPLE=claude_memory_tool...) against a local stack it starts
+	PYTHONPATH=client $(BIN)/python -m examples.demo $(if $(EXAMPLE),--example $(EXAMPLE),) $(ARGS)

@@ -23,10 +23,10 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterable
-from typing import Any
 
 from agent_memory_client import Conversation, ConversationContext, MemoryClient
 
+from examples.cli import lambda_url_for, short
 from examples.models import BedrockConverse, ChatModel, Message, OpenAIChat, run_turn
 
 DEFAULT_BEDROCK_MODEL = "anthropic.claude-3-5-haiku-20241022-v1:0"
@@ -38,11 +38,6 @@ Out = Callable[[str], None]
 
 def _indent(text: str) -> str:
     return "\n".join(f"    {line}" for line in text.splitlines())
-
-
-def _short(value: Any, limit: int = 240) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class Agent:
@@ -69,9 +64,9 @@ class Agent:
         added = run_turn(self.model, self.conversation, f"{INSTRUCTIONS}\n\n{memory_block}", self.history)
         for message in added:
             for call in message.get("tool_calls", []):
-                self.out(f"model → {call['name']} {_short(call['arguments'])}")
+                self.out(f"model → {call['name']} {short(call['arguments'])}")
             if message["role"] == "tool":
-                self.out(f"tool ← {message['name']} {_short(message['content'])}")
+                self.out(f"tool ← {message['name']} {short(message['content'])}")
         self.history.extend(added)
         answer = str(added[-1]["content"])
         self.out(f"assistant> {answer}")
@@ -161,12 +156,11 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    lambda_url = args.lambda_url
-    if lambda_url is None and args.api_url.startswith(("http://127.0.0.1:", "http://localhost:")):
-        host, port = args.api_url.rsplit(":", 1)
-        lambda_url = f"{host}:{int(port.strip('/')) + 1}"  # the local stack's Invoke API is the next port
     client = MemoryClient(
-        args.api_url, region=args.region, lambda_endpoint=lambda_url, flush_function=args.flush_function
+        args.api_url,
+        region=args.region,
+        lambda_endpoint=lambda_url_for(args.api_url, args.lambda_url),
+        flush_function=args.flush_function,
     )
     context = ConversationContext(
         user_id=args.user,

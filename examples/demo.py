@@ -3,8 +3,9 @@
 It starts, on free ports of 127.0.0.1, the tests' fake OpenAI-compatible chat model (``tests/fake_openai.py``:
 the flush needs a chat model to write its note, and none can run here) and the local stack (``python -m
 local.server``, as ``make run``, with ``MEMORY_CHAT_MODEL=openai:fake``), then plays
-``python -m examples.agent_chat --offline`` against them and stops both. With ``--api-url`` it uses a stack
-that is already running instead (then the flush writes only if that stack has a chat model).
+``python -m examples.agent_chat --offline`` (or, with ``--example NAME``, another example of this folder, each
+with its scripted model) against them and stops both. With ``--api-url`` it uses a stack that is already
+running instead (then the flush writes only if that stack has a chat model).
 """
 
 from __future__ import annotations
@@ -12,28 +13,22 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
+from importlib import import_module
 from pathlib import Path
 
 from examples import agent_chat
+from examples.cli import free_port
 from local.processes import stop
 
 ROOT = Path(__file__).resolve().parents[1]
 FLUSH_NOTE = "Ana is planning the billing migration (cutover week of January 12); open: Dana's payments sign-off."
 NOW = "2026-12-03T10:15:00Z"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _clean_environment(**settings: str) -> dict[str, str]:
@@ -70,7 +65,7 @@ def _process(args: list[str], env: dict[str, str], ready_url: str) -> Iterator[N
 @contextmanager
 def local_stack_with_fake_model() -> Iterator[str]:
     """The fake chat model and the local stack on free ports; yields the API's URL."""
-    model_port, api_port, lambda_port = _free_port(), _free_port(), _free_port()
+    model_port, api_port, lambda_port = free_port(), free_port(), free_port()
     python_path = os.pathsep.join([str(ROOT / "layers" / "shared"), str(ROOT)])
     model_env = _clean_environment(FAKE_REPLY=FLUSH_NOTE, PYTHONPATH=python_path)
     stack_env = _clean_environment(
@@ -95,10 +90,14 @@ def local_stack_with_fake_model() -> Iterator[str]:
         yield f"http://127.0.0.1:{api_port}|http://127.0.0.1:{lambda_port}"
 
 
+EXAMPLES = ("agent_chat", "claude_memory_tool", "openai_agent", "strands_agent", "mcp_many_users")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="make demo", description=__doc__.split("\n\n")[0])
     parser.add_argument("--api-url", default=None, help="an already running stack (else one is started)")
     parser.add_argument("--user", default="ana")
+    parser.add_argument("--example", choices=EXAMPLES, default="agent_chat", help="which example to play")
     args = parser.parse_args(argv)
     started = time.monotonic()
     with ExitStack() as running:
@@ -108,7 +107,10 @@ def main(argv: list[str] | None = None) -> int:
             api_url, lambda_url = running.enter_context(local_stack_with_fake_model()).split("|")
             endpoints = ["--api-url", api_url, "--lambda-url", lambda_url]
         print(f"demo: memory API {endpoints[1]}, user {args.user!r}, scripted fake model (offline)\n", flush=True)
-        code = agent_chat.main([*endpoints, "--offline", "--user", args.user, "--thread", "t-demo"])
+        if args.example == "agent_chat":
+            code = agent_chat.main([*endpoints, "--offline", "--user", args.user, "--thread", "t-demo"])
+        else:
+            code = import_module(f"examples.{args.example}").main([*endpoints, "--user", args.user])
     print(f"\ndemo: done in {time.monotonic() - started:.1f} s")
     return code
 

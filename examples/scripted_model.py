@@ -15,13 +15,34 @@ from typing import Any
 from examples.models import Message, Reply
 
 Results = list[dict[str, Any]]
+Call = tuple[str, dict[str, Any]]
 
 
 @dataclass(frozen=True)
 class ScriptedTurn:
+    """One user line and what the model does with it: ``calls`` (run together), then each round of ``then`` once
+    the previous round's results are back, then ``answer(system, results of the last round)``."""
+
     user: str
-    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    calls: list[Call] = field(default_factory=list)
     answer: Callable[[str, Results], str] = lambda system, results: "OK."
+    then: list[list[Call]] = field(default_factory=list)
+
+    def step(self, system: str, rounds: list[Results]) -> list[Call] | str:
+        """The model's next move after ``rounds`` (the results of each round of calls so far in this turn): the
+        next round of tool calls, or the answer."""
+        planned = [self.calls, *self.then] if self.calls else []
+        if len(rounds) < len(planned):
+            return planned[len(rounds)]
+        return self.answer(system, rounds[-1] if rounds else [])
+
+
+def turn_for(script: list[ScriptedTurn], user: str) -> ScriptedTurn:
+    """The turn of the script that answers the user's line ``user``."""
+    for turn in script:
+        if turn.user == user:
+            return turn
+    raise LookupError(f"the script has no turn for {user!r}")
 
 
 def _memory_lines(system: str, *words: str) -> list[str]:
@@ -76,10 +97,7 @@ class ScriptedFakeModel:
 
     def _turn(self, history: list[Message]) -> ScriptedTurn:
         users = [m["content"] for m in history if m["role"] == "user" and not m["content"].startswith("Summary")]
-        for turn in self.script:
-            if users and turn.user == users[-1]:
-                return turn
-        raise LookupError(f"the script has no turn for {users[-1] if users else 'an empty history'!r}")
+        return turn_for(self.script, users[-1] if users else "")
 
     def reply(self, system: str, history: list[Message], tools: list[dict[str, Any]]) -> Reply:
         offered = {tool["function"]["name"] for tool in tools}

@@ -296,6 +296,11 @@ export class ManagementClient {
     return (await this.call("GET", `${ManagementClient.base(options)}/usage`)) as Usage;
   }
 
+  /** What `/v1/context` answers for a turn now (`system_prompt` is the model's text); records no turn. */
+  async agentView(options: ScopeOption = {}): Promise<MemoryContext> {
+    return (await this.call("GET", `${ManagementClient.base(options)}/context`)) as MemoryContext;
+  }
+
   // --- operators -------------------------------------------------------------------------------------------
 
   /** Operators only: the consolidation runs, newest first. */

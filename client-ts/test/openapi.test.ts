@@ -63,6 +63,8 @@ const SAME_TYPES: true[] = [
   true as Equal<Resolves<D, "listInjections">, Answer<`${Team}/injections`, "get">>,
   true as Equal<Resolves<D, "usage">, Answer<`${Personal}/usage`, "get">>,
   true as Equal<Resolves<D, "usage">, Answer<`${Team}/usage`, "get">>,
+  true as Equal<Resolves<D, "agentView">, Answer<`${Personal}/context`, "get">>,
+  true as Equal<Resolves<D, "agentView">, Answer<`${Team}/context`, "get">>,
   true as Equal<Resolves<D, "listRuns">, Answer<"/v1/admin/consolidation/runs", "get">>,
   true as Equal<Resolves<D, "startRun">, Answer<"/v1/admin/consolidation/runs", "post">>,
   true as Equal<Resolves<P, "export">, Answer<`${Users}/export`, "get">>,

@@ -343,7 +343,7 @@ test("notes by day, search and delete; a missing note and bad parameters refused
 // --- management: people's control ------------------------------------------------------------------------------
 
 test(
-  "export, injections, usage, erasing my notes in a workspace and erasing my personal memory",
+  "export, injections, usage, what the agent sees, erasing my notes in a workspace and erasing my personal memory",
   needsStack,
   async () => {
     const user = unique("ts-people");
@@ -352,8 +352,8 @@ test(
     const team = ctx(user, { visibility: "shared", workspace_id: workspace });
     await tools.remember(ctx(user), "Personal fact");
     await tools.remember(team, "Team fact by me");
-    await tools.getContext(ctx(user, { thread_id: "t-shown" }));
-    await tools.getContext({ ...team, thread_id: "t-team" });
+    const turn = await tools.getContext(ctx(user, { thread_id: "t-shown" }));
+    const teamTurn = await tools.getContext({ ...team, thread_id: "t-team" });
     const client = dashboard(token(user, [workspace]));
 
     const personalNotes = await exportedNotes(client);
@@ -364,6 +364,9 @@ test(
     const teamInjections = await eventually(() => client.listInjections({ workspace }), shown);
     const usage = await client.usage();
     const teamUsage = await client.usage({ workspace });
+    const sees = await client.agentView();
+    const teamSees = await client.agentView({ workspace });
+    await refused(client.agentView({ workspace: unique("w-not-mine") }), Forbidden, 403, "forbidden");
     const mine = await client.eraseMyNotes({ workspace });
     const erased = await client.erase();
     const again = await client.erase();
@@ -380,6 +383,7 @@ test(
       ["t-team"],
     );
     assert.deepEqual([usage.notes_today, teamUsage.notes_today], [1, 1]);
+    assert.deepEqual([sees.system_prompt, teamSees.system_prompt], [turn.system_prompt, teamTurn.system_prompt]);
     assert.equal(mine.erased.notes, 1);
     assert.deepEqual(await exportedNotes(client, { workspace }), []);
     assert.equal(erased.erased.notes, 1);
@@ -468,6 +472,7 @@ const EVERY_SCOPED_CALL: [string, Call][] = [
   ["erase", (c, s) => c.erase(s)],
   ["listInjections", (c, s) => c.listInjections(s)],
   ["usage", (c, s) => c.usage(s)],
+  ["agentView", (c, s) => c.agentView(s)],
 ];
 
 test("every management route refuses no token, an expired one and a forged one with 401", needsStack, async () => {

@@ -210,7 +210,7 @@ class ClaudeMemoryTool(BetaAbstractMemoryTool):
         document = saved["document"]
         self._read = (document["version"], document["content"])
         notes = "".join(f" Note: {warning}." for warning in saved["warnings"])
-        return f"{done} (version {document['version']}).{notes}"
+        return f"{done.removesuffix('.')} (version {document['version']}).{notes}"
 
     def _remember(self, text: str) -> str:
         """One note per non-blank line that is not a heading; what was written, and any refusal, in the answer."""

@@ -216,7 +216,10 @@ class MemoryMcp:
         from mcp.server.auth.settings import AuthSettings
 
         settings = AuthSettings(
-            issuer_url=auth["authorization_server"], resource_server_url=auth["resource_url"], required_scopes=[]
+            issuer_url=auth["authorization_server"],
+            resource_server_url=auth["resource_url"],
+            required_scopes=[],
+            validate_token_resource=False,  # the verifier checks the token's audience itself
         )
         return self.server.streamable_http_app(
             streamable_http_path=path,

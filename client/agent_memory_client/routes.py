@@ -217,6 +217,11 @@ class ManagementRoutes:
         return Call("GET", f"{_base(workspace)}/usage")
 
     @route
+    def agent_view(self, *, workspace: str | None = None) -> Call[MemoryContext]:
+        """What ``/v1/context`` answers for a turn now (``system_prompt`` is the model's text); records no turn."""
+        return Call("GET", f"{_base(workspace)}/context")
+
+    @route
     def list_runs(self, *, limit: int | None = None) -> Call[Runs]:
         """Operators only: the consolidation runs, newest first."""
         return Call("GET", "/v1/admin/consolidation/runs", params={"limit": limit})

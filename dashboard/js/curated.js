@@ -27,6 +27,7 @@ export function renderCurated(panel, { api, memory }) {
   const base = memoryBase(memory);
   let limits = DEFAULT_LIMITS;
   let loaded = null; // the document as last read or saved: {content, version, chars, updated_at}
+  let newest = 0; // the newest version the server has shown: History marks it current (after a 409, not `loaded`)
 
   const editor = el('textarea', {
     id: 'document-editor', rows: 18, spellcheck: 'true', 'aria-describedby': 'document-count document-version',
@@ -59,6 +60,7 @@ export function renderCurated(panel, { api, memory }) {
 
   function showDocument(document) {
     loaded = document;
+    newest = document.version;
     editor.value = document.content;
     editor.disabled = false;
     versionLine.replaceChildren(...(document.version
@@ -132,6 +134,9 @@ export function renderCurated(panel, { api, memory }) {
       say(error, `${failure.message} (and the latest version could not be loaded: ${loadFailure.message})`, 'error');
       return;
     }
+    newest = latest.version;
+    compareOptions();
+    loadHistory(); // the version saved elsewhere is listed, and marked current
     const mine = editor.value;
     const keepMine = el('button', {
       type: 'button', id: 'conflict-keep-mine', onclick: () => {
@@ -217,7 +222,7 @@ export function renderCurated(panel, { api, memory }) {
         }
       },
     }, 'Restore');
-    const isCurrent = loaded && item.version === loaded.version;
+    const isCurrent = item.version === newest;
     return el('li', { 'data-version': item.version },
       el('span', { class: 'version-number' }, `v${item.version}`),
       el('span', { class: 'version-reason' }, REASONS[item.reason] || item.reason),
@@ -238,7 +243,6 @@ export function renderCurated(panel, { api, memory }) {
     el('label', { for: 'compare-to' }, 'with version'), compareTo, compareButton);
 
   function compareOptions() {
-    const newest = loaded?.version || 0;
     compareForm.hidden = newest < 2;
     const numbers = Array.from({ length: newest }, (_, i) => newest - i);
     const fill = (select, chosen) => {

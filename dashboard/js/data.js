@@ -5,24 +5,9 @@ import { memoryBase, query } from './api.js';
 import { threadHref } from './notes.js';
 import { busy, el, formatCount, formatInstant, say, timeEl } from './ui.js';
 
-const NOTES_BLOCK_MAX = 4000;
-
-/** The memory block as /v1/context assembles it: the document, then today's and yesterday's notes. */
-function preview(document, days) {
-  const lines = [];
-  let size = '<recent_memory_notes>\n</recent_memory_notes>'.length;
-  for (const day of days) {
-    for (const note of day.notes) {
-      const line = `- [${note.day} #${note.position}] ${note.text}`;
-      if (size + line.length + 1 > NOTES_BLOCK_MAX) continue;
-      size += line.length + 1;
-      lines.push(line);
-    }
-  }
-  const parts = [];
-  if (document.content) parts.push(document.content);
-  if (lines.length) parts.push(['<recent_memory_notes>', ...lines, '</recent_memory_notes>'].join('\n'));
-  return parts.join('\n\n') || '(nothing: the agent sees no memory yet)';
+/** "1 note", "2 notes", "1,000 notes". */
+function counted(count, noun) {
+  return `${formatCount(count)} ${noun}${count === 1 ? '' : 's'}`;
 }
 
 function meter(id, label, value, max) {
@@ -53,19 +38,15 @@ export function renderData(panel, { api, memory, user }) {
 
   async function load() {
     try {
-      const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
-      const [used, current, notes, shown] = await Promise.all([
+      const [used, view, shown] = await Promise.all([
         api.request('GET', `${base}/usage`),
-        api.request('GET', `${base}/document`),
-        api.request('GET', `${base}/notes${query({ before: tomorrow, days: 2 })}`),
+        api.request('GET', `${base}/context`),
         api.request('GET', `${base}/injections${query({ limit: thread ? 50 : 10, thread_id: thread })}`),
       ]);
       usage.replaceChildren(el('h3', { id: 'usage-title' }, 'Usage'),
         meter('usage-notes', 'Notes written today', used.notes_today, used.notes_per_day_quota),
         meter('usage-chars', 'Characters stored', used.chars, used.chars_quota));
-      const today = new Date().toISOString().slice(0, 10);
-      const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
-      sees.textContent = preview(current.document, notes.days.filter((d) => d.day === today || d.day === yesterday));
+      sees.textContent = view.system_prompt; // the service's own text: what the model gets, byte for byte
       turns.replaceChildren(...(shown.injections.length ? shown.injections.map((turn) => el('li', {},
         timeEl(turn.at), ' ',
         thread ? `thread ${turn.thread_id}` : el('a', { href: threadHref(turn.thread_id), 'data-route': true }, `thread ${turn.thread_id}`),
@@ -93,7 +74,7 @@ export function renderData(panel, { api, memory, user }) {
       } while (cursor);
       delete whole.next_cursor;
       download(`memory-${memory.kind === 'personal' ? 'personal' : memory.workspace}.json`, whole);
-      say(status, `Exported ${formatCount(whole.notes.length)} notes and ${formatCount(whole.versions.length)} versions.`);
+      say(status, `Exported ${counted(whole.notes.length, 'note')} and ${counted(whole.versions.length, 'version')}.`);
     } catch (failure) {
       say(error, failure.message, 'error');
     } finally {
@@ -105,9 +86,10 @@ export function renderData(panel, { api, memory, user }) {
     const input = el('input', { id: `${id}-confirm`, autocomplete: 'off', 'aria-describedby': `${id}-hint` });
     const button = el('button', { type: 'submit', class: 'danger', disabled: true }, label);
     input.addEventListener('input', () => { button.disabled = input.value.trim() !== name; });
+    // The label says exactly what to type, and nothing else: the button is enabled by that text alone.
     const form = el('form', { class: 'erase', id },
-      el('p', { id: `${id}-hint` }, explain, ' Type ', el('strong', {}, name), ' to confirm.'),
-      el('label', { for: `${id}-confirm` }, `Name of the memory to erase (${label.toLowerCase()})`), input, button);
+      el('p', { id: `${id}-hint` }, explain),
+      el('label', { for: `${id}-confirm` }, `To ${label.toLowerCase()}, type `, el('strong', {}, name)), input, button);
     form.addEventListener('submit', async (event) => {
       event.preventDefault();
       if (input.value.trim() !== name) return;
@@ -115,7 +97,7 @@ export function renderData(panel, { api, memory, user }) {
       try {
         const receipt = await api.request('DELETE', path);
         const { notes, versions, other } = receipt.erased;
-        say(status, `Erased ${formatCount(notes)} notes, ${formatCount(versions)} versions and ${formatCount(other)} other items at ${formatInstant(receipt.finished_at)}.`);
+        say(status, `Erased ${counted(notes, 'note')}, ${counted(versions, 'version')} and ${counted(other, 'other item')} at ${formatInstant(receipt.finished_at)}.`);
         input.value = '';
         await load();
       } catch (failure) {
@@ -135,7 +117,7 @@ export function renderData(panel, { api, memory, user }) {
 
   panel.replaceChildren(status, error, usage,
     el('section', { 'aria-labelledby': 'sees-title' }, el('h3', { id: 'sees-title' }, 'What the agent sees'),
-      el('p', { class: 'hint' }, 'A preview of the memory block put in front of the model at the start of each turn.'), sees),
+      el('p', { class: 'hint' }, 'The text put in front of the model at the start of each turn, exactly as it gets it now.'), sees),
     el('section', { 'aria-labelledby': 'turns-title' }, el('h3', { id: 'turns-title' }, turnsTitle),
       thread ? el('p', {}, el('a', { href: threadHref(null), 'data-route': true }, 'Show the turns of every thread')) : null, turns),
     el('section', { 'aria-labelledby': 'control-title' }, el('h3', { id: 'control-title' }, 'Export and erase'),

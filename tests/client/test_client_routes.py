@@ -238,10 +238,10 @@ def test_notes_listing_search_and_delete_in_a_workspace(memory: MemoryClient, da
     ]
 
 
-def test_peoples_control_export_usage_injections_and_erase(memory: MemoryClient, dashboard: Any) -> None:
+def test_peoples_control_export_usage_injections_agent_view_and_erase(memory: MemoryClient, dashboard: Any) -> None:
     ctx = conversation_context("m-people")
     note = memory.remember(ctx, "Keeps a sourdough starter")["note"]
-    memory.get_context(conversation_context("m-people", "t-shown"))
+    turn = memory.get_context(conversation_context("m-people", "t-shown"))
     person = dashboard(mint("m-people", ["w-people"]))
     team = ConversationContext(user_id="m-people", thread_id="t-1", visibility="shared", workspace_id="w-people")
     memory.remember(team, "The team's retro is on Fridays")
@@ -250,6 +250,7 @@ def test_peoples_control_export_usage_injections_and_erase(memory: MemoryClient,
     while pages[-1]["next_cursor"] is not None:
         pages.append(person.export(cursor=pages[-1]["next_cursor"]))
     usage = person.usage()
+    view = person.agent_view()
     deadline = time.monotonic() + 10  # the injection record is written off the turn's path
     while not (shown := person.list_injections(thread_id="t-shown")["injections"]) and time.monotonic() < deadline:
         time.sleep(0.2)
@@ -261,6 +262,9 @@ def test_peoples_control_export_usage_injections_and_erase(memory: MemoryClient,
     assert {page["format"] for page in pages} == {"agent-memory-export/1"}
     assert [n["id"] for page in pages for n in page["notes"]] == [note["id"]]
     assert usage["notes_today"] == 1 and usage["chars"] == len(note["text"])
+    assert view["system_prompt"] == turn["system_prompt"]
+    with pytest.raises(Forbidden):
+        person.agent_view(workspace="w-not-mine")
     assert shown and shown[0]["note_ids"] == [note["id"]]
     assert mine_in_team["erased"]["notes"] == 1
     assert receipt["erased"]["notes"] == 1

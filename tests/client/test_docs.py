@@ -40,6 +40,7 @@ CLIENT_METHODS = {
     "DELETE {base}/notes": ManagementClient.erase_my_notes,
     "GET {base}/injections": ManagementClient.list_injections,
     "GET {base}/usage": ManagementClient.usage,
+    "GET {base}/context": ManagementClient.agent_view,
     "GET /v1/platform/users/{user_id}/export": PlatformOperations.export,
     "DELETE /v1/platform/users/{user_id}": PlatformOperations.erase,
     "GET /v1/platform/users/{user_id}/usage": PlatformOperations.usage,

@@ -1,5 +1,5 @@
 """The memory in the OpenAI Agents SDK (docs/client.md "Agent SDKs"): the SDK's own ``Runner`` drives an ``Agent``
-whose model is a fake (scripted tool calls, no network) against the local stack."""
+whose model is the example's scripted model (scripted tool calls, no network) against the local stack."""
 
 from __future__ import annotations
 
@@ -13,52 +13,32 @@ agents = pytest.importorskip("agents")  # the [openai-agents] extra; requirement
 from agent_memory_client import Conversation, ConversationContext, MemoryClient  # noqa: E402
 from agent_memory_client.openai_agents import memory_instructions, memory_tools  # noqa: E402
 from agents import Agent, ModelSettings, RunConfig, Runner  # noqa: E402
-from agents.models.interface import Model  # noqa: E402
-from agents.usage import Usage  # noqa: E402
-from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText  # noqa: E402
 
+from examples.openai_agent import ScriptedAgentsModel  # noqa: E402
+from examples.scripted_model import ScriptedTurn  # noqa: E402
 from tests.client.conftest import conversation_context  # noqa: E402
 
 pytestmark = pytest.mark.slow
 OFFLINE = RunConfig(tracing_disabled=True)  # no trace export: nothing leaves the machine
 
 
-class FakeModel(Model):
-    """A model that makes the scripted tool calls, one per turn, then answers ``Done.``; it keeps what it was given."""
+class FakeModel(ScriptedAgentsModel):
+    """The example's scripted model with one turn: the calls, one per model call, then ``Done.``; it keeps what it
+    was given."""
 
-    def __init__(self, calls: list[tuple[str, dict[str, Any]]]) -> None:
-        self.calls = list(calls)
+    def __init__(self, user: str, calls: list[tuple[str, dict[str, Any]]]) -> None:
+        rounds = [[call] for call in calls]
+        done = ScriptedTurn(user, *rounds[:1], answer=lambda system, results: "Done.", then=rounds[1:])
+        super().__init__([done])
         self.instructions: list[str | None] = []
         self.tools: list[Any] = []
         self.inputs: list[Any] = []
 
     async def get_response(self, system_instructions: Any, input: Any, *args: Any, **kwargs: Any) -> Any:
-        from agents.items import ModelResponse
-
         self.instructions.append(system_instructions)
         self.tools = args[2] if len(args) > 2 else kwargs.get("tools", [])
         self.inputs.append(input)
-        turn = len(self.instructions) - 1
-        if turn < len(self.calls):
-            name, arguments = self.calls[turn]
-            output: list[Any] = [
-                ResponseFunctionToolCall(
-                    type="function_call",
-                    id=f"fc_{turn}",
-                    call_id=f"call_{turn}",
-                    name=name,
-                    arguments=json.dumps(arguments),
-                )
-            ]
-        else:
-            text = ResponseOutputText(type="output_text", text="Done.", annotations=[])
-            output = [
-                ResponseOutputMessage(id="msg", type="message", role="assistant", status="completed", content=[text])
-            ]
-        return ModelResponse(output=output, usage=Usage(), response_id=None)
-
-    def stream_response(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError
+        return await super().get_response(system_instructions, input, *args, **kwargs)
 
 
 def outputs(model: FakeModel) -> list[dict[str, Any]]:
@@ -76,12 +56,13 @@ def test_an_agent_remembers_recalls_and_updates_through_the_runner(memory: Memor
     memory.remember(context, "Lives in Lisbon")
     conversation = Conversation(memory, context)
     model = FakeModel(
+        "Book me a flight",
         [
             ("remember", {"text": "Prefers window seats"}),
             ("recall", {"query": "seats"}),
             ("update_memory", {"content": "# About\n- Lives in Lisbon"}),
             ("remember", {"text": "x", "user_id": "someone-else"}),
-        ]
+        ],
     )
     agent = Agent(
         name="assistant",
@@ -111,7 +92,7 @@ def test_a_concurrent_edit_is_a_conflict_the_agent_reads(memory: MemoryClient) -
     context = conversation_context("oa-conflict-user")
     memory.update_memory(context, "# v1")
     conversation = Conversation(memory, context)
-    model = FakeModel([("update_memory", {"content": "# mine"})])
+    model = FakeModel("Update my memory", [("update_memory", {"content": "# mine"})])
 
     async def edit_meanwhile(run: Any, agent: Any) -> str:
         block = await memory_instructions(conversation)(run, agent)

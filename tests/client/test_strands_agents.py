@@ -10,7 +10,10 @@ from typing import Any
 
 import pytest
 
-strands = pytest.importorskip("strands")
+strands = pytest.importorskip(
+    "strands",
+    reason="strands-agents (1.62.0, the latest) requires mcp<2.2; this environment pins mcp 2.3.0 (the MCP server)",
+)
 
 from agent_memory_client import Conversation, ConversationContext, MemoryClient  # noqa: E402
 from agent_memory_client.strands_agents import MemoryFlushingSummarizer, MemoryHooks  # noqa: E402

@@ -117,6 +117,13 @@ def test_a_concurrent_edit_is_a_409_that_keeps_the_typed_text(page: Any, site: S
     expect(conflict).to_contain_text("no longer at version 1")
     expect(conflict).to_be_focused()
     expect(editor(page)).to_have_value("- mine, typed here")
+    # History agrees with the banner: version 2 is listed and is the current one, version 1 no longer is.
+    versions = page.locator("#versions li[data-version]")
+    expect(versions).to_have_count(2)
+    expect(versions.first).to_have_attribute("data-version", "2")
+    expect(versions.first).to_contain_text("current")
+    expect(versions.nth(1).get_by_text("current", exact=True)).to_have_count(0)
+    expect(versions.nth(1).get_by_role("button", name="Restore version 1")).to_be_visible()
     assert_accessible(page)
 
     # Aside: load theirs into the editor, with mine kept beside it.
@@ -498,11 +505,21 @@ def test_every_view_on_a_narrow_screen_and_the_screenshots(page: Any, site: Site
     page.goto(site.url + "admin/system-jobs")
     expect(page.locator("#runs tr[data-run-id]").first).to_be_visible()
     page.screenshot(path=shots / "narrow-system-jobs.png")
-    page.evaluate("() => sessionStorage.clear()")
+
+
+def test_the_sign_in_form_on_a_wide_window_is_not_a_narrow_column_and_the_screenshots(
+    page: Any, site: Site, tmp_path: Path
+) -> None:
     page.set_viewport_size({"width": 1280, "height": 900})
     page.goto(site.url)
     expect(page.get_by_label("User id")).to_be_visible()
-    page.screenshot(path=shots / "sign-in.png")
+
+    form = page.locator("form.signin").bounding_box()
+    field = page.get_by_label("User id").bounding_box()
+    assert form is not None and field is not None
+    assert 400 <= form["width"] <= 640, form  # a readable form, neither a narrow column nor the whole window
+    assert field["width"] >= 400, field
+    page.screenshot(path=screenshots_dir(tmp_path) / "sign-in.png")
 
 
 SHOWCASE = """# About the user

@@ -1,8 +1,9 @@
-"""The dashboard's routes of people's control (docs/api.md §6): export, erase, injections, usage.
+"""The dashboard's routes of people's control (docs/api.md §6): what the agent sees, export, erase, injections,
+usage.
 
 A router included by ManagementFunction's resolver (``functions/management/app.py``), which settles 401
 and 403 from the token and the path before routing: membership for a workspace's routes, and the operator
-claim for erasing a whole workspace. Export, injections and usage are written once for both scopes
+claim for erasing a whole workspace. The agent's view, export, injections and usage are written once for both scopes
 (``scoped``); the erases differ by scope (a person's own memory; a workspace, by operators; a member's
 own notes in a workspace), so each has its route.
 """
@@ -18,7 +19,7 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 from agent_memory.basics.errors import InvalidInput
 from agent_memory.bootstrap import services
 from agent_memory.domain.scope import Scope
-from agent_memory.domain.shapes import Export, Injections, Receipt, Usage
+from agent_memory.domain.shapes import Export, Injections, MemoryContext, Receipt, Usage
 from agent_memory.edges.http import answer
 from agent_memory.edges.requests import ID_PATTERN
 from agent_memory.edges.responses import documented
@@ -37,6 +38,14 @@ EXPORT = documented(200, Export, "One page of the export, oldest first.", *_REFU
 ERASE = documented(200, Receipt, "Erased (or finished an interrupted erase): the receipt.", *_REFUSED)
 INJECTIONS = documented(200, Injections, "What `/v1/context` showed, newest first.", *_REFUSED)
 USAGE = documented(200, Usage, "Usage against the quotas.", *_REFUSED)
+SEES = documented(200, MemoryContext, "What `/v1/context` answers for a turn now; no turn is recorded.", *_REFUSED)
+
+
+@scoped(router, "GET", "/context", SEES)
+def agent_view(scope: Scope) -> Json:
+    # The service's own block, so the dashboard shows the model's text byte for byte; a person looking is not a
+    # turn, so no injection record is written.
+    return answer(200, services().memory_service.context(scope))
 
 
 @scoped(router, "GET", "/export", EXPORT)

@@ -1,0 +1,94 @@
+"""The runnable examples of ``examples/``, one per integration (docs/client.md "Runnable examples"), played against
+the local stack with their scripted models, and what each wrote read back through the client."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import pytest
+from agent_memory_client import ConversationContext, MemoryClient
+
+from tests.client.conftest import conversation_context
+from tests.e2e.test_local_stack import Stack
+
+pytestmark = pytest.mark.slow
+FACT = "Ana lives in Lisbon and wants metric units"
+
+
+def play(main: Callable[..., int], stack: Stack, *options: str) -> str:
+    """The example's transcript, played against ``stack``."""
+    lines: list[str] = []
+    endpoints = [
+        "--api-url",
+        f"http://127.0.0.1:{stack.api_port}",
+        "--lambda-url",
+        f"http://127.0.0.1:{stack.lambda_port}",
+    ]
+    assert main([*endpoints, *options], out=lines.append) == 0
+    return "\n".join(lines)
+
+
+def test_claude_memory_tool_edits_the_document_meets_a_conflict_and_remembers(
+    client_stack: Stack, memory: MemoryClient
+) -> None:
+    from examples import claude_memory_tool
+
+    transcript = play(claude_memory_tool.main, client_stack, "--user", "ex-claude", "--thread", "t-ex")
+
+    context = ConversationContext(user_id="ex-claude", thread_id="t-ex")
+    document = memory.get_context(context)["document"]
+    assert document["version"] == 3  # the model's create, the dashboard's edit, the model's redone edit
+    assert (
+        document["content"]
+        == "# About Ana\n- Lives in Porto\n- Backend engineer, works on billing\n- Prefers metric units"
+    )
+    assert "error: /memories/MEMORY.md was changed by someone else" in transcript
+    assert [n["text"] for n in memory.get_context(context)["recent_notes"]] == ["Ana flies to Oslo on May 3"]
+    assert "assistant> From my memory: - Lives in Porto; - Prefers metric units" in transcript
+
+
+def agent_transcript_checks(transcript: str, memory: MemoryClient, context: ConversationContext) -> None:
+    """What the agent examples that play the demo script must have written and read."""
+    assert f"assistant> From my notes: {FACT}." in transcript  # the recall found turn 1's note
+    assert memory.get_context(context)["document"]["version"] == 1
+    notes = memory.get_context(context)["recent_notes"]
+    flushed = re.search(r"^flush: written — note (\S+): (.+)$", transcript, re.MULTILINE)
+    assert flushed is not None
+    assert sorted((n["source"], n["id"] == flushed[1]) for n in notes) == [("flush", True), ("remember", False)]
+    last_turn = transcript.split("── turn 5 ──")[1]
+    assert flushed[2] in last_turn and "metric units" in last_turn  # the memory block the model read
+
+
+def test_openai_agent_remembers_recalls_updates_and_flushes(client_stack: Stack, memory: MemoryClient) -> None:
+    from examples import openai_agent
+
+    transcript = play(openai_agent.main, client_stack, "--user", "ex-openai", "--thread", "t-ex")
+
+    agent_transcript_checks(transcript, memory, conversation_context("ex-openai", "t-ex"))
+
+
+def test_strands_agent_remembers_recalls_updates_and_flushes(client_stack: Stack, memory: MemoryClient) -> None:
+    pytest.importorskip(
+        "strands",
+        reason="strands-agents (1.62.0, the latest) requires mcp<2.2; this environment pins mcp 2.3.0 (the MCP server)",
+    )
+    from examples import strands_agent
+
+    transcript = play(strands_agent.main, client_stack, "--user", "ex-strands", "--thread", "t-ex")
+
+    agent_transcript_checks(transcript, memory, conversation_context("ex-strands", "t-ex"))
+
+
+def test_mcp_many_users_keeps_two_sessions_apart_and_refuses_a_forged_token(
+    client_stack: Stack, memory: MemoryClient
+) -> None:
+    from examples import mcp_many_users
+
+    transcript = play(mcp_many_users.main, client_stack, "--user", "ex-mcp-ana", "--colleague", "ex-mcp-ben")
+
+    for user, city in (("ex-mcp-ana", "Oslo"), ("ex-mcp-ben", "Rome")):
+        notes = memory.recall(conversation_context(user), "flies")["notes"]
+        assert [n["text"] for n in notes] == [f"{user} flies to {city} in May"]  # the refused call wrote nothing
+        assert f"{user}: ← error: " in transcript and '"code": "invalid_input"' in transcript
+    assert "forged token: HTTP 401" in transcript
