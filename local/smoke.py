@@ -27,6 +27,8 @@ from typing import Any, TextIO
 
 from agent_memory_client import ConversationContext, MemoryClient, MemoryClientError
 from agent_memory_client.flush import is_loopback
+from botocore.exceptions import BotoCoreError
+from botocore.session import get_session
 
 RECALL_WAIT_S = 30.0  # with a notes index the note is searchable once the indexer has read the stream
 RECALL_POLL_S = 1.0
@@ -80,7 +82,7 @@ class Smoke:
             detail, ok = check(), True
         except StepFailed as failure:
             detail, ok = str(failure), False
-        except MemoryClientError as error:  # an HTTP refusal or a transport failure, with the service's message
+        except (MemoryClientError, BotoCoreError) as error:  # a refusal, no answer, or credentials that stop working
             detail, ok = f"{type(error).__name__}: {error}", False
         self.steps.append(Step(name, ok, detail, (time.monotonic() - started) * 1000))
         return ok
@@ -183,9 +185,16 @@ def _target(args: argparse.Namespace) -> str:
 
 def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
     args = _parser().parse_args(argv)
+    signing = "none" if is_loopback(args.api_url) else "sigv4"  # a custom domain name in front of the API too
     options: dict[str, Any] = {"flush_function": args.flush_function, "lambda_endpoint": args.lambda_url}
+    options["signing"] = signing
     if args.region:
         options["region"] = args.region
+    if signing == "sigv4":
+        options["credentials"] = get_session().get_credentials()
+        if options["credentials"] is None:
+            print("make smoke: no AWS credentials (AWS_PROFILE, the environment or an instance role)", file=sys.stderr)
+            return 2
     try:
         memory = MemoryClient(args.api_url, **options)
     except ValueError as error:  # no region for SigV4: one line, not a traceback

@@ -120,10 +120,36 @@ def test_signing_without_a_region_is_a_usage_error(monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-config"))
     out = io.StringIO()
 
-    status = main(["--api-url", "https://memory.example.amazonaws.com"], out)
+    for api_url in ("https://memory.example.amazonaws.com", "https://memory.example.org"):  # a custom domain too
+        status = main(["--api-url", api_url], out)
+
+        assert status == 2
+        assert out.getvalue() == ""
+
+
+def test_signing_without_credentials_is_one_line_not_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    chain = (
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_SESSION_TOKEN",
+        "AWS_PROFILE",
+        "AWS_WEB_IDENTITY_TOKEN_FILE",
+    )
+    for name in (*chain, "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-config"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-credentials"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    monkeypatch.setenv("AWS_REGION", "eu-west-1")
+
+    status = main(["--api-url", "https://abc123.execute-api.eu-west-1.amazonaws.com"], io.StringIO())
 
     assert status == 2
-    assert out.getvalue() == ""
+    assert capsys.readouterr().err == (
+        "make smoke: no AWS credentials (AWS_PROFILE, the environment or an instance role)\n"
+    )
 
 
 def test_the_throwaway_user_is_a_valid_id_that_no_two_runs_share() -> None:
