@@ -104,6 +104,20 @@ def test_a_failed_step_exits_1_and_the_user_is_erased_all_the_same(stack: Stack)
     erased_user(stack, report)
 
 
+def test_make_smoke_without_an_api_url_says_what_it_needs() -> None:
+    run = subprocess.run(
+        ["make", "-s", "-o", ".venv/bin/.installed", "smoke"],
+        cwd=ROOT,
+        env=stack_environment(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+    assert run.returncode != 0
+    assert "API_URL=<the ApiUrl output> is required" in run.stdout + run.stderr
+
+
 def test_an_api_that_does_not_answer_fails_at_health_and_erases_nothing(tmp_path: Path) -> None:
     out = io.StringIO()
 
