@@ -84,6 +84,8 @@ class Smoke:
             detail, ok = str(failure), False
         except (MemoryClientError, BotoCoreError) as error:  # a refusal, no answer, or credentials that stop working
             detail, ok = f"{type(error).__name__}: {error}", False
+        except (KeyError, TypeError, AttributeError) as error:  # an answer without the documented shape
+            detail, ok = f"an answer not of the documented shape ({type(error).__name__}: {error})", False
         self.steps.append(Step(name, ok, detail, (time.monotonic() - started) * 1000))
         return ok
 

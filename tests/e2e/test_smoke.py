@@ -9,9 +9,11 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
+from agent_memory_client import MemoryClient
 
-from local.smoke import main, throwaway_user
+from local.smoke import Smoke, main, throwaway_user
 from tests.e2e.test_local_stack import ROOT, Stack, free_port, http, running_stack, stack_environment
 
 pytestmark = pytest.mark.slow
@@ -171,3 +173,21 @@ def test_the_throwaway_user_is_a_valid_id_that_no_two_runs_share() -> None:
 
     assert len(users) == 50
     assert all(re.fullmatch(r"[A-Za-z0-9._@-]{1,128}", user) for user in users)
+
+
+def test_an_answer_of_another_shape_fails_its_step_and_the_erase_still_runs() -> None:
+    """Against a server that answers every route 200 with ``{}`` (not the service): the checks fail, each on
+    its own line, and the run still tries the erase."""
+    seen: list[str] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(f"{request.method} {request.url.path}")
+        return httpx.Response(200, json={"status": "ok"} if request.url.path == "/v1/health" else {})
+
+    with MemoryClient("http://127.0.0.1:9", http=httpx.Client(transport=httpx.MockTransport(answer))) as memory:
+        smoke = Smoke(memory, throwaway_user(), recall_wait_s=0)
+        assert smoke.run() is False
+
+    assert [(step.name, step.ok) for step in smoke.steps] == [("health", True), ("remember", False), ("erase", False)]
+    assert "not of the documented shape" in smoke.steps[1].detail
+    assert seen[-1] == f"DELETE /v1/platform/users/{smoke.user_id}"
