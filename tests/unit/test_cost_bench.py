@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from bench import cost, fold_tokens
+from local.template import load_template
 
 DEPLOYING = Path(__file__).resolve().parents[2] / "docs" / "deploying.md"
 
@@ -68,3 +69,16 @@ def test_a_bench_file_without_a_figure_is_an_error_not_a_zero(tmp_path: Path) ->
 
     with pytest.raises(KeyError):
         cost.Measured.load(partial)
+
+
+def test_the_assumptions_that_the_template_decides_follow_it() -> None:
+    """The function memory, the alarms and the created domain's size are the template's defaults, not guesses."""
+    template = load_template()
+    parameters, resources = template["Parameters"], template["Resources"]
+    alarms = [r for r in resources.values() if r["Type"] == "AWS::CloudWatch::Alarm"]
+
+    assert template["Globals"]["Function"]["MemorySize"] / 1024 == cost.MEMORY_GB
+    assert cost.ALARMS == sum("Condition" not in alarm for alarm in alarms) == len(alarms) - 1
+    assert parameters["NotesDomainVolumeSize"]["Default"] == cost.DOMAIN_GB
+    assert parameters["NotesDomainInstanceType"]["Default"] == "t3.small.search"
+    assert parameters["NotesDomainInstanceCount"]["Default"] == 1
