@@ -20,7 +20,7 @@ export CHECKOV := $(abspath $(CHECKOV_VENV)/bin/checkov)
 
 .PHONY: backfill-due
 .PHONY: help install run test fuzz lint format bench build validate token openapi opensearch reindex screenshots clean
-.PHONY: unit integration
+.PHONY: unit integration smoke
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -107,6 +107,10 @@ bench: $(BIN)/.installed ## Every figure (requests, latency, import time, scale,
 .PHONY: bench-people
 bench-people: $(BIN)/.installed ## Export and erase of a 100,000-note scope, the injection record's cost (NOTES=100000): into docs/benchmarks.md
 	nice -n 10 $(BIN)/python -m bench.people --notes $(or $(NOTES),100000) --record
+
+smoke: $(BIN)/.installed ## Check a stack end to end, then erase what it wrote: make smoke API_URL=... FLUSH_FUNCTION=... [LAMBDA_URL=...]
+	@test -n "$(API_URL)" || { echo 'API_URL=<the ApiUrl output> is required (http://127.0.0.1:3000 for make run)'; exit 2; }
+	@PYTHONPATH=client $(BIN)/python -m local.smoke --api-url "$(API_URL)" $(if $(FLUSH_FUNCTION),--flush-function "$(FLUSH_FUNCTION)",) $(if $(LAMBDA_URL),--lambda-url "$(LAMBDA_URL)",) $(if $(REGION),--region "$(REGION)",)
 
 build: $(SAM_VENV)/.installed ## sam build
 	$(SAM_CLI) build

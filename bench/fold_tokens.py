@@ -146,12 +146,15 @@ def as_json(folds: list[Fold]) -> dict[str, dict[str, Any]]:
     return {f"fold {f.chars} chars {f.notes} notes {f.mode}": f.as_json() for f in folds}
 
 
-def cost_per_user_month(folds: list[Fold], mode: str) -> float:
-    """USD per active user and month: the month's folds (at ``FOLD_DOCUMENT_CHARS``, ``FOLD_NOTES``) and flushes."""
+def cost_per_user_month(
+    folds: list[Fold], mode: str, prices: tuple[float, float] = (PRICE_INPUT_PER_M, PRICE_OUTPUT_PER_M)
+) -> float:
+    """USD per active user and month: the month's folds (at ``FOLD_DOCUMENT_CHARS``, ``FOLD_NOTES``) and flushes,
+    at ``prices`` (USD per million input and output tokens)."""
     fold = next(f for f in folds if (f.chars, f.notes, f.mode) == (FOLD_DOCUMENT_CHARS, FOLD_NOTES, mode))
     inputs = FOLDS_PER_MONTH * fold.input_tokens + FLUSHES_PER_MONTH * FLUSH_INPUT_TOKENS
     outputs = FOLDS_PER_MONTH * fold.output_tokens + FLUSHES_PER_MONTH * FLUSH_OUTPUT_TOKENS
-    return (inputs * PRICE_INPUT_PER_M + outputs * PRICE_OUTPUT_PER_M) / 1_000_000
+    return (inputs * prices[0] + outputs * prices[1]) / 1_000_000
 
 
 def report(folds: list[Fold], scale: float = 1.0) -> str:

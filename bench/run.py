@@ -17,6 +17,7 @@ from pathlib import Path
 from bench import (
     consolidation_scale,
     context_reads,
+    cost,
     fold_tokens,
     hybrid,
     local_load,
@@ -175,6 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     more.update(quality[1].as_json())  # bench/recall_latency.py
     more.update(fold_tokens.as_json(folds))
     write_results(results, flushes, args.output, meta, more)
+    sections[cost.TITLE] = cost.table(cost.Measured.load(args.output))  # from the figures just written
     write_report(sections, args.report, meta, argv)
     for path in (args.output, args.report):
         log(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")

@@ -170,10 +170,10 @@ class ApiHandler(RequestHandler):
     """The HTTP API: route from the template, call the function with a payload v2 event, relay its answer."""
 
     def answer(self, body: bytes) -> Answer:
-        path = urlsplit(self.path).path
+        path, query = urlsplit(self.path).path, urlsplit(self.path).query
         what, function = f"{self.command} {path}", ""
         if dashboard.is_dashboard(path):  # the page and its local sign-in: not API routes, not in template.yaml
-            page = dashboard.answer(self.command, path, body)
+            page = dashboard.answer(self.command, path, body, query=query, cookie=self.headers.get("Cookie", ""))
             return Answer(Reply(page.status, page.body, page.headers), what, "dashboard")
         try:
             route, path_parameters = find_route(api_routes(), self.command, path)

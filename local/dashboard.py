@@ -2,16 +2,24 @@
 and the development sign-in that mints a token with the local secret.
 
 The sign-in (``POST /dashboard/dev-token``) exists only here: ``template.yaml`` has no such route, and in AWS
-the page signs in with the OIDC provider instead (its ``config.json`` says ``"mode": "oidc"``).
+the page signs in with the OIDC provider instead (its ``config.json`` says ``"mode": "oidc"``). It mints a token
+only for a browser that opened the address the stack printed at start (``/dashboard/?key=<key>``): that visit
+leaves the key in an HttpOnly, SameSite=Strict cookie, so a web page of another site, or a process that cannot
+read the stack's output, gets no token, even through the loopback address.
 """
 
 from __future__ import annotations
 
+import hmac
 import json
 import mimetypes
+import os
 import re
+import secrets
 from dataclasses import dataclass, field
+from http.cookies import CookieError, SimpleCookie
 from typing import Any
+from urllib.parse import parse_qs
 
 from local.template import ROOT
 
@@ -30,6 +38,8 @@ SECURITY_HEADERS = [
     ("X-Frame-Options", "DENY"),
 ]
 LOCAL_CONFIG = {"mode": "local", "api_base_url": ""}  # same origin as the API: no CORS needed
+SIGN_IN_KEY = "MEMORY_LOCAL_SIGN_IN_KEY"  # set it to fix the key (tests); else one is made at start
+SIGN_IN_COOKIE = "memory_local_sign_in"
 
 
 @dataclass(frozen=True)
@@ -37,6 +47,37 @@ class PageReply:
     status: int
     body: bytes
     headers: list[tuple[str, str]] = field(default_factory=list)
+
+
+def sign_in_key() -> str:
+    """The development sign-in's key: ``$MEMORY_LOCAL_SIGN_IN_KEY``, else a random one made on the first call
+    (the stack makes it before it serves, and prints it)."""
+    key = os.environ.get(SIGN_IN_KEY)
+    if not key:
+        key = os.environ[SIGN_IN_KEY] = secrets.token_urlsafe(18)
+    return key
+
+
+def sign_in_address(api_url: str) -> str:
+    return f"{api_url}{PREFIX}/?key={sign_in_key()}"
+
+
+def _holds_the_key(cookie_header: str) -> bool:
+    try:
+        cookie = SimpleCookie(cookie_header).get(SIGN_IN_COOKIE)
+    except CookieError:
+        return False
+    return cookie is not None and hmac.compare_digest(cookie.value.encode(), sign_in_key().encode())
+
+
+def _key_visit(relative: str, keys: list[str]) -> PageReply:
+    """``?key=`` on a page address: the right key is kept in the cookie and the address loaded again without it."""
+    if not hmac.compare_digest(keys[0].encode(), sign_in_key().encode()):
+        return _error(403, "forbidden", "that is not the sign-in key this local stack printed at start")
+    cookie = f"{SIGN_IN_COOKIE}={sign_in_key()}; Path={PREFIX}/; HttpOnly; SameSite=Strict"
+    return PageReply(
+        303, b"", [("Location", f"{PREFIX}/{relative}"), ("Set-Cookie", cookie), ("Cache-Control", "no-store")]
+    )
 
 
 def is_dashboard(path: str) -> bool:
@@ -89,15 +130,26 @@ def dev_token(body: bytes) -> PageReply:
     return _json(200, {"token": mint(sub, sorted(set(workspaces)), admin=admin)})
 
 
-def answer(method: str, path: str, body: bytes) -> PageReply:
-    """What the local stack answers under /dashboard: files, config, the dev sign-in, else the page (deep links)."""
+def answer(method: str, path: str, body: bytes, *, query: str = "", cookie: str = "") -> PageReply:
+    """What the local stack answers under /dashboard: files, config, the dev sign-in (for a browser holding the
+    key's cookie), a visit with the key, else the page (deep links). ``cookie``: the request's Cookie header."""
     relative = path.removeprefix(PREFIX).lstrip("/")
     if relative == "dev-token":
         if method != "POST":
             return _error(405, "method_not_allowed", "POST a JSON body to sign in", Allow="POST")
+        if not _holds_the_key(cookie):
+            return _error(
+                403,
+                "forbidden",
+                "the development sign-in needs this stack's key: open the Dashboard address that `make run`"
+                " printed at start (/dashboard/?key=...) once in this browser",
+            )
         return dev_token(body)
     if method not in ("GET", "HEAD"):
         return _error(405, "method_not_allowed", f"{method} is not allowed here", Allow="GET, HEAD")
+    keys = parse_qs(query).get("key")
+    if keys:
+        return _key_visit(relative, keys)
     if path == PREFIX:
         return PageReply(308, b"", [("Location", PREFIX + "/")])
     if relative == "config.json":

@@ -15,6 +15,7 @@ import threading
 from types import FrameType
 
 # The names other modules and tests import from here stay importable from here.
+from local import dashboard
 from local.api_gateway import ApiHandler, GatewayError, HttpRequest, api_gateway_event, api_routes, http_reply
 from local.environment import (
     HOST,
@@ -51,7 +52,7 @@ def banner(
     api_url = f"http://{HOST}:{api.server_address[1]}"
     lines = [f"Local stack of {ROOT / 'template.yaml'}", f"  HTTP API       {api_url}"]
     lines += [f"    {route.method:<6} {route.path:<28} -> {route.function}" for route in api_routes()]
-    lines.append(f"  Dashboard      {api_url}/dashboard/  (development sign-in: any user id)")
+    lines.append(f"  Dashboard      {dashboard.sign_in_address(api_url)}  (open it once to sign in as any user id)")
     lines.append(f"  Lambda Invoke  http://{HOST}:{invoke.server_address[1]}  ({', '.join(function_names())})")
     storage = "embedded moto" if embedded else "AWS_ENDPOINT_URL_DYNAMODB"
     tables = f"created {', '.join(created)}" if created else "tables already there, kept"
@@ -98,6 +99,7 @@ def main() -> None:
         # handler's import, before the queue's URL was known: read them again, so that the planner sends its
         # groups to the local queue.
         bootstrap.reset()
+        dashboard.sign_in_key()  # made before the first request can ask for it; the banner prints it
         servers.append(serve(ApiHandler, api_port, functions))
         servers.append(serve(InvokeHandler, lambda_port, functions))
         indexer = os.environ["OPENSEARCH_ENDPOINT"] if stream_mapping is not None else None

@@ -73,17 +73,20 @@ def test_every_samconfig_example_names_only_template_parameters_with_allowed_val
     minimal, full = (
         set(OVERRIDE.findall(e["default"]["deploy"]["parameters"]["parameter_overrides"])) for e in examples
     )
-    assert {key for key, _ in minimal} == {"ChatModel"}
+    assert {key for key, _ in minimal} == {"ChatModel", "DashboardIssuer", "DashboardAudience"}
     elsewhere = {
         "OpenAIApiKeySecret",
         "OpenSearchEndpoint",
         "OpenSearchResourceArn",
-    }  # openai: models; NotesIndex=existing
+        "NotesDomainSubnetIds",
+        "NotesDomainSecurityGroupIds",
+        "KmsKeyArn",
+    }  # openai: models; NotesIndex=existing; a private network and your own key (their own section)
     assert {key for key, _ in full} == set(parameters) - elsewhere
 
 
 def test_the_backend_policy_allows_exactly_the_turn_traffics_iam_routes_and_the_flush() -> None:
-    (policy,) = (json.loads(block) for block in fenced("json"))
+    (policy,) = (parsed for parsed in map(json.loads, fenced("json")) if isinstance(parsed, dict))  # not the key's
     tools, flush = policy["Statement"]
     iam_routes = {  # the platform's routes are granted apart (PlatformOperationsPolicy, tests/infra)
         route.route_key

@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 
 from local.token import mint
+from tests.e2e.test_local_cross_site import printed_sign_in_address
 from tests.e2e.test_local_stack import Stack, free_port, http, remember, running_stack
 from tests.fake_openai import fake_openai_server
 
@@ -90,6 +91,11 @@ class Site:
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.stack.api_port}/dashboard/"
+
+    def admit(self, page: Any) -> None:
+        """Open the address the stack printed at start, as a developer does once: it keeps the sign-in's key in
+        the browser context's cookie."""
+        page.goto(printed_sign_in_address(self.stack))
 
     def api(self, method: str, path: str, body: Any = None, *, user: str, workspaces: tuple[str, ...] = ()) -> Any:
         """A call to the management API as ``user``, from outside the page (another tab, another person)."""
@@ -180,6 +186,7 @@ def page(playwright_browser: Any, site: Site) -> Iterator[Any]:
 
     context.route("**/*", guard)
     page = context.new_page()
+    site.admit(page)
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.set_default_timeout(15_000)

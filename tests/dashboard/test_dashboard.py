@@ -279,6 +279,7 @@ def test_a_team_member_edits_team_memory_and_another_member_sees_it(
     other = playwright_browser.new_context(viewport={"width": 1280, "height": 900})
     try:
         teammate = other.new_page()
+        site.admit(teammate)
         sign_in(teammate, site, "u-team2", "w-3", path="w-3/workspace-settings/team-memory")
         expect(teammate).to_have_url(re.compile(r"/dashboard/w-3/workspace-settings/team-memory$"))
         expect(editor(teammate)).to_have_value("# Team w-3\n- Deploys on Tuesdays")

@@ -126,6 +126,7 @@ def tokyo_page(playwright_browser: Any, site: Site) -> Iterator[Any]:
     """A browser in Tokyo (UTC+9, no daylight saving): local times differ from UTC by the day's hours."""
     context = playwright_browser.new_context(viewport={"width": 1280, "height": 900}, timezone_id="Asia/Tokyo")
     page = context.new_page()
+    site.admit(page)
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.set_default_timeout(15_000)

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import http.client
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -80,12 +82,48 @@ def test_an_origin_that_is_not_loopback_is_refused(stack: Stack, origin: str, pa
     assert (status, answer["error"]["code"]) == (403, "forbidden")
 
 
+def printed_sign_in_address(stack: Stack) -> str:  # noqa: F811
+    """The dashboard's address with the development sign-in's key, as the stack's banner printed it."""
+    found = re.search(r"^  Dashboard +(http://\S+/dashboard/\?key=\S+)", stack.stderr(), re.MULTILINE)
+    assert found, stack.stderr()
+    return found.group(1)
+
+
+def admitted(stack: Stack) -> str:  # noqa: F811
+    """The Cookie header a browser holds after opening the printed address (its 303 sets it)."""
+    target = urlsplit(printed_sign_in_address(stack))
+    connection = http.client.HTTPConnection("127.0.0.1", stack.api_port, timeout=10)
+    try:
+        connection.request("GET", f"{target.path}?{target.query}")
+        answer = connection.getresponse()
+        answer.read()
+        assert answer.status == 303 and answer.getheader("Location") == "/dashboard/"
+        cookie = answer.getheader("Set-Cookie") or ""
+    finally:
+        connection.close()
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie, cookie
+    return cookie.split(";", 1)[0]
+
+
+def test_the_dev_sign_in_needs_the_key_printed_at_start(stack: Stack) -> None:  # noqa: F811
+    own = {"Origin": f"http://127.0.0.1:{stack.api_port}", "Content-Type": "application/json"}
+    body = json.dumps({"sub": "u-z", "workspaces": [], "admin": True})
+    key = parse_qs(urlsplit(printed_sign_in_address(stack)).query)["key"][0]
+
+    assert send(stack, "POST", "/dashboard/dev-token", body, own)[0] == 403
+    wrong = {**own, "Cookie": "memory_local_sign_in=not-the-key"}
+    assert send(stack, "POST", "/dashboard/dev-token", body, wrong)[0] == 403
+    assert send(stack, "GET", "/dashboard/?key=not-the-key", None, {})[0] == 403
+    assert len(key) >= 20  # a made one: the test stack does not set MEMORY_LOCAL_SIGN_IN_KEY
+    assert send(stack, "POST", "/dashboard/dev-token", body, {**own, "Cookie": admitted(stack)})[0] == 200
+
+
 def test_the_stacks_own_pages_and_clients_still_get_in(stack: Stack) -> None:  # noqa: F811
     own = {"Origin": f"http://127.0.0.1:{stack.api_port}", "Content-Type": "application/json"}
     localhost = {"Host": f"localhost:{stack.api_port}", "Content-Type": "APPLICATION/JSON; charset=utf-8"}
     token_body = json.dumps({"sub": "u-y", "workspaces": [], "admin": False})
     note = REMEMBER.replace("u-x", "u-y")
 
-    assert send(stack, "POST", "/dashboard/dev-token", token_body, own)[0] == 200
+    assert send(stack, "POST", "/dashboard/dev-token", token_body, {**own, "Cookie": admitted(stack)})[0] == 200
     assert send(stack, "POST", "/v1/tools/remember", note, own)[0] == 201
     assert send(stack, "POST", "/v1/tools/remember", note, localhost)[0] == 201

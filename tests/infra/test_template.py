@@ -168,7 +168,9 @@ def test_the_nightly_schedule_retries_and_keeps_what_it_cannot_deliver():
     assert nightly["Type"] == "Schedule"
     assert nightly["Properties"]["RetryPolicy"]["MaximumRetryAttempts"] >= 1
     assert nightly["Properties"]["DeadLetterConfig"] == {"Arn": {"Fn::GetAtt": "ConsolidationDeadLetters.Arn"}}
-    assert resources["ConsolidationDeadLetters"]["Properties"]["SqsManagedSseEnabled"] is True
+    assert resources["ConsolidationDeadLetters"]["Properties"]["SqsManagedSseEnabled"] == {
+        "Fn::If": ["HasKmsKey", {"Ref": "AWS::NoValue"}, True]
+    }  # SSE-SQS, or KmsKeyArn (test_template_isolation)
     assert function["Timeout"] == 900
     # Runs never overlap through the run lease (storage/consolidation_store.py), not reserved concurrency,
     # which a new account's 10-execution limit cannot spare.
@@ -240,7 +242,7 @@ def test_the_index_resources_exist_only_with_a_notes_index_and_the_domain_only_w
 def test_the_created_domain_is_encrypted_tls_only_logged_and_leaves_access_to_iam():
     domain = load_template()["Resources"]["NotesDomain"]["Properties"]
     assert domain["EngineVersion"] == "OpenSearch_2.19"  # what make opensearch and the test tier run
-    assert domain["EncryptionAtRestOptions"] == {"Enabled": True}
+    assert domain["EncryptionAtRestOptions"]["Enabled"] is True  # with KmsKeyArn's key when given
     assert domain["NodeToNodeEncryptionOptions"] == {"Enabled": True}
     assert domain["DomainEndpointOptions"]["EnforceHTTPS"] is True
     assert domain["DomainEndpointOptions"]["TLSSecurityPolicy"].startswith("Policy-Min-TLS-1-2")
@@ -275,7 +277,9 @@ def test_the_indexer_reads_the_stream_with_partial_failures_retries_and_an_on_fa
     }
     [only_notes] = props["FilterCriteria"]["Filters"]
     assert json.loads(only_notes["Pattern"]) == {"dynamodb": {"Keys": {"sk": {"S": [{"prefix": "note#"}]}}}}
-    assert resources["IndexerFailures"]["Properties"]["SqsManagedSseEnabled"] is True
+    assert resources["IndexerFailures"]["Properties"]["SqsManagedSseEnabled"] == {
+        "Fn::If": ["HasKmsKey", {"Ref": "AWS::NoValue"}, True]
+    }  # SSE-SQS, or KmsKeyArn (test_template_isolation)
 
 
 def _indexer_statements():

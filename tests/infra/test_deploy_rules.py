@@ -1,0 +1,48 @@
+"""What template.yaml refuses before CloudFormation creates anything (its Rules), and that docs/deploying.md's
+parameter sets pass them: the placeholder issuer is refused, a real one is not."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+
+import pytest
+
+from local.template import load_template
+from tests.client.test_docs import OVERRIDE, fenced
+from tests.infra.cfn_rules import refusals
+
+COGNITO = "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbCdEf123"
+
+
+def test_the_placeholder_issuer_is_refused_at_deploy_time() -> None:
+    assert refusals() == ["DashboardIssuerIsNamed"]
+    assert refusals(DashboardIssuer="https://auth.example.com/") == ["DashboardIssuerIsNamed"]
+    [assertion] = load_template()["Rules"]["DashboardIssuerIsNamed"]["Assertions"]
+    assert "auth.example.com" in assertion["AssertDescription"]
+
+
+def test_a_real_issuer_passes_the_rules() -> None:
+    assert refusals(DashboardIssuer=COGNITO) == []
+
+
+@pytest.mark.parametrize("issuer", ["http://issuer.example.org/", "cognito-idp.eu-west-1.amazonaws.com/x", ""])
+def test_an_issuer_that_is_not_an_https_url_is_refused_by_its_pattern(issuer: str) -> None:
+    pattern = load_template()["Parameters"]["DashboardIssuer"]["AllowedPattern"]
+
+    assert re.fullmatch(pattern, issuer) is None
+    assert re.fullmatch(pattern, COGNITO)
+
+
+def test_the_other_rules_still_refuse_what_they_name() -> None:
+    assert refusals(DashboardIssuer=COGNITO, DashboardHosting="true") == ["DashboardHostingNeedsAClient"]
+    assert refusals(DashboardIssuer=COGNITO, NotesIndex="existing") == ["ExistingIndexIsNamed"]
+
+
+def test_every_parameter_set_of_the_deploying_guide_passes_the_rules() -> None:
+    examples = [tomllib.loads(block) for block in fenced("toml")]
+
+    for example in examples:
+        overrides = example["default"]["deploy"]["parameters"]["parameter_overrides"]
+        values = {key: value.strip('"').replace('\\"', '"') for key, value in OVERRIDE.findall(overrides)}
+        assert refusals(**values) == [], values
