@@ -54,10 +54,9 @@ DOMAIN_HOURS = 730  # NotesIndex=create's default domain: one t3.small.search no
 DOMAIN_GB = 10
 
 # List prices in USD, us-east-1, on-demand, as published by AWS in 2025 (DynamoDB's after its November 2024
-# cut). Not re-checked on the day of a run: change them here. The chat model is Claude Haiku 4.5 ($1 / $5 per
-# million input / output tokens; bench.fold_tokens prices Claude 3.5 Haiku, which Bedrock retired in June 2026).
-CHAT_MODEL = "Claude Haiku 4.5"
-CHAT_PRICES = (1.00, 5.00)
+# cut). Not re-checked on the day of a run: change them here. The chat model's are bench.fold_tokens'.
+CHAT_MODEL = fold_tokens.CHAT_MODEL
+CHAT_PRICES = (fold_tokens.PRICE_INPUT_PER_M, fold_tokens.PRICE_OUTPUT_PER_M)
 PRICE = {
     "api_per_m": 1.00,  # HTTP API requests
     "lambda_per_m": 0.20,  # Lambda requests

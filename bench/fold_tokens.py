@@ -30,11 +30,12 @@ DOCUMENT_CHARS = (2_000, 10_000, 18_000)
 NOTE_COUNTS = (4, 40)
 
 # The cost model: list prices as named parameters (USD per million tokens), and the traffic of one active user
-# in a month. Prices: Anthropic Claude 3.5 Haiku on Amazon Bedrock, on-demand, us-east-1, as published from
-# November 2024 (aws.amazon.com/bedrock/pricing; not re-checked on the day of a run): change them here for
-# another model or a newer price.
-PRICE_INPUT_PER_M = 0.80
-PRICE_OUTPUT_PER_M = 4.00
+# in a month. Prices: Anthropic Claude Haiku 4.5 on Amazon Bedrock, on-demand, us-east-1, as published from
+# October 2025 (aws.amazon.com/bedrock/pricing; not re-checked on the day of a run; Claude 3.5 Haiku, $0.80 /
+# $4.00, was retired from Bedrock in June 2026): change them here for another model or a newer price.
+CHAT_MODEL = "Claude Haiku 4.5"
+PRICE_INPUT_PER_M = 1.00
+PRICE_OUTPUT_PER_M = 5.00
 FOLDS_PER_MONTH = 30  # one nightly fold of the user's personal scope
 FOLD_DOCUMENT_CHARS = 10_000
 FOLD_NOTES = 4
@@ -198,7 +199,7 @@ def report(folds: list[Fold], scale: float = 1.0) -> str:
         f"cost: {FOLDS_PER_MONTH} folds ({FOLD_DOCUMENT_CHARS:,} chars, {FOLD_NOTES} notes) and {FLUSHES_PER_MONTH}"
         f" flushes ({FLUSH_INPUT_TOKENS:,} in, {FLUSH_OUTPUT_TOKENS} out tokens) a month,",
         f"at ${PRICE_INPUT_PER_M:.2f} / ${PRICE_OUTPUT_PER_M:.2f} per million input / output tokens"
-        " (Claude 3.5 Haiku on Bedrock, on-demand list price).",
+        f" ({CHAT_MODEL} on Bedrock, on-demand list price).",
         "",
         *verdicts,
     ]
