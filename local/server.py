@@ -19,6 +19,7 @@ from local.api_gateway import ApiHandler, GatewayError, HttpRequest, api_gateway
 from local.environment import (
     HOST,
     LOCAL_ENVIRONMENT,
+    choose_chat_model,
     ensure_tables,
     env_port,
     log,
@@ -46,7 +47,13 @@ __all__ = [
 
 
 def banner(
-    api: LocalServer, invoke: LocalServer, endpoint: str, embedded: bool, created: list[str], indexer: str | None = None
+    api: LocalServer,
+    invoke: LocalServer,
+    endpoint: str,
+    embedded: bool,
+    created: list[str],
+    indexer: str | None = None,
+    model: str | None = None,
 ) -> str:
     api_url = f"http://{HOST}:{api.server_address[1]}"
     lines = [f"Local stack of {ROOT / 'template.yaml'}", f"  HTTP API       {api_url}"]
@@ -56,6 +63,8 @@ def banner(
     storage = "embedded moto" if embedded else "AWS_ENDPOINT_URL_DYNAMODB"
     tables = f"created {', '.join(created)}" if created else "tables already there, kept"
     lines.append(f"  DynamoDB       {endpoint}  ({storage}; {tables})")
+    if model is not None:
+        lines.append(model)
     if indexer is not None:
         lines.append(f"  Indexer        stream of MemoryTable -> IndexerFunction -> {indexer}")
     lines.append("Ready. Ctrl-C to stop.")
@@ -70,6 +79,7 @@ def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
 def main() -> None:
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     prepare_environment()
+    model = choose_chat_model()  # before the settings are read: unset means local:extractive
     from agent_memory import bootstrap
     from agent_memory.basics.settings import SettingsError, require_valid_settings
 
@@ -101,7 +111,7 @@ def main() -> None:
         servers.append(serve(ApiHandler, api_port, functions))
         servers.append(serve(InvokeHandler, lambda_port, functions))
         indexer = os.environ["OPENSEARCH_ENDPOINT"] if stream_mapping is not None else None
-        log(banner(servers[0], servers[1], endpoint, moto_server is not None, created, indexer))
+        log(banner(servers[0], servers[1], endpoint, moto_server is not None, created, indexer, model))
         threading.Event().wait()
     except KeyboardInterrupt:
         pass
