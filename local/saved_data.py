@@ -1,0 +1,139 @@
+"""The embedded DynamoDB's data kept across restarts of ``make run``: a snapshot file in a data folder.
+
+moto keeps its tables in the process's memory and has no persistence of its own (its server offers a reset,
+not a save), so the stack takes the snapshot itself: every table of every region of the embedded moto,
+pickled while no DynamoDB request is being handled (``local.moto_fast.REQUESTS``' lock, the one that
+serialises them), so the file is one instant of the whole database, never half a transaction.
+
+- **When**: at start it is loaded (before the template's tables are checked); then every
+  ``MEMORY_LOCAL_SAVE_SECONDS`` (default 5) when a request may have changed something since the last
+  save; and once more on a clean stop (Ctrl-C, SIGTERM). A crash or ``kill -9`` loses at most the writes of
+  the last interval.
+- **How**: written to a temporary file beside it, flushed to disk, then renamed over the old one, so a
+  crash while saving leaves the previous snapshot whole.
+- **Fresh**: ``make run FRESH=1`` starts empty; the previous snapshot is kept once, renamed
+  ``dynamodb.pickle.before-fresh``, until the next fresh start.
+
+The file is a pickle of moto's objects: it is read only from the folder the developer named, and only by
+the moto version that wrote it (a snapshot of another version is refused with one line saying what to do).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from local.environment import ACCOUNT_ID, log
+from local.moto_fast import REQUESTS
+
+SNAPSHOT = "dynamodb.pickle"
+
+
+def _backends() -> Any:
+    from moto.dynamodb.models import dynamodb_backends
+
+    return dynamodb_backends[ACCOUNT_ID]
+
+
+def _moto_version() -> str:
+    import moto
+
+    return str(moto.__version__)
+
+
+@dataclass
+class SavedData:
+    """The snapshot of the embedded moto's tables in ``folder``, and the thread that keeps it current."""
+
+    folder: Path
+    interval_s: float = 5.0
+    _saved_at_write: int = field(default=-1, init=False)
+    _stop: threading.Event = field(default_factory=threading.Event, init=False)
+    _thread: threading.Thread | None = field(default=None, init=False)
+
+    @property
+    def path(self) -> Path:
+        return self.folder / SNAPSHOT
+
+    def load(self, *, fresh: bool = False) -> int:
+        """Put the snapshot's tables into the embedded moto; the number of items loaded (0 when none)."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        if fresh and self.path.exists():
+            self.path.replace(self.path.with_name(SNAPSHOT + ".before-fresh"))
+        if not self.path.exists():
+            return 0
+        try:
+            with self.path.open("rb") as file:
+                saved = pickle.load(file)  # noqa: S301 - written by this stack into the developer's own folder
+        except Exception as error:  # noqa: BLE001 - any unreadable file gets the same one-line advice
+            raise SystemExit(self._unreadable(f"it cannot be read ({type(error).__name__}: {error})")) from None
+        if not isinstance(saved, dict) or saved.get("moto") != _moto_version():
+            written_by = saved.get("moto") if isinstance(saved, dict) else "an unknown version"
+            raise SystemExit(self._unreadable(f"moto {written_by} wrote it; this stack runs moto {_moto_version()}"))
+        backends = _backends()
+        with REQUESTS.lock:
+            for region, tables in saved["regions"].items():
+                backends[region].tables.update(tables)
+            self._saved_at_write = REQUESTS.writes
+        return sum(len(table.items) for tables in saved["regions"].values() for table in tables.values())
+
+    def _unreadable(self, why: str) -> str:
+        return f"the saved local data {self.path} is not usable: {why}; start empty with `make run FRESH=1`"
+
+    def save(self) -> bool:
+        """Write the snapshot if a request may have changed the data since the last one; True if written."""
+        with REQUESTS.lock:  # no request in flight: one instant of every table
+            if REQUESTS.writes == self._saved_at_write:
+                return False
+            backends = _backends()
+            regions = {region: dict(backends[region].tables) for region in list(backends.keys())}
+            blob = pickle.dumps({"moto": _moto_version(), "regions": regions}, protocol=pickle.HIGHEST_PROTOCOL)
+            writes = REQUESTS.writes
+        temporary = self.path.with_name(SNAPSHOT + ".tmp")
+        with temporary.open("wb") as file:
+            file.write(blob)
+            file.flush()
+            os.fsync(file.fileno())
+        temporary.replace(self.path)
+        self._saved_at_write = writes
+        return True
+
+    def start(self) -> None:
+        """Save every ``interval_s`` in a daemon thread until ``stop``."""
+        self._thread = threading.Thread(target=self._keep, name="local-data-saver", daemon=True)
+        self._thread.start()
+
+    def _keep(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            try:
+                self.save()
+            except Exception as error:  # noqa: BLE001 - the stack keeps serving; the next interval tries again
+                log(f"could not save the local data to {self.path}: {type(error).__name__}: {error}")
+
+    def stop(self) -> None:
+        """Stop the thread, then save a last time (the clean stop's snapshot)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        self.save()
+
+
+def saved_data_from_environment() -> tuple[SavedData, bool] | None:
+    """The data folder ``MEMORY_LOCAL_DATA`` names (``make run`` sets it) and whether to start fresh
+    (``MEMORY_LOCAL_FRESH``), or None: without a folder the embedded data lives in the process only."""
+    folder = os.environ.get("MEMORY_LOCAL_DATA", "").strip()
+    if not folder:
+        return None
+    interval = os.environ.get("MEMORY_LOCAL_SAVE_SECONDS", "5")
+    try:
+        interval_s = float(interval)
+    except ValueError:
+        interval_s = -1
+    if not 0 < interval_s <= 3600:
+        raise SystemExit(f"MEMORY_LOCAL_SAVE_SECONDS must be a number of seconds from 0 to 3600, not {interval!r}")
+    fresh = os.environ.get("MEMORY_LOCAL_FRESH", "").strip().lower() in {"1", "true", "yes", "on"}
+    return SavedData(Path(folder).expanduser().resolve(), interval_s=interval_s), fresh
