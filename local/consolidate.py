@@ -59,6 +59,10 @@ def run_record(api_url: str, token: str, run_id: str) -> dict[str, Any] | None:
     return next((run for run in runs if run["run_id"] == run_id), None)
 
 
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 def progress(run: dict[str, Any]) -> str:
     """One line of a run's record: where its groups are, and how they were folded."""
     folds = ", ".join(f"{count} {kind.replace('_', '-')}" for kind, count in run["folds"].items() if count)
@@ -98,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
 
     planned = invoke_run(args.lambda_url.rstrip("/"), args.min_age_days)
     age = "the stack's minimum age" if args.min_age_days is None else f"notes at least {args.min_age_days} days old"
-    print(f"run {planned['run_id']} started ({age}): {planned.get('groups_planned', 0)} groups planned", flush=True)
+    print(f"run {planned['run_id']} started ({age}): {_count(planned.get('groups_planned', 0), 'group')} planned", flush=True)
     operator = mint("make-consolidate", [], admin=True, ttl_s=int(args.timeout) + 60)
     run = follow(args.api_url.rstrip("/"), operator, planned["run_id"], args.timeout)
     print(json.dumps(run, indent=2))
