@@ -102,7 +102,8 @@ def main(argv: list[str] | None = None) -> int:
 
     planned = invoke_run(args.lambda_url.rstrip("/"), args.min_age_days)
     age = "the stack's minimum age" if args.min_age_days is None else f"notes at least {args.min_age_days} days old"
-    print(f"run {planned['run_id']} started ({age}): {_count(planned.get('groups_planned', 0), 'group')} planned", flush=True)
+    groups = _count(planned.get("groups_planned", 0), "group")
+    print(f"run {planned['run_id']} started ({age}): {groups} planned", flush=True)
     operator = mint("make-consolidate", [], admin=True, ttl_s=int(args.timeout) + 60)
     run = follow(args.api_url.rstrip("/"), operator, planned["run_id"], args.timeout)
     print(json.dumps(run, indent=2))
