@@ -6,9 +6,9 @@ pickled while no DynamoDB request is being handled (``local.moto_fast.REQUESTS``
 serialises them), so the file is one instant of the whole database, never half a transaction.
 
 - **When**: at start it is loaded (before the template's tables are checked); then every
-  ``MEMORY_LOCAL_SAVE_SECONDS`` (default 5) when a request may have changed something since the last
-  save; and once more on a clean stop (Ctrl-C, SIGTERM). A crash or ``kill -9`` loses at most the writes of
-  the last interval.
+  ``MEMORY_LOCAL_SAVE_SECONDS`` (default 5), or 20 times as long as the last save took if that is longer,
+  when a request may have changed something since the last save; and once more on a clean stop (Ctrl-C,
+  SIGTERM). A crash or ``kill -9`` loses at most the writes of the last interval.
 - **How**: written to a temporary file beside it, flushed to disk, then renamed over the old one, so a
   crash while saving leaves the previous snapshot whole.
 - **Fresh**: ``make run FRESH=1`` starts empty; the previous snapshot is kept once, renamed
@@ -20,9 +20,11 @@ the moto version that wrote it (a snapshot of another version is refused with on
 
 from __future__ import annotations
 
+import io
 import os
 import pickle
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +33,39 @@ from local.environment import ACCOUNT_ID, log
 from local.moto_fast import REQUESTS
 
 SNAPSHOT = "dynamodb.pickle"
+# Requests wait while a save pickles the tables (about 1 s at 10,000 notes): the saves come no more often
+# than this many times what the last one took, so they hold the requests up 5 % of the time at most.
+LOCKED_AT_MOST = 20
+
+
+class _Snapshot(pickle.Pickler):
+    """A pickler that leaves out each table's stream records: the stream is the indexer's feed of changes, read
+    from its end at start (local/stream_mapping.py), so a restart needs none of them, and they were half of
+    a snapshot's size and time. The shard keeps its place: its next record's sequence number is the same."""
+
+    def reducer_override(self, obj: Any) -> Any:
+        from moto.dynamodb.models.table import StreamShard
+
+        if type(obj) is not StreamShard:
+            return NotImplemented
+        place = obj.starting_sequence_number + len(obj.items)
+        return _emptied_shard, (obj.account_id, obj.table, obj.id, place, obj.created_on)
+
+
+def _emptied_shard(account_id: str, table: Any, shard_id: str, starting: int, created_on: Any) -> Any:
+    """A stream shard without records whose next record follows the saved shard's last."""
+    from moto.dynamodb.models.table import StreamShard
+
+    shard = StreamShard.__new__(StreamShard)
+    shard.__dict__.update(
+        account_id=account_id,
+        table=table,
+        id=shard_id,
+        starting_sequence_number=starting,
+        items=[],
+        created_on=created_on,
+    )
+    return shard
 
 
 def _backends() -> Any:
@@ -79,7 +114,7 @@ class SavedData:
             for region, tables in saved["regions"].items():
                 backends[region].tables.update(tables)
             self._saved_at_write = REQUESTS.writes
-        return sum(len(table.items) for tables in saved["regions"].values() for table in tables.values())
+        return sum(len(table) for tables in saved["regions"].values() for table in tables.values())
 
     def _unreadable(self, why: str) -> str:
         return f"the saved local data {self.path} is not usable: {why}; start empty with `make run FRESH=1`"
@@ -91,7 +126,9 @@ class SavedData:
                 return False
             backends = _backends()
             regions = {region: dict(backends[region].tables) for region in list(backends.keys())}
-            blob = pickle.dumps({"moto": _moto_version(), "regions": regions}, protocol=pickle.HIGHEST_PROTOCOL)
+            buffer = io.BytesIO()
+            _Snapshot(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump({"moto": _moto_version(), "regions": regions})
+            blob = buffer.getvalue()
             writes = REQUESTS.writes
         temporary = self.path.with_name(SNAPSHOT + ".tmp")
         with temporary.open("wb") as file:
@@ -108,11 +145,14 @@ class SavedData:
         self._thread.start()
 
     def _keep(self) -> None:
-        while not self._stop.wait(self.interval_s):
+        took = 0.0
+        while not self._stop.wait(max(self.interval_s, LOCKED_AT_MOST * took)):
+            started = time.monotonic()
             try:
                 self.save()
             except Exception as error:  # noqa: BLE001 - the stack keeps serving; the next interval tries again
                 log(f"could not save the local data to {self.path}: {type(error).__name__}: {error}")
+            took = time.monotonic() - started
 
     def stop(self) -> None:
         """Stop the thread, then save a last time (the clean stop's snapshot)."""
