@@ -11,6 +11,8 @@ serialises them), so the file is one instant of the whole database, never half a
   SIGTERM). A crash or ``kill -9`` loses at most the writes of the last interval.
 - **How**: written to a temporary file beside it, flushed to disk, then renamed over the old one, so a
   crash while saving leaves the previous snapshot whole.
+- **One stack a folder**: the folder is locked (``stack.lock``, flock) for as long as the stack runs; a
+  second stack on it stops at start with one line.
 - **Fresh**: ``make run FRESH=1`` starts empty; the previous snapshot is kept once, renamed
   ``dynamodb.pickle.before-fresh``, until the next fresh start.
 
@@ -20,6 +22,7 @@ the moto version that wrote it (a snapshot of another version is refused with on
 
 from __future__ import annotations
 
+import fcntl
 import io
 import os
 import pickle
@@ -27,12 +30,13 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from local.environment import ACCOUNT_ID, log
 from local.moto_fast import REQUESTS
 
 SNAPSHOT = "dynamodb.pickle"
+LOCK = "stack.lock"  # held by the stack that uses the folder (flock: released when its process ends)
 # Requests wait while a save pickles the tables (about 1 s at 10,000 notes): the saves come no more often
 # than this many times what the last one took, so they hold the requests up 5 % of the time at most.
 LOCKED_AT_MOST = 20
@@ -89,14 +93,32 @@ class SavedData:
     _saved_at_write: int = field(default=-1, init=False)
     _stop: threading.Event = field(default_factory=threading.Event, init=False)
     _thread: threading.Thread | None = field(default=None, init=False)
+    _lock_file: IO[str] | None = field(default=None, init=False)
 
     @property
     def path(self) -> Path:
         return self.folder / SNAPSHOT
 
     def load(self, *, fresh: bool = False) -> int:
-        """Put the snapshot's tables into the embedded moto; the number of items loaded (0 when none)."""
+        """Put the snapshot's tables into the embedded moto; the number of items loaded (0 when none).
+
+        First the folder is taken for this process (an exclusive lock held until it exits): a second stack
+        on the same folder stops with one line instead of writing over the first one's data."""
         self.folder.mkdir(parents=True, exist_ok=True)
+        self._lock_file = (self.folder / LOCK).open("a+")
+        try:
+            fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._lock_file.seek(0)
+            owner = self._lock_file.read().strip() or "another process"
+            self._lock_file.close()
+            raise SystemExit(
+                f"the local data {self.folder} is in use by another local stack ({owner}): stop it first,"
+                " or give this one another folder with MEMORY_LOCAL_DATA"
+            ) from None
+        self._lock_file.truncate(0)
+        self._lock_file.write(f"pid {os.getpid()}")
+        self._lock_file.flush()
         if fresh and self.path.exists():
             self.path.replace(self.path.with_name(SNAPSHOT + ".before-fresh"))
         if not self.path.exists():

@@ -76,6 +76,9 @@ def test_a_clean_stop_keeps_the_data_and_fresh_starts_empty(tmp_path: Path) -> N
     data = tmp_path / "data"
     with running_stack(tmp_path / "first", **on(data)) as first:
         assert remember(first, README_CONTEXT, "Prefers metric units").status == 201
+        second = started_alone(on(data))  # a second stack on the same folder, on ports of its own
+        assert second.returncode == 1
+        assert f"the local data {data.resolve()} is in use by another local stack (pid " in second.stderr
     # stopped with SIGTERM, as Ctrl-C stops `make run`: the last save is the clean stop's
 
     with running_stack(tmp_path / "second", **on(data)) as second:
@@ -101,15 +104,19 @@ def test_a_killed_stack_keeps_what_the_last_interval_saved(tmp_path: Path) -> No
         assert texts(after) == ["Works in Lisbon"]
 
 
+def started_alone(settings: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """A stack that is expected to stop by itself at start: its exit and output."""
+    env = stack_environment(MEMORY_API_PORT=str(free_port()), MEMORY_LAMBDA_PORT=str(free_port()), **settings)
+    command = [sys.executable, "-m", "local.server"]
+    return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+
+
 def test_a_snapshot_it_cannot_read_stops_the_stack_and_stays_as_it_was(tmp_path: Path) -> None:
     data = tmp_path / "data"
     data.mkdir()
     (data / "dynamodb.pickle").write_bytes(b"not a snapshot")
-    env = stack_environment(MEMORY_API_PORT=str(free_port()), MEMORY_LAMBDA_PORT=str(free_port()), **on(data))
 
-    done = subprocess.run(
-        [sys.executable, "-m", "local.server"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
-    )
+    done = started_alone(on(data))
 
     assert done.returncode == 1
     assert "is not usable" in done.stderr and "make run FRESH=1" in done.stderr
