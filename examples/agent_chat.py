@@ -7,11 +7,11 @@ conversation is flushed (``FlushFunction`` writes a note of it) and then summari
 
 ::
 
-    make run                                                         # the local stack, in another terminal
-    .venv/bin/python -m examples.agent_chat --user u-1 --region us-east-1   # Bedrock Converse (the default)
+    make run                                            # the local stack, in another terminal
+    .venv/bin/python -m examples.agent_chat --user u-1  # Bedrock Converse (the default; --region, credentials)
     .venv/bin/python -m examples.agent_chat --user u-1 --openai-base-url http://127.0.0.1:11434/v1 --model llama3.1
-    .venv/bin/python -m examples.agent_chat --offline                      # the scripted fake model, no provider
-    make demo                                                        # the offline version, stack included
+    .venv/bin/python -m examples.agent_chat --offline   # the scripted fake model, no provider
+    make demo                                           # the offline version, stack included
 
 The agent's model (Bedrock, the OpenAI-compatible server, the scripted fake) is not the memory's: the flush's
 note is written by the stack's own ``MEMORY_CHAT_MODEL`` (``make run``: ``local:extractive``, no model).
