@@ -56,8 +56,14 @@ client-ts/node_modules/.installed: client-ts/package.json client-ts/package-lock
 
 install: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed node_modules/.installed client-ts/node_modules/.installed ## Create the virtualenvs and node_modules
 
-run: $(BIN)/.installed ## Start the local stack (API on :3000, Lambda Invoke API on :3001)
-	$(BIN)/python -m local.server
+# The embedded DynamoDB's data is kept in this folder across restarts (docs/local-stack.md); FRESH=1 starts empty.
+MEMORY_LOCAL_DATA ?= .local-data
+run: $(BIN)/.installed ## Start the local stack (API on :3000, Lambda Invoke API on :3001), data kept in .local-data: make run [FRESH=1]
+	MEMORY_LOCAL_DATA="$(MEMORY_LOCAL_DATA)" $(if $(FRESH),MEMORY_LOCAL_FRESH=1,) $(BIN)/python -m local.server
+
+.PHONY: consolidate
+consolidate: $(BIN)/.installed ## A consolidation run now against `make run`, its record as it goes: make consolidate [MIN_AGE_DAYS=0]
+	@$(BIN)/python -m local.consolidate $(if $(MIN_AGE_DAYS),--min-age-days "$(MIN_AGE_DAYS)",) --api-url http://127.0.0.1:$(or $(MEMORY_API_PORT),3000) --lambda-url http://127.0.0.1:$(or $(MEMORY_LAMBDA_PORT),3001)
 
 token: $(BIN)/.installed ## A dashboard token for the local stack: make token SUB=u-1 WORKSPACES="w-1 w-2" [ADMIN=1]
 	@PYTHONPATH=layers/shared $(BIN)/python -m local.token --sub "$(SUB)" --workspaces "$(WORKSPACES)" $(if $(ADMIN),--admin,)

@@ -7,11 +7,14 @@ conversation is flushed (``FlushFunction`` writes a note of it) and then summari
 
 ::
 
-    make run                                                                 # the local stack, in another terminal
-    python -m examples.agent_chat --user u-1                                 # Bedrock Converse (the default model)
-    python -m examples.agent_chat --user u-1 --openai-base-url http://127.0.0.1:11434/v1 --model llama3.1
-    python -m examples.agent_chat --offline                                  # the scripted fake model, no provider
-    make demo                                                                # the offline version, stack included
+    make run                                            # the local stack, in another terminal
+    .venv/bin/python -m examples.agent_chat --user u-1  # Bedrock Converse (the default; --region, credentials)
+    .venv/bin/python -m examples.agent_chat --user u-1 --openai-base-url http://127.0.0.1:11434/v1 --model llama3.1
+    .venv/bin/python -m examples.agent_chat --offline   # the scripted fake model, no provider
+    make demo                                           # the offline version, stack included
+
+The agent's model (Bedrock, the OpenAI-compatible server, the scripted fake) is not the memory's: the flush's
+note is written by the stack's own ``MEMORY_CHAT_MODEL`` (``make run``: ``local:extractive``, no model).
 
 Commands in the chat: ``/compact`` flushes and summarizes now, ``/memory`` prints the memory block, ``/quit``.
 """
@@ -25,9 +28,10 @@ import sys
 from collections.abc import Callable, Iterable
 
 from agent_memory_client import Conversation, ConversationContext, MemoryClient
+from botocore.exceptions import NoCredentialsError, NoRegionError
 
 from examples.cli import lambda_url_for, short
-from examples.models import BedrockConverse, ChatModel, Message, OpenAIChat, run_turn
+from examples.models import BedrockConverse, BedrockUnavailable, ChatModel, Message, OpenAIChat, run_turn
 
 DEFAULT_BEDROCK_MODEL = "anthropic.claude-3-5-haiku-20241022-v1:0"
 INSTRUCTIONS = "You are a helpful assistant. Use your memory tools to keep durable facts about the user."
@@ -91,7 +95,8 @@ class Agent:
         self.out(f"── compaction {compaction_id} ──")
         outcome = self.conversation.flush(compaction_id, self.transcript())
         note = outcome.get("note")
-        self.out(f"flush: {outcome['status']}" + (f" — note {note['id']}: {note['text']}" if note else ""))
+        written_by = " (no model: extracted from the messages)" if outcome.get("model_free") else ""
+        self.out(f"flush: {outcome['status']}{written_by}" + (f" — note {note['id']}: {note['text']}" if note else ""))
         if outcome.get("reason"):
             self.out(f"flush reason: {outcome['reason']}")
         summarize = getattr(self.model, "summarize", None)
@@ -168,14 +173,20 @@ def main(argv: list[str] | None = None) -> int:
         visibility="shared" if args.workspace else "private",
         workspace_id=args.workspace,
     )
-    agent = Agent(Conversation(client, context), _model(args), compact_after=args.compact_after or 24)
-    if args.offline:
-        from examples.scripted_model import scripted_users
+    try:
+        agent = Agent(Conversation(client, context), _model(args), compact_after=args.compact_after or 24)
+        if args.offline:
+            from examples.scripted_model import scripted_users
 
-        chat(agent, scripted_users())
-    else:
-        chat(agent, _interactive())
-    client.close()
+            chat(agent, scripted_users())
+        else:
+            chat(agent, _interactive())
+    except (BedrockUnavailable, NoCredentialsError, NoRegionError) as error:
+        # Credentials can also go (an SSO session expiring) mid-chat: the same one line, never a traceback.
+        print(f"agent_chat: {error}", file=sys.stderr)
+        return 2
+    finally:
+        client.close()
     return 0
 
 

@@ -62,14 +62,37 @@ def converse_messages(history: list[Message]) -> list[dict[str, Any]]:
     return messages
 
 
+class BedrockUnavailable(Exception):
+    """Bedrock cannot be called from here (no region, no credentials): one line that says what to set."""
+
+
+OTHER_MODELS = "or talk to an OpenAI-compatible server with --openai-base-url, or play offline with --offline"
+
+
+def bedrock_client(region: str | None) -> Any:
+    """A ``bedrock-runtime`` client, after checking what botocore would otherwise raise mid-chat as a traceback."""
+    from botocore.session import get_session
+
+    session = get_session()
+    region = region or session.get_config_variable("region")
+    if not region:
+        raise BedrockUnavailable(
+            f"Bedrock needs an AWS region: pass --region or set AWS_DEFAULT_REGION ({OTHER_MODELS})"
+        )
+    if session.get_credentials() is None:
+        raise BedrockUnavailable(
+            "Bedrock needs AWS credentials and none were found (environment, ~/.aws, SSO or an instance role):"
+            f" run `aws configure` or `aws sso login`, or set AWS_PROFILE ({OTHER_MODELS})"
+        )
+    return session.create_client("bedrock-runtime", region_name=region)
+
+
 class BedrockConverse:
     tool_format = "bedrock"
 
     def __init__(self, model_id: str, region: str | None = None, client: Any = None) -> None:
-        from botocore.session import get_session
-
         self.model_id = model_id
-        self.client = client or get_session().create_client("bedrock-runtime", region_name=region)
+        self.client = client or bedrock_client(region)
 
     def reply(self, system: str, history: list[Message], tools: list[dict[str, Any]]) -> Reply:
         answer = self.client.converse(

@@ -71,6 +71,24 @@ def prepare_environment() -> None:
     warnings.filterwarnings("ignore", message="No application metrics to publish", category=UserWarning)
 
 
+def choose_chat_model() -> str:
+    """``MEMORY_CHAT_MODEL`` for the stack, set to ``local:extractive`` when unset, and one line that says which.
+
+    The memory's own calls (the flush's note, the nightly fold) then work on a laptop with no model at all;
+    ``none`` keeps the stack without one. This is the memory's model, not the agent's: the agent's chat model
+    is whatever the chat backend calls.
+    """
+    spec = os.environ.get("MEMORY_CHAT_MODEL", "").strip()
+    if not spec:
+        spec = os.environ["MEMORY_CHAT_MODEL"] = "local:extractive"
+    real = "set MEMORY_CHAT_MODEL=bedrock:<modelId> or openai:<model> to use a real one"
+    if spec == "local:extractive":
+        return f"  Memory model   local:extractive (no model: notes extracted, folds as dated bullets; {real})"
+    if spec.lower() == "none":
+        return f"  Memory model   none (the flush answers failed, folds as dated bullets; {real})"
+    return f"  Memory model   {spec}"
+
+
 def drop_unpublished_metrics() -> None:
     """Keep EMF blobs off the console when metrics are disabled.
 

@@ -65,6 +65,20 @@ def _transaction_request(handler: Any) -> tuple[str, str] | None:
 
 
 TOKEN_SECONDS = 600  # how long DynamoDB answers a repeated ClientRequestToken as it did the first time
+# The requests that only read: every other one may change a table (local/saved_data.py counts those).
+_READS = {"GetItem", "BatchGetItem", "Query", "Scan", "TransactGetItems", "DescribeTable", "ListTables"}
+
+
+class _Requests:
+    """The one lock moto's DynamoDB requests are handled under, and how many may have changed data: the
+    local stack's snapshot (local/saved_data.py) takes the lock to see every table at one instant."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()  # reentrant: a nested embedded_moto wraps the wrapper
+        self.writes = 0
+
+
+REQUESTS = _Requests()
 
 
 @contextmanager
@@ -76,7 +90,7 @@ def serialised_requests() -> Iterator[None]:
     """
     from moto.dynamodb.responses import DynamoHandler
 
-    lock = threading.Lock()
+    lock = REQUESTS.lock
     original = DynamoHandler.call_action
     applied: dict[str, tuple[float, str, Any]] = {}  # token -> (when, the request, the answer it applied)
 
@@ -94,6 +108,8 @@ def serialised_requests() -> Iterator[None]:
                 body = {"__type": f"{_PREFIX}IdempotentParameterMismatchException", "message": message}
                 return 400, {}, json.dumps(body)
             answer = original(self)
+            if self.headers.get("X-Amz-Target", "").rpartition(".")[2] not in _READS:
+                REQUESTS.writes += 1
             if transaction is not None and answer[0] == 200:
                 applied[transaction[0]] = (now, transaction[1], answer)
             return answer

@@ -20,6 +20,7 @@ from local.api_gateway import ApiHandler, GatewayError, HttpRequest, api_gateway
 from local.environment import (
     HOST,
     LOCAL_ENVIRONMENT,
+    choose_chat_model,
     ensure_tables,
     env_port,
     log,
@@ -30,6 +31,7 @@ from local.event_sources import start_stream_mapping
 from local.functions import Functions, lambda_context
 from local.httpd import LocalServer, serve
 from local.invoke_api import InvokeHandler
+from local.saved_data import SavedData, saved_data_from_environment
 from local.template import ROOT, function_names
 
 __all__ = [
@@ -47,7 +49,14 @@ __all__ = [
 
 
 def banner(
-    api: LocalServer, invoke: LocalServer, endpoint: str, embedded: bool, created: list[str], indexer: str | None = None
+    api: LocalServer,
+    invoke: LocalServer,
+    endpoint: str,
+    embedded: bool,
+    created: list[str],
+    indexer: str | None = None,
+    model: str | None = None,
+    data: str | None = None,
 ) -> str:
     api_url = f"http://{HOST}:{api.server_address[1]}"
     lines = [f"Local stack of {ROOT / 'template.yaml'}", f"  HTTP API       {api_url}"]
@@ -57,10 +66,19 @@ def banner(
     storage = "embedded moto" if embedded else "AWS_ENDPOINT_URL_DYNAMODB"
     tables = f"created {', '.join(created)}" if created else "tables already there, kept"
     lines.append(f"  DynamoDB       {endpoint}  ({storage}; {tables})")
+    if embedded:
+        lines.append(data or "  Data           in this process only: lost at stop (MEMORY_LOCAL_DATA keeps it)")
+    if model is not None:
+        lines.append(model)
     if indexer is not None:
         lines.append(f"  Indexer        stream of MemoryTable -> IndexerFunction -> {indexer}")
     lines.append("Ready. Ctrl-C to stop.")
     return "\n".join(lines)
+
+
+def saved_data_line(saved: SavedData, items: int, fresh: bool) -> str:
+    start = "started empty (FRESH)" if fresh else f"{items} item{'' if items == 1 else 's'} loaded"
+    return f"  Data           {saved.folder}  ({start}; saved every {saved.interval_s:g} s and at a clean stop)"
 
 
 def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
@@ -71,6 +89,7 @@ def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
 def main() -> None:
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     prepare_environment()
+    model = choose_chat_model()  # before the settings are read: unset means local:extractive
     from agent_memory import bootstrap
     from agent_memory.basics.settings import SettingsError, require_valid_settings
 
@@ -81,11 +100,17 @@ def main() -> None:
     api_port, lambda_port = env_port("MEMORY_API_PORT", 3000), env_port("MEMORY_LAMBDA_PORT", 3001)
     # A function that invokes another (the dashboard starting a consolidation run) reaches this stack.
     os.environ.setdefault("AWS_ENDPOINT_URL_LAMBDA", f"http://{HOST}:{lambda_port}")
-    moto_server = None
+    moto_server = saved = None
     servers: list[LocalServer] = []
     stream_mapping = queue_mapping = None
     try:
         moto_server = start_embedded_dynamodb()
+        data_line = None
+        if moto_server is not None and (kept := saved_data_from_environment()) is not None:
+            items = kept[0].load(fresh=kept[1])  # a snapshot it cannot use stops the stack, and stays as it was
+            saved = kept[0]
+            saved.start()
+            data_line = saved_data_line(saved, items, kept[1])
         endpoint = os.environ["AWS_ENDPOINT_URL_DYNAMODB"]
         created = ensure_tables(endpoint)
         functions = Functions()
@@ -103,7 +128,7 @@ def main() -> None:
         servers.append(serve(ApiHandler, api_port, functions))
         servers.append(serve(InvokeHandler, lambda_port, functions))
         indexer = os.environ["OPENSEARCH_ENDPOINT"] if stream_mapping is not None else None
-        log(banner(servers[0], servers[1], endpoint, moto_server is not None, created, indexer))
+        log(banner(servers[0], servers[1], endpoint, moto_server is not None, created, indexer, model, data_line))
         threading.Event().wait()
     except KeyboardInterrupt:
         pass
@@ -115,6 +140,8 @@ def main() -> None:
         for server in servers:
             server.shutdown()
             server.server_close()
+        if saved is not None:
+            saved.stop()  # after the servers: nothing writes any more, and the last writes are in the file
         if moto_server is not None:
             moto_server.stop()
         if servers:

@@ -60,4 +60,6 @@ export interface FlushResult {
   status: "written" | "duplicate" | "disabled" | "failed";
   note: Note | null;
   reason?: string;
+  /** true when no model wrote the note (the local extractive stand-in). */
+  model_free?: boolean;
 }

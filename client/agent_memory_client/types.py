@@ -102,6 +102,7 @@ class FlushResult(TypedDict):
     status: Literal["written", "duplicate", "disabled", "failed"]
     note: Note | None
     reason: NotRequired[str]
+    model_free: NotRequired[bool]  # true when no model wrote the note (the local extractive stand-in)
 
 
 class Limits(TypedDict):

@@ -43,6 +43,7 @@ def test_written_note_is_the_models_summary_with_provenance(call, aws, model):
     answer = _flush(call)
 
     assert answer["status"] == "written"
+    assert "model_free" not in answer  # a model wrote it
     note = answer["note"]
     assert note["text"] == SUMMARY
     assert note["source"] == "flush"
@@ -249,7 +250,7 @@ def test_with_the_local_extractive_model_the_note_is_taken_from_the_messages(cal
 
     answer = _flush(call)
 
-    assert answer["status"] == "written"
+    assert (answer["status"], answer["model_free"]) == ("written", True)
     assert answer["note"]["text"] == (
         "Conversation about: Can you help me plan the Q1 migration of the billing service to the new cluster? "
         "Last open question: Which week suits you?"

@@ -73,6 +73,18 @@ def test_an_event_without_a_utc_time_is_refused(event: object) -> None:
         scheduled_run(event)
 
 
+def test_a_run_started_by_hand_may_name_the_notes_minimum_age() -> None:
+    assert scheduled_run({"time": "2026-12-03T03:00:00Z", "detail": {"min_age_days": 0}}).min_age_days == 0
+    assert scheduled_run({"time": "2026-12-03T03:00:00Z", "detail": {}}).min_age_days is None
+    assert scheduled_run({"time": "2026-12-03T03:00:00Z"}).min_age_days is None
+
+
+@pytest.mark.parametrize("min_age", [-1, 3651, "0", 1.5, True])
+def test_a_minimum_age_that_is_not_a_whole_number_of_days_is_refused(min_age: object) -> None:
+    with pytest.raises(ValueError, match="min_age_days"):
+        scheduled_run({"time": "2026-12-03T03:00:00Z", "detail": {"min_age_days": min_age}})
+
+
 def test_consolidation_moves_text_within_the_characters_quota_unconditionally() -> None:
     """Folding notes into the document is never refused by the characters quota (docs/people.md)."""
     from agent_memory.domain.scope import Scope

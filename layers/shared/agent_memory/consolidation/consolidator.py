@@ -106,7 +106,8 @@ class Consolidator:
         try:
             self.store.save_run(record)
             run = run_sk(record["started_at"], run_id)
-            cutoff = iso(now - timedelta(days=self.caps.min_age_days))
+            min_age = self.caps.min_age_days if scheduled.min_age_days is None else scheduled.min_age_days
+            cutoff = iso(now - timedelta(days=min_age))
             if self.queue is None:
                 planned, waiting = self._fold_here(run_id, run, cutoff, remaining_ms)
             else:

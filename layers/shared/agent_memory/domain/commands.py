@@ -70,10 +70,12 @@ class NoteChange:
 
 @dataclass(frozen=True, slots=True)
 class ScheduledRun:
-    """The nightly schedule's event: the run's id and its "now" (the event's ``time``, in UTC)."""
+    """The nightly schedule's event: the run's id and its "now" (the event's ``time``, in UTC); a run started
+    by hand may name the notes' minimum age in days (``make consolidate MIN_AGE_DAYS=0``), else the setting's."""
 
     run_id: str
     now: datetime
+    min_age_days: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

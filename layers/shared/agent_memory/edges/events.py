@@ -79,14 +79,23 @@ def _indexed(image: dict[str, Any]) -> tuple[Any, ...]:
     return tuple(image.get(name) for name in _INDEXED_ATTRIBUTES)
 
 
+MAX_MIN_AGE_DAYS = 3650  # a run started by hand folds notes at least this young at most: ten years
+
+
 def scheduled_run(event: object) -> ScheduledRun:
-    """The run's id (the event's ``id``, else a new one) and its "now" (the event's ``time``); raises ValueError."""
+    """The run's id (the event's ``id``, else a new one), its "now" (the event's ``time``) and the minimum age
+    of its notes when ``detail.min_age_days`` names one (a run started by hand); raises ValueError."""
     if not isinstance(event, dict) or not isinstance(event.get("time"), str):
         raise ValueError("the event has no `time`; a consolidation run needs the scheduled event")
     instant = datetime.fromisoformat(event["time"].replace("Z", "+00:00"))
     if instant.tzinfo is None:
         raise ValueError("the event's `time` must carry a UTC offset")
-    return ScheduledRun(run_id=str(event.get("id") or uuid.uuid4()), now=instant.astimezone(UTC))
+    detail = event.get("detail")
+    min_age = detail.get("min_age_days") if isinstance(detail, dict) else None
+    if min_age is not None and (type(min_age) is not int or not 0 <= min_age <= MAX_MIN_AGE_DAYS):
+        raise ValueError(f"the event's `detail.min_age_days` must be a whole number from 0 to {MAX_MIN_AGE_DAYS}")
+    run_id = str(event.get("id") or uuid.uuid4())
+    return ScheduledRun(run_id=run_id, now=instant.astimezone(UTC), min_age_days=min_age)
 
 
 class GroupBody(BaseModel):

@@ -22,7 +22,7 @@ from agent_memory.domain.notes import Note, clean_note_text, parse_note_id
 from agent_memory.domain.prompts import FLUSH_SYSTEM, flush_prompt
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.shapes import Note as NoteShape
-from agent_memory.providers.chat import ChatModel
+from agent_memory.providers.chat import Answer, ChatModel
 from agent_memory.storage.flush_store import FlushMarker, FlushStore
 from agent_memory.storage.note_store import NoteStore
 
@@ -37,7 +37,7 @@ class FlushFailed(Exception):
     """A reason to answer ``failed``; raised inside the flush only, never out of it."""
 
 
-def _within(timeout_s: float, ask: Callable[[], str]) -> str:
+def _within(timeout_s: float, ask: Callable[[], Answer]) -> Answer:
     """The model's answer within ``timeout_s`` (``deadline.within``: the budget holds even when a provider's
     own timeout does not), or FlushFailed."""
     try:
@@ -80,9 +80,9 @@ class FlushService:
         if existing is not None:
             return self._duplicate(scope, existing)
         try:
-            text = self._ask_model(list(command.messages), deadline)
+            answer = self._ask_model(list(command.messages), deadline)
             # The model's text is cleaned, then checked for secrets, then cut (notes.clean_note_text).
-            cleaned = clean_note_text(text, max_chars=FLUSH_NOTE_MAX_CHARS, redact_extra=self.redact_extra)
+            cleaned = clean_note_text(answer.text, max_chars=FLUSH_NOTE_MAX_CHARS, redact_extra=self.redact_extra)
             if time.monotonic() + WRITE_RESERVE_S / 2 > deadline:  # the write needs about 0.3 s at worst
                 raise FlushFailed("the 5-second budget ran out before the note could be written")
             note = self.notes.append_completing_flush(
@@ -111,9 +111,9 @@ class FlushService:
         )
         if cleaned.redacted:
             logger.warning("the flush model's note held secrets, redacted", extra={"redacted": cleaned.redacted})
-        return self._answer("written", note=note)
+        return self._answer("written", note=note, model_free=answer.model_free)
 
-    def _ask_model(self, messages: list[tuple[str, str]], deadline: float) -> str:
+    def _ask_model(self, messages: list[tuple[str, str]], deadline: float) -> Answer:
         model = self.chat_model()
         if model is None:
             raise FlushFailed("no chat model is configured (MEMORY_CHAT_MODEL)")
@@ -121,10 +121,10 @@ class FlushService:
         if timeout <= 0:
             raise FlushFailed("the 5-second budget ran out before the model could be asked")
 
-        def ask() -> str:
+        def ask() -> Answer:
             answer = model.ask(system=FLUSH_SYSTEM, prompt=flush_prompt(messages), max_tokens=FLUSH_MAX_TOKENS)
             model_tokens("flush", answer.input_tokens, answer.output_tokens)
-            return answer.text
+            return answer
 
         return _within(timeout, ask)
 
@@ -153,9 +153,14 @@ class FlushService:
             return None
 
     @staticmethod
-    def _answer(status: str, *, note: Note | None = None, reason: str | None = None) -> dict[str, Any]:
+    def _answer(
+        status: str, *, note: Note | None = None, reason: str | None = None, model_free: bool = False
+    ) -> dict[str, Any]:
+        """The flush's answer; ``model_free: true`` when no model wrote its note (``local:extractive``)."""
         metrics.add_metric(name=f"Flush{status.title()}", unit="Count", value=1)
         answer: dict[str, Any] = {"status": status, "note": NoteShape.of(note).json_body() if note else None}
         if reason is not None:
             answer["reason"] = reason
+        if model_free:
+            answer["model_free"] = True
         return answer

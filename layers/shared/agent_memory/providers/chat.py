@@ -39,12 +39,15 @@ class Tool:
 @dataclass(frozen=True, slots=True)
 class Answer:
     """A model's answer: its ``text``, the ``arguments`` of its call of the offered tool (None when it answered
-    in text only), and the input and output tokens the provider reported (0 when it reported none)."""
+    in text only), and the input and output tokens the provider reported (0 when it reported none).
+    ``model_free`` marks an answer no model wrote (``local:extractive``), so that the answers built on it can
+    say so."""
 
     text: str
     arguments: dict[str, Any] | None = None
     input_tokens: int = 0
     output_tokens: int = 0
+    model_free: bool = False
 
 
 class ChatModel(Protocol):
@@ -163,7 +166,7 @@ class ExtractiveChatModel:
     def ask(self, *, system: str, prompt: str, max_tokens: int, tool: Tool | None = None) -> Answer:
         if system != FLUSH_SYSTEM:
             raise ModelUnavailable("the local extractive model writes flush notes only")
-        return Answer(extractive_note(_transcript(prompt)))
+        return Answer(extractive_note(_transcript(prompt)), model_free=True)
 
 
 def _transcript(prompt: str) -> list[tuple[str, str]]:
