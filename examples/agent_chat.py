@@ -33,7 +33,9 @@ from botocore.exceptions import NoCredentialsError, NoRegionError
 from examples.cli import lambda_url_for, short
 from examples.models import BedrockConverse, BedrockUnavailable, ChatModel, Message, OpenAIChat, run_turn
 
-DEFAULT_BEDROCK_MODEL = "anthropic.claude-3-5-haiku-20241022-v1:0"
+# Claude Haiku 4.5 through the US cross-region inference profile (in the EU: --model eu.anthropic.claude-haiku-...;
+# docs/deploying.md "Model ids and inference profiles"); on-demand calls of the bare model id are refused.
+DEFAULT_BEDROCK_MODEL = "us.anthropic.claude-haiku-4-5-20251001-v1:0"
 INSTRUCTIONS = "You are a helpful assistant. Use your memory tools to keep durable facts about the user."
 SUMMARY_REQUEST = "Summarize our conversation so far in a few sentences, for yourself, to continue from."
 
