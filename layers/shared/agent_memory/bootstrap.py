@@ -95,6 +95,7 @@ class Services:
             self.notes.usage,
             chat_model=cache(lambda: chat_model_from_settings(settings, timeout_s=settings.chat_timeout_s)),
             redact_extra=settings.redact_extra,
+            vector_tag=self.table_vector_tag(),
         )
 
     @cached_property
@@ -213,6 +214,7 @@ class Services:
             index=self.notes_index,
             embedder=self.embedding_model,
             keyword_weight=self.settings.recall_keyword_weight,
+            diversity_weight=self.settings.recall_diversity_weight,
             vector_tag=self.table_vector_tag(),
             reranker=rerank_stage_from_settings(self.settings),
         )

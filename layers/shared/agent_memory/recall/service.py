@@ -56,8 +56,11 @@ from agent_memory.basics.errors import EmbeddingUnavailable
 from agent_memory.basics.observability import logger, metrics
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.shapes import Recalled, RecallMode, ScoredNote
+from agent_memory.recall.selection import CANDIDATE_WINDOW, answer_slots
 from agent_memory.search.bm25 import query_terms, rank, words
+from agent_memory.search.diversity import DEFAULT_DIVERSITY_WEIGHT
 from agent_memory.search.fusion import DEFAULT_KEYWORD_WEIGHT, query_coverage, weighted_fusion
+from agent_memory.search.near_duplicates import Cosine
 from agent_memory.search.vectors import QueryVector, decode
 from agent_memory.storage.note_items import KeyedNote, NoteText
 from agent_memory.storage.note_store import NoteStore
@@ -69,9 +72,9 @@ if TYPE_CHECKING:  # given, never built here: their modules load only where an i
 
 # The keyword fallback reads at most this many of the scope's newest notes (see the module docstring).
 KEYWORD_MAX_NOTES = 2000
-# Each half of a hybrid search ranks this many candidates (at least), so that a note ranked low by one
-# half and high by the other still reaches the fusion.
-HYBRID_MIN_WINDOW = 20
+# Each half of a search ranks this many candidates (at least), so that a note ranked low by one half and
+# high by the other still reaches the fusion, and near-copies left out leave others to take their slots.
+HYBRID_MIN_WINDOW = CANDIDATE_WINDOW
 
 
 @dataclass
@@ -87,6 +90,7 @@ class RecallService:
     embedder: EmbeddingModel | None = None
     keyword_max_notes: int = KEYWORD_MAX_NOTES
     keyword_weight: float = DEFAULT_KEYWORD_WEIGHT
+    diversity_weight: float = DEFAULT_DIVERSITY_WEIGHT
     vector_tag: int | None = None
     reranker: RerankStage | None = None
 
@@ -115,23 +119,25 @@ class RecallService:
         yet applied, is not returned, and the consolidated flag is the current one.
         """
         vector, wanted = self._query_vector(query), self._window(k)
+        window = max(wanted, HYBRID_MIN_WINDOW)
         if vector is None:
-            rankings = [index.keyword(scope.key, query, k=wanted)]
+            rankings = [index.keyword(scope.key, query, k=window)]
         else:
-            rankings = list(index.hybrid(scope.key, query, vector, size=max(wanted, HYBRID_MIN_WINDOW)))
+            rankings = list(index.hybrid(scope.key, query, vector, size=window))
         own = [[hit for hit in ranking if hit.scope == scope.key] for ranking in rankings]
         dropped = sum(map(len, rankings)) - sum(map(len, own))
         mode: RecallMode
+        texts = {_place(hit): hit.text for half in own for hit in half}
         if vector is None:
-            best, mode = {_place(hit): hit.score for hit in own[0]}, "keyword"
+            ranked, mode = [(_place(hit), hit.score) for hit in own[0]], "keyword"
         else:
             keyword_hits, semantic_hits = own
             terms = query_terms(query, [hit.text for hit in keyword_hits if hit.text])
             coverage = {_place(hit): query_coverage(terms, words(hit.text)) for hit in keyword_hits if hit.text}
             halves = ([(_place(hit), hit.score) for hit in half] for half in own)
-            fused = weighted_fusion(*halves, keyword_weight=self.keyword_weight, coverage=coverage)
-            best = dict(fused[:wanted])
+            ranked = weighted_fusion(*halves, keyword_weight=self.keyword_weight, coverage=coverage)
             mode = ("hybrid" if keyword_hits else "semantic") if semantic_hits else "keyword"
+        best = dict(answer_slots(ranked, texts, k=wanted, diversity_weight=self.diversity_weight))
         notes = self.notes.get_many(scope, list(best))
         found = [(keyed, best[keyed.note.day, keyed.note.position]) for keyed in notes]
         return Recalled(
@@ -163,16 +169,21 @@ class RecallService:
         ranked = rank(query, [row.text for row in own])
         mode: RecallMode = "keyword"
         wanted = self._window(k)
+        window = max(wanted, HYBRID_MIN_WINDOW)
         if vector is None or tag is None:
-            order = [(r.index, r.score) for r in ranked[:wanted]]
+            order = [(r.index, r.score) for r in ranked[:window]]
         else:
-            window = max(wanted, HYBRID_MIN_WINDOW)
             similar = cosine_ranking(QueryVector(vector), own, tag=tag, size=window)
             keyword = [(r.index, r.score) for r in ranked[:window]]
             terms = query_terms(query, [row.text for row in own])
             coverage = {n: query_coverage(terms, words(own[n].text)) for n, _ in keyword}
-            fused = weighted_fusion(keyword, similar, keyword_weight=self.keyword_weight, coverage=coverage)
-            order, mode = fused[:wanted], "hybrid"
+            order = weighted_fusion(keyword, similar, keyword_weight=self.keyword_weight, coverage=coverage)
+            mode = "hybrid"
+        texts = {n: own[n].text for n, _ in order}
+        cosine = _stored_cosine(own, tag) if tag is not None else None
+        order = answer_slots(
+            order, texts, k=wanted, diversity_weight=self.diversity_weight, cosine=cosine, newer=_newer_row
+        )
         best = {(own[n].day, own[n].position): score for n, score in order}
         notes = self.notes.get_many(scope, list(best))
         hits = [(keyed, best[keyed.note.day, keyed.note.position]) for keyed in notes]
@@ -202,6 +213,25 @@ def cosine_ranking(query: QueryVector, rows: Sequence[NoteText], *, tag: int, si
         return []
     cosines = query.cosines([v for _, v in stored])
     return heapq.nlargest(size, ((n, c) for (n, _), c in zip(stored, cosines, strict=True)), key=_second)
+
+
+def _newer_row(first: int, second: int) -> bool:
+    """Rows come newest first: the smaller place in them is the newer note."""
+    return first < second
+
+
+def _stored_cosine(rows: Sequence[NoteText], tag: int) -> Cosine:
+    """The cosine of two rows' stored vectors (their places in ``rows``), or None when either has none."""
+
+    def cosine(first: int, second: int) -> float | None:
+        one, other = rows[first].vector, rows[second].vector
+        left = decode(one, tag=tag) if one is not None else None
+        right = decode(other, tag=tag) if other is not None else None
+        if left is None or right is None:
+            return None
+        return QueryVector(left[0].tolist()).cosine(right)
+
+    return cosine
 
 
 def _second(pair: tuple[int, float]) -> float:
