@@ -47,22 +47,22 @@ partition key), whatever path found it; a foreign one is dropped and logged, nev
 
 from __future__ import annotations
 
-import heapq
-from collections.abc import Sequence
-from dataclasses import KW_ONLY, dataclass
+from dataclasses import KW_ONLY, dataclass, field
 from typing import TYPE_CHECKING
 
+from agent_memory.basics.clock import utc_now
 from agent_memory.basics.errors import EmbeddingUnavailable
 from agent_memory.basics.observability import logger, metrics
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.shapes import Recalled, RecallMode, ScoredNote
+from agent_memory.recall.ranking import Tuning, coverage, dated, rank_rows
 from agent_memory.recall.selection import CANDIDATE_WINDOW, answer_slots
-from agent_memory.search.bm25 import query_terms, rank, words
-from agent_memory.search.diversity import DEFAULT_DIVERSITY_WEIGHT
-from agent_memory.search.fusion import DEFAULT_KEYWORD_WEIGHT, query_coverage, weighted_fusion
-from agent_memory.search.near_duplicates import Cosine
-from agent_memory.search.vectors import QueryVector, decode
-from agent_memory.storage.note_items import KeyedNote, NoteText
+from agent_memory.search.bm25 import query_terms, words
+from agent_memory.search.dates import named_days
+from agent_memory.search.expansion import EXPANSION_DOCS, expansion_terms
+from agent_memory.search.fusion import weighted_fusion
+from agent_memory.search.vectors import QueryVector
+from agent_memory.storage.note_items import KeyedNote
 from agent_memory.storage.note_store import NoteStore
 
 if TYPE_CHECKING:  # given, never built here: their modules load only where an index is configured
@@ -89,8 +89,7 @@ class RecallService:
     index: NotesIndex | None = None
     embedder: EmbeddingModel | None = None
     keyword_max_notes: int = KEYWORD_MAX_NOTES
-    keyword_weight: float = DEFAULT_KEYWORD_WEIGHT
-    diversity_weight: float = DEFAULT_DIVERSITY_WEIGHT
+    tuning: Tuning = field(default_factory=Tuning)
     vector_tag: int | None = None
     reranker: RerankStage | None = None
 
@@ -113,31 +112,49 @@ class RecallService:
         return result
 
     def _indexed(self, index: NotesIndex, scope: Scope, query: str, k: int) -> Recalled:
-        """Hybrid (or semantic) with a query vector, BM25 without one; then the notes read whole from the table.
+        """Hybrid (or semantic) with a query vector, BM25 without one, then the shared steps
+        (``recall.ranking``: expansion, fusion, time, slots); then the notes read whole from the table.
 
         The table is the source of truth: a note deleted a moment ago, whose removal the indexer has not
         yet applied, is not returned, and the consolidated flag is the current one.
         """
+        tuning = self.tuning
         vector, wanted = self._query_vector(query), self._window(k)
         window = max(wanted, HYBRID_MIN_WINDOW)
         if vector is None:
-            rankings = [index.keyword(scope.key, query, k=window)]
+            halves = [index.keyword(scope.key, query, k=window)]
         else:
-            rankings = list(index.hybrid(scope.key, query, vector, size=window))
-        own = [[hit for hit in ranking if hit.scope == scope.key] for ranking in rankings]
-        dropped = sum(map(len, rankings)) - sum(map(len, own))
+            halves = list(index.hybrid(scope.key, query, vector, size=window))
+        terms, extra = query_terms(query), dict[str, float]()
+        if tuning.expansion_terms and halves[0]:
+            feedback = [(words(hit.text), hit.score) for hit in halves[0][:EXPANSION_DOCS]]
+            extra = expansion_terms(terms, feedback, None, count=tuning.expansion_terms)
+            if extra:
+                halves[0] = index.keyword(scope.key, query, k=window, expansion=extra)
+        days = named_days(query, utc_now().date()) if tuning.date_boost else None
+        on_days = index.within_days(scope.key, query, days, size=window) if days is not None else []
+        everything = [*halves, on_days]
+        own = [[hit for hit in found if hit.scope == scope.key] for found in everything]
+        dropped = sum(map(len, everything)) - sum(map(len, own))
+        texts = {_place(hit): hit.text for found in own for hit in found}
         mode: RecallMode
-        texts = {_place(hit): hit.text for half in own for hit in half}
         if vector is None:
             ranked, mode = [(_place(hit), hit.score) for hit in own[0]], "keyword"
         else:
-            keyword_hits, semantic_hits = own
-            terms = query_terms(query, [hit.text for hit in keyword_hits if hit.text])
-            coverage = {_place(hit): query_coverage(terms, words(hit.text)) for hit in keyword_hits if hit.text}
-            halves = ([(_place(hit), hit.score) for hit in half] for half in own)
-            ranked = weighted_fusion(*halves, keyword_weight=self.keyword_weight, coverage=coverage)
+            keyword_hits, semantic_hits = own[0], own[1]
+            covered = {_place(hit): coverage(terms, extra, words(hit.text)) for hit in keyword_hits if hit.text}
+            scored = ([(_place(hit), hit.score) for hit in half] for half in (keyword_hits, semantic_hits))
+            ranked = weighted_fusion(*scored, keyword_weight=tuning.keyword_weight, coverage=covered)
             mode = ("hybrid" if keyword_hits else "semantic") if semantic_hits else "keyword"
-        best = dict(answer_slots(ranked, texts, k=wanted, diversity_weight=self.diversity_weight))
+        if days is not None:
+            named = days
+            ranked = dated(
+                ranked,
+                [_place(hit) for hit in own[-1]],
+                holds=lambda place: named.holds(place[0]),
+                boost=tuning.date_boost,
+            )
+        best = dict(answer_slots(ranked, texts, k=wanted, diversity_weight=tuning.diversity_weight))
         notes = self.notes.get_many(scope, list(best))
         found = [(keyed, best[keyed.note.day, keyed.note.position]) for keyed in notes]
         return Recalled(
@@ -156,7 +173,7 @@ class RecallService:
             return None
 
     def _table(self, scope: Scope, query: str, k: int) -> Recalled:
-        """BM25 (and, with vectors in the table, cosine) over the scope's newest notes, then the k best read
+        """The shared steps (``recall.ranking.rank_rows``) over the scope's newest notes, then the k best read
         whole: two requests (and the query's embedding).
 
         Rows of another scope are set aside before ranking (so they cannot even weigh on the idf), and
@@ -166,23 +183,14 @@ class RecallService:
         vector = self._query_vector(query) if tag is not None else None
         rows = self.notes.newest_texts(scope, limit=self.keyword_max_notes, with_vectors=vector is not None)
         own = [row for row in rows if row.pk == scope.key]
-        ranked = rank(query, [row.text for row in own])
-        mode: RecallMode = "keyword"
-        wanted = self._window(k)
-        window = max(wanted, HYBRID_MIN_WINDOW)
-        if vector is None or tag is None:
-            order = [(r.index, r.score) for r in ranked[:window]]
-        else:
-            similar = cosine_ranking(QueryVector(vector), own, tag=tag, size=window)
-            keyword = [(r.index, r.score) for r in ranked[:window]]
-            terms = query_terms(query, [row.text for row in own])
-            coverage = {n: query_coverage(terms, words(own[n].text)) for n, _ in keyword}
-            order = weighted_fusion(keyword, similar, keyword_weight=self.keyword_weight, coverage=coverage)
-            mode = "hybrid"
-        texts = {n: own[n].text for n, _ in order}
-        cosine = _stored_cosine(own, tag) if tag is not None else None
-        order = answer_slots(
-            order, texts, k=wanted, diversity_weight=self.diversity_weight, cosine=cosine, newer=_newer_row
+        order, mode = rank_rows(
+            query,
+            own,
+            vector=QueryVector(vector) if vector is not None else None,
+            tag=tag,
+            today=utc_now().date(),
+            k=self._window(k),
+            tuning=self.tuning,
         )
         best = {(own[n].day, own[n].position): score for n, score in order}
         notes = self.notes.get_many(scope, list(best))
@@ -203,39 +211,6 @@ class RecallService:
         if order is None:
             return hits[:k]
         return [hits[place].model_copy(update={"score": round(relevance, 6)}) for place, relevance in order]
-
-
-def cosine_ranking(query: QueryVector, rows: Sequence[NoteText], *, tag: int, size: int) -> list[tuple[int, float]]:
-    """The ``size`` rows (their places in ``rows``) whose stored vector of model ``tag`` is nearest the
-    query, with their cosines, best first; rows without one are left out. Ties keep the rows' order."""
-    stored = [(n, v) for n, row in enumerate(rows) if row.vector is not None and (v := decode(row.vector, tag=tag))]
-    if not stored:
-        return []
-    cosines = query.cosines([v for _, v in stored])
-    return heapq.nlargest(size, ((n, c) for (n, _), c in zip(stored, cosines, strict=True)), key=_second)
-
-
-def _newer_row(first: int, second: int) -> bool:
-    """Rows come newest first: the smaller place in them is the newer note."""
-    return first < second
-
-
-def _stored_cosine(rows: Sequence[NoteText], tag: int) -> Cosine:
-    """The cosine of two rows' stored vectors (their places in ``rows``), or None when either has none."""
-
-    def cosine(first: int, second: int) -> float | None:
-        one, other = rows[first].vector, rows[second].vector
-        left = decode(one, tag=tag) if one is not None else None
-        right = decode(other, tag=tag) if other is not None else None
-        if left is None or right is None:
-            return None
-        return QueryVector(left[0].tolist()).cosine(right)
-
-    return cosine
-
-
-def _second(pair: tuple[int, float]) -> float:
-    return pair[1]
 
 
 def _place(hit: IndexHit) -> tuple[str, int]:

@@ -14,7 +14,8 @@ never changes; what changes is which notes fill the slots after it.
 
 The answer's score is the pick's value in the relevance's units, ``relevance - max(relevance) * (1 - w) / w
 * max similarity`` (at least 0): a note like none picked before it keeps its own score, the score never
-rises down the list (a note's penalty only grows as others are picked), and higher is still better. The default weight is the dev set's (docs/recall-quality.md).
+rises down the list (a note's penalty only grows as others are picked), and higher is still better.
+The default weight is the dev set's (docs/recall-quality.md).
 """
 
 from __future__ import annotations
