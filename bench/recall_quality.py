@@ -1,14 +1,17 @@
 """Recall quality on the project's dev set, and the latency of hybrid recall without OpenSearch.
 
-    python -m bench.recall_quality        # this section alone; ``make bench`` runs it with the others
+    python -m bench.recall_quality [--node] [--no-latency]   # this section alone; ``make bench`` runs it too
 
-**Quality.** The dev set (``bench/recall_devset.py``: 3,000 notes in 12 scopes, 312 questions) is ranked
+**Quality.** The dev set (``bench/recall_devset.py``: 3,516 notes in 12 scopes, 528 questions) is ranked
 by the functions recall itself uses, over each scope's notes newest first as the table's Query reads them:
 ``bm25`` (the keyword path), ``dense`` (cosine alone), ``rrf`` (plain reciprocal rank fusion of the two),
 and ``hybrid`` (``search.fusion.weighted_fusion`` at the default weight: recall without OpenSearch, and
 the fusion of the index path). Each reports evidence recall@1, @5 and @10 (the share of a question's
 evidence notes in the first k, averaged), overall and per question kind, and a sweep of the keyword
-weight. The vectors are all-MiniLM-L6-v2's (``local:minilm``, int8 as stored with notes) when its wheel
+weight. Then the **ablation**: recall's own ranking (``recall.ranking.rank_rows``) on the table's two paths
+(keyword, hybrid), with each mechanism added in turn (one note per fact, diversity, time, feedback), and a
+sweep of each new setting with the others at their defaults. The vectors are
+all-MiniLM-L6-v2's (``local:minilm``, int8 as stored with notes) when its wheel
 is installed, else the test suite's fake model (and the report says so: its figures mean little).
 
 **Latency** (``bench.recall_latency``, reported here): the table's keyword path against its hybrid path at
@@ -17,11 +20,13 @@ is installed, else the test suite's fake model (and the report says so: its figu
 
 from __future__ import annotations
 
+import functools
 import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 from bench.recall_devset import DevSet, generate
@@ -36,16 +41,99 @@ SIZES = (100, 1000, 2000)
 MODEL = "local:minilm"
 
 
+PATHS = ("keyword", "hybrid")  # the table's path without and with vectors (the index fuses like "hybrid")
+Recall = dict[str, dict[int, float]]  # kind ("all" too) -> k -> recall
+
+
 @dataclass
 class QualityResult:
     embedder: str
     notes: int
     questions: int
-    recall: dict[str, dict[str, dict[int, float]]]  # mode -> kind ("all" too) -> k -> recall
+    recall: dict[str, Recall]  # mode -> kind ("all" too) -> k -> recall
     sweep: dict[float, dict[int, float]]  # keyword weight -> k -> recall (all kinds)
     embed_notes_s: float
     per_query_ms: float
     load_s: float
+    ablation: dict[str, dict[str, Recall]] = field(default_factory=dict)  # path -> step -> recall
+    tuning: dict[str, dict[str, dict[float, Recall]]] = field(
+        default_factory=dict
+    )  # setting -> path -> value -> recall
+
+
+def _ablation_steps() -> list[tuple[str, Any]]:
+    """Today's recall, then each mechanism added in turn (``recall.ranking.Tuning``), the last being the defaults."""
+    from agent_memory.recall.ranking import Tuning
+
+    return [
+        ("before: today's recall (first k of BM25 / of the fusion)", None),
+        ("+ one note per fact (near-duplicates)", Tuning(diversity_weight=1.0, expansion_terms=0, date_boost=0.0)),
+        ("+ diversity (MMR)", Tuning(expansion_terms=0, date_boost=0.0)),
+        ("+ time in the question", Tuning(expansion_terms=0)),
+        ("+ relevance feedback: all, the defaults", Tuning()),
+    ]
+
+
+def _pipeline(item: dict[str, Any], tuning: Any, path: str) -> list[int]:
+    """The notes (oldest-first places) that ``recall.ranking.rank_rows`` answers, k = 10, on one path."""
+    from agent_memory.recall.ranking import rank_rows
+    from agent_memory.search.vectors import QueryVector, model_tag
+
+    if tuning is None:
+        return _ranked("bm25" if path == "keyword" else "hybrid", item, tuning_default_weight())
+    hybrid = path == "hybrid"
+    rows = item["rows"]
+    order, _ = rank_rows(
+        item["question"].text, rows, vector=QueryVector(item["vector"]) if hybrid else None,
+        tag=model_tag(MODEL, 1024) if hybrid else None, today=item["today"], k=10, tuning=tuning,
+    )  # fmt: skip
+    return [rows[n].position for n, _ in order]
+
+
+def tuning_default_weight() -> float:
+    from agent_memory.search.fusion import DEFAULT_KEYWORD_WEIGHT
+
+    return DEFAULT_KEYWORD_WEIGHT
+
+
+def _score(items: list[dict[str, Any]], ranked_of: Callable[[dict[str, Any]], list[int]]) -> Recall:
+    sums: dict[str, dict[int, float]] = defaultdict(lambda: defaultdict(float))
+    counts: dict[str, int] = defaultdict(int)
+    for item in items:
+        question, ranked = item["question"], ranked_of(item)
+        for kind in ("all", question.kind):
+            counts[kind] += 1
+            for k in K_VALUES:
+                sums[kind][k] += _recall_at(ranked, question.evidence, k)
+    return {kind: {k: sums[kind][k] / counts[kind] for k in K_VALUES} for kind in sums}
+
+
+def measure_ablation(items: list[dict[str, Any]], log: Callable[[str], None]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Each mechanism added in turn, on both paths; then each new setting swept with the others at their defaults."""
+    from dataclasses import replace
+
+    from agent_memory.recall.ranking import Tuning
+
+    ablation: dict[str, dict[str, Recall]] = {}
+    for path in PATHS:
+        ablation[path] = {}
+        for label, tuning in _ablation_steps():
+            log(f"recall quality: {path} path, {label}")
+            ablation[path][label] = _score(items, functools.partial(_pipeline, tuning=tuning, path=path))
+    sweeps: dict[str, tuple[float, ...]] = {
+        "diversity_weight": (0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
+        "date_boost": (0.0, 0.25, 0.5, 1.0),
+        "expansion_terms": (0, 3, 5, 10),
+    }
+    tuned: dict[str, dict[str, dict[float, Recall]]] = {}
+    for setting, values in sweeps.items():
+        tuned[setting] = {path: {} for path in PATHS}
+        for path in PATHS:
+            for value in values:
+                log(f"recall quality: {path} path, {setting} = {value}")
+                tuning = replace(Tuning(), **{setting: type(getattr(Tuning(), setting))(value)})
+                tuned[setting][path][value] = _score(items, functools.partial(_pipeline, tuning=tuning, path=path))
+    return ablation, tuned
 
 
 def _embedder() -> tuple[str, Any, float]:
@@ -90,6 +178,7 @@ def _rankings(
     from agent_memory.storage.note_items import NoteText
 
     tag = model_tag(MODEL, 1024)
+    scopes = {scope.key: scope for scope in devset.scopes}
     rows: dict[str, list[NoteText]] = {}
     started = time.perf_counter()
     raw: dict[str, Any] = {}
@@ -98,10 +187,10 @@ def _rankings(
         vectors = raw[scope.key] = _cached(scope.notes, embedder)
         newest_first = list(reversed(range(len(scope.notes))))
         rows[scope.key] = [
-            NoteText(scope.key, "d", n, scope.notes[n], encode(vectors[n], tag=tag)) for n in newest_first
+            NoteText(scope.key, scope.days[n], n, scope.notes[n], encode(vectors[n], tag=tag)) for n in newest_first
         ]
     embed_notes_s = time.perf_counter() - started
-    from agent_memory.recall.service import cosine_ranking
+    from agent_memory.recall.ranking import cosine_ranking
 
     timed = devset.questions[:20]  # one text per call, as recall embeds a query
     started = time.perf_counter()
@@ -116,7 +205,10 @@ def _rankings(
         dense = [(own[n].position, c) for n, c in cosine_ranking(QueryVector(vector), own, tag=tag, size=WINDOW)]
         qterms = query_terms(question.text)
         cover = {n: query_coverage(qterms, words(own[len(own) - 1 - n].text)) for n, _ in keyword}
-        out.append({"question": question, "keyword": keyword, "dense": dense, "vector": vector, "coverage": cover})
+        out.append({
+            "question": question, "keyword": keyword, "dense": dense, "vector": vector, "coverage": cover,
+            "rows": own, "today": date.fromisoformat(scopes[question.scope].today),
+        })  # fmt: skip
     return out, embed_notes_s, per_query_ms, raw
 
 
@@ -201,7 +293,10 @@ def measure_quality(log: Callable[[str], None], *, on_node: bool = False) -> Qua
         ranked_all = [(_ranked("hybrid", item, weight), item["question"].evidence) for item in items]
         sweep[weight] = {k: sum(_recall_at(r, e, k) for r, e in ranked_all) / len(items) for k in K_VALUES}
     notes = sum(len(scope.notes) for scope in devset.scopes)
-    return QualityResult(name, notes, len(items), recall, sweep, embed_notes_s, per_query_ms, load_s)
+    ablation, tuned = measure_ablation(items, log)
+    return QualityResult(
+        name, notes, len(items), recall, sweep, embed_notes_s, per_query_ms, load_s, ablation=ablation, tuning=tuned
+    )
 
 
 def report(quality: QualityResult, latency: LatencyResult) -> list[str]:
@@ -247,6 +342,7 @@ def report(quality: QualityResult, latency: LatencyResult) -> list[str]:
         "|---|---|---|---|",
     ]
     lines += [f"| {w} | {r[1]:.3f} | {r[5]:.3f} | {r[10]:.3f} |" for w, r in quality.sweep.items()]
+    lines += ablation_report(quality)
     lines += [
         "",
         f"Embedding model: loaded in {quality.load_s:.2f} s; {quality.per_query_ms:.1f} ms per query (one text); "
@@ -254,6 +350,52 @@ def report(quality: QualityResult, latency: LatencyResult) -> list[str]:
         "",
     ]
     return lines + (latency_report(latency) if latency.samples_ms else [])
+
+
+SETTINGS = {
+    "diversity_weight": "MEMORY_RECALL_DIVERSITY_WEIGHT",
+    "date_boost": "MEMORY_RECALL_DATE_BOOST",
+    "expansion_terms": "MEMORY_RECALL_EXPANSION_TERMS",
+}
+
+
+def ablation_report(quality: QualityResult) -> list[str]:
+    """The ablation table (each mechanism added in turn, per path and question kind) and the settings' sweeps."""
+    if not quality.ablation:
+        return []
+    kinds = sorted(k for k in quality.ablation["keyword"][next(iter(quality.ablation["keyword"]))] if k != "all")
+    lines = [
+        "",
+        "Ablation (the table's path; the index fuses as `hybrid` does): recall@1 / @5 / @10, all questions, then"
+        " recall@1 / @10 per kind:",
+        "",
+        "| path | step | all | " + " | ".join(kinds) + " |",
+        "|---|---|---|" + "---|" * len(kinds),
+    ]
+    for path, steps in quality.ablation.items():
+        for label, row in steps.items():
+            whole = f"{row['all'][1]:.3f} / {row['all'][5]:.3f} / {row['all'][10]:.3f}"
+            cells = [f"{row[kind][1]:.2f} / {row[kind][10]:.2f}" for kind in kinds]
+            lines.append(f"| {path} | {label} | {whole} | " + " | ".join(cells) + " |")
+    for setting, paths in quality.tuning.items():
+        lines += [
+            "",
+            f"{SETTINGS[setting]} sweep (the others at their defaults): recall@1 / @5 / @10, all questions"
+            " (and the kind it is for):",
+            "",
+            "| value | keyword | hybrid | hybrid, multi | hybrid, dated |",
+            "|---|---|---|---|---|",
+        ]
+        for value in paths["hybrid"]:
+            cells = []
+            for path in PATHS:
+                total = paths[path][value]["all"]
+                cells.append(f"{total[1]:.3f} / {total[5]:.3f} / {total[10]:.3f}")
+            for kind in ("multi", "dated"):
+                one = paths["hybrid"][value][kind]
+                cells.append(f"{one[1]:.2f} / {one[10]:.2f}")
+            lines.append(f"| {value} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def main() -> int:
@@ -265,7 +407,8 @@ def main() -> int:
     configure()
     quality = measure_quality(log, on_node="--node" in sys.argv)
     print("\n".join(report(quality, LatencyResult())), flush=True)
-    print("\n".join(latency_report(measure_latency(log))))
+    if "--no-latency" not in sys.argv:
+        print("\n".join(latency_report(measure_latency(log))))
     return 0
 
 
