@@ -20,7 +20,6 @@ is installed, else the test suite's fake model (and the report says so: its figu
 
 from __future__ import annotations
 
-import functools
 import sys
 import time
 from collections import defaultdict
@@ -29,20 +28,16 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from bench.recall_ablation import K_VALUES, Recall, ablation_report, measure_ablation, recall_at
 from bench.recall_devset import DevSet, generate
 from bench.recall_latency import LatencyResult, measure_latency
 from bench.recall_latency import report as latency_report
 
 __all__ = ["LatencyResult", "QualityResult", "main", "measure_latency", "measure_quality", "report"]
 
-K_VALUES = (1, 5, 10)
 WINDOW = 20  # recall.HYBRID_MIN_WINDOW: each half's candidates
 SIZES = (100, 1000, 2000)
 MODEL = "local:minilm"
-
-
-PATHS = ("keyword", "hybrid")  # the table's path without and with vectors (the index fuses like "hybrid")
-Recall = dict[str, dict[int, float]]  # kind ("all" too) -> k -> recall
 
 
 @dataclass
@@ -59,81 +54,6 @@ class QualityResult:
     tuning: dict[str, dict[str, dict[float, Recall]]] = field(
         default_factory=dict
     )  # setting -> path -> value -> recall
-
-
-def _ablation_steps() -> list[tuple[str, Any]]:
-    """Today's recall, then each mechanism added in turn (``recall.ranking.Tuning``), the last being the defaults."""
-    from agent_memory.recall.ranking import Tuning
-
-    return [
-        ("before: today's recall (first k of BM25 / of the fusion)", None),
-        ("+ one note per fact (near-duplicates)", Tuning(diversity_weight=1.0, expansion_terms=0, date_boost=0.0)),
-        ("+ diversity (MMR)", Tuning(expansion_terms=0, date_boost=0.0)),
-        ("+ time in the question", Tuning(expansion_terms=0)),
-        ("+ relevance feedback: all, the defaults", Tuning()),
-    ]
-
-
-def _pipeline(item: dict[str, Any], tuning: Any, path: str) -> list[int]:
-    """The notes (oldest-first places) that ``recall.ranking.rank_rows`` answers, k = 10, on one path."""
-    from agent_memory.recall.ranking import rank_rows
-    from agent_memory.search.vectors import QueryVector, model_tag
-
-    if tuning is None:
-        return _ranked("bm25" if path == "keyword" else "hybrid", item, tuning_default_weight())
-    hybrid = path == "hybrid"
-    rows = item["rows"]
-    order, _ = rank_rows(
-        item["question"].text, rows, vector=QueryVector(item["vector"]) if hybrid else None,
-        tag=model_tag(MODEL, 1024) if hybrid else None, today=item["today"], k=10, tuning=tuning,
-    )  # fmt: skip
-    return [rows[n].position for n, _ in order]
-
-
-def tuning_default_weight() -> float:
-    from agent_memory.search.fusion import DEFAULT_KEYWORD_WEIGHT
-
-    return DEFAULT_KEYWORD_WEIGHT
-
-
-def _score(items: list[dict[str, Any]], ranked_of: Callable[[dict[str, Any]], list[int]]) -> Recall:
-    sums: dict[str, dict[int, float]] = defaultdict(lambda: defaultdict(float))
-    counts: dict[str, int] = defaultdict(int)
-    for item in items:
-        question, ranked = item["question"], ranked_of(item)
-        for kind in ("all", question.kind):
-            counts[kind] += 1
-            for k in K_VALUES:
-                sums[kind][k] += _recall_at(ranked, question.evidence, k)
-    return {kind: {k: sums[kind][k] / counts[kind] for k in K_VALUES} for kind in sums}
-
-
-def measure_ablation(items: list[dict[str, Any]], log: Callable[[str], None]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Each mechanism added in turn, on both paths; then each new setting swept with the others at their defaults."""
-    from dataclasses import replace
-
-    from agent_memory.recall.ranking import Tuning
-
-    ablation: dict[str, dict[str, Recall]] = {}
-    for path in PATHS:
-        ablation[path] = {}
-        for label, tuning in _ablation_steps():
-            log(f"recall quality: {path} path, {label}")
-            ablation[path][label] = _score(items, functools.partial(_pipeline, tuning=tuning, path=path))
-    sweeps: dict[str, tuple[float, ...]] = {
-        "diversity_weight": (0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
-        "date_boost": (0.0, 0.25, 0.5, 1.0),
-        "expansion_terms": (0, 3, 5, 10),
-    }
-    tuned: dict[str, dict[str, dict[float, Recall]]] = {}
-    for setting, values in sweeps.items():
-        tuned[setting] = {path: {} for path in PATHS}
-        for path in PATHS:
-            for value in values:
-                log(f"recall quality: {path} path, {setting} = {value}")
-                tuning = replace(Tuning(), **{setting: type(getattr(Tuning(), setting))(value)})
-                tuned[setting][path][value] = _score(items, functools.partial(_pipeline, tuning=tuning, path=path))
-    return ablation, tuned
 
 
 def _embedder() -> tuple[str, Any, float]:
@@ -228,10 +148,6 @@ def _ranked(mode: str, item: dict[str, Any], weight: float) -> list[int]:
     return [n for n, _ in weighted_fusion(keyword, dense, keyword_weight=weight, coverage=coverage)]
 
 
-def _recall_at(ranked: list[int], evidence: list[int], k: int) -> float:
-    return len(set(ranked[:k]) & set(evidence)) / len(evidence)
-
-
 def _on_node(devset: DevSet, items: list[dict[str, Any]], vectors: dict[str, Any], log: Callable[[str], None]) -> None:
     """The same questions on a throwaway OpenSearch node: its BM25 (the English analyzer) and its kNN
     become the ``node-bm25`` and ``node-hybrid`` modes (the fusion is recall's). No Java: left out."""
@@ -286,14 +202,19 @@ def measure_quality(log: Callable[[str], None], *, on_node: bool = False) -> Qua
             for kind in ("all", question.kind):
                 counts[kind] += 1
                 for k in K_VALUES:
-                    sums[kind][k] += _recall_at(ranked, question.evidence, k)
+                    sums[kind][k] += recall_at(ranked, question.evidence, k)
         recall[mode] = {kind: {k: sums[kind][k] / counts[kind] for k in K_VALUES} for kind in sums}
     sweep = {}
     for weight in (0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
         ranked_all = [(_ranked("hybrid", item, weight), item["question"].evidence) for item in items]
-        sweep[weight] = {k: sum(_recall_at(r, e, k) for r, e in ranked_all) / len(items) for k in K_VALUES}
+        sweep[weight] = {k: sum(recall_at(r, e, k) for r, e in ranked_all) / len(items) for k in K_VALUES}
     notes = sum(len(scope.notes) for scope in devset.scopes)
-    ablation, tuned = measure_ablation(items, log)
+    from agent_memory.search.vectors import model_tag
+
+    def before(item: dict[str, Any], path: str) -> list[int]:
+        return _ranked("bm25" if path == "keyword" else "hybrid", item, DEFAULT_KEYWORD_WEIGHT)
+
+    ablation, tuned = measure_ablation(items, log, before=before, tag=model_tag(MODEL, 1024))
     return QualityResult(
         name, notes, len(items), recall, sweep, embed_notes_s, per_query_ms, load_s, ablation=ablation, tuning=tuned
     )
@@ -342,7 +263,7 @@ def report(quality: QualityResult, latency: LatencyResult) -> list[str]:
         "|---|---|---|---|",
     ]
     lines += [f"| {w} | {r[1]:.3f} | {r[5]:.3f} | {r[10]:.3f} |" for w, r in quality.sweep.items()]
-    lines += ablation_report(quality)
+    lines += ablation_report(quality.ablation, quality.tuning)
     lines += [
         "",
         f"Embedding model: loaded in {quality.load_s:.2f} s; {quality.per_query_ms:.1f} ms per query (one text); "
@@ -350,52 +271,6 @@ def report(quality: QualityResult, latency: LatencyResult) -> list[str]:
         "",
     ]
     return lines + (latency_report(latency) if latency.samples_ms else [])
-
-
-SETTINGS = {
-    "diversity_weight": "MEMORY_RECALL_DIVERSITY_WEIGHT",
-    "date_boost": "MEMORY_RECALL_DATE_BOOST",
-    "expansion_terms": "MEMORY_RECALL_EXPANSION_TERMS",
-}
-
-
-def ablation_report(quality: QualityResult) -> list[str]:
-    """The ablation table (each mechanism added in turn, per path and question kind) and the settings' sweeps."""
-    if not quality.ablation:
-        return []
-    kinds = sorted(k for k in quality.ablation["keyword"][next(iter(quality.ablation["keyword"]))] if k != "all")
-    lines = [
-        "",
-        "Ablation (the table's path; the index fuses as `hybrid` does): recall@1 / @5 / @10, all questions, then"
-        " recall@1 / @10 per kind:",
-        "",
-        "| path | step | all | " + " | ".join(kinds) + " |",
-        "|---|---|---|" + "---|" * len(kinds),
-    ]
-    for path, steps in quality.ablation.items():
-        for label, row in steps.items():
-            whole = f"{row['all'][1]:.3f} / {row['all'][5]:.3f} / {row['all'][10]:.3f}"
-            cells = [f"{row[kind][1]:.2f} / {row[kind][10]:.2f}" for kind in kinds]
-            lines.append(f"| {path} | {label} | {whole} | " + " | ".join(cells) + " |")
-    for setting, paths in quality.tuning.items():
-        lines += [
-            "",
-            f"{SETTINGS[setting]} sweep (the others at their defaults): recall@1 / @5 / @10, all questions"
-            " (and the kind it is for):",
-            "",
-            "| value | keyword | hybrid | hybrid, multi | hybrid, dated |",
-            "|---|---|---|---|---|",
-        ]
-        for value in paths["hybrid"]:
-            cells = []
-            for path in PATHS:
-                total = paths[path][value]["all"]
-                cells.append(f"{total[1]:.3f} / {total[5]:.3f} / {total[10]:.3f}")
-            for kind in ("multi", "dated"):
-                one = paths["hybrid"][value][kind]
-                cells.append(f"{one[1]:.2f} / {one[10]:.2f}")
-            lines.append(f"| {value} | " + " | ".join(cells) + " |")
-    return lines
 
 
 def main() -> int:

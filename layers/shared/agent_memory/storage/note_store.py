@@ -83,6 +83,7 @@ class NoteStore:
         source: str,
         origin: Origin,
         vector: bytes | _Unset | None = COMPUTE,
+        completing: Callable[[Note], dict[str, Any]] | None = None,
     ) -> Note:
         """Two requests: take the next position of the day atomically, then write the note there, in one
         transaction with the scope's characters counter (``storage.usage_store``).
@@ -94,37 +95,11 @@ class NoteStore:
         (a timeout after DynamoDB wrote it), the condition fails on the note this very call wrote, and
         that is a success, not a collision (taking the next position would write the note twice).
         ``vector``: the note's stored vector as ``vector_of`` gave it; by default the store computes it.
+        ``completing``: one more item of the transaction, built from the note (the flush's claim).
 
         ``created`` (UTC) gives the note its day and its ``created_at``. The scope's due marker
         (``storage.due_scopes.MarkerWrite``) is the transaction's last item: no note without its marker.
         """
-        return self._append(scope, created=created, text=text, source=source, origin=origin, vector=vector)
-
-    def append_completing_flush(
-        self, scope: Scope, *, created: datetime, text: str, origin: Origin, token: str
-    ) -> Note:
-        """Append the flush's note and mark its compaction event's claim ``written`` together, in one
-        transaction (``storage.flush_store``): both or neither. A claim that is no longer ``token``'s fails
-        the transaction, which surfaces as a ClientError. Otherwise as ``append``."""
-        compaction_id = origin.compaction_id
-        assert compaction_id is not None  # a flush note always carries its compaction event
-
-        def completion(note: Note) -> dict[str, Any]:
-            return completion_update(self._table, scope, compaction_id, token=token, note_id=note.id)
-
-        return self._append(scope, created=created, text=text, source="flush", origin=origin, completing=completion)
-
-    def _append(
-        self,
-        scope: Scope,
-        *,
-        created: datetime,
-        text: str,
-        source: str,
-        origin: Origin,
-        completing: Callable[[Note], dict[str, Any]] | None = None,
-        vector: bytes | _Unset | None = COMPUTE,
-    ) -> Note:
         usage = self._usage.change_item(scope, len(text))  # the characters quota, in the note's own transaction
         day, created_at = created.date().isoformat(), iso(created)
         write_id = uuid.uuid4().hex
@@ -167,6 +142,20 @@ class NoteStore:
                 # characters were counted and its scope made due then: the conditions may fail now, harmlessly)
             return note
         raise StorageUnavailable("could not find a free position for the note; nothing was written, try again")
+
+    def append_completing_flush(
+        self, scope: Scope, *, created: datetime, text: str, origin: Origin, token: str
+    ) -> Note:
+        """Append the flush's note and mark its compaction event's claim ``written`` together, in one
+        transaction (``storage.flush_store``): both or neither. A claim that is no longer ``token``'s fails
+        the transaction, which surfaces as a ClientError. Otherwise as ``append``."""
+        compaction_id = origin.compaction_id
+        assert compaction_id is not None  # a flush note always carries its compaction event
+
+        def completion(note: Note) -> dict[str, Any]:
+            return completion_update(self._table, scope, compaction_id, token=token, note_id=note.id)
+
+        return self.append(scope, created=created, text=text, source="flush", origin=origin, completing=completion)
 
     def _next_position(self, scope: Scope, day: str, now: datetime, take_id: str, member: str | None = None) -> int:
         """The day's next position. The same request counts the note against the daily quotas (no extra
