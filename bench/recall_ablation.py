@@ -89,8 +89,8 @@ def measure_ablation(
                 items, functools.partial(_pipeline, tuning=tuning, path=path, before=before, tag=tag)
             )
     sweeps: dict[str, tuple[float, ...]] = {
-        "diversity_weight": (0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
-        "date_boost": (0.0, 0.25, 0.5, 1.0),
+        "diversity_weight": (0.3, 0.4, 0.5, 0.6, 0.7, 1.0),
+        "date_boost": (0.0, 0.5, 1.0, 2.0),
         "expansion_terms": (0, 3, 5, 10),
     }
     tuned: dict[str, dict[str, dict[float, Recall]]] = {}

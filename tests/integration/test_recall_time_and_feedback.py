@@ -90,6 +90,7 @@ def _hit(note, score=1.0):
 
 def test_the_index_path_asks_for_the_named_days_and_boosts_their_notes(call, monkeypatch, lunches, index):
     index.hits = [_hit(lunches[day], 2.0) for day in ("2026-12-03", "2026-12-01", "2026-11-24")]
+    index.expanded_hits = index.hits  # the feedback's words are every lunch's: the same three
     index.dated_hits = [_hit(note) for note in lunches.values()]
     bootstrap.provide(notes_index=index)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent_memory.search.bm25 import query_terms, rank, words
-from agent_memory.search.expansion import EXPANSION_WEIGHT, expansion_terms
+from agent_memory.search.expansion import EXPANSION_WEIGHT, anchored, expansion_terms
 
 
 def _first_pass(query):
@@ -48,3 +48,13 @@ def test_a_word_no_other_note_holds_is_never_added():
 
 def _collection():
     return [set(words(text)) for text in NOTES]
+
+
+def test_the_second_pass_never_displaces_the_first_pass_best():
+    second = [("feedback text", 5.0), ("best", 3.0), ("related", 1.0)]
+
+    order = anchored(("best", 3.0), second)
+
+    assert order[0] == ("best", 3.0)
+    assert [item for item, _ in order] == ["best", "feedback text", "related"]
+    assert all(score < 3.0 for _, score in order[1:])

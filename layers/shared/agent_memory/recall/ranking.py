@@ -3,7 +3,7 @@
 The steps, in order (each one a setting; docs/recall-quality.md has the ablation that chose the defaults):
 
 1. **BM25**, then **expansion** (``search.expansion``): the first pass's best texts lend their words to a
-   second pass (``MEMORY_RECALL_EXPANSION_TERMS``; 0: off).
+   second pass (``MEMORY_RECALL_EXPANSION_TERMS``; 0: off), below the first pass's best hit.
 2. **Fusion** with the cosine half when there is a query vector (``search.fusion``, at
    ``MEMORY_RECALL_KEYWORD_WEIGHT``). An expansion term counts toward a note's coverage by its weight.
 3. **Time** (``search.dates``): the notes written on the days the question names get
@@ -28,13 +28,13 @@ from agent_memory.recall.selection import CANDIDATE_WINDOW, answer_slots
 from agent_memory.search.bm25 import query_terms, rank_terms, words
 from agent_memory.search.dates import named_days
 from agent_memory.search.diversity import DEFAULT_DIVERSITY_WEIGHT
-from agent_memory.search.expansion import DEFAULT_EXPANSION_TERMS, EXPANSION_DOCS, expansion_terms
+from agent_memory.search.expansion import DEFAULT_EXPANSION_TERMS, EXPANSION_DOCS, anchored, expansion_terms
 from agent_memory.search.fusion import DEFAULT_KEYWORD_WEIGHT, weighted_fusion
 from agent_memory.search.near_duplicates import Cosine
 from agent_memory.search.vectors import QueryVector, decode
 from agent_memory.storage.note_items import NoteText
 
-DEFAULT_DATE_BOOST = 0.5
+DEFAULT_DATE_BOOST = 1.0
 
 Place = TypeVar("Place", bound=Hashable)
 
@@ -107,9 +107,11 @@ def rank_rows(
     if tuning.expansion_terms and ranked:
         best = [(bags[r.index], r.score) for r in ranked[:EXPANSION_DOCS]]
         extra = expansion_terms(terms, best, [set(bag) for bag in bags], count=tuning.expansion_terms)
-        if extra:
-            ranked = rank_terms(terms, bags, expansion=extra)
-    order = [(r.index, r.score) for r in ranked[:window]]
+    order = [(r.index, r.score) for r in ranked]
+    if extra:
+        again = [(r.index, r.score) for r in rank_terms(terms, bags, expansion=extra)]
+        order = anchored(order[0], again)
+    order = order[:window]
     mode: RecallMode = "keyword"
     if vector is not None and tag is not None:
         similar = cosine_ranking(vector, rows, tag=tag, size=window)

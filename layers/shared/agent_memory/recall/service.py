@@ -47,7 +47,7 @@ partition key), whatever path found it; a foreign one is dropped and logged, nev
 
 from __future__ import annotations
 
-from dataclasses import KW_ONLY, dataclass, field
+from dataclasses import KW_ONLY, dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from agent_memory.basics.clock import utc_now
@@ -59,7 +59,7 @@ from agent_memory.recall.ranking import Tuning, coverage, dated, rank_rows
 from agent_memory.recall.selection import CANDIDATE_WINDOW, answer_slots
 from agent_memory.search.bm25 import query_terms, words
 from agent_memory.search.dates import named_days
-from agent_memory.search.expansion import EXPANSION_DOCS, expansion_terms
+from agent_memory.search.expansion import EXPANSION_DOCS, anchored, expansion_terms
 from agent_memory.search.fusion import weighted_fusion
 from agent_memory.search.vectors import QueryVector
 from agent_memory.storage.note_items import KeyedNote
@@ -130,7 +130,8 @@ class RecallService:
             feedback = [(words(hit.text), hit.score) for hit in halves[0][:EXPANSION_DOCS]]
             extra = expansion_terms(terms, feedback, None, count=tuning.expansion_terms)
             if extra:
-                halves[0] = index.keyword(scope.key, query, k=window, expansion=extra)
+                again = index.keyword(scope.key, query, k=window, expansion=extra)
+                halves[0] = _anchored(halves[0][0], again)
         days = named_days(query, utc_now().date()) if tuning.date_boost else None
         on_days = index.within_days(scope.key, query, days, size=window) if days is not None else []
         everything = [*halves, on_days]
@@ -211,6 +212,13 @@ class RecallService:
         if order is None:
             return hits[:k]
         return [hits[place].model_copy(update={"score": round(relevance, 6)}) for place, relevance in order]
+
+
+def _anchored(best: IndexHit, again: list[IndexHit]) -> list[IndexHit]:
+    """The second pass's hits below the first pass's best (``search.expansion.anchored``)."""
+    hits = {_place(hit): hit for hit in [best, *again]}
+    order = anchored((_place(best), best.score), [(_place(hit), hit.score) for hit in again])
+    return [replace(hits[place], score=score) for place, score in order]
 
 
 def _place(hit: IndexHit) -> tuple[str, int]:
