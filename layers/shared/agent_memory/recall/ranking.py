@@ -2,10 +2,11 @@
 
 The steps, in order (each one a setting; docs/recall-quality.md has the ablation that chose the defaults):
 
-1. **BM25**, then **expansion** (``search.expansion``): the first pass's best texts lend their words to a
-   second pass (``MEMORY_RECALL_EXPANSION_TERMS``; 0: off), below the first pass's best hit.
-2. **Fusion** with the cosine half when there is a query vector (``search.fusion``, at
-   ``MEMORY_RECALL_KEYWORD_WEIGHT``). An expansion term counts toward a note's coverage by its weight.
+1. **BM25**, and **fusion** with the cosine half when there is a query vector (``search.fusion``, at
+   ``MEMORY_RECALL_KEYWORD_WEIGHT``).
+2. **Expansion** (``search.expansion``): the first pass's best texts lend their words to a second BM25
+   pass (``MEMORY_RECALL_EXPANSION_TERMS``; 0: off), fused again (an expansion term counts toward a
+   note's coverage by its weight); the first ranking's best note stays first (``anchored``).
 3. **Time** (``search.dates``): the notes written on the days the question names get
    ``MEMORY_RECALL_DATE_BOOST`` times the best score added, and the notes of those days that no half
    found join the candidates with that boost alone (so "what did she do yesterday?" finds yesterday's
@@ -107,17 +108,19 @@ def rank_rows(
     if tuning.expansion_terms and ranked:
         best = [(bags[r.index], r.score) for r in ranked[:EXPANSION_DOCS]]
         extra = expansion_terms(terms, best, [set(bag) for bag in bags], count=tuning.expansion_terms)
-    order = [(r.index, r.score) for r in ranked]
-    if extra:
-        again = [(r.index, r.score) for r in rank_terms(terms, bags, expansion=extra)]
-        order = anchored(order[0], again)
-    order = order[:window]
-    mode: RecallMode = "keyword"
-    if vector is not None and tag is not None:
-        similar = cosine_ranking(vector, rows, tag=tag, size=window)
-        covered = {n: coverage(terms, extra, bags[n]) for n, _ in order}
-        order = weighted_fusion(order, similar, keyword_weight=tuning.keyword_weight, coverage=covered)
-        mode = "hybrid"
+    similar = cosine_ranking(vector, rows, tag=tag, size=window) if vector is not None and tag is not None else None
+
+    def fused(keyword: list[tuple[int, float]], added: dict[str, float]) -> list[tuple[int, float]]:
+        if similar is None:
+            return keyword
+        covered = {n: coverage(terms, added, bags[n]) for n, _ in keyword}
+        return weighted_fusion(keyword, similar, keyword_weight=tuning.keyword_weight, coverage=covered)
+
+    order = fused([(r.index, r.score) for r in ranked[:window]], {})
+    if extra and order:
+        again = [(r.index, r.score) for r in rank_terms(terms, bags, expansion=extra)[:window]]
+        order = anchored(order[0], fused(again, extra))
+    mode: RecallMode = "keyword" if similar is None else "hybrid"
     days = named_days(query, today) if tuning.date_boost else None
     if days is not None:
         matched = {r.index: r.score for r in ranked}

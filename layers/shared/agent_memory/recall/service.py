@@ -47,7 +47,7 @@ partition key), whatever path found it; a foreign one is dropped and logged, nev
 
 from __future__ import annotations
 
-from dataclasses import KW_ONLY, dataclass, field, replace
+from dataclasses import KW_ONLY, dataclass, field
 from typing import TYPE_CHECKING
 
 from agent_memory.basics.clock import utc_now
@@ -126,27 +126,34 @@ class RecallService:
         else:
             halves = list(index.hybrid(scope.key, query, vector, size=window))
         terms, extra = query_terms(query), dict[str, float]()
+        again: list[IndexHit] = []
         if tuning.expansion_terms and halves[0]:
             feedback = [(words(hit.text), hit.score) for hit in halves[0][:EXPANSION_DOCS]]
             extra = expansion_terms(terms, feedback, None, count=tuning.expansion_terms)
             if extra:
                 again = index.keyword(scope.key, query, k=window, expansion=extra)
-                halves[0] = _anchored(halves[0][0], again)
         days = named_days(query, utc_now().date()) if tuning.date_boost else None
         on_days = index.within_days(scope.key, query, days, size=window) if days is not None else []
-        everything = [*halves, on_days]
+        everything = [*halves, again, on_days]
         own = [[hit for hit in found if hit.scope == scope.key] for found in everything]
         dropped = sum(map(len, everything)) - sum(map(len, own))
         texts = {_place(hit): hit.text for found in own for hit in found}
-        mode: RecallMode
-        if vector is None:
-            ranked, mode = [(_place(hit), hit.score) for hit in own[0]], "keyword"
-        else:
-            keyword_hits, semantic_hits = own[0], own[1]
-            covered = {_place(hit): coverage(terms, extra, words(hit.text)) for hit in keyword_hits if hit.text}
-            scored = ([(_place(hit), hit.score) for hit in half] for half in (keyword_hits, semantic_hits))
-            ranked = weighted_fusion(*scored, keyword_weight=tuning.keyword_weight, coverage=covered)
-            mode = ("hybrid" if keyword_hits else "semantic") if semantic_hits else "keyword"
+        semantic_hits = own[1] if vector is not None else []
+
+        def fused(keyword_hits: list[IndexHit], added: dict[str, float]) -> list[tuple[tuple[str, int], float]]:
+            keyword = [(_place(hit), hit.score) for hit in keyword_hits]
+            if vector is None:
+                return keyword
+            covered = {_place(hit): coverage(terms, added, words(hit.text)) for hit in keyword_hits if hit.text}
+            semantic = [(_place(hit), hit.score) for hit in semantic_hits]
+            return weighted_fusion(keyword, semantic, keyword_weight=tuning.keyword_weight, coverage=covered)
+
+        ranked = fused(own[0], {})
+        if extra and ranked:
+            ranked = anchored(ranked[0], fused(own[-2], extra))
+        mode: RecallMode = "keyword"
+        if vector is not None and semantic_hits:
+            mode = "hybrid" if own[0] else "semantic"
         if days is not None:
             named = days
             ranked = dated(
@@ -212,13 +219,6 @@ class RecallService:
         if order is None:
             return hits[:k]
         return [hits[place].model_copy(update={"score": round(relevance, 6)}) for place, relevance in order]
-
-
-def _anchored(best: IndexHit, again: list[IndexHit]) -> list[IndexHit]:
-    """The second pass's hits below the first pass's best (``search.expansion.anchored``)."""
-    hits = {_place(hit): hit for hit in [best, *again]}
-    order = anchored((_place(best), best.score), [(_place(hit), hit.score) for hit in again])
-    return [replace(hits[place], score=score) for place, score in order]
 
 
 def _place(hit: IndexHit) -> tuple[str, int]:
