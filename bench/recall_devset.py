@@ -145,26 +145,27 @@ def _pairs(rng: random.Random, name: str, he: str) -> list[tuple[list[str], list
     band, region, book, pet = rng.choice(BANDS), rng.choice(REGIONS), rng.choice(BOOKS), rng.choice(PET_NAMES)
     city, friend, teacher, manager = rng.choice(CITIES), *rng.sample(FRIENDS, 3)
     month, date_ = rng.choice(MONTHS), _date(rng)
-    return [
-        ([f"Started a vegetable garden at the allotment on {street}.", "Tomatoes at the allotment got blight."],
-         [("multi", f"How is {name}'s vegetable garden going?")]),
-        ([f"Adopted a greyhound called {pet} last year.", f"{pet} needs a vet check for a sore hip on {date_}."],
-         [("multi", f"Tell me about {name}'s greyhound.")]),
-        ([f"Training for the {city} triathlon in {month}.", f"Swims at the {city} lido three mornings a week."],
-         [("multi", f"How is {name} preparing for the triathlon?")]),
-        ([f"Takes {medicine} every morning for blood pressure.", f"{medicine} makes {her} dizzy; may switch."],
-         [("multi", f"What medication does {name} take for blood pressure, and how is it going?")]),
-        ([f"Planning a hiking holiday in {region} with {friend}.", f"Found cheap flights to {region} for {month}."],
-         [("multi", f"What holiday is {name} planning?")]),
-        ([f"Learning the {instrument} with {teacher} on Saturdays.", f"{teacher} set the recital for {date_}."],
-         [("multi", f"Which instrument is {name} learning, and is there a recital?")]),
-        ([f"Joined a book club reading {book}.", f"The book club meets at {friend}'s flat on Thursdays."],
-         [("multi", f"When does {name}'s book club meet and what is it reading?")]),
-        ([f"{manager} became {name}'s manager after the reorg.", f"{manager} approved the conference budget."],
-         [("multi", f"Who is {name}'s manager now?")]),
-        ([f"Favourite band is {band}.", f"Saw {band} live in {city} and lost {her} voice singing."],
-         [("multi", f"What music does {name} love?")]),
+    told = [  # (first note, second note, question)
+        (f"Started a vegetable garden at the allotment on {street}.", "Tomatoes at the allotment got blight.",
+         f"How is {name}'s vegetable garden going?"),
+        (f"Adopted a greyhound called {pet} last year.", f"{pet} needs a vet check for a sore hip on {date_}.",
+         f"Tell me about {name}'s greyhound."),
+        (f"Training for the {city} triathlon in {month}.", f"Swims at the {city} lido three mornings a week.",
+         f"How is {name} preparing for the triathlon?"),
+        (f"Takes {medicine} every morning for blood pressure.", f"{medicine} makes {her} dizzy; may switch.",
+         f"What medication does {name} take for blood pressure, and how is it going?"),
+        (f"Planning a hiking holiday in {region} with {friend}.", f"Found cheap flights to {region} for {month}.",
+         f"What holiday is {name} planning?"),
+        (f"Learning the {instrument} with {teacher} on Saturdays.", f"{teacher} set the recital for {date_}.",
+         f"Which instrument is {name} learning, and is there a recital?"),
+        (f"Joined a book club reading {book}.", f"The book club meets at {friend}'s flat on Thursdays.",
+         f"When does {name}'s book club meet and what is it reading?"),
+        (f"{manager} became {name}'s manager after the reorg.", f"{manager} approved the conference budget.",
+         f"Who is {name}'s manager now?"),
+        (f"Favourite band is {band}.", f"Saw {band} live in {city} and lost {her} voice singing.",
+         f"What music does {name} love?"),
     ]  # fmt: skip
+    return [([first, second], [("multi", question)]) for first, second, question in told]
 
 
 def _dated(rng: random.Random, name: str, today: date) -> list[tuple[str, date, str]]:

@@ -24,7 +24,7 @@ import math
 from collections.abc import Hashable, Mapping, Sequence
 from typing import TypeVar
 
-DEFAULT_DIVERSITY_WEIGHT = 0.5
+DEFAULT_DIVERSITY_WEIGHT = 0.4
 
 Item = TypeVar("Item", bound=Hashable)
 
