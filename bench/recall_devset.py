@@ -1,14 +1,20 @@
 """The recall-quality dev set: people's memory notes and questions about them, generated from templates.
 
 Deterministic (``generate(seed)``), written for this project (no public benchmark is copied), and small
-enough to ship as code: 12 people (one scope each), 250 notes per scope (3,000 notes), about 26 questions
-per scope (312), each with the notes that answer it (its evidence). Question kinds:
+enough to ship as code: 12 people (one scope each), 250 filler notes per scope and the person's facts
+(3,396 notes), 47 questions per scope (564), each with the notes that answer it (its evidence). Every note
+is written on a day of the 150 before the scope's question day (``Scope.today``), in day order. Kinds:
 
 - ``exact``: the question repeats the note's distinctive words ("What is the name of the kitten...").
 - ``paraphrase``: no distinctive word in common ("Does she have any pets?" / "Adopted a kitten...").
 - ``inflection``: the same word in another form (plural/singular, verb tense: "moving" / "moved").
 - ``date``: the question names the day the note holds ("What did he do on 14 March?").
-- ``multi``: two or three notes answer together ("Which cities has she lived in?").
+- ``multi``: two or three notes answer together ("Which cities has she lived in?"); most share a word
+  with each other but not all with the question ("How is the vegetable garden going?" / "Tomatoes at the
+  allotment got blight").
+- ``dated``: the question names a time relative to the question's day ("What did he have for lunch
+  yesterday?", "last Thursday", "two weeks ago", "in June"), and the answer is a note written then, in
+  the words of many filler notes written on other days.
 
 Most of a scope is filler written from templates that share words with the questions (another person's
 allergy, a meeting "moved" to Tuesday, a friend's birthday), so that a word in common is not an answer.
@@ -19,6 +25,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from datetime import date, timedelta
 
 NOTES_PER_SCOPE = 250
 PEOPLE = [
@@ -48,6 +55,14 @@ TOPICS = ["the budget", "climate policy", "a new podcast", "the quarterly plan",
 FOODS = ["ramen", "a burrito", "lentil soup", "sushi", "a salad", "pizza", "dumplings", "falafel"]
 PROJECTS = ["billing", "onboarding", "search", "mobile app", "data warehouse", "pricing page"]
 ANIMALS = ["octopus", "wolf", "elephant", "penguin", "bee", "whale"]
+STREETS = ["Elm Road", "Canal Street", "Mill Lane", "Harbour Way", "Station Road", "Park Avenue"]
+INSTRUMENTS = ["cello", "piano", "trumpet", "ukulele", "violin", "drums"]
+MEDICINES = ["amlodipine", "lisinopril", "losartan", "ramipril"]
+BANDS = ["the Night Owls", "Blue Harbour", "Paper Lanterns", "the Static Kids"]
+REGIONS = ["the Dolomites", "Andalusia", "the Scottish Highlands", "Crete", "the Azores", "Patagonia"]
+BOOKS = ["Klara and the Sun", "Middlemarch", "The Overstory", "Piranesi", "Beloved", "Stoner"]
+NUMBER_WORDS = {3: "three", 4: "four", 5: "five", 6: "six"}
+SPAN_DAYS = 150
 
 
 @dataclass
@@ -62,6 +77,8 @@ class Question:
 class Scope:
     key: str
     notes: list[str] = field(default_factory=list)  # oldest first (the order they are written in)
+    days: list[str] = field(default_factory=list)  # each note's day (ISO), oldest first
+    today: str = ""  # the day the questions are asked (ISO)
 
 
 @dataclass
@@ -121,6 +138,68 @@ def _facts(rng: random.Random, name: str, he: str) -> list[tuple[list[str], list
     ]  # fmt: skip
 
 
+def _pairs(rng: random.Random, name: str, he: str) -> list[tuple[list[str], list[tuple[str, str]]]]:
+    """Facts told in two notes, the second often sharing a word with the first but not with the question."""
+    her = {"she": "her", "he": "his"}[he]
+    street, instrument, medicine = rng.choice(STREETS), rng.choice(INSTRUMENTS), rng.choice(MEDICINES)
+    band, region, book, pet = rng.choice(BANDS), rng.choice(REGIONS), rng.choice(BOOKS), rng.choice(PET_NAMES)
+    city, friend, teacher, manager = rng.choice(CITIES), *rng.sample(FRIENDS, 3)
+    month, date_ = rng.choice(MONTHS), _date(rng)
+    told = [  # (first note, second note, question)
+        (f"Started a vegetable garden at the allotment on {street}.", "Tomatoes at the allotment got blight.",
+         f"How is {name}'s vegetable garden going?"),
+        (f"Adopted a greyhound called {pet} last year.", f"{pet} needs a vet check for a sore hip on {date_}.",
+         f"Tell me about {name}'s greyhound."),
+        (f"Training for the {city} triathlon in {month}.", f"Swims at the {city} lido three mornings a week.",
+         f"How is {name} preparing for the triathlon?"),
+        (f"Takes {medicine} every morning for blood pressure.", f"{medicine} makes {her} dizzy; may switch.",
+         f"What medication does {name} take for blood pressure, and how is it going?"),
+        (f"Planning a hiking holiday in {region} with {friend}.", f"Found cheap flights to {region} for {month}.",
+         f"What holiday is {name} planning?"),
+        (f"Learning the {instrument} with {teacher} on Saturdays.", f"{teacher} set the recital for {date_}.",
+         f"Which instrument is {name} learning, and is there a recital?"),
+        (f"Joined a book club reading {book}.", f"The book club meets at {friend}'s flat on Thursdays.",
+         f"When does {name}'s book club meet and what is it reading?"),
+        (f"{manager} became {name}'s manager after the reorg.", f"{manager} approved the conference budget.",
+         f"Who is {name}'s manager now?"),
+        (f"Favourite band is {band}.", f"Saw {band} live in {city} and lost {her} voice singing.",
+         f"What music does {name} love?"),
+    ]  # fmt: skip
+    return [([first, second], [("multi", question)]) for first, second, question in told]
+
+
+def _dated(rng: random.Random, name: str, today: date) -> list[tuple[str, date, str]]:
+    """Notes written on a day the question names relative to ``today``: (note, its day, question)."""
+    friend, other = rng.sample(FRIENDS, 2)
+    back = rng.randint(2, 7)
+    weekday = WEEKDAYS[(today - timedelta(days=back)).weekday()]
+    ago = rng.randint(3, 6)
+    named = today - timedelta(days=rng.randint(20, 60))
+    month_back = (today.month - 1 - rng.randint(3, 4)) % 12
+    in_month = date(today.year if month_back < today.month - 1 else today.year - 1, month_back + 1, rng.randint(1, 28))
+    last_month = (today.replace(day=1) - timedelta(days=1)).replace(day=rng.randint(1, 28))
+    return [
+        (f"Had {rng.choice(FOODS)} for lunch with {friend} near the office.", today - timedelta(days=1),
+         f"What did {name} have for lunch yesterday?"),
+        (f"Watched a documentary about {rng.choice(ANIMALS)}s at the cinema.", today - timedelta(days=back),
+         f"Which documentary did {name} watch last {weekday}?"),
+        (f"Talked with {other} about {rng.choice(TOPICS)} over coffee.", today - timedelta(days=ago),
+         f"What did {name} talk about {NUMBER_WORDS[ago]} days ago?"),
+        (f"Reviewed the {rng.choice(PROJECTS)} pull request with {friend}.", today - timedelta(days=14),
+         "Which pull request was reviewed two weeks ago?"),
+        (f"Read an article about {rng.choice(TOPICS)} on the plane.", named,
+         f"What did {name} read on {named.day} {MONTHS[named.month - 1]}?"),
+        (f"Call with the {rng.choice(CITIES)} team about {rng.choice(TOPICS)} ran late.",
+         today - timedelta(days=today.weekday() + rng.randint(1, 7)), "What was the team call about last week?"),
+        (f"Took a weekend trip to {rng.choice(CITIES)} with {other}.", in_month,
+         f"Where did {name} travel in {MONTHS[in_month.month - 1]}?"),
+        (f"Dinner at {rng.choice(RESTAURANTS)} with {friend} to celebrate.", last_month,
+         f"Where did {name} go for dinner last month?"),
+        (f"The {rng.choice(PROJECTS)} estimate deadline moved to Friday.", today - timedelta(days=2),
+         "Which deadline moved the day before yesterday?"),
+    ]  # fmt: skip
+
+
 def _filler(rng: random.Random, name: str) -> str:
     friend, city, date = rng.choice(FRIENDS), rng.choice(CITIES), _date(rng)
     templates = [
@@ -150,19 +229,28 @@ def generate(seed: int = 20) -> DevSet:
     rng = random.Random(seed)
     scopes, questions = [], []
     for number, (name, he) in enumerate(PEOPLE, start=1):
-        scope = Scope(f"user#dev-{number}")
-        facts = _facts(rng, name, he)
-        fact_notes = sum(len(notes) for notes, _ in facts)
-        slots = sorted(rng.sample(range(NOTES_PER_SCOPE), fact_notes))  # where the facts fall among the fillers
-        placed = iter(slots)
-        evidence_of: list[list[int]] = [[next(placed) for _ in notes] for notes, _ in facts]
-        by_slot = {
-            slot: text
-            for (notes, _), where in zip(facts, evidence_of, strict=True)
-            for slot, text in zip(where, notes, strict=True)
-        }
-        scope.notes = [by_slot.get(n) or _filler(rng, name) for n in range(NOTES_PER_SCOPE)]
-        for (_, asked), where in zip(facts, evidence_of, strict=True):
-            questions += [Question(scope.key, text, kind, list(where)) for kind, text in asked]
+        today = date(2026, 11, 20) + timedelta(days=number)  # a different weekday for each person
+        scope = Scope(f"user#dev-{number}", today=today.isoformat())
+        facts = _facts(rng, name, he) + _pairs(rng, name, he)
+        dated = _dated(rng, name, today)
+
+        written: list[tuple[date, float, str, int]] = []  # (day, tie-break, text, fact number or -1)
+        for fact, (notes, _) in enumerate(facts):
+            written += [(today - timedelta(days=rng.randint(1, SPAN_DAYS)), rng.random(), text, fact) for text in notes]
+        written += [(day, rng.random(), text, len(facts) + n) for n, (text, day, _) in enumerate(dated)]
+        written += [
+            (today - timedelta(days=rng.randint(1, SPAN_DAYS)), rng.random(), _filler(rng, name), -1)
+            for _ in range(NOTES_PER_SCOPE)
+        ]
+        written.sort(key=lambda entry: (entry[0], entry[1]))
+        scope.notes = [text for _, _, text, _ in written]
+        scope.days = [day.isoformat() for day, _, _, _ in written]
+        evidence: dict[int, list[int]] = {}
+        for place, (_, _, _, fact) in enumerate(written):
+            evidence.setdefault(fact, []).append(place)
+        for fact, (_, asked) in enumerate(facts):
+            questions += [Question(scope.key, text, kind, evidence[fact]) for kind, text in asked]
+        for n, (_, _, text) in enumerate(dated):
+            questions.append(Question(scope.key, text, "dated", evidence[len(facts) + n]))
         scopes.append(scope)
     return DevSet(scopes, questions)

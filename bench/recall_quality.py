@@ -1,14 +1,17 @@
 """Recall quality on the project's dev set, and the latency of hybrid recall without OpenSearch.
 
-    python -m bench.recall_quality        # this section alone; ``make bench`` runs it with the others
+    python -m bench.recall_quality [--node] [--no-latency]   # this section alone; ``make bench`` runs it too
 
-**Quality.** The dev set (``bench/recall_devset.py``: 3,000 notes in 12 scopes, 312 questions) is ranked
+**Quality.** The dev set (``bench/recall_devset.py``: 3,516 notes in 12 scopes, 528 questions) is ranked
 by the functions recall itself uses, over each scope's notes newest first as the table's Query reads them:
 ``bm25`` (the keyword path), ``dense`` (cosine alone), ``rrf`` (plain reciprocal rank fusion of the two),
 and ``hybrid`` (``search.fusion.weighted_fusion`` at the default weight: recall without OpenSearch, and
 the fusion of the index path). Each reports evidence recall@1, @5 and @10 (the share of a question's
 evidence notes in the first k, averaged), overall and per question kind, and a sweep of the keyword
-weight. The vectors are all-MiniLM-L6-v2's (``local:minilm``, int8 as stored with notes) when its wheel
+weight. Then the **ablation**: recall's own ranking (``recall.ranking.rank_rows``) on the table's two paths
+(keyword, hybrid), with each mechanism added in turn (one note per fact, diversity, time, feedback), and a
+sweep of each new setting with the others at their defaults. The vectors are
+all-MiniLM-L6-v2's (``local:minilm``, int8 as stored with notes) when its wheel
 is installed, else the test suite's fake model (and the report says so: its figures mean little).
 
 **Latency** (``bench.recall_latency``, reported here): the table's keyword path against its hybrid path at
@@ -21,16 +24,17 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
+from bench.recall_ablation import K_VALUES, Recall, ablation_report, measure_ablation, recall_at
 from bench.recall_devset import DevSet, generate
 from bench.recall_latency import LatencyResult, measure_latency
 from bench.recall_latency import report as latency_report
 
 __all__ = ["LatencyResult", "QualityResult", "main", "measure_latency", "measure_quality", "report"]
 
-K_VALUES = (1, 5, 10)
 WINDOW = 20  # recall.HYBRID_MIN_WINDOW: each half's candidates
 SIZES = (100, 1000, 2000)
 MODEL = "local:minilm"
@@ -41,11 +45,15 @@ class QualityResult:
     embedder: str
     notes: int
     questions: int
-    recall: dict[str, dict[str, dict[int, float]]]  # mode -> kind ("all" too) -> k -> recall
+    recall: dict[str, Recall]  # mode -> kind ("all" too) -> k -> recall
     sweep: dict[float, dict[int, float]]  # keyword weight -> k -> recall (all kinds)
     embed_notes_s: float
     per_query_ms: float
     load_s: float
+    ablation: dict[str, dict[str, Recall]] = field(default_factory=dict)  # path -> step -> recall
+    tuning: dict[str, dict[str, dict[float, Recall]]] = field(
+        default_factory=dict
+    )  # setting -> path -> value -> recall
 
 
 def _embedder() -> tuple[str, Any, float]:
@@ -90,6 +98,7 @@ def _rankings(
     from agent_memory.storage.note_items import NoteText
 
     tag = model_tag(MODEL, 1024)
+    scopes = {scope.key: scope for scope in devset.scopes}
     rows: dict[str, list[NoteText]] = {}
     started = time.perf_counter()
     raw: dict[str, Any] = {}
@@ -98,10 +107,10 @@ def _rankings(
         vectors = raw[scope.key] = _cached(scope.notes, embedder)
         newest_first = list(reversed(range(len(scope.notes))))
         rows[scope.key] = [
-            NoteText(scope.key, "d", n, scope.notes[n], encode(vectors[n], tag=tag)) for n in newest_first
+            NoteText(scope.key, scope.days[n], n, scope.notes[n], encode(vectors[n], tag=tag)) for n in newest_first
         ]
     embed_notes_s = time.perf_counter() - started
-    from agent_memory.recall.service import cosine_ranking
+    from agent_memory.recall.ranking import cosine_ranking
 
     timed = devset.questions[:20]  # one text per call, as recall embeds a query
     started = time.perf_counter()
@@ -116,7 +125,10 @@ def _rankings(
         dense = [(own[n].position, c) for n, c in cosine_ranking(QueryVector(vector), own, tag=tag, size=WINDOW)]
         qterms = query_terms(question.text)
         cover = {n: query_coverage(qterms, words(own[len(own) - 1 - n].text)) for n, _ in keyword}
-        out.append({"question": question, "keyword": keyword, "dense": dense, "vector": vector, "coverage": cover})
+        out.append({
+            "question": question, "keyword": keyword, "dense": dense, "vector": vector, "coverage": cover,
+            "rows": own, "today": date.fromisoformat(scopes[question.scope].today),
+        })  # fmt: skip
     return out, embed_notes_s, per_query_ms, raw
 
 
@@ -134,10 +146,6 @@ def _ranked(mode: str, item: dict[str, Any], weight: float) -> list[int]:
         return [n for n, _ in reciprocal_rank_fusion([n for n, _ in keyword], [n for n, _ in dense])]
     coverage = item["node-coverage"] if node else item["coverage"]
     return [n for n, _ in weighted_fusion(keyword, dense, keyword_weight=weight, coverage=coverage)]
-
-
-def _recall_at(ranked: list[int], evidence: list[int], k: int) -> float:
-    return len(set(ranked[:k]) & set(evidence)) / len(evidence)
 
 
 def _on_node(devset: DevSet, items: list[dict[str, Any]], vectors: dict[str, Any], log: Callable[[str], None]) -> None:
@@ -194,14 +202,22 @@ def measure_quality(log: Callable[[str], None], *, on_node: bool = False) -> Qua
             for kind in ("all", question.kind):
                 counts[kind] += 1
                 for k in K_VALUES:
-                    sums[kind][k] += _recall_at(ranked, question.evidence, k)
+                    sums[kind][k] += recall_at(ranked, question.evidence, k)
         recall[mode] = {kind: {k: sums[kind][k] / counts[kind] for k in K_VALUES} for kind in sums}
     sweep = {}
     for weight in (0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
         ranked_all = [(_ranked("hybrid", item, weight), item["question"].evidence) for item in items]
-        sweep[weight] = {k: sum(_recall_at(r, e, k) for r, e in ranked_all) / len(items) for k in K_VALUES}
+        sweep[weight] = {k: sum(recall_at(r, e, k) for r, e in ranked_all) / len(items) for k in K_VALUES}
     notes = sum(len(scope.notes) for scope in devset.scopes)
-    return QualityResult(name, notes, len(items), recall, sweep, embed_notes_s, per_query_ms, load_s)
+    from agent_memory.search.vectors import model_tag
+
+    def before(item: dict[str, Any], path: str) -> list[int]:
+        return _ranked("bm25" if path == "keyword" else "hybrid", item, DEFAULT_KEYWORD_WEIGHT)
+
+    ablation, tuned = measure_ablation(items, log, before=before, tag=model_tag(MODEL, 1024))
+    return QualityResult(
+        name, notes, len(items), recall, sweep, embed_notes_s, per_query_ms, load_s, ablation=ablation, tuning=tuned
+    )
 
 
 def report(quality: QualityResult, latency: LatencyResult) -> list[str]:
@@ -247,6 +263,7 @@ def report(quality: QualityResult, latency: LatencyResult) -> list[str]:
         "|---|---|---|---|",
     ]
     lines += [f"| {w} | {r[1]:.3f} | {r[5]:.3f} | {r[10]:.3f} |" for w, r in quality.sweep.items()]
+    lines += ablation_report(quality.ablation, quality.tuning)
     lines += [
         "",
         f"Embedding model: loaded in {quality.load_s:.2f} s; {quality.per_query_ms:.1f} ms per query (one text); "
@@ -265,7 +282,8 @@ def main() -> int:
     configure()
     quality = measure_quality(log, on_node="--node" in sys.argv)
     print("\n".join(report(quality, LatencyResult())), flush=True)
-    print("\n".join(latency_report(measure_latency(log))))
+    if "--no-latency" not in sys.argv:
+        print("\n".join(latency_report(measure_latency(log))))
     return 0
 
 

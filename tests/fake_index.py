@@ -7,10 +7,11 @@ real node will not produce on demand.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from agent_memory.domain.notes import Note
+from agent_memory.search.dates import Days
 from agent_memory.search.notes_index import (
     BulkOutcome,
     IndexAction,
@@ -38,6 +39,10 @@ class FakeNotesIndex:
     down: Exception | None = None  # raised by every bulk request
     bulks: list[list[IndexAction]] = field(default_factory=list)
     ensured: int = 0
+    expanded_hits: list[IndexHit] = field(default_factory=list)  # the BM25 ranking of an expanded query
+    expansions: list[dict[str, float]] = field(default_factory=list)
+    dated_hits: list[IndexHit] = field(default_factory=list)  # the notes ``within_days`` filters by day
+    day_searches: list[Days] = field(default_factory=list)
 
     def ensure(self) -> None:
         self.ensured += 1
@@ -67,11 +72,22 @@ class FakeNotesIndex:
             outcomes.append(BulkOutcome(None, created=not existed and not isinstance(action, Remove)))
         return outcomes
 
-    def keyword(self, scope_key: str, query: str, *, k: int) -> list[IndexHit]:
+    def keyword(
+        self, scope_key: str, query: str, *, k: int, expansion: Mapping[str, float] | None = None
+    ) -> list[IndexHit]:
+        """``hits``; with expansion terms, ``expanded_hits`` (as the second pass), recorded in ``expansions``."""
+        if expansion:
+            self.expansions.append(dict(expansion))
+            return self.expanded_hits[:k]
         self.searches.append((scope_key, query, k))
         if self.failure is not None:
             raise self.failure
         return self.hits[:k]
+
+    def within_days(self, scope_key: str, query: str, days: Days, *, size: int) -> list[IndexHit]:
+        """``dated_hits`` written on ``days``, as the real one filters them; the days asked are recorded."""
+        self.day_searches.append(days)
+        return [hit for hit in self.dated_hits if days.holds(hit.day)][:size]
 
     def hybrid(self, scope_key: str, query: str, vector: list[float], *, size: int) -> tuple[list[IndexHit], ...]:
         self.vector_searches.append((scope_key, query, size))

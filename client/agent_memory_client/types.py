@@ -72,6 +72,7 @@ class Remembered(TypedDict):
     note: Note
     truncated: bool
     redacted: list[str]
+    similar: list[str]
 
 
 class SavedDocument(TypedDict):

@@ -73,12 +73,24 @@ def test_k_bounds_the_answer_and_defaults_to_8(call):
 
 
 def test_equal_scores_come_newest_first(call):
-    for _ in range(3):
-        _remember(call, "likes tea")
+    for place in ("home", "work", "noon"):
+        _remember(call, f"likes tea at {place}")
 
     notes = _recall(call, {"query": "tea"}).body["notes"]
 
     assert [n["position"] for n in notes] == [3, 2, 1]
+
+
+def test_a_repeated_note_takes_one_slot_the_newest(call):
+    """Given a fact written three times (in words that clean to the same terms) and a second fact,
+    recall answers the fact once, as its newest note, and the second fact beside it."""
+    for text in ("Likes green tea.", "likes GREEN tea", "- Likes the green tea"):
+        _remember(call, text)
+    other = _remember(call, "Buys tea leaves in Porto")
+
+    notes = _recall(call, {"query": "green tea"}).body["notes"]
+
+    assert [(n["position"], n["text"]) for n in notes] == [(3, "Likes the green tea"), (4, other["text"])]
 
 
 def test_nothing_matches_is_an_empty_list(call):

@@ -38,7 +38,7 @@ def test_the_index_ranks_and_the_table_gives_the_notes(call, index):
 
     assert answer.status == 200
     assert answer.body == {"notes": [{**second, "score": 3.5}, {**first, "score": 1.25}], "mode": "keyword"}
-    assert index.searches == [("user#u-1", "tea", 5)]
+    assert index.searches == [("user#u-1", "tea", 20)]  # the candidate window, whatever k
 
 
 def test_a_foreign_hit_from_the_index_is_filtered_out(call, index):
@@ -153,7 +153,7 @@ def test_an_embedding_failure_gives_keyword_mode_not_an_error(call, index, embed
 
     assert answer.status == 200
     assert answer.body == {"notes": [{**note, "score": 2.5}], "mode": "keyword"}
-    assert index.searches == [("user#u-1", "tea", 4)] and index.vector_searches == []
+    assert index.searches == [("user#u-1", "tea", 20)] and index.vector_searches == []
 
 
 def test_a_foreign_hit_in_the_semantic_half_is_filtered_out(call, index, embedder):

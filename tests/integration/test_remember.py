@@ -36,6 +36,7 @@ def test_the_answer_is_the_note_as_the_contract_shows_it(call):
         },
         "truncated": False,
         "redacted": [],
+        "similar": [],
     }
 
 

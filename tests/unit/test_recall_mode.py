@@ -86,7 +86,7 @@ def test_without_an_embedding_model_the_index_answers_with_bm25_alone(table: tup
 
     assert result.mode == "keyword"
     assert [(scored.position, scored.score) for scored in result.notes] == [(1, 2.5), (3, 1.5)]
-    assert index.searches == [(SCOPE.key, "feline", 5)] and not index.vector_searches
+    assert index.searches == [(SCOPE.key, "feline", 20)] and not index.vector_searches  # the candidate window
 
 
 def test_a_query_that_cannot_be_embedded_falls_back_to_bm25_in_the_index(table: tuple[Any, Stubber]) -> None:

@@ -21,6 +21,7 @@ from agent_memory.memory.flush import FLUSH_BUDGET_S, FlushService
 from agent_memory.memory.management import Management
 from agent_memory.memory.service import MemoryService
 from agent_memory.providers.chat import chat_model_from_settings
+from agent_memory.recall.ranking import Tuning
 from agent_memory.recall.service import RecallService
 from agent_memory.storage.client import bounded_client, make_dynamodb_client
 from agent_memory.storage.consolidation_store import ConsolidationStore
@@ -95,6 +96,7 @@ class Services:
             self.notes.usage,
             chat_model=cache(lambda: chat_model_from_settings(settings, timeout_s=settings.chat_timeout_s)),
             redact_extra=settings.redact_extra,
+            vector_tag=self.table_vector_tag(),
         )
 
     @cached_property
@@ -218,7 +220,12 @@ class Services:
             NoteStore(self.dynamodb, self.settings.table_name),
             index=self.notes_index,
             embedder=self.embedding_model,
-            keyword_weight=self.settings.recall_keyword_weight,
+            tuning=Tuning(
+                keyword_weight=self.settings.recall_keyword_weight,
+                diversity_weight=self.settings.recall_diversity_weight,
+                expansion_terms=self.settings.recall_expansion_terms,
+                date_boost=self.settings.recall_date_boost,
+            ),
             vector_tag=self.table_vector_tag(),
             reranker=rerank_stage_from_settings(self.settings),
         )

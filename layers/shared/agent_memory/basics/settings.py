@@ -48,6 +48,13 @@ class Settings(BaseModel):
     )
     embedding_dimensions: int = Field(default=1024, ge=1, le=16_000, description="checked against every vector")
     recall_keyword_weight: float = Field(default=0.8, ge=0, le=1, description="BM25's share of the fused score")
+    recall_diversity_weight: float = Field(
+        default=0.4, ge=0, le=1, description="relevance's share of each MMR pick; 1: no diversity"
+    )
+    recall_expansion_terms: int = Field(default=3, ge=0, le=10, description="feedback terms added to BM25; 0: off")
+    recall_date_boost: float = Field(
+        default=1.0, ge=0, le=10, description="added to notes written on the days a query names (x the best score)"
+    )
     redact_extra: frozenset[str] = Field(default=frozenset(), description="email, phone: also redacted")
     quota_notes_per_day: int = Field(default=500, ge=1)
     quota_notes_per_member_day: int = Field(default=100, ge=1)
@@ -167,6 +174,9 @@ _ENV = {
     "openai_api_key_secret": "OPENAI_API_KEY_SECRET",
     "embedding_dimensions": "MEMORY_EMBEDDING_DIMENSIONS",
     "recall_keyword_weight": "MEMORY_RECALL_KEYWORD_WEIGHT",
+    "recall_diversity_weight": "MEMORY_RECALL_DIVERSITY_WEIGHT",
+    "recall_expansion_terms": "MEMORY_RECALL_EXPANSION_TERMS",
+    "recall_date_boost": "MEMORY_RECALL_DATE_BOOST",
     "redact_extra": "MEMORY_REDACT_EXTRA",
     "quota_notes_per_day": "MEMORY_QUOTA_NOTES_PER_DAY",
     "backend_role_arn": "MEMORY_BACKEND_ROLE_ARN",

@@ -160,6 +160,9 @@ class Remembered(Answer):
     note: Note
     truncated: bool = Field(description="The text was capped at 2,000 characters.")
     redacted: list[str] = Field(description="The kinds of secret replaced by `[redacted: <kind>]`; empty if none.")
+    similar: list[str] = Field(
+        description="Ids of the scope's recent notes that say nearly the same (the note is written all the same).",
+    )
 
 
 class Recalled(Answer):

@@ -29,6 +29,7 @@ from agent_memory.domain.shapes import Document as DocumentShape
 from agent_memory.domain.shapes import MemoryContext, Remembered, SavedDocument
 from agent_memory.domain.shapes import Note as NoteShape
 from agent_memory.memory.compression import compress, refuse_incompressible
+from agent_memory.memory.repeats import one_per_fact, similar_notes
 from agent_memory.providers.chat import ChatModel
 from agent_memory.storage.document_store import DocumentStore, QuotaRefused
 from agent_memory.storage.note_store import NoteStore
@@ -54,19 +55,21 @@ class MemoryService:
     chat_model: Callable[[], ChatModel | None]
     _: KW_ONLY
     redact_extra: frozenset[str] = frozenset()
+    vector_tag: int | None = None  # the model tag of the vectors notes carry in the table (None: none there)
 
     def remember(self, scope: Scope, origin: Origin, text: str) -> Remembered:
         """Append ``text`` as a note of ``scope`` written by ``origin``'s conversation."""
-        cleaned = clean_note_text(
-            text, redact_extra=self.redact_extra
-        )  # redacted once clean, before anything is stored or logged
+        cleaned = clean_note_text(text, redact_extra=self.redact_extra)  # redacted once clean, before it is stored
+        vector = self.notes.vector_of(cleaned.text)  # kept: the repeat check compares it with the recent notes'
         note = self.notes.append(
             scope,
             created=utc_now(),
             text=cleaned.text,
             source="remember",
             origin=origin,
+            vector=vector,
         )
+        similar = similar_notes(self.notes, scope, note, vector, tag=self.vector_tag)
         metrics.add_metric(name="NotesWritten", unit="Count", value=1)
         if cleaned.truncated:
             metrics.add_metric(name="NotesTruncated", unit="Count", value=1)
@@ -77,9 +80,14 @@ class MemoryService:
                 "note_id": note.id,
                 "truncated": cleaned.truncated,
                 "redacted": cleaned.redacted,
+                "similar": len(similar),
             },
         )
-        return Remembered(note=NoteShape.of(note), truncated=cleaned.truncated, redacted=cleaned.redacted)
+        if similar:
+            metrics.add_metric(name="NotesRepeated", unit="Count", value=1)
+        return Remembered(
+            note=NoteShape.of(note), truncated=cleaned.truncated, redacted=cleaned.redacted, similar=similar
+        )
 
     def _redact(self, text: str) -> Redacted:
         return redact(text, extra=self.redact_extra)
@@ -199,7 +207,7 @@ class MemoryService:
             logger.exception("document could not be loaded; serving the turn without it")
             degraded.insert(0, "document")
             document = EMPTY_DOCUMENT
-        kept, block = fit_notes(recent) if recent is not None else ([], None)
+        kept, block = fit_notes(one_per_fact(recent)) if recent is not None else ([], None)
         for part in degraded:
             metrics.add_metric(name=f"ContextDegraded{part.title()}", unit="Count", value=1)
         metrics.add_metric(name="ContextNotesInjected", unit="Count", value=len(kept))

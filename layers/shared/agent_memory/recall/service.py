@@ -34,7 +34,8 @@ The **index** path (OpenSearch, when ``OPENSEARCH_ENDPOINT`` is set) searches ev
   alone answers, and ``mode`` is ``keyword``.
 Each part degrades to the one below it, never to an error: no vector, BM25 in the index; no index (down,
 slow, refusing), the table's path. Scores are the fused scores (0..1) in ``hybrid`` and ``semantic``
-mode, BM25 scores in ``keyword`` mode; higher is better in all three.
+mode, BM25 scores in ``keyword`` mode, then raised for the days the query names and lowered by diversity
+(``recall.ranking``: both paths take the same steps after ranking); higher is better in all three.
 
 **Reranking** (optional, off by default: ``providers.rerank``): with ``MEMORY_RERANK_MODEL``, either path
 gathers its best ``MEMORY_RERANK_CANDIDATES`` instead of ``k``, reads them whole, and the reranking model
@@ -47,19 +48,22 @@ partition key), whatever path found it; a foreign one is dropped and logged, nev
 
 from __future__ import annotations
 
-import heapq
-from collections.abc import Sequence
-from dataclasses import KW_ONLY, dataclass
+from dataclasses import KW_ONLY, dataclass, field
 from typing import TYPE_CHECKING
 
+from agent_memory.basics.clock import utc_now
 from agent_memory.basics.errors import EmbeddingUnavailable
 from agent_memory.basics.observability import logger, metrics
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.shapes import Recalled, RecallMode, ScoredNote
-from agent_memory.search.bm25 import query_terms, rank, words
-from agent_memory.search.fusion import DEFAULT_KEYWORD_WEIGHT, query_coverage, weighted_fusion
-from agent_memory.search.vectors import QueryVector, decode
-from agent_memory.storage.note_items import KeyedNote, NoteText
+from agent_memory.recall.ranking import Tuning, coverage, dated, rank_rows
+from agent_memory.recall.selection import CANDIDATE_WINDOW, answer_slots
+from agent_memory.search.bm25 import query_terms, words
+from agent_memory.search.dates import named_days
+from agent_memory.search.expansion import EXPANSION_DOCS, anchored, expansion_terms
+from agent_memory.search.fusion import weighted_fusion
+from agent_memory.search.vectors import QueryVector
+from agent_memory.storage.note_items import KeyedNote
 from agent_memory.storage.note_store import NoteStore
 
 if TYPE_CHECKING:  # given, never built here: their modules load only where an index is configured
@@ -69,9 +73,9 @@ if TYPE_CHECKING:  # given, never built here: their modules load only where an i
 
 # The keyword fallback reads at most this many of the scope's newest notes (see the module docstring).
 KEYWORD_MAX_NOTES = 2000
-# Each half of a hybrid search ranks this many candidates (at least), so that a note ranked low by one
-# half and high by the other still reaches the fusion.
-HYBRID_MIN_WINDOW = 20
+# Each half of a search ranks this many candidates (at least), so that a note ranked low by one half and
+# high by the other still reaches the fusion, and near-copies left out leave others to take their slots.
+HYBRID_MIN_WINDOW = CANDIDATE_WINDOW
 
 
 @dataclass
@@ -86,7 +90,7 @@ class RecallService:
     index: NotesIndex | None = None
     embedder: EmbeddingModel | None = None
     keyword_max_notes: int = KEYWORD_MAX_NOTES
-    keyword_weight: float = DEFAULT_KEYWORD_WEIGHT
+    tuning: Tuning = field(default_factory=Tuning)
     vector_tag: int | None = None
     reranker: RerankStage | None = None
 
@@ -109,29 +113,57 @@ class RecallService:
         return result
 
     def _indexed(self, index: NotesIndex, scope: Scope, query: str, k: int) -> Recalled:
-        """Hybrid (or semantic) with a query vector, BM25 without one; then the notes read whole from the table.
+        """Hybrid (or semantic) with a query vector, BM25 without one, then the shared steps
+        (``recall.ranking``: expansion, fusion, time, slots); then the notes read whole from the table.
 
         The table is the source of truth: a note deleted a moment ago, whose removal the indexer has not
         yet applied, is not returned, and the consolidated flag is the current one.
         """
+        tuning = self.tuning
         vector, wanted = self._query_vector(query), self._window(k)
+        window = max(wanted, HYBRID_MIN_WINDOW)
         if vector is None:
-            rankings = [index.keyword(scope.key, query, k=wanted)]
+            halves = [index.keyword(scope.key, query, k=window)]
         else:
-            rankings = list(index.hybrid(scope.key, query, vector, size=max(wanted, HYBRID_MIN_WINDOW)))
-        own = [[hit for hit in ranking if hit.scope == scope.key] for ranking in rankings]
-        dropped = sum(map(len, rankings)) - sum(map(len, own))
-        mode: RecallMode
-        if vector is None:
-            best, mode = {_place(hit): hit.score for hit in own[0]}, "keyword"
-        else:
-            keyword_hits, semantic_hits = own
-            terms = query_terms(query, [hit.text for hit in keyword_hits if hit.text])
-            coverage = {_place(hit): query_coverage(terms, words(hit.text)) for hit in keyword_hits if hit.text}
-            halves = ([(_place(hit), hit.score) for hit in half] for half in own)
-            fused = weighted_fusion(*halves, keyword_weight=self.keyword_weight, coverage=coverage)
-            best = dict(fused[:wanted])
-            mode = ("hybrid" if keyword_hits else "semantic") if semantic_hits else "keyword"
+            halves = list(index.hybrid(scope.key, query, vector, size=window))
+        terms, extra = query_terms(query), dict[str, float]()
+        again: list[IndexHit] = []
+        if tuning.expansion_terms and halves[0]:
+            feedback = [(words(hit.text), hit.score) for hit in halves[0][:EXPANSION_DOCS]]
+            extra = expansion_terms(terms, feedback, None, count=tuning.expansion_terms)
+            if extra:
+                again = index.keyword(scope.key, query, k=window, expansion=extra)
+        days = named_days(query, utc_now().date()) if tuning.date_boost else None
+        on_days = index.within_days(scope.key, query, days, size=window) if days is not None else []
+        everything = [*halves, again, on_days]
+        own = [[hit for hit in found if hit.scope == scope.key] for found in everything]
+        dropped = sum(map(len, everything)) - sum(map(len, own))
+        texts = {_place(hit): hit.text for found in own for hit in found}
+        semantic_hits = own[1] if vector is not None else []
+
+        def fused(keyword_hits: list[IndexHit], added: dict[str, float]) -> list[tuple[tuple[str, int], float]]:
+            keyword = [(_place(hit), hit.score) for hit in keyword_hits]
+            if vector is None:
+                return keyword
+            covered = {_place(hit): coverage(terms, added, words(hit.text)) for hit in keyword_hits if hit.text}
+            semantic = [(_place(hit), hit.score) for hit in semantic_hits]
+            return weighted_fusion(keyword, semantic, keyword_weight=tuning.keyword_weight, coverage=covered)
+
+        ranked = fused(own[0], {})
+        if extra and ranked:
+            ranked = anchored(ranked[0], fused(own[-2], extra))
+        mode: RecallMode = "keyword"
+        if vector is not None and semantic_hits:
+            mode = "hybrid" if own[0] else "semantic"
+        if days is not None:
+            named = days
+            ranked = dated(
+                ranked,
+                [_place(hit) for hit in own[-1]],
+                holds=lambda place: named.holds(place[0]),
+                boost=tuning.date_boost,
+            )
+        best = dict(answer_slots(ranked, texts, k=wanted, diversity_weight=tuning.diversity_weight))
         notes = self.notes.get_many(scope, list(best))
         found = [(keyed, best[keyed.note.day, keyed.note.position]) for keyed in notes]
         return Recalled(
@@ -150,7 +182,7 @@ class RecallService:
             return None
 
     def _table(self, scope: Scope, query: str, k: int) -> Recalled:
-        """BM25 (and, with vectors in the table, cosine) over the scope's newest notes, then the k best read
+        """The shared steps (``recall.ranking.rank_rows``) over the scope's newest notes, then the k best read
         whole: two requests (and the query's embedding).
 
         Rows of another scope are set aside before ranking (so they cannot even weigh on the idf), and
@@ -160,19 +192,15 @@ class RecallService:
         vector = self._query_vector(query) if tag is not None else None
         rows = self.notes.newest_texts(scope, limit=self.keyword_max_notes, with_vectors=vector is not None)
         own = [row for row in rows if row.pk == scope.key]
-        ranked = rank(query, [row.text for row in own])
-        mode: RecallMode = "keyword"
-        wanted = self._window(k)
-        if vector is None or tag is None:
-            order = [(r.index, r.score) for r in ranked[:wanted]]
-        else:
-            window = max(wanted, HYBRID_MIN_WINDOW)
-            similar = cosine_ranking(QueryVector(vector), own, tag=tag, size=window)
-            keyword = [(r.index, r.score) for r in ranked[:window]]
-            terms = query_terms(query, [row.text for row in own])
-            coverage = {n: query_coverage(terms, words(own[n].text)) for n, _ in keyword}
-            fused = weighted_fusion(keyword, similar, keyword_weight=self.keyword_weight, coverage=coverage)
-            order, mode = fused[:wanted], "hybrid"
+        order, mode = rank_rows(
+            query,
+            own,
+            vector=QueryVector(vector) if vector is not None else None,
+            tag=tag,
+            today=utc_now().date(),
+            k=self._window(k),
+            tuning=self.tuning,
+        )
         best = {(own[n].day, own[n].position): score for n, score in order}
         notes = self.notes.get_many(scope, list(best))
         hits = [(keyed, best[keyed.note.day, keyed.note.position]) for keyed in notes]
@@ -192,20 +220,6 @@ class RecallService:
         if order is None:
             return hits[:k]
         return [hits[place].model_copy(update={"score": round(relevance, 6)}) for place, relevance in order]
-
-
-def cosine_ranking(query: QueryVector, rows: Sequence[NoteText], *, tag: int, size: int) -> list[tuple[int, float]]:
-    """The ``size`` rows (their places in ``rows``) whose stored vector of model ``tag`` is nearest the
-    query, with their cosines, best first; rows without one are left out. Ties keep the rows' order."""
-    stored = [(n, v) for n, row in enumerate(rows) if row.vector is not None and (v := decode(row.vector, tag=tag))]
-    if not stored:
-        return []
-    cosines = query.cosines([v for _, v in stored])
-    return heapq.nlargest(size, ((n, c) for (n, _), c in zip(stored, cosines, strict=True)), key=_second)
-
-
-def _second(pair: tuple[int, float]) -> float:
-    return pair[1]
 
 
 def _place(hit: IndexHit) -> tuple[str, int]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from agent_memory.search.analysis import terms
@@ -63,34 +63,40 @@ class Ranked:
     score: float
 
 
-def rank(query: str, texts: Sequence[str]) -> list[Ranked]:
+def rank(query: str, texts: Sequence[str], *, expansion: Mapping[str, float] | None = None) -> list[Ranked]:
     """The texts holding at least one of the query's words, best first.
 
     Ties keep the order of ``texts``: the caller passes them newest first, so of two equally good
-    notes the newer one comes first.
+    notes the newer one comes first. ``expansion``: more terms (``search.expansion``) with their weights
+    (a query term weighs 1); a text holding only those matches too.
     """
-    terms = query_terms(query, texts)
-    if not terms or not texts:
+    return rank_terms(query_terms(query, texts), [words(text) for text in texts], expansion=expansion)
+
+
+def rank_terms(
+    terms: Sequence[str], bags: Sequence[Sequence[str]], *, expansion: Mapping[str, float] | None = None
+) -> list[Ranked]:
+    """``rank`` over texts already analysed (``words`` of each): a caller ranking twice analyses once."""
+    weight = dict.fromkeys(terms, 1.0) | {term: w for term, w in (expansion or {}).items() if term not in terms}
+    if not weight or not bags:
         return []
-    wanted = set(terms)
-    bags: list[Counter[str]] = []
+    counted: list[Counter[str]] = []
     lengths: list[int] = []
     frequency: Counter[str] = Counter()
-    for text in texts:
-        tokens = words(text)
-        bag = Counter(token for token in tokens if token in wanted)
-        bags.append(bag)
+    for tokens in bags:
+        bag = Counter(token for token in tokens if token in weight)
+        counted.append(bag)
         lengths.append(len(tokens))
         frequency.update(bag.keys())
-    count = len(texts)
+    count = len(bags)
     average = sum(lengths) / count or 1.0
-    idf = {term: math.log(1 + (count - frequency[term] + 0.5) / (frequency[term] + 0.5)) for term in terms}
+    idf = {term: math.log(1 + (count - frequency[term] + 0.5) / (frequency[term] + 0.5)) for term in weight}
     ranked = []
-    for index, bag in enumerate(bags):
+    for index, bag in enumerate(counted):
         if not bag:
             continue
         norm = K1 * (1 - B + B * lengths[index] / average)
-        score = sum(idf[term] * tf * (K1 + 1) / (tf + norm) for term, tf in bag.items())
+        score = sum(weight[term] * idf[term] * tf * (K1 + 1) / (tf + norm) for term, tf in bag.items())
         ranked.append(Ranked(index, score))
     ranked.sort(key=lambda r: -r.score)
     return ranked

@@ -19,7 +19,7 @@ key, so the stream indexer's insert, update and removal of one note all address 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 from agent_memory.domain.notes import Note
 from agent_memory.providers.embedding import EMBEDDING_DIMENSION
 from agent_memory.search.analysis import ANALYZER, INDEX_ANALYSIS
+from agent_memory.search.dates import Days
 
 ALIAS = "notes"
 # 2: ``text`` is analysed like the table's BM25 (search.analysis: stop words, Porter2 stems).
@@ -163,16 +164,30 @@ def _in_scope(scope_key: str) -> dict[str, Any]:
 _HIT_FIELDS = ("scope", "day", "position", "text")
 
 
-def _bm25(scope_key: str, query: str, size: int) -> dict[str, Any]:
+def _bm25(scope_key: str, query: str, size: int, expansion: Mapping[str, float] | None = None) -> dict[str, Any]:
+    """BM25 on ``text``, any of the query's words; ``expansion``'s terms (already analysed: stems, so a
+    ``term`` query, never analysed again) match too, each boosted by its weight."""
+    words: list[dict[str, Any]] = [{"match": {"text": {"query": query, "operator": "or"}}}]
+    words += [{"term": {"text": {"value": term, "boost": weight}}} for term, weight in (expansion or {}).items()]
+    return {
+        "size": size,
+        "_source": list(_HIT_FIELDS),
+        "query": {"bool": {"filter": [_in_scope(scope_key)], "should": words, "minimum_should_match": 1}},
+    }
+
+
+def _on_days(scope_key: str, query: str, days: Days, size: int) -> dict[str, Any]:
+    """The scope's notes written on ``days``, those holding the query's words first (BM25), then the newest."""
     return {
         "size": size,
         "_source": list(_HIT_FIELDS),
         "query": {
             "bool": {
-                "filter": [_in_scope(scope_key)],
-                "must": [{"match": {"text": {"query": query, "operator": "or"}}}],
+                "filter": [_in_scope(scope_key), {"range": {"day": {"gte": days.first, "lte": days.last}}}],
+                "should": [{"match": {"text": {"query": query, "operator": "or"}}}],
             }
         },
+        "sort": ["_score", {"day": "desc"}, {"position": "desc"}],
     }
 
 
@@ -338,10 +353,18 @@ class NotesIndex:
     def refresh(self) -> None:
         self._client.indices.refresh(index=self._alias)
 
-    def keyword(self, scope_key: str, query: str, *, k: int) -> list[IndexHit]:
-        """BM25 on ``text``, any of the query's words, within the scope (filter and routing), best first."""
-        answer = self._client.search(index=self._alias, body=_bm25(scope_key, query, k), routing=scope_key)
-        return _hits(answer)
+    def keyword(
+        self, scope_key: str, query: str, *, k: int, expansion: Mapping[str, float] | None = None
+    ) -> list[IndexHit]:
+        """BM25 on ``text``, any of the query's words (and ``expansion``'s terms, weighted), within the scope
+        (filter and routing), best first."""
+        body = _bm25(scope_key, query, k, expansion)
+        return _hits(self._client.search(index=self._alias, body=body, routing=scope_key))
+
+    def within_days(self, scope_key: str, query: str, days: Days, *, size: int) -> list[IndexHit]:
+        """The scope's notes written on ``days`` (``search.dates``), best BM25 match first, then newest."""
+        body = _on_days(scope_key, query, days, size)
+        return _hits(self._client.search(index=self._alias, body=body, routing=scope_key))
 
     def hybrid(
         self, scope_key: str, query: str, vector: list[float], *, size: int

@@ -6,6 +6,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import datetime
+from enum import Enum
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -42,6 +43,14 @@ _DAY_PAGE_MAX = 200
 _BATCH_GET_ATTEMPTS = 3
 
 
+class _Unset(Enum):
+    COMPUTE = "compute"
+
+
+# ``append``'s default: the store computes the note's vector itself (when it writes vectors at all).
+COMPUTE = _Unset.COMPUTE
+
+
 class NoteStore:
     """Every note of a scope lives in the scope's partition, sorted by day then position."""
 
@@ -60,7 +69,22 @@ class NoteStore:
         self._usage = UsageStore(client, table_name, quota)
         self._vectors = vectors
 
-    def append(self, scope: Scope, *, created: datetime, text: str, source: str, origin: Origin) -> Note:
+    def vector_of(self, text: str) -> bytes | None:
+        """The stored vector a note of ``text`` gets (``search.vectors``), or None: this store writes no vectors,
+        or the model failed. A caller that needs the vector itself passes it to ``append`` (one embedding)."""
+        return self._vectors(text) if self._vectors is not None else None
+
+    def append(
+        self,
+        scope: Scope,
+        *,
+        created: datetime,
+        text: str,
+        source: str,
+        origin: Origin,
+        vector: bytes | _Unset | None = COMPUTE,
+        completing: Callable[[Note], dict[str, Any]] | None = None,
+    ) -> Note:
         """Two requests: take the next position of the day atomically, then write the note there, in one
         transaction with the scope's characters counter (``storage.usage_store``).
 
@@ -70,40 +94,17 @@ class NoteStore:
         The note carries this call's ``write_id``: when the client retries a put whose answer was lost
         (a timeout after DynamoDB wrote it), the condition fails on the note this very call wrote, and
         that is a success, not a collision (taking the next position would write the note twice).
+        ``vector``: the note's stored vector as ``vector_of`` gave it; by default the store computes it.
+        ``completing``: one more item of the transaction, built from the note (the flush's claim).
 
         ``created`` (UTC) gives the note its day and its ``created_at``. The scope's due marker
         (``storage.due_scopes.MarkerWrite``) is the transaction's last item: no note without its marker.
         """
-        return self._append(scope, created=created, text=text, source=source, origin=origin)
-
-    def append_completing_flush(
-        self, scope: Scope, *, created: datetime, text: str, origin: Origin, token: str
-    ) -> Note:
-        """Append the flush's note and mark its compaction event's claim ``written`` together, in one
-        transaction (``storage.flush_store``): both or neither. A claim that is no longer ``token``'s fails
-        the transaction, which surfaces as a ClientError. Otherwise as ``append``."""
-        compaction_id = origin.compaction_id
-        assert compaction_id is not None  # a flush note always carries its compaction event
-
-        def completion(note: Note) -> dict[str, Any]:
-            return completion_update(self._table, scope, compaction_id, token=token, note_id=note.id)
-
-        return self._append(scope, created=created, text=text, source="flush", origin=origin, completing=completion)
-
-    def _append(
-        self,
-        scope: Scope,
-        *,
-        created: datetime,
-        text: str,
-        source: str,
-        origin: Origin,
-        completing: Callable[[Note], dict[str, Any]] | None = None,
-    ) -> Note:
         usage = self._usage.change_item(scope, len(text))  # the characters quota, in the note's own transaction
         day, created_at = created.date().isoformat(), iso(created)
         write_id = uuid.uuid4().hex
-        vector = self._vectors(text) if self._vectors is not None else None
+        if vector is COMPUTE:
+            vector = self.vector_of(text)
         extra = {"write_id": {"S": write_id}} | ({"vec": {"B": vector}} if vector is not None else {})
         marker = MarkerWrite(self._table, scope, created_at=created_at, day=day)
         member = origin.user_id if scope.kind == "team" else None  # a team's day is shared: each member's share
@@ -141,6 +142,20 @@ class NoteStore:
                 # characters were counted and its scope made due then: the conditions may fail now, harmlessly)
             return note
         raise StorageUnavailable("could not find a free position for the note; nothing was written, try again")
+
+    def append_completing_flush(
+        self, scope: Scope, *, created: datetime, text: str, origin: Origin, token: str
+    ) -> Note:
+        """Append the flush's note and mark its compaction event's claim ``written`` together, in one
+        transaction (``storage.flush_store``): both or neither. A claim that is no longer ``token``'s fails
+        the transaction, which surfaces as a ClientError. Otherwise as ``append``."""
+        compaction_id = origin.compaction_id
+        assert compaction_id is not None  # a flush note always carries its compaction event
+
+        def completion(note: Note) -> dict[str, Any]:
+            return completion_update(self._table, scope, compaction_id, token=token, note_id=note.id)
+
+        return self.append(scope, created=created, text=text, source="flush", origin=origin, completing=completion)
 
     def _next_position(self, scope: Scope, day: str, now: datetime, take_id: str, member: str | None = None) -> int:
         """The day's next position. The same request counts the note against the daily quotas (no extra

@@ -1,0 +1,153 @@
+"""Recall's ranking steps, shared by both paths, and the table path's whole ranking over the rows it read.
+
+The steps, in order (each one a setting; docs/recall-quality.md has the ablation that chose the defaults):
+
+1. **BM25**, and **fusion** with the cosine half when there is a query vector (``search.fusion``, at
+   ``MEMORY_RECALL_KEYWORD_WEIGHT``).
+2. **Expansion** (``search.expansion``): the first pass's best texts lend their words to a second BM25
+   pass (``MEMORY_RECALL_EXPANSION_TERMS``; 0: off), fused again (an expansion term counts toward a
+   note's coverage by its weight); the first ranking's best note stays first (``anchored``).
+3. **Time** (``search.dates``): the notes written on the days the question names get
+   ``MEMORY_RECALL_DATE_BOOST`` times the best score added, and the notes of those days that no half
+   found join the candidates with that boost alone (so "what did she do yesterday?" finds yesterday's
+   notes whatever their words).
+4. **Slots** (``recall.selection``): one note per group of near-identical notes, then diversity.
+
+``bench/recall_quality.py`` runs ``rank_rows`` itself, step by step, for its ablation table.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import TypeVar
+
+from agent_memory.domain.shapes import RecallMode
+from agent_memory.recall.selection import CANDIDATE_WINDOW, answer_slots
+from agent_memory.search.bm25 import query_terms, rank_terms, words
+from agent_memory.search.dates import named_days
+from agent_memory.search.diversity import DEFAULT_DIVERSITY_WEIGHT
+from agent_memory.search.expansion import DEFAULT_EXPANSION_TERMS, EXPANSION_DOCS, anchored, expansion_terms
+from agent_memory.search.fusion import DEFAULT_KEYWORD_WEIGHT, weighted_fusion
+from agent_memory.search.near_duplicates import Cosine
+from agent_memory.search.vectors import QueryVector, decode
+from agent_memory.storage.note_items import NoteText
+
+DEFAULT_DATE_BOOST = 1.0
+
+Place = TypeVar("Place", bound=Hashable)
+
+
+@dataclass(frozen=True, slots=True)
+class Tuning:
+    """The ranking's settings (``basics.settings``: ``MEMORY_RECALL_*``)."""
+
+    keyword_weight: float = DEFAULT_KEYWORD_WEIGHT
+    diversity_weight: float = DEFAULT_DIVERSITY_WEIGHT
+    expansion_terms: int = DEFAULT_EXPANSION_TERMS
+    date_boost: float = DEFAULT_DATE_BOOST
+
+
+def coverage(terms: Sequence[str], expansion: Mapping[str, float], text_terms: Sequence[str]) -> float:
+    """The share of the query's terms a text holds (``search.fusion.query_coverage``), an expansion term
+    counting its weight; at most 1 (1 for a query without terms)."""
+    if not terms:
+        return 1.0
+    held = set(text_terms)
+    found = sum(1 for term in set(terms) if term in held) + sum(w for t, w in expansion.items() if t in held)
+    return min(1.0, found / len(set(terms)))
+
+
+def dated(
+    ranked: Sequence[tuple[Place, float]], on_days: Sequence[Place], *, holds: Callable[[Place], bool], boost: float
+) -> list[tuple[Place, float]]:
+    """``ranked`` with ``boost`` times its best score added to the places ``holds`` (written on the named days),
+    and ``on_days`` (such places, best first) added where missing; best first, ties in the order given."""
+    top = max((score for _, score in ranked), default=1.0) or 1.0
+    scores = dict(ranked)
+    for place in on_days:
+        scores.setdefault(place, 0.0)
+    boosted = [(place, score + boost * top if holds(place) else score) for place, score in scores.items()]
+    return sorted(boosted, key=lambda pair: -pair[1])
+
+
+def cosine_ranking(query: QueryVector, rows: Sequence[NoteText], *, tag: int, size: int) -> list[tuple[int, float]]:
+    """The ``size`` rows (their places in ``rows``) whose stored vector of model ``tag`` is nearest the
+    query, with their cosines, best first; rows without one are left out. Ties keep the rows' order."""
+    stored = [(n, v) for n, row in enumerate(rows) if row.vector is not None and (v := decode(row.vector, tag=tag))]
+    if not stored:
+        return []
+    cosines = query.cosines([v for _, v in stored])
+    return heapq.nlargest(size, ((n, c) for (n, _), c in zip(stored, cosines, strict=True)), key=_second)
+
+
+def _second(pair: tuple[int, float]) -> float:
+    return pair[1]
+
+
+def rank_rows(
+    query: str,
+    rows: Sequence[NoteText],
+    *,
+    vector: QueryVector | None,
+    tag: int | None,
+    today: date,
+    k: int,
+    tuning: Tuning,
+) -> tuple[list[tuple[int, float]], RecallMode]:
+    """The ``k`` rows to answer (their places in ``rows``, newest first as read), with their scores, and the
+    mode: the steps of the module docstring over the rows in hand (no read)."""
+    texts = [row.text for row in rows]
+    bags = [words(text) for text in texts]  # analysed once for both passes and the feedback
+    window = max(k, CANDIDATE_WINDOW)
+    terms = query_terms(query, texts)
+    ranked = rank_terms(terms, bags)
+    extra: dict[str, float] = {}
+    if tuning.expansion_terms and ranked:
+        best = [(bags[r.index], r.score) for r in ranked[:EXPANSION_DOCS]]
+        extra = expansion_terms(terms, best, [set(bag) for bag in bags], count=tuning.expansion_terms)
+    similar = cosine_ranking(vector, rows, tag=tag, size=window) if vector is not None and tag is not None else None
+
+    def fused(keyword: list[tuple[int, float]], added: dict[str, float]) -> list[tuple[int, float]]:
+        if similar is None:
+            return keyword
+        covered = {n: coverage(terms, added, bags[n]) for n, _ in keyword}
+        return weighted_fusion(keyword, similar, keyword_weight=tuning.keyword_weight, coverage=covered)
+
+    order = fused([(r.index, r.score) for r in ranked[:window]], {})
+    if extra and order:
+        again = [(r.index, r.score) for r in rank_terms(terms, bags, expansion=extra)[:window]]
+        order = anchored(order[0], fused(again, extra))
+    mode: RecallMode = "keyword" if similar is None else "hybrid"
+    days = named_days(query, today) if tuning.date_boost else None
+    if days is not None:
+        matched = {r.index: r.score for r in ranked}
+        on_days = sorted((n for n, row in enumerate(rows) if days.holds(row.day)), key=lambda n: -matched.get(n, 0.0))
+        order = dated(order, on_days[:window], holds=lambda n: days.holds(rows[n].day), boost=tuning.date_boost)
+    cosine = stored_cosine(rows, tag) if tag is not None else None
+    slots = answer_slots(
+        order, {n: texts[n] for n, _ in order}, k=k, diversity_weight=tuning.diversity_weight, cosine=cosine,
+        newer=_newer_row,
+    )  # fmt: skip
+    return slots, mode
+
+
+def _newer_row(first: int, second: int) -> bool:
+    """Rows come newest first: the smaller place in them is the newer note."""
+    return first < second
+
+
+def stored_cosine(rows: Sequence[NoteText], tag: int) -> Cosine:
+    """The cosine of two rows' stored vectors (their places in ``rows``), or None when either has none."""
+
+    def cosine(first: int, second: int) -> float | None:
+        one, other = rows[first].vector, rows[second].vector
+        left = decode(one, tag=tag) if one is not None else None
+        right = decode(other, tag=tag) if other is not None else None
+        if left is None or right is None:
+            return None
+        return QueryVector(left[0].tolist()).cosine(right)
+
+    return cosine
