@@ -22,6 +22,7 @@ from agent_memory.domain.scope import Scope
 from local.lambda_context import LambdaContext
 from local.template import load_handler, table_definitions
 from tests.events import load_event
+from tests.fake_embeddings import FakeEmbeddingModel
 from tests.moto_support import atomic_moto_requests
 
 NOW = "2026-12-03T10:15:00Z"
@@ -71,6 +72,17 @@ def aws() -> Iterator[Any]:
         for definition in table_definitions().values():
             client.create_table(**definition)
         yield client
+
+
+@pytest.fixture
+def embedder(monkeypatch: pytest.MonkeyPatch) -> FakeEmbeddingModel:
+    """The named fake embedding model, and no notes index: recall is hybrid over the table's notes."""
+    monkeypatch.setenv("MEMORY_EMBEDDING_MODEL", "openai:fake-embeddings")
+    monkeypatch.delenv("OPENSEARCH_ENDPOINT", raising=False)
+    bootstrap.reset()
+    fake = FakeEmbeddingModel()
+    bootstrap.provide(embedding_model=fake)
+    return fake
 
 
 @pytest.fixture

@@ -4,22 +4,10 @@ embedding model: a text's vector is the normalised sum of its words' concepts)."
 
 from __future__ import annotations
 
-import pytest
-
-from agent_memory import bootstrap
 from tests.conftest import private
-from tests.fake_embeddings import FakeEmbeddingModel
 
 LONG = "Drinks espresso with oat milk every morning"
 LONGER = "Drinks espresso with oat milk every morning at home"  # one word more: cosine 0.93 with the fake
-
-
-@pytest.fixture
-def embedder(monkeypatch):
-    monkeypatch.setenv("MEMORY_EMBEDDING_MODEL", "openai:fake-embeddings")
-    monkeypatch.delenv("OPENSEARCH_ENDPOINT", raising=False)
-    bootstrap.reset()
-    bootstrap.provide(embedding_model=FakeEmbeddingModel())
 
 
 def _remember(call, text):

@@ -7,8 +7,6 @@ scope's newest notes. The embedding model is the named fake (tests.fake_embeddin
 
 from __future__ import annotations
 
-import pytest
-
 from agent_memory import bootstrap
 from agent_memory.basics.errors import EmbeddingUnavailable
 from agent_memory.search.vectors import decode, model_tag
@@ -18,16 +16,6 @@ from tests.conftest import private
 from tests.fake_embeddings import FakeEmbeddingModel
 
 MODEL = "openai:fake-embeddings"
-
-
-@pytest.fixture
-def embedder(monkeypatch):
-    monkeypatch.setenv("MEMORY_EMBEDDING_MODEL", MODEL)
-    monkeypatch.delenv("OPENSEARCH_ENDPOINT", raising=False)
-    bootstrap.reset()
-    fake = FakeEmbeddingModel()
-    bootstrap.provide(embedding_model=fake)
-    return fake
 
 
 def _remember(call, text, context=None):

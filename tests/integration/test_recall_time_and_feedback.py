@@ -53,28 +53,29 @@ def test_the_same_words_resolve_against_the_questions_own_time(call, monkeypatch
     assert a_week_later[0]["id"] == lunches["2026-11-24"]["id"]  # asked on Tuesday 1 December
 
 
-def test_a_note_of_the_named_day_is_found_without_a_word_in_common(call, monkeypatch):
-    met = _remember_on(call, monkeypatch, "2026-12-03T09:00:00Z", "Met Noor at the climbing gym")
-    _remember_on(call, monkeypatch, "2026-12-02T09:00:00Z", "What a day: tired")
+def test_keyword_mode_answers_only_notes_holding_a_word_of_the_question_whatever_its_day(call, monkeypatch):
+    """Without vectors the answer is the notes holding a word of the query: a named day reorders them only."""
+    _remember_on(call, monkeypatch, "2026-12-03T09:00:00Z", "Met Noor at the climbing gym")
 
-    notes = _recall_on(call, monkeypatch, FRIDAY, "What happened yesterday?")
-
-    assert [note["id"] for note in notes] == [met["id"]]
+    assert _recall_on(call, monkeypatch, FRIDAY, "What happened yesterday?") == []
 
 
-def test_the_table_path_expands_the_query_with_the_best_hits_words(call, monkeypatch):
+def _garden(call, monkeypatch):
     garden = _remember_on(call, monkeypatch, FRIDAY, "Started a vegetable garden at the allotment on Elm Road")
     blight = _remember_on(call, monkeypatch, FRIDAY, "Tomatoes at the allotment got blight in August")
     for filler in ("Talked with Sam about the budget", "Had ramen for lunch", "Reviewed the billing pull request"):
         _remember_on(call, monkeypatch, FRIDAY, filler)
+    return garden, blight
+
+
+def test_keyword_mode_does_not_answer_a_note_found_by_expansion_alone(call, monkeypatch):
+    """The index path below finds the blight through the garden's words; keyword mode answers the notes holding
+    a word of the question only (hybrid's table path ranks every note with a vector anyway)."""
+    garden, _ = _garden(call, monkeypatch)
 
     notes = _recall_on(call, monkeypatch, FRIDAY, "how is the vegetable garden going?")
 
-    assert [note["id"] for note in notes] == [garden["id"], blight["id"]]  # blight shares no word with it
-    monkeypatch.setenv("MEMORY_RECALL_EXPANSION_TERMS", "0")
-    assert [note["id"] for note in _recall_on(call, monkeypatch, FRIDAY, "how is the vegetable garden going?")] == [
-        garden["id"]
-    ]
+    assert [note["id"] for note in notes] == [garden["id"]]
 
 
 @pytest.fixture
@@ -100,11 +101,11 @@ def test_the_index_path_asks_for_the_named_days_and_boosts_their_notes(call, mon
     assert notes[0]["id"] == lunches["2026-12-01"]["id"]
 
 
-def test_the_index_path_asks_again_with_the_feedback_terms(call, monkeypatch, index):
+def test_the_index_path_asks_again_with_the_feedback_terms(call, monkeypatch, index, embedder):
     garden = _remember_on(call, monkeypatch, FRIDAY, "Started a vegetable garden at the allotment on Elm Road")
     blight = _remember_on(call, monkeypatch, FRIDAY, "Tomatoes at the allotment got blight in August")
     index.hits = [_hit(garden, 3.0)]  # the first pass: the question's words
-    index.semantic_hits = []
+    index.semantic_hits = [_hit(garden, 0.9)]
     index.expanded_hits = [_hit(garden, 3.2), _hit(blight, 0.6)]  # the second, as the node would answer it
     bootstrap.provide(notes_index=index)
 

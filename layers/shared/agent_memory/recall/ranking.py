@@ -126,6 +126,9 @@ def rank_rows(
         matched = {r.index: r.score for r in ranked}
         on_days = sorted((n for n, row in enumerate(rows) if days.holds(row.day)), key=lambda n: -matched.get(n, 0.0))
         order = dated(order, on_days[:window], holds=lambda n: days.holds(rows[n].day), boost=tuning.date_boost)
+    if mode == "keyword":  # keyword mode answers notes holding a query word: time and expansion only reorder them
+        holding = {r.index for r in ranked}
+        order = [(n, score) for n, score in order if n in holding]
     cosine = stored_cosine(rows, tag) if tag is not None else None
     slots = answer_slots(
         order, {n: texts[n] for n, _ in order}, k=k, diversity_weight=tuning.diversity_weight, cosine=cosine,

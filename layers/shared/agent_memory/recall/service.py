@@ -163,6 +163,9 @@ class RecallService:
                 holds=lambda place: named.holds(place[0]),
                 boost=tuning.date_boost,
             )
+        if mode == "keyword":  # keyword mode answers notes holding a query word: time and expansion only reorder
+            holding = {_place(hit) for hit in own[0]}
+            ranked = [(place, score) for place, score in ranked if place in holding]
         best = dict(answer_slots(ranked, texts, k=wanted, diversity_weight=tuning.diversity_weight))
         notes = self.notes.get_many(scope, list(best))
         found = [(keyed, best[keyed.note.day, keyed.note.position]) for keyed in notes]
