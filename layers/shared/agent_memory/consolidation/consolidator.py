@@ -259,7 +259,7 @@ class Consolidator:
                 break
             try:
                 applied = redacted(proposal.edits, self.service.redact_extra)
-                fold = Fold(group.notes, message.run_id, claim.token, applied)
+                fold = Fold(group.notes, message.run_id, claim.token, claim.fence, applied)
                 by = Author(run_id=message.run_id)
                 write = DocumentWrite(scope, proposal.content, current.version, "consolidation", by, fold)
                 self.service.update_memory(write)

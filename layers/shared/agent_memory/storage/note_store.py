@@ -15,7 +15,7 @@ from agent_memory.basics.errors import StorageUnavailable
 from agent_memory.domain.notes import Note, Origin
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import DynamoDB, cancellation_codes, condition_failed, error_code, query_pages
-from agent_memory.storage.due_scopes import MarkerWrite, write_with_marker
+from agent_memory.storage.due_scopes import MarkerWrite, fence_move, write_with_marker
 from agent_memory.storage.flush_store import completion_update
 from agent_memory.storage.keys import (
     NOTE_PREFIX,
@@ -230,21 +230,33 @@ class NoteStore:
         return note_from_item(item) if item else None
 
     def delete(self, scope: Scope, day: str, position: int) -> bool:
-        """Remove one note; False if the scope holds no such note. The stream carries the removal to the index."""
+        """Remove one note; False if the scope holds no such note. The stream carries the removal to the index.
+
+        The note leaves in one transaction with a move of the scope's erase fence (``storage.due_scopes``), so a
+        consolidation that read it cannot save it into a version after; a scope without a due marker has no
+        consolidation to refuse, and its note leaves alone."""
+        key = {"pk": {"S": scope.key}, "sk": {"S": note_sk(day, position)}}
+        old = self._client.get_item(TableName=self._table, Key=key, ConsistentRead=True).get("Item")
+        if old is None:
+            return False
+        gone = {"TableName": self._table, "Key": key, "ConditionExpression": "attribute_exists(sk)"}
         try:
-            old = self._client.delete_item(
-                TableName=self._table,
-                Key={"pk": {"S": scope.key}, "sk": {"S": note_sk(day, position)}},
-                ConditionExpression="attribute_exists(sk)",
-                ReturnValues="ALL_OLD",
-            )
+            # botocore gives the transaction a ClientRequestToken, the same on its own retries
+            self._client.transact_write_items(TransactItems=[{"Delete": gone}, fence_move(self._table, scope)])
         except ClientError as error:
-            if condition_failed(error):
-                return False
-            raise
-        attributes = old.get("Attributes", {})
-        self._usage.give_back(scope, len(attributes.get("text", {}).get("S", "")))
-        author = attributes.get("origin_user_id", {}).get("S")
+            codes = cancellation_codes(error)
+            if codes[:1] == ["ConditionalCheckFailed"]:
+                return False  # deleted meanwhile: by the other call, which gave its usage back
+            if codes[1:2] != ["ConditionalCheckFailed"]:
+                raise
+            try:
+                self._client.delete_item(**gone)
+            except ClientError as refused:
+                if condition_failed(refused):
+                    return False
+                raise
+        self._usage.give_back(scope, len(old.get("text", {}).get("S", "")))
+        author = old.get("origin_user_id", {}).get("S")
         self._usage.give_back_notes(scope, day, 1, {author: 1} if scope.kind == "team" and author else None)
         return True
 
