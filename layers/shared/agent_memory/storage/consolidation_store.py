@@ -147,9 +147,10 @@ class ConsolidationStore(RunRecords):
         count = self.count_item(run, failed=1, remaining=remaining, tokens=tokens)
         return self.transact([index.failed_item(scope, claim, run), count])
 
-    def count_elsewhere(self, run: str) -> bool:
-        """Count as done in its run a group that another run's worker holds (one transaction)."""
-        return self.transact([self.count_item(run, done=1)])
+    def count_elsewhere(self, index: DueScopes, scope: Scope, run: str) -> bool:
+        """Count as done in its run a group that another run's worker holds, once (one transaction with the
+        marker's ``elsewhere_run``: sent again, its condition fails and nothing is counted twice)."""
+        return self.transact([index.elsewhere_item(scope, run), self.count_item(run, done=1)])
 
     def transact(self, items: list[dict[str, Any]]) -> bool:
         """One TransactWriteItems; False when an item's condition failed (nothing was written)."""

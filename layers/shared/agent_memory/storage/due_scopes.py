@@ -364,6 +364,18 @@ class DueScopes:
             }
         }
 
+    def elsewhere_item(self, scope: Scope, run_id: str) -> dict[str, Any]:
+        """The transaction item that lets a run count, once, a scope that another run's worker holds."""
+        return {
+            "Update": {
+                "TableName": self._table,
+                "Key": {"pk": {"S": scope.key}, "sk": {"S": DUE_SK}},
+                "UpdateExpression": "SET elsewhere_run = :run",
+                "ConditionExpression": "attribute_exists(sk) AND (attribute_not_exists(elsewhere_run) OR elsewhere_run <> :run)",
+                "ExpressionAttributeValues": {":run": {"S": run_id}},
+            }
+        }
+
     def release(self, scope: Scope, claim: Claim) -> None:
         """Give the claim back without settling (a failure that the queue will deliver again)."""
         self._update(
