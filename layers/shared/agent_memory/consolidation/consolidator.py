@@ -257,8 +257,8 @@ class Consolidator:
                 max_chars=self.caps.max_chars,
             )
             seen["due"] = len(group.notes) + group.remaining
-            if not group.notes:
-                return finished, group.remaining, None
+            if finished or not group.notes:  # this claim's own fold, saved before a fault: it is the group
+                return finished, seen["due"] if finished else group.remaining, None
             proposal = propose(model, current, group.notes)
             seen["input"] += proposal.input_tokens
             seen["output"] += proposal.output_tokens
@@ -278,22 +278,24 @@ class Consolidator:
                 time.sleep(random.uniform(0.05, 0.25) * attempt)  # noqa: S311 - jitter: let a burst of writers pass
         for note in group.notes:
             self.store.mark_consolidated(scope, note.sk)
-        self.store.clear_pending(scope, claim.token)
-        return len(group.notes), group.remaining, proposal.kind
+        return len(group.notes), group.remaining, proposal.kind  # the settle clears the pending record
 
     def _finish_pending(self, scope: Scope, token: str) -> int:
-        """Mark what an earlier worker folded but did not mark; how many, if that worker had this very message
-        (it died after its save: the notes count for this group)."""
+        """Mark what an earlier worker folded but did not mark; how many, if that worker had this very claim (it
+        died, or lost an answer, after its save: the notes count for this group, and the record stays for the
+        settle to clear with the count, so a fault before the settle never loses them from the run's count)."""
         pending = self.store.pending(scope)
         if pending is None:
             return 0
         for note_sk in pending.note_sks:
             self.store.mark_consolidated(scope, note_sk)
+        if pending.token == token:
+            return len(pending.note_sks)
         self.store.clear_pending(scope, pending.token)
         logger.info(
             "finished pending marks of an earlier worker", extra={"scope": scope.key, "notes": len(pending.note_sks)}
         )
-        return len(pending.note_sks) if pending.token == token else 0
+        return 0
 
     def _settle(
         self,
@@ -353,14 +355,13 @@ class Consolidator:
 
     def _count(self, run: str, counted: bool) -> bool:
         """After a group's count in its run (``counted``: False if its transaction's condition failed), finish the
-        run if it was the last group."""
-        if not counted:
-            return False
+        run if it was the last group; also when not ``counted``: the refusal may be this count's own first
+        attempt, applied with its answer lost, which then finished nothing."""
         try:
             self.store.finish_if_complete(run)
-        except Exception:  # noqa: BLE001 - counted; a later group or the planner finishes the run
+        except Exception:  # noqa: BLE001 - a later group or the planner finishes the run
             logger.exception("could not finish the run", extra={"run": run})
-        return True
+        return counted
 
 
 _SETTLE_ATTEMPTS = 5

@@ -126,12 +126,24 @@ class ConsolidationStore(RunRecords):
         tokens: tuple[int, int] = (0, 0),
         fold: str | None = None,
     ) -> bool:
-        """Settle the scope's due marker after its folded group and count the group in its run, together (one
-        transaction), with its model's ``tokens`` and how it was folded; False when a condition failed (the
-        marker moved meanwhile): nothing was written."""
+        """Settle the scope's due marker after its folded group, count the group in its run and clear the claim's
+        pending record, together (one transaction), with its model's ``tokens`` and how it was folded; False when
+        a condition failed (the marker moved meanwhile): nothing was written."""
         settle = index.settle_item(scope, claim, run, writes=writes, oldest=oldest, folded=folded)
         count = self.count_item(run, done=1, notes=folded, remaining=remaining, tokens=tokens, fold=fold)
-        return self.transact([settle, count])
+        return self.transact([settle, count, self._pending_cleared(scope, claim.token)])
+
+    def _pending_cleared(self, scope: Scope, token: str) -> dict[str, Any]:
+        """The transaction item deleting the claim's own pending record with its group's count (if it left one)."""
+        return {
+            "Delete": {
+                "TableName": self._table,
+                "Key": {"pk": {"S": scope.key}, "sk": {"S": PENDING_SK}},
+                "ConditionExpression": "attribute_not_exists(sk) OR #token = :token",
+                "ExpressionAttributeNames": {"#token": "token"},
+                "ExpressionAttributeValues": {":token": {"S": token}},
+            }
+        }
 
     def fail_group(
         self,
