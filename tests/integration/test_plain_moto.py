@@ -51,7 +51,7 @@ def plain_moto(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
     """A moto server in its own process (so no patch of this one reaches it), the template's tables on it."""
     port = _free_port()
     server = Path(sys.executable).with_name("moto_server")
-    process = subprocess.Popen(  # noqa: S603 - the venv's own moto_server
+    process = subprocess.Popen(
         [str(server), "-H", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     try:
@@ -59,7 +59,7 @@ def plain_moto(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
         deadline = time.monotonic() + 30
         while True:
             try:
-                urllib.request.urlopen(f"{endpoint}/moto-api/", timeout=1)  # noqa: S310 - a local URL
+                urllib.request.urlopen(f"{endpoint}/moto-api/", timeout=1)
                 break
             except OSError:
                 if time.monotonic() > deadline:

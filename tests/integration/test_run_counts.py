@@ -118,8 +118,8 @@ def test_a_group_held_by_another_run_is_counted_once_in_this_run(aws):
 def test_a_failed_group_whose_count_lost_its_answer_is_counted_once(aws, lost_answers, monkeypatch):
     """A worker's group failing for good tonight: its count's transaction is applied, its answer lost, and sent
     again without the engine's token (plain moto): the marker's ``last_run`` refuses the second count."""
-    from tests.integration.test_consolidation_fanout import Worker
     from local.sqs_mapping import LocalQueueMapping
+    from tests.integration.test_consolidation_fanout import Worker
 
     mapping = LocalQueueMapping(None, Worker(), visibility_s=0)
     monkeypatch.setenv("MEMORY_CONSOLIDATION_QUEUE_URL", mapping.url)

@@ -135,15 +135,9 @@ class ConsolidationStore(RunRecords):
 
     def _pending_cleared(self, scope: Scope, token: str) -> dict[str, Any]:
         """The transaction item deleting the claim's own pending record with its group's count (if it left one)."""
-        return {
-            "Delete": {
-                "TableName": self._table,
-                "Key": {"pk": {"S": scope.key}, "sk": {"S": PENDING_SK}},
-                "ConditionExpression": "attribute_not_exists(sk) OR #token = :token",
-                "ExpressionAttributeNames": {"#token": "token"},
-                "ExpressionAttributeValues": {":token": {"S": token}},
-            }
-        }
+        ours = _written_by(token)
+        absent_or_ours = {**ours, "ConditionExpression": f"attribute_not_exists(sk) OR {ours['ConditionExpression']}"}
+        return {"Delete": {"TableName": self._table, "Key": _pending_key(scope), **absent_or_ours}}
 
     def fail_group(
         self,
@@ -191,19 +185,9 @@ class ConsolidationStore(RunRecords):
     def clear_pending(self, scope: Scope, token: str | None = None) -> None:
         """Delete the scope's pending record; with ``token``, only the record that token wrote (a late worker
         never deletes the record of the worker that took the scope over)."""
-        condition: dict[str, Any] = (
-            {
-                "ConditionExpression": "#token = :token",
-                "ExpressionAttributeNames": {"#token": "token"},
-                "ExpressionAttributeValues": {":token": {"S": token}},
-            }
-            if token
-            else {}
-        )
+        condition = _written_by(token) if token else {}
         try:
-            self._client.delete_item(
-                TableName=self._table, Key={"pk": {"S": scope.key}, "sk": {"S": PENDING_SK}}, **condition
-            )
+            self._client.delete_item(TableName=self._table, Key=_pending_key(scope), **condition)
         except ClientError as error:
             if not condition_failed(error):
                 raise
@@ -324,6 +308,19 @@ class ConsolidationStore(RunRecords):
         except ClientError as error:
             if not condition_failed(error):
                 raise
+
+
+def _pending_key(scope: Scope) -> dict[str, Any]:
+    return {"pk": {"S": scope.key}, "sk": {"S": PENDING_SK}}
+
+
+def _written_by(token: str) -> dict[str, Any]:
+    """The condition that the scope's pending record is the one ``token`` wrote."""
+    return {
+        "ConditionExpression": "#token = :token",
+        "ExpressionAttributeNames": {"#token": "token"},
+        "ExpressionAttributeValues": {":token": {"S": token}},
+    }
 
 
 def _due_note(item: dict[str, Any]) -> DueNote:

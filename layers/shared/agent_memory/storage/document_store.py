@@ -133,15 +133,15 @@ class DocumentStore:
     ) -> Document:
         """Save ``content`` as version ``expected_version + 1``.
 
-        With ``pending_marks`` (a consolidation's fold) the version and its pending marks are saved together,
-        in one transaction: the version lists the notes it folded, the pending-marks record
-        (``storage.consolidation_store``) the notes still to mark, and the scope's erase fence must be the one
-        the fold's claim read (``storage.due_scopes.fence_check``: a note deleted or an erase begun meanwhile
-        refuses the save, FoldedNoteGone), one item whatever the group's size. ``usage_change`` (``UsageStore.change_item``)
-        moves the scope's character counter in the same transaction; its failed condition is the quota's
-        refusal. ``prune``: a version that leaves the kept history (``document.HISTORY_VERSIONS``), deleted in
-        the same transaction. Raises VersionConflict when the head is no longer at ``expected_version``;
-        nothing is written then.
+        With ``pending_marks`` (a consolidation's fold) the version and its pending marks are saved together, in one
+        transaction: the version lists the notes it folded, the pending-marks record
+        (``storage.consolidation_store``) the notes still to mark, and the scope's erase fence must be the one the
+        fold's claim read (``storage.due_scopes.fence_check``: a note deleted or an erase begun meanwhile refuses
+        the save, FoldedNoteGone), one item whatever the group's size. ``usage_change`` (``UsageStore.change_item``)
+        moves the scope's character counter in the same transaction; its failed condition is the quota's refusal.
+        ``prune``: a version that leaves the kept history (``document.HISTORY_VERSIONS``), deleted in the same
+        transaction. Raises VersionConflict when the head is no longer at ``expected_version``; nothing is written
+        then.
 
         The version carries ``write_id`` (one per logical write, however often it is sent): when a save whose
         answer was lost is sent again (by botocore, or by the caller's own retry), its version item's

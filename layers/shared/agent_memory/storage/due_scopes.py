@@ -256,7 +256,8 @@ class DueScopes:
                 TableName=self._table,
                 Key={"pk": {"S": scope.key}, "sk": {"S": DUE_SK}},
                 UpdateExpression=(
-                    "SET folding = :token, folding_until = :until, folding_run = :run, fence = if_not_exists(fence, :fence)"
+                    "SET folding = :token, folding_until = :until, folding_run = :run,"
+                    " fence = if_not_exists(fence, :fence)"
                 ),
                 ConditionExpression=(
                     "attribute_exists(sk)"  # an erased scope has no marker: nothing to fold, and none is made
@@ -371,7 +372,9 @@ class DueScopes:
                 "TableName": self._table,
                 "Key": {"pk": {"S": scope.key}, "sk": {"S": DUE_SK}},
                 "UpdateExpression": "SET elsewhere_run = :run",
-                "ConditionExpression": "attribute_exists(sk) AND (attribute_not_exists(elsewhere_run) OR elsewhere_run <> :run)",
+                "ConditionExpression": (
+                    "attribute_exists(sk) AND (attribute_not_exists(elsewhere_run) OR elsewhere_run <> :run)"
+                ),
                 "ExpressionAttributeValues": {":run": {"S": run_id}},
             }
         }
