@@ -13,13 +13,14 @@ Attributes:
 - ``folding``/``folding_until``: the claim of the worker folding the scope now (a lease, so that a
   duplicate message does not ask the model twice); ``last_run``: the run that last finished the scope, so
   a message of that run delivered again is a no-op;
-- ``fence`` and ``erasing``: the erase fence. ``fence`` is a random token that a claim sets when the marker
-  has none and that every deletion of notes replaces (a note's delete in its own transaction, an erase as it
-  begins and as it ends); ``erasing`` is set while an erase runs. A fold's save checks, in its transaction,
-  that the marker still holds the token its claim read and no erase is running: one ``ConditionCheck``
-  however many notes the group folds (it used to be one per note, up to 100 transaction items, which made a
-  200-note save time out on moto). A marker erased and written again has a new token, so a fold that read
-  the scope before an erase never saves after it.
+- ``fence`` and ``erasing``: the erase fence. ``fence`` is a token that a claim sets when the marker has
+  none (derived from the claim's token) and that every deletion of notes replaces with a random one (a
+  note's delete in its own transaction, an erase as it begins and as it ends); ``erasing`` is set while an
+  erase runs. A fold's save checks, in its transaction, that the marker still holds the token its claim
+  read and no erase is running: one ``ConditionCheck`` however many notes the group folds (it used to be
+  one per note, up to 100 transaction items, which made a 200-note save time out on moto). A marker erased
+  and written again has no fence until it is claimed again, so a fold that read the scope before an erase
+  never saves after it.
 
 Every note write updates the marker inside the note's own transaction (``MarkerWrite``, no extra request):
 a note is never stored without its scope being due, and a retried transaction (its answer lost) cannot
@@ -269,7 +270,9 @@ class DueScopes:
                     ":until": {"N": str(now_epoch + lease_s)},
                     ":now": {"N": str(now_epoch)},
                     ":run": {"S": run_id},
-                    ":fence": {"S": uuid.uuid4().hex},
+                    # the same on a retried claim: two attempts of one claim racing on an engine without
+                    # isolation (plain moto) cannot leave one fence stored and answer the other
+                    ":fence": {"S": f"claim:{token}"},
                 },
                 ReturnValues="ALL_NEW",
                 ReturnValuesOnConditionCheckFailure="ALL_OLD",
