@@ -103,7 +103,7 @@ TABLE_ACTIONS = {
         "dynamodb:Query",
         "dynamodb:BatchGetItem",  # recall reads its k best notes whole in one request
     },
-    "ContextFunction": {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:BatchWriteItem"},  # injection records
+    "ContextFunction": {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem"},  # the injection record
     "FlushFunction": {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
     "ManagementFunction": {
         "dynamodb:GetItem",
@@ -127,8 +127,7 @@ TABLE_ACTIONS = {
         "dynamodb:UpdateItem",
         "dynamodb:DeleteItem",
         "dynamodb:Query",
-        "dynamodb:ConditionCheckItem",  # a folded note must still exist when its version is written
-        "dynamodb:BatchGetItem",  # the same, for the notes a transaction has no room for
+        "dynamodb:ConditionCheckItem",  # the scope's erase fence must not have moved when a fold is saved
     },
 }
 TABLE_ACTIONS["ConsolidateWorkerFunction"] = TABLE_ACTIONS["ConsolidateFunction"]

@@ -108,12 +108,13 @@ class Consolidator:
             run = run_sk(record["started_at"], run_id)
             min_age = self.caps.min_age_days if scheduled.min_age_days is None else scheduled.min_age_days
             cutoff = iso(now - timedelta(days=min_age))
+            outcomes: tuple[int, int] | None = None  # (done, failed) when the planner folded the groups itself
             if self.queue is None:
-                planned, waiting = self._fold_here(run_id, run, cutoff, remaining_ms)
+                planned, waiting, outcomes = self._fold_here(run_id, run, cutoff, remaining_ms)
             else:
                 planned, waiting = self._send(self.queue, run_id, run, cutoff, remaining_ms)
             try:
-                final = self.store.planned(run, groups=planned, remaining=waiting, alone=self.queue is None)
+                final = self.store.planned(run, groups=planned, remaining=waiting, outcomes=outcomes)
             except Exception:  # noqa: BLE001 - the groups are folded; only the record's last step failed
                 logger.exception("could not record the end of the plan", extra={"run_id": run_id})
                 final = {**self.store.read_run(run), "groups_planned": planned}
@@ -149,8 +150,12 @@ class Consolidator:
         sent = queue.send_all(self._due(run_id, run, cutoff, remaining_ms, left))
         return sent, left["notes"]
 
-    def _fold_here(self, run_id: str, run: str, cutoff: str, remaining_ms: Callable[[], int]) -> tuple[int, int]:
-        """Without a queue: the planner is its own worker, ``concurrency`` groups at a time."""
+    def _fold_here(
+        self, run_id: str, run: str, cutoff: str, remaining_ms: Callable[[], int]
+    ) -> tuple[int, int, tuple[int, int]]:
+        """Without a queue: the planner is its own worker, ``concurrency`` groups at a time. Answers the groups
+        planned, the due notes left for later, and the groups ``(done, failed)`` as the planner saw them end
+        (a group's own count in the store can be lost with its answer; the planner's cannot)."""
         left: Counter[str] = Counter()
         planned = 0
         running: set[Future[str]] = set()
@@ -160,14 +165,14 @@ class Consolidator:
                 running.add(pool.submit(self._fold_in_run, message, f"run:{run}"))
                 if len(running) >= self.concurrency:
                     done, running = wait(running, return_when=FIRST_COMPLETED)
-                    _settled(done)
-            _settled(running)
-        return planned, left["notes"]
+                    left.update(_settled(done))
+            left.update(_settled(running))
+        return planned, left["notes"], (left["folded"] + left["duplicate"] + left["elsewhere"], left["failed"])
 
     def _fold_in_run(self, message: GroupMessage, token: str) -> str:
         """A group folded in the planner's own process, storage faults tried again (``storage_attempts``);
-        one that kept the group from even being claimed is counted failed in the run all the same, so that
-        a finished run's ``groups_done + groups_failed`` is what it planned."""
+        one that kept the group from even being claimed is ``failed`` (the planner counts it so: its outcome
+        is known here, whether or not the store could record it)."""
         for attempt in range(1, _STORAGE_ATTEMPTS + 1):
             try:
                 return self.fold(message, token, final=True, claim_s=0, storage_attempts=_STORAGE_ATTEMPTS)
@@ -176,8 +181,10 @@ class Consolidator:
                     break
                 time.sleep(random.uniform(0.5, 1.0) * attempt)  # noqa: S311 - jitter
         logger.warning("consolidation group could not be claimed", extra={"scope": message.scope})
-        self.store.add_counts(message.run, failed=1, remaining=message.notes)
-        self.store.list_failure(message.run, message.scope, "storage_unavailable: the group could not be claimed")
+        try:
+            self.store.list_failure(message.run, message.scope, "storage_unavailable: the group could not be claimed")
+        except Exception:  # noqa: BLE001 - the planner's count has it; the listing of reasons is best effort
+            logger.exception("could not list the group's failure in its run", extra={"scope": message.scope})
         return "failed"
 
     # --- The worker --------------------------------------------------------------------------------------
@@ -194,7 +201,7 @@ class Consolidator:
         except ClaimRefused as refused:
             if refused.why == "done":
                 return "duplicate"
-            self._count(message.run, self.store.count_elsewhere(message.run))
+            self._count(message.run, self.store.count_elsewhere(self.index, scope, message.run))
             return "elsewhere"
         seen = {"due": message.notes, "input": 0, "output": 0}
         try:
@@ -251,8 +258,8 @@ class Consolidator:
                 max_chars=self.caps.max_chars,
             )
             seen["due"] = len(group.notes) + group.remaining
-            if not group.notes:
-                return finished, group.remaining, None
+            if finished or not group.notes:  # this claim's own fold, saved before a fault: it is the group
+                return finished, seen["due"] if finished else group.remaining, None
             proposal = propose(model, current, group.notes)
             seen["input"] += proposal.input_tokens
             seen["output"] += proposal.output_tokens
@@ -260,7 +267,7 @@ class Consolidator:
                 break
             try:
                 applied = redacted(proposal.edits, self.service.redact_extra)
-                fold = Fold(group.notes, message.run_id, claim.token, applied)
+                fold = Fold(group.notes, message.run_id, claim.token, claim.fence, applied)
                 by = Author(run_id=message.run_id)
                 write = DocumentWrite(scope, proposal.content, current.version, "consolidation", by, fold)
                 self.service.update_memory(write)
@@ -272,22 +279,24 @@ class Consolidator:
                 time.sleep(random.uniform(0.05, 0.25) * attempt)  # noqa: S311 - jitter: let a burst of writers pass
         for note in group.notes:
             self.store.mark_consolidated(scope, note.sk)
-        self.store.clear_pending(scope, claim.token)
-        return len(group.notes), group.remaining, proposal.kind
+        return len(group.notes), group.remaining, proposal.kind  # the settle clears the pending record
 
     def _finish_pending(self, scope: Scope, token: str) -> int:
-        """Mark what an earlier worker folded but did not mark; how many, if that worker had this very message
-        (it died after its save: the notes count for this group)."""
+        """Mark what an earlier worker folded but did not mark; how many, if that worker had this very claim (it
+        died, or lost an answer, after its save: the notes count for this group, and the record stays for the
+        settle to clear with the count, so a fault before the settle never loses them from the run's count)."""
         pending = self.store.pending(scope)
         if pending is None:
             return 0
         for note_sk in pending.note_sks:
             self.store.mark_consolidated(scope, note_sk)
+        if pending.token == token:
+            return len(pending.note_sks)
         self.store.clear_pending(scope, pending.token)
         logger.info(
             "finished pending marks of an earlier worker", extra={"scope": scope.key, "notes": len(pending.note_sks)}
         )
-        return len(pending.note_sks) if pending.token == token else 0
+        return 0
 
     def _settle(
         self,
@@ -324,17 +333,21 @@ class Consolidator:
     def _count_failure(
         self, scope: Scope, claim: Claim, message: GroupMessage, reason: str, seen: dict[str, int]
     ) -> None:
-        """Count a group that failed for good tonight, once, with its model's tokens; with storage failing too,
-        count it alone (the marker keeps its claim until the claim's lease ends)."""
+        """Count a group that failed for good tonight, once, with its model's tokens: the count moves with the
+        marker's ``last_run`` (one transaction), so sending it again after a lost answer, or after a storage
+        fault, never counts it twice; with storage failing throughout it is not counted (logged)."""
         due, tokens = seen["due"], (seen["input"], seen["output"])
-        counts: dict[str, Any] = {"failed": 1, "remaining": due, "tokens": tokens}
-        try:
-            failed = self.store.fail_group(self.index, scope, claim, message.run, remaining=due, tokens=tokens)
-            counted = self._count(message.run, failed)
-        except MemoryServiceError:
-            self.store.add_counts(message.run, **counts)
-            self.store.finish_if_complete(message.run)
-            counted = True
+        counted = False
+        for attempt in range(1, _STORAGE_ATTEMPTS + 1):
+            try:
+                failed = self.store.fail_group(self.index, scope, claim, message.run, remaining=due, tokens=tokens)
+                counted = self._count(message.run, failed)
+                break
+            except StorageUnavailable:
+                if attempt == _STORAGE_ATTEMPTS:
+                    logger.error("could not count the group's failure in its run", extra={"scope": scope.key})
+                    return
+                time.sleep(random.uniform(0.5, 1.0) * attempt)  # noqa: S311 - jitter
         if counted:
             try:
                 self.store.list_failure(message.run, scope.key, reason)
@@ -343,14 +356,13 @@ class Consolidator:
 
     def _count(self, run: str, counted: bool) -> bool:
         """After a group's count in its run (``counted``: False if its transaction's condition failed), finish the
-        run if it was the last group."""
-        if not counted:
-            return False
+        run if it was the last group; also when not ``counted``: the refusal may be this count's own first
+        attempt, applied with its answer lost, which then finished nothing."""
         try:
             self.store.finish_if_complete(run)
-        except Exception:  # noqa: BLE001 - counted; a later group or the planner finishes the run
+        except Exception:  # noqa: BLE001 - a later group or the planner finishes the run
             logger.exception("could not finish the run", extra={"run": run})
-        return True
+        return counted
 
 
 _SETTLE_ATTEMPTS = 5
@@ -358,10 +370,14 @@ _SETTLE_ATTEMPTS = 5
 _FOLD_ATTEMPTS = 4
 
 
-def _settled(futures: Iterable[Future[str]]) -> None:
-    """Surface what a group raised beyond its recorded failure: a process dying (BaseException) stops the run."""
+def _settled(futures: Iterable[Future[str]]) -> Counter[str]:
+    """The groups' outcomes (one that raised beyond its recorded failure is ``failed``); a process dying
+    (BaseException) stops the run."""
+    outcomes: Counter[str] = Counter()
     for future in futures:
         try:
-            future.result()
+            outcomes[future.result()] += 1
         except Exception:  # noqa: BLE001 - recorded as the group's failure already; the run goes on
             logger.debug("a group failed; recorded in the run")
+            outcomes["failed"] += 1
+    return outcomes

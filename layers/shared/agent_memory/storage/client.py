@@ -10,7 +10,8 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
-from botocore.exceptions import ClientError
+from botocore.exceptions import ClientError, HTTPClientError
+from botocore.exceptions import ConnectionError as BotocoreConnectionError
 
 from agent_memory.basics.errors import StorageUnavailable
 from agent_memory.basics.settings import Settings
@@ -93,8 +94,10 @@ def condition_failed(error: ClientError) -> bool:
 class DynamoDB:
     """The DynamoDB client as every store calls it: the same operations, with botocore's errors mapped once.
 
-    A throttle or a server fault that botocore's retries did not get past is a ``StorageUnavailable`` (the
-    edges answer it 503, the per-turn context degrades on it); every other ``ClientError`` (a refused
+    A throttle, a server fault, a timeout or a lost connection that botocore's retries did not get past is a
+    ``StorageUnavailable`` (the edges answer it 503, the per-turn context degrades on it, the consolidation
+    tries the step again or counts its group failed: a raw ``ReadTimeoutError`` slipped past all three and
+    left groups counted nowhere); every other ``ClientError`` (a refused
     condition, a cancelled transaction, a bad request) is raised as it is, for the store to read or to
     surface as the bug it is. A store wraps the client it is given; wrapping twice wraps once.
     """
@@ -112,6 +115,8 @@ class DynamoDB:
                 return call(*args, **request)
             except ClientError as error:
                 raise as_unavailable(error) or error from None
+            except (BotocoreConnectionError, HTTPClientError) as error:
+                raise StorageUnavailable(STORAGE_UNAVAILABLE) from error
 
         return mapped
 

@@ -126,12 +126,18 @@ class ConsolidationStore(RunRecords):
         tokens: tuple[int, int] = (0, 0),
         fold: str | None = None,
     ) -> bool:
-        """Settle the scope's due marker after its folded group and count the group in its run, together (one
-        transaction), with its model's ``tokens`` and how it was folded; False when a condition failed (the
-        marker moved meanwhile): nothing was written."""
+        """Settle the scope's due marker after its folded group, count the group in its run and clear the claim's
+        pending record, together (one transaction), with its model's ``tokens`` and how it was folded; False when
+        a condition failed (the marker moved meanwhile): nothing was written."""
         settle = index.settle_item(scope, claim, run, writes=writes, oldest=oldest, folded=folded)
         count = self.count_item(run, done=1, notes=folded, remaining=remaining, tokens=tokens, fold=fold)
-        return self.transact([settle, count])
+        return self.transact([settle, count, self._pending_cleared(scope, claim.token)])
+
+    def _pending_cleared(self, scope: Scope, token: str) -> dict[str, Any]:
+        """The transaction item deleting the claim's own pending record with its group's count (if it left one)."""
+        ours = _written_by(token)
+        absent_or_ours = {**ours, "ConditionExpression": f"attribute_not_exists(sk) OR {ours['ConditionExpression']}"}
+        return {"Delete": {"TableName": self._table, "Key": _pending_key(scope), **absent_or_ours}}
 
     def fail_group(
         self,
@@ -147,9 +153,10 @@ class ConsolidationStore(RunRecords):
         count = self.count_item(run, failed=1, remaining=remaining, tokens=tokens)
         return self.transact([index.failed_item(scope, claim, run), count])
 
-    def count_elsewhere(self, run: str) -> bool:
-        """Count as done in its run a group that another run's worker holds (one transaction)."""
-        return self.transact([self.count_item(run, done=1)])
+    def count_elsewhere(self, index: DueScopes, scope: Scope, run: str) -> bool:
+        """Count as done in its run a group that another run's worker holds, once (one transaction with the
+        marker's ``elsewhere_run``: sent again, its condition fails and nothing is counted twice)."""
+        return self.transact([index.elsewhere_item(scope, run), self.count_item(run, done=1)])
 
     def transact(self, items: list[dict[str, Any]]) -> bool:
         """One TransactWriteItems; False when an item's condition failed (nothing was written)."""
@@ -178,19 +185,9 @@ class ConsolidationStore(RunRecords):
     def clear_pending(self, scope: Scope, token: str | None = None) -> None:
         """Delete the scope's pending record; with ``token``, only the record that token wrote (a late worker
         never deletes the record of the worker that took the scope over)."""
-        condition: dict[str, Any] = (
-            {
-                "ConditionExpression": "#token = :token",
-                "ExpressionAttributeNames": {"#token": "token"},
-                "ExpressionAttributeValues": {":token": {"S": token}},
-            }
-            if token
-            else {}
-        )
+        condition = _written_by(token) if token else {}
         try:
-            self._client.delete_item(
-                TableName=self._table, Key={"pk": {"S": scope.key}, "sk": {"S": PENDING_SK}}, **condition
-            )
+            self._client.delete_item(TableName=self._table, Key=_pending_key(scope), **condition)
         except ClientError as error:
             if not condition_failed(error):
                 raise
@@ -311,6 +308,19 @@ class ConsolidationStore(RunRecords):
         except ClientError as error:
             if not condition_failed(error):
                 raise
+
+
+def _pending_key(scope: Scope) -> dict[str, Any]:
+    return {"pk": {"S": scope.key}, "sk": {"S": PENDING_SK}}
+
+
+def _written_by(token: str) -> dict[str, Any]:
+    """The condition that the scope's pending record is the one ``token`` wrote."""
+    return {
+        "ConditionExpression": "#token = :token",
+        "ExpressionAttributeNames": {"#token": "token"},
+        "ExpressionAttributeValues": {":token": {"S": token}},
+    }
 
 
 def _due_note(item: dict[str, Any]) -> DueNote:

@@ -9,14 +9,14 @@ from typing import Any, cast
 
 from botocore.exceptions import ClientError
 
-from agent_memory.basics.errors import MemoryServiceError, StorageUnavailable, VersionConflict
+from agent_memory.basics.errors import MemoryServiceError, VersionConflict
 from agent_memory.domain.document import EMPTY_DOCUMENT, Author, Document, Reason
 from agent_memory.domain.fold import Fold
-from agent_memory.domain.notes import parse_note_id
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import DynamoDB, cancellation_codes, cancelled_item, request_token
 from agent_memory.storage.consolidation_store import pending_marks_put
-from agent_memory.storage.keys import DOC_HEAD, note_sk, version_sk
+from agent_memory.storage.due_scopes import fence_check
+from agent_memory.storage.keys import DOC_HEAD, version_sk
 
 
 def _version_from_item(item: dict[str, Any]) -> tuple[Document, Reason, Author]:
@@ -117,23 +117,6 @@ class DocumentStore:
         found = self.version(scope, version)
         return found[0].chars if found is not None else 0
 
-    def _check_rest_exist(self, scope: Scope, folded_note_ids: list[str]) -> None:
-        """The folded notes the transaction has no room for, checked just before it (BatchGetItem)."""
-        keys = [
-            {"pk": {"S": scope.key}, "sk": {"S": note_sk(*where)}}
-            for folded in folded_note_ids
-            if (where := parse_note_id(folded)) is not None
-        ]
-        for start in range(0, len(keys), 100):
-            wanted = keys[start : start + 100]
-            answer = self._client.batch_get_item(
-                RequestItems={self._table: {"Keys": wanted, "ProjectionExpression": "sk", "ConsistentRead": True}}
-            )
-            if answer.get("UnprocessedKeys"):
-                raise StorageUnavailable("memory storage is busy or unavailable; nothing was written, try again")
-            if len(answer["Responses"].get(self._table, [])) < len(wanted):
-                raise FoldedNoteGone("a note this consolidation folded was deleted or erased meanwhile; not saved")
-
     def save(
         self,
         scope: Scope,
@@ -150,14 +133,15 @@ class DocumentStore:
     ) -> Document:
         """Save ``content`` as version ``expected_version + 1``.
 
-        With ``pending_marks`` (a consolidation's fold) the version and its pending marks are saved together,
-        in one transaction: the version lists the notes it folded, the pending-marks record
-        (``storage.consolidation_store``) the notes still to mark, and each folded note must still exist (an
-        erase racing the fold refuses the save: FoldedNoteGone). ``usage_change`` (``UsageStore.change_item``)
-        moves the scope's character counter in the same transaction; its failed condition is the quota's
-        refusal. ``prune``: a version that leaves the kept history (``document.HISTORY_VERSIONS``), deleted in
-        the same transaction. Raises VersionConflict when the head is no longer at ``expected_version``;
-        nothing is written then.
+        With ``pending_marks`` (a consolidation's fold) the version and its pending marks are saved together, in one
+        transaction: the version lists the notes it folded, the pending-marks record
+        (``storage.consolidation_store``) the notes still to mark, and the scope's erase fence must be the one the
+        fold's claim read (``storage.due_scopes.fence_check``: a note deleted or an erase begun meanwhile refuses
+        the save, FoldedNoteGone), one item whatever the group's size. ``usage_change`` (``UsageStore.change_item``)
+        moves the scope's character counter in the same transaction; its failed condition is the quota's refusal.
+        ``prune``: a version that leaves the kept history (``document.HISTORY_VERSIONS``), deleted in the same
+        transaction. Raises VersionConflict when the head is no longer at ``expected_version``; nothing is written
+        then.
 
         The version carries ``write_id`` (one per logical write, however often it is sent): when a save whose
         answer was lost is sent again (by botocore, or by the caller's own retry), its version item's
@@ -198,11 +182,8 @@ class DocumentStore:
             *([usage_change] if usage_change else []),
         ]
         fenced = len(items)
-        room = _TRANSACTION_MAX_ITEMS - len(items) - (1 if prune else 0)
-        if folded_note_ids:  # an erase racing a consolidation: its notes' text must not be saved after it
-            items += _folded_notes_exist(scope, self._table, folded_note_ids, room)
-            if len(items) - fenced < len(folded_note_ids):
-                self._check_rest_exist(scope, folded_note_ids[len(items) - fenced :])
+        if fold is not None:  # an erase racing a consolidation: its notes' text must not be saved after it
+            items.append(fence_check(self._table, scope, fold.fence))
         if prune:  # last, unconditional: it never cancels the transaction
             items.append(
                 {"Delete": {"TableName": self._table, "Key": {"pk": {"S": scope.key}, "sk": {"S": version_sk(prune)}}}}
@@ -246,31 +227,12 @@ def head_at(version: int) -> dict[str, Any]:
 
 
 _TRANSACTION_ATTEMPTS = 3
-_TRANSACTION_MAX_ITEMS = 100
 version_from_item = _version_from_item
 
 
 class FoldedNoteGone(MemoryServiceError, status=409, code="note_erased"):
     """A note that a consolidation folded was deleted or erased before its version was written: the version is
     not written (the erased text never reaches a document), and the group is folded again next night."""
-
-
-def _folded_notes_exist(scope: Scope, table: str, folded_note_ids: list[str], room: int) -> list[dict[str, Any]]:
-    """ConditionChecks that each folded note still exists, as many as the transaction has room for."""
-    checks = []
-    for folded in folded_note_ids[:room]:
-        where = parse_note_id(folded)
-        if where is not None:
-            checks.append(
-                {
-                    "ConditionCheck": {
-                        "TableName": table,
-                        "Key": {"pk": {"S": scope.key}, "sk": {"S": note_sk(*where)}},
-                        "ConditionExpression": "attribute_exists(sk)",
-                    }
-                }
-            )
-    return checks
 
 
 class QuotaRefused(Exception):

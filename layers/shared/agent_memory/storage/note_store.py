@@ -16,7 +16,7 @@ from agent_memory.basics.errors import StorageUnavailable
 from agent_memory.domain.notes import Note, Origin
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import DynamoDB, cancellation_codes, condition_failed, error_code, query_pages
-from agent_memory.storage.due_scopes import MarkerWrite, write_with_marker
+from agent_memory.storage.due_scopes import MarkerWrite, fence_move, write_with_marker
 from agent_memory.storage.flush_store import completion_update
 from agent_memory.storage.keys import (
     NOTE_PREFIX,
@@ -66,7 +66,7 @@ class NoteStore:
         when recall compares vectors from the table (an embedding model and no notes index)."""
         self._client = DynamoDB(client)
         self._table = table_name
-        self._usage = UsageStore(client, table_name, quota)
+        self.usage = UsageStore(client, table_name, quota)  # its counters move in the notes' own transactions
         self._vectors = vectors
 
     def vector_of(self, text: str) -> bytes | None:
@@ -100,7 +100,7 @@ class NoteStore:
         ``created`` (UTC) gives the note its day and its ``created_at``. The scope's due marker
         (``storage.due_scopes.MarkerWrite``) is the transaction's last item: no note without its marker.
         """
-        usage = self._usage.change_item(scope, len(text))  # the characters quota, in the note's own transaction
+        usage = self.usage.change_item(scope, len(text))  # the characters quota, in the note's own transaction
         day, created_at = created.date().isoformat(), iso(created)
         write_id = uuid.uuid4().hex
         if vector is COMPUTE:
@@ -127,14 +127,14 @@ class NoteStore:
             try:
                 write_with_marker(self._client, items, marker, write_id=write_id)
             except StorageUnavailable:  # cancelled for conflicts every time: nothing was written
-                self._usage.give_back_position(scope, day, note.position, member)
+                self.usage.give_back_position(scope, day, note.position, member)
                 raise
             except ClientError as error:
                 if not position_taken(error):
                     if error_code(error) == "TransactionCanceledException":  # nothing was written
-                        self._usage.give_back_position(scope, day, note.position, member)
+                        self.usage.give_back_position(scope, day, note.position, member)
                     if cancellation_codes(error)[1:2] == ["ConditionalCheckFailed"]:
-                        raise self._usage.refusal(len(text)) from None
+                        raise self.usage.refusal(len(text)) from None
                     raise
                 if holder_write_id(error) != write_id:
                     continue  # another note holds the position: take the next one
@@ -177,8 +177,8 @@ class NoteStore:
             "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
             **({"ExpressionAttributeNames": names} if names else {}),
         }
-        quota = self._usage.quota
-        if (condition := self._usage.day_condition(member)) is not None:
+        quota = self.usage.quota
+        if (condition := self.usage.day_condition(member)) is not None:
             quota_condition, values = condition
             request["ConditionExpression"] = f"({request['ConditionExpression']}) AND {quota_condition}"
             request["ExpressionAttributeValues"].update(values)
@@ -192,7 +192,7 @@ class NoteStore:
                 return int(held["next_position"]["N"])  # this very take, its answer lost: counted once
             if quota is not None:
                 raise notes_quota_error(
-                    quota, now, member=member if self._usage.member_full(scope, day, member) else None
+                    quota, now, member=member if self.usage.member_full(scope, day, member) else None
                 ) from None
             raise
         return int(counter["Attributes"]["next_position"]["N"])
@@ -200,7 +200,7 @@ class NoteStore:
     def written_on(self, scope: Scope, day: str) -> int:
         """How many notes of ``day`` count against its quota: those that still exist (``live``; the position
         counter on a day item that predates it)."""
-        item = self._usage.day_item(scope, day)
+        item = self.usage.day_item(scope, day)
         return int((item.get("live") or item.get("next_position") or {"N": "0"})["N"])
 
     def load(self, scope: Scope, note: Note) -> None:
@@ -231,36 +231,42 @@ class NoteStore:
         except ClientError as error:
             if not condition_failed(error):
                 raise
-        self._usage.add(scope, len(note.text))
-
-    @property
-    def usage(self) -> UsageStore:
-        return self._usage
+        self.usage.add(scope, len(note.text))
 
     def get(self, scope: Scope, day: str, position: int) -> Note | None:
-        answer = self._client.get_item(
-            TableName=self._table, Key={"pk": {"S": scope.key}, "sk": {"S": note_sk(day, position)}}
-        )
-        item = answer.get("Item")
+        key = {"pk": {"S": scope.key}, "sk": {"S": note_sk(day, position)}}
+        item = self._client.get_item(TableName=self._table, Key=key).get("Item")
         return note_from_item(item) if item else None
 
     def delete(self, scope: Scope, day: str, position: int) -> bool:
-        """Remove one note; False if the scope holds no such note. The stream carries the removal to the index."""
+        """Remove one note; False if the scope holds no such note. The stream carries the removal to the index.
+
+        The note leaves in one transaction with a move of the scope's erase fence (``storage.due_scopes``), so a
+        consolidation that read it cannot save it into a version after; a scope without a due marker has no
+        consolidation to refuse, and its note leaves alone."""
+        key = {"pk": {"S": scope.key}, "sk": {"S": note_sk(day, position)}}
+        old = self._client.get_item(TableName=self._table, Key=key, ConsistentRead=True).get("Item")
+        if old is None:
+            return False
+        gone = {"TableName": self._table, "Key": key, "ConditionExpression": "attribute_exists(sk)"}
         try:
-            old = self._client.delete_item(
-                TableName=self._table,
-                Key={"pk": {"S": scope.key}, "sk": {"S": note_sk(day, position)}},
-                ConditionExpression="attribute_exists(sk)",
-                ReturnValues="ALL_OLD",
-            )
+            # botocore gives the transaction a ClientRequestToken, the same on its own retries
+            self._client.transact_write_items(TransactItems=[{"Delete": gone}, fence_move(self._table, scope)])
         except ClientError as error:
-            if condition_failed(error):
-                return False
-            raise
-        attributes = old.get("Attributes", {})
-        self._usage.give_back(scope, len(attributes.get("text", {}).get("S", "")))
-        author = attributes.get("origin_user_id", {}).get("S")
-        self._usage.give_back_notes(scope, day, 1, {author: 1} if scope.kind == "team" and author else None)
+            codes = cancellation_codes(error)
+            if codes[:1] == ["ConditionalCheckFailed"]:
+                return False  # deleted meanwhile: by the other call, which gave its usage back
+            if codes[1:2] != ["ConditionalCheckFailed"]:
+                raise
+            try:
+                self._client.delete_item(**gone)
+            except ClientError as refused:
+                if condition_failed(refused):
+                    return False
+                raise
+        self.usage.give_back(scope, len(old.get("text", {}).get("S", "")))
+        author = old.get("origin_user_id", {}).get("S")
+        self.usage.give_back_notes(scope, day, 1, {author: 1} if scope.kind == "team" and author else None)
         return True
 
     def days_before(self, scope: Scope, *, before: str, days: int) -> tuple[list[tuple[str, list[Note]]], bool]:

@@ -75,11 +75,6 @@ class RunRecords:
             }
         }
 
-    def add_counts(self, run: str, **counts: Any) -> None:
-        """The same counts as ``count_item``, alone (when the marker's transaction cannot be written)."""
-        update = self.count_item(run, **counts)["Update"]
-        self._client.update_item(**update)
-
     def list_failure(self, run: str, scope_key: str, reason: str) -> None:
         """Add a failure with its reason to the run's listing (the first hundred; the count has them all)."""
         update_if(
@@ -95,18 +90,23 @@ class RunRecords:
             },
         )
 
-    def planned(self, run: str, *, groups: int, remaining: int, alone: bool = False) -> dict[str, Any]:
+    def planned(
+        self, run: str, *, groups: int, remaining: int, outcomes: tuple[int, int] | None = None
+    ) -> dict[str, Any]:
         """The planner is done: ``groups`` groups went out and ``remaining`` due notes were left for later.
 
-        ``alone``: no worker can count any more (the planner folded the groups itself), so the record is
-        written whole, with one PutItem that needs no update to succeed.
+        ``outcomes``: the planner folded the groups itself and knows how each ended, ``(done, failed)``. No
+        worker can count any more, so the record is written whole with those counts (a group's own count
+        may be missing from the store, its answer lost with storage failing, or be found there twice where
+        an engine does not make retried writes idempotent), with one PutItem that needs no update to succeed.
         """
-        if alone:
+        if outcomes is not None:
             item = self._client.get_item(
                 TableName=self._table, Key={"pk": {"S": RUNS_PK}, "sk": {"S": run}}, ConsistentRead=True
             )["Item"]
             record = _record(item)
             record.update(groups_planned=groups, notes_remaining=record["notes_remaining"] + remaining)
+            record.update(groups_done=outcomes[0], groups_failed=outcomes[1])
             record["finished_at"] = iso(datetime.now(UTC))
             self.save_run(record)
             return {**record, "status": "finished"}

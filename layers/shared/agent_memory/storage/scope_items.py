@@ -2,7 +2,9 @@
 
 An erase in progress is recorded in the scope's own partition (``erase#all`` or ``erase#author#<user>``):
 its counts so far and when it started. The item is written before the first delete and removed after the
-last, so a call that finds it finishes what an interrupted one started, and answers for both.
+last, so a call that finds it finishes what an interrupted one started, and answers for both. Beginning and
+ending an erase also moves the scope's erase fence (``storage.due_scopes``): no consolidation that read the
+scope before or during the erase saves a version after it.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 from agent_memory.basics.errors import StorageUnavailable
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import DynamoDB, query_pages
+from agent_memory.storage.due_scopes import DueScopes
 from agent_memory.storage.keys import ERASE_PREFIX
 
 _BATCH = 25
@@ -101,6 +104,7 @@ class ScopeItems:
 
     def begin_erase(self, scope: Scope, record: str, started_at: str) -> dict[str, int]:
         """The erase record (created, or found from an interrupted call) and the counts it holds so far."""
+        DueScopes(self.client, self.table).erasing(scope, running=True)  # before the first delete
         item = self.client.update_item(
             TableName=self.table,
             Key={"pk": {"S": scope.key}, "sk": {"S": ERASE_PREFIX + record}},
@@ -123,4 +127,5 @@ class ScopeItems:
         )
 
     def end_erase(self, scope: Scope, record: str) -> None:
+        DueScopes(self.client, self.table).erasing(scope, running=False)  # after the last delete
         self.client.delete_item(TableName=self.table, Key={"pk": {"S": scope.key}, "sk": {"S": ERASE_PREFIX + record}})

@@ -1,0 +1,127 @@
+"""The consolidation against a plain moto server: ``moto_server`` as a subprocess, none of local/moto_fast.py's
+patches, at ``AWS_ENDPOINT_URL_DYNAMODB`` with the default timeouts (docs/testing.md "Plain moto"). This is the
+DynamoDB a chat backend's developers test with; on it every TransactWriteItems copies the whole table once per
+item, so a fold's request pattern (how many transaction items, how many requests) is what decides whether it
+finishes within the timeouts.
+
+The sizes are kept to what runs in CI; ``PLAIN_MOTO_SCOPES`` raises the number of one-note scopes (120 is the
+service's stated target).
+
+Groups are folded one at a time (``MEMORY_CONSOLIDATION_CONCURRENCY=1``), as the local stack's queue poller
+delivers them: plain moto is not thread-safe. Concurrent transactions there copy a table while another request
+changes it (answered 500), and a cancelled one restores its whole-table copy, undoing what other requests wrote
+meanwhile (seen as a pending-marks put refused by a record that no request left). DynamoDB has neither fault.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import boto3
+import pytest
+
+from agent_memory import bootstrap
+from agent_memory.domain.scope import Scope
+from local.template import table_definitions
+from tests.conftest import write_note
+from tests.fakes import FakeChatModel
+from tests.integration.test_consolidation import PERSONAL, RUN_AT, consolidate, merge
+
+SCOPES = int(os.environ.get("PLAIN_MOTO_SCOPES", "40"))
+GROUP = 200  # the default MEMORY_CONSOLIDATION_MAX_NOTES: one whole group
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.fixture
+def plain_moto(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
+    """A moto server in its own process (so no patch of this one reaches it), the template's tables on it."""
+    port = _free_port()
+    server = Path(sys.executable).with_name("moto_server")
+    process = subprocess.Popen(
+        [str(server), "-H", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        endpoint = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(f"{endpoint}/moto-api/", timeout=1)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", endpoint)
+        monkeypatch.setenv("MEMORY_CONSOLIDATION_MAX_GROUPS", "0")
+        monkeypatch.setenv("MEMORY_CONSOLIDATION_CONCURRENCY", "1")
+        # The notes are written with a patient client: each remember is a three-item transaction, and on plain
+        # moto it grows with the table (a retry sent while the first attempt still runs meets it there).
+        monkeypatch.setenv("MEMORY_DYNAMODB_READ_TIMEOUT_S", "60")
+        client = boto3.client("dynamodb")
+        for definition in table_definitions().values():
+            client.create_table(**definition)
+        bootstrap.reset()
+        yield client
+    finally:
+        process.kill()
+        process.wait(timeout=10)
+
+
+def _fold_with_default_timeouts(monkeypatch: pytest.MonkeyPatch) -> dict:
+    """The night's run, with the service's default DynamoDB timeouts (what is under test)."""
+    monkeypatch.delenv("MEMORY_DYNAMODB_READ_TIMEOUT_S")
+    bootstrap.reset()
+    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: FakeChatModel(reply=merge))
+    return consolidate()
+
+
+def _marked(client, scope: Scope) -> int:
+    rows = client.query(
+        TableName="MemoryTable",
+        KeyConditionExpression="pk = :p AND begins_with(sk, :n)",
+        FilterExpression="consolidated = :true",
+        ExpressionAttributeValues={":p": {"S": scope.key}, ":n": {"S": "note#"}, ":true": {"BOOL": True}},
+    )
+    return int(rows["Count"])
+
+
+def test_a_group_of_200_notes_folds_on_the_first_night(plain_moto, monkeypatch):
+    for i in range(GROUP):
+        write_note(PERSONAL, RUN_AT - timedelta(days=9, seconds=GROUP - i), f"fact number {i}")
+
+    run = _fold_with_default_timeouts(monkeypatch)
+
+    assert (run["status"], run["groups_planned"], run["groups_done"], run["groups_failed"]) == ("finished", 1, 1, 0)
+    assert run["notes_consolidated"] == GROUP and run["notes_remaining"] == 0
+    assert _marked(plain_moto, PERSONAL) == GROUP
+
+
+def test_every_due_scope_folds_the_same_night_without_a_group_limit(plain_moto, monkeypatch):
+    scopes = [Scope("team", f"w-{i}") for i in range(SCOPES)]
+    for i, scope in enumerate(scopes):
+        write_note(scope, RUN_AT - timedelta(days=9, seconds=SCOPES - i), f"fact {i}")
+
+    run = _fold_with_default_timeouts(monkeypatch)
+
+    assert (run["status"], run["groups_planned"], run["groups_done"], run["groups_failed"]) == (
+        "finished",
+        SCOPES,
+        SCOPES,
+        0,
+    ), bootstrap.services().consolidator.store.runs(1)[0]["failures"]
+    marked = {scope.key: _marked(plain_moto, scope) for scope in scopes}
+    assert (run["notes_consolidated"], sum(marked.values())) == (SCOPES, SCOPES), marked
