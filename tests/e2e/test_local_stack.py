@@ -93,8 +93,9 @@ def memory_context(stack: Stack, context: dict[str, Any]) -> Response:
 
 
 def stack_environment(**settings: str) -> dict[str, str]:
-    """The developer's environment without anything AWS, Powertools or memory: the stack sets its own defaults."""
-    prefixes = ("AWS_", "MEMORY_", "POWERTOOLS_", "OPENAI_")
+    """The developer's environment without anything AWS, Powertools or memory: the stack sets its own defaults;
+    nor anything of a ``make`` running these tests (a nested make prints its directory around its output)."""
+    prefixes = ("AWS_", "MEMORY_", "POWERTOOLS_", "OPENAI_", "MAKE", "MFLAGS")
     return {**{name: value for name, value in os.environ.items() if not name.startswith(prefixes)}, **settings}
 
 
