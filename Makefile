@@ -16,6 +16,8 @@ SAM_VENV := .venv-sam
 export SAM_CLI := $(abspath $(SAM_VENV)/bin/sam)
 CHECKOV_VENV := .venv-checkov
 export CHECKOV := $(abspath $(CHECKOV_VENV)/bin/checkov)
+STRANDS_VENV := .venv-strands
+export STRANDS_PYTHON := $(abspath $(STRANDS_VENV)/bin/python)
 
 
 .PHONY: backfill-due
@@ -44,6 +46,12 @@ $(CHECKOV_VENV)/.installed: requirements-checkov.txt
 	$(CHECKOV_VENV)/bin/pip install --quiet -r requirements-checkov.txt
 	touch $@
 
+$(STRANDS_VENV)/.installed: requirements-strands.txt
+	$(PYTHON) -m venv $(STRANDS_VENV)
+	$(STRANDS_VENV)/bin/pip install --quiet --upgrade pip
+	$(STRANDS_VENV)/bin/pip install --quiet -r requirements-strands.txt
+	touch $@
+
 # axe-core for the dashboard's browser tier (package-lock.json pins it). Without npm the tier says so and skips.
 node_modules/.installed: package.json package-lock.json
 	@if command -v npm >/dev/null; then npm ci --no-audit --no-fund --loglevel=error && touch $@; \
@@ -54,7 +62,7 @@ client-ts/node_modules/.installed: client-ts/package.json client-ts/package-lock
 	@if command -v npm >/dev/null; then cd client-ts && npm ci --no-audit --no-fund --loglevel=error && touch node_modules/.installed; \
 	else echo "npm not found: the TypeScript client's tests will be skipped"; fi
 
-install: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed node_modules/.installed client-ts/node_modules/.installed ## Create the virtualenvs and node_modules
+install: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed $(STRANDS_VENV)/.installed node_modules/.installed client-ts/node_modules/.installed ## Create the virtualenvs and node_modules
 
 # The embedded DynamoDB's data is kept in this folder across restarts (docs/local-stack.md); FRESH=1 starts empty.
 MEMORY_LOCAL_DATA ?= .local-data
@@ -81,7 +89,7 @@ reindex: $(BIN)/.installed ## Rebuild the notes index of scopes from DynamoDB: m
 backfill-due: $(BIN)/.installed ## Once, on upgrade: notes indexed one by one make their scopes due (docs/consolidation.md)
 	PYTHONPATH=layers/shared $(BIN)/python -m local.backfill_due
 
-test: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed node_modules/.installed client-ts/node_modules/.installed ## Run the whole test suite, template checks (cfn-lint, sam, checkov), the dashboard in Chromium and the TypeScript client included
+test: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed $(STRANDS_VENV)/.installed node_modules/.installed client-ts/node_modules/.installed ## Run the whole test suite, template checks (cfn-lint, sam, checkov), the dashboard in Chromium and the TypeScript client included
 	$(BIN)/pytest -n 2 --dist loadgroup --ignore=tests/fuzz --cov --cov-report= --durations=25
 	$(BIN)/pytest tests/fuzz --cov --cov-append --cov-report=term  # schemathesis's items share one node id: not on xdist
 
@@ -127,7 +135,7 @@ validate: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed ##
 	$(CHECKOV) --config-file .checkov.yaml
 
 clean: ## Remove build output and virtualenvs
-	rm -rf .aws-sam $(VENV) $(SAM_VENV) $(CHECKOV_VENV) node_modules client-ts/node_modules client-ts/dist .pytest_cache .mypy_cache .ruff_cache .coverage .hypothesis
+	rm -rf .aws-sam $(VENV) $(SAM_VENV) $(CHECKOV_VENV) $(STRANDS_VENV) node_modules client-ts/node_modules client-ts/dist .pytest_cache .mypy_cache .ruff_cache .coverage .hypothesis
 
 .PHONY: demo
 demo: $(BIN)/.installed ## An offline, scripted agent conversation (examples/agent_chat.py, or EXAMPLE=claude_memory_tool...) against a local stack it starts
