@@ -9,6 +9,7 @@ DynamoDB (moto) or the one that ``AWS_ENDPOINT_URL_DYNAMODB`` points at (docs/ap
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import signal
 import threading
@@ -88,6 +89,7 @@ def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
 
 def main() -> None:
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    faulthandler.register(signal.SIGUSR1)  # `kill -USR1 <pid>`: every thread's stack, to see where a stop hangs
     prepare_environment()
     model = choose_chat_model()  # before the settings are read: unset means local:extractive
     from agent_memory import bootstrap

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -115,10 +116,14 @@ def wait_until_healthy(stack: Stack, timeout_s: float = 30) -> None:
 
 
 def stop(process: subprocess.Popen[bytes]) -> int:
+    """SIGTERM, and the exit code. A stack still running after two minutes is asked for its threads' stacks
+    (SIGUSR1, into its stderr.log) before it is killed, so that the failure says where the stop hung."""
     process.terminate()
-    try:  # generous: on a loaded 2-core machine the stack's cleanup (moto, the pollers) has taken over 15 s
-        return process.wait(timeout=60)
+    try:  # generous: on a loaded 2-core machine the cleanup (the pollers, the last save of the data) took 60 s
+        return process.wait(timeout=120)
     except subprocess.TimeoutExpired:
+        process.send_signal(signal.SIGUSR1)
+        time.sleep(1)
         process.kill()
         process.wait()
         raise
@@ -139,7 +144,10 @@ def running_stack(logs: Path, **settings: str) -> Iterator[Stack]:
         wait_until_healthy(stack)
         yield stack
     finally:
-        returncode = stop(process)
+        try:
+            returncode = stop(process)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"the local stack did not stop within 120 s of SIGTERM:\n{stack.stderr()}")
     assert returncode == 0, f"the local stack did not exit cleanly ({returncode}):\n{stack.stderr()}"
 
 
