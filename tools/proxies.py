@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parent.parent
 MAX_LINES = 400
 MAX_DUPLICATE_PAIRS = 7  # half of the 14 pairs counted when the proxy was written
 TEST_FOLDERS = ("tests/", "client-ts/test/")  # the Python tests; the TypeScript client's own
-SKIPPED = {".venv", ".venv-sam", ".venv-checkov", ".aws-sam", ".cache", ".git", "node_modules", "tests"}
+# Folders never read: the virtualenvs (.venv, .venv-sam, .venv-checkov, .venv-strands...), build output, the tests.
+SKIPPED = {".aws-sam", ".cache", ".git", "node_modules", "tests"}
 # Import roots (the folder on sys.path) and the packages whose cycles count.
 PACKAGES = {"agent_memory": ROOT / "layers" / "shared", "local": ROOT, "bench": ROOT}
 LAYER = "agent_memory"
@@ -43,11 +44,15 @@ COMPOSITION = f"{LAYER}.bootstrap"
 COMPOSITION_RANK = 4
 
 
+def _skipped(folders: tuple[str, ...]) -> bool:
+    return any(folder in SKIPPED or folder.startswith(".venv") for folder in folders)
+
+
 def source_files() -> list[Path]:
     return sorted(
         path
         for path in ROOT.rglob("*.py")
-        if not SKIPPED.intersection(path.relative_to(ROOT).parts[:-1]) and not path.name.startswith("test_")
+        if not _skipped(path.relative_to(ROOT).parts[:-1]) and not path.name.startswith("test_")
     )
 
 
