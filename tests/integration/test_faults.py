@@ -50,12 +50,15 @@ class FaultyClient:
 
         def _maybe_fail(**kwargs: Any) -> Any:
             self.calls[name] = self.calls.get(name, 0) + 1
-            if self.calls[name] > self.after:
-                code = self.failing[name]
-                raise ClientError({"Error": {"Code": code, "Message": "injected"}}, name)
+            if self.fails(self.calls[name]):
+                raise ClientError({"Error": {"Code": self.failing[name], "Message": "injected"}}, name)
             return method(**kwargs)
 
         return _maybe_fail
+
+    def fails(self, call: int) -> bool:
+        """Whether the ``call``-th call (from 1) of a failing operation fails."""
+        return call > self.after
 
 
 @pytest.fixture
@@ -269,18 +272,8 @@ class TransientFaults(FaultyClient):
         super().__init__(real, failing)
         self.times = times
 
-    def __getattr__(self, name: str) -> Any:
-        method = getattr(self._real, name)
-        if name not in self.failing:
-            return method
-
-        def _maybe_fail(**kwargs: Any) -> Any:
-            self.calls[name] = self.calls.get(name, 0) + 1
-            if self.calls[name] <= self.times:
-                raise ClientError({"Error": {"Code": self.failing[name], "Message": "injected"}}, name)
-            return method(**kwargs)
-
-        return _maybe_fail
+    def fails(self, call: int) -> bool:
+        return call <= self.times
 
 
 @pytest.mark.parametrize("operation", ["transact_write_items", "update_item"])  # the save, then a note's mark
