@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,7 +23,8 @@ class FakeChatModel:
 
     A reply that is a dict is a call of the offered tool with those arguments (``ask`` only); a string is text.
     ``tools`` records the tool offered with each call (None for text only). Tokens are reported as ``fake_tokens``
-    of the prompt and of the answer."""
+    of the prompt and of the answer. ``abandon()`` ends a slow call that the service has stopped waiting for, with
+    an error, so that it reports nothing into a later test."""
 
     reply: Callable[[str, str], str | dict[str, Any]] = lambda system, prompt: "ok"
     delay_s: float = 0.0
@@ -32,6 +32,11 @@ class FakeChatModel:
     calls: list[tuple[str, str]] = field(default_factory=list)
     tools: list[Tool | None] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _abandoned: threading.Event = field(default_factory=threading.Event)
+
+    def abandon(self) -> None:
+        self.fail_with = "abandoned by the test"
+        self._abandoned.set()
 
     def complete(self, *, system: str, prompt: str, max_tokens: int) -> str:
         answer = self.ask(system=system, prompt=prompt, max_tokens=max_tokens)
@@ -42,7 +47,7 @@ class FakeChatModel:
             self.calls.append((system, prompt))
             self.tools.append(tool)
         if self.delay_s:
-            time.sleep(self.delay_s)
+            self._abandoned.wait(self.delay_s)
         if self.fail_with:
             raise ModelUnavailable(self.fail_with)
         reply = self.reply(system, prompt)

@@ -153,6 +153,7 @@ def test_a_slow_model_fails_within_the_budget_and_writes_nothing(call, aws, mode
 
     assert time.monotonic() - started < 5.5
     _assert_failed_and_nothing_written(answer, aws, "did not answer")
+    model.abandon()
 
 
 @pytest.mark.parametrize(
@@ -237,7 +238,6 @@ def test_five_parallel_calls_for_one_event_write_one_note(fake_openai, sandboxes
     answers = [a.body for a in sandboxes([("flush", body)] * 5)]
 
     statuses = sorted(a["status"] for a in answers)
-    assert statuses == sorted(a["status"] for a in answers), answers
     assert statuses == ["duplicate"] * 4 + ["written"], answers
     assert fake_openai.calls() == 1
     context = sandboxes([("context", {"context": body["context"]})])[0].body

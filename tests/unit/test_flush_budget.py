@@ -89,6 +89,7 @@ def test_a_model_slower_than_the_budget_is_failed_within_the_budget(table: tuple
     assert answer["status"] == "failed"
     assert "did not answer within" in answer["reason"]
     assert elapsed < model.delay_s  # the answer did not wait for the model
+    model.abandon()
 
 
 def test_a_budget_spent_before_the_model_is_asked_is_failed_without_a_model_call(table: tuple[Any, Stubber]) -> None:
