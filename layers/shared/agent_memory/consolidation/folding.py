@@ -14,8 +14,7 @@ from agent_memory.basics.errors import ModelUnavailable
 from agent_memory.basics.observability import logger, model_tokens
 from agent_memory.domain import edits
 from agent_memory.domain.document import Document
-from agent_memory.domain.fold import DueNote
-from agent_memory.domain.fold_view import fold_view
+from agent_memory.domain.fold import DueNote, fold_view
 from agent_memory.domain.prompts import (
     CONSOLIDATION_EDITS_SYSTEM,
     CONSOLIDATION_SYSTEM,
@@ -72,7 +71,7 @@ def propose(model: ChatModel | None, current: Document, notes: list[DueNote]) ->
 
 
 def _asked(model: ChatModel, current: Document, notes: list[DueNote], spent: list[Proposal]) -> Proposal:
-    """Edits (asked for on the document's view, ``domain.fold_view``), their retry, then the rewrite (on the
+    """Edits (asked for on the document's view, ``domain.fold``), their retry, then the rewrite (on the
     whole document); ``spent[0]`` keeps the tokens reported so far."""
     view = fold_view(current.content, [note.text for note in notes])
     cited = [(note.id, note.day, note.text) for note in notes]

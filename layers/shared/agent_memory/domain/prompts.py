@@ -88,7 +88,7 @@ CONSOLIDATION_EDITS_SYSTEM = (
 )
 
 
-# Said when the fold shows part of the document (``domain.fold_view``).
+# Said when the fold shows part of the document (``domain.fold``).
 PARTIAL_VIEW = (
     "Only part of the document is shown: its headings and the lines nearest the notes. Each line "
     "[… N lines not shown …] stands for lines you cannot see, which are kept as they are; never quote it."
@@ -99,7 +99,7 @@ def consolidation_edits_prompt(
     document: str, notes: list[tuple[str, str, str]], refusals: list[str] | None, *, partial: bool = False
 ) -> str:
     """``notes`` are ``(id, day, text)``, oldest first; ``refusals``: why the previous answer was refused;
-    ``partial``: ``document`` is a view with lines left out (``domain.fold_view``)."""
+    ``partial``: ``document`` is a view with lines left out (``domain.fold``)."""
     lines = "\n".join(f"- [{day}] (id {note_id}) {fence_line(text)}" for note_id, day, text in notes)
     documented = block("document", document) if document else "<document>\n(empty: no document yet)\n</document>"
     prompt = f"{PARTIAL_VIEW}\n\n" if partial else ""

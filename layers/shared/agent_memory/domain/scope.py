@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from agent_memory.basics.errors import Forbidden, InvalidInput
@@ -17,11 +17,12 @@ class Scope:
 
     kind: ScopeKind
     owner_id: str
+    # The partition key of everything this scope holds. Ids cannot contain ``#``, so keys never collide. Set
+    # once: every store reads it on every request.
+    key: str = field(init=False, repr=False, compare=False)
 
-    @property
-    def key(self) -> str:
-        """The partition key of everything this scope holds. Ids cannot contain ``#``, so keys never collide."""
-        return f"{_PREFIX[self.kind]}#{self.owner_id}"
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", f"{_PREFIX[self.kind]}#{self.owner_id}")
 
     @classmethod
     def from_key(cls, key: str) -> Scope:

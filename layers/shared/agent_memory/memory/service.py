@@ -22,19 +22,22 @@ from agent_memory.domain.document import (
     Document,
     soft_limit_warnings,
 )
-from agent_memory.domain.notes import Origin, clean_note_text
+from agent_memory.domain.notes import Note, Origin, clean_note_text, note_id
 from agent_memory.domain.redaction import Redacted, redact
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.shapes import Document as DocumentShape
 from agent_memory.domain.shapes import MemoryContext, Remembered, SavedDocument
 from agent_memory.domain.shapes import Note as NoteShape
 from agent_memory.memory.compression import compress, refuse_incompressible
-from agent_memory.memory.repeats import one_per_fact, similar_notes
 from agent_memory.providers.chat import ChatModel
+from agent_memory.search.near_duplicates import newest_of_each, similar_to
+from agent_memory.search.vectors import QueryVector, decode
 from agent_memory.storage.document_store import DocumentStore, QuotaRefused
 from agent_memory.storage.note_store import NoteStore
 from agent_memory.storage.usage_store import UsageStore
 
+# How many of the scope's newest notes a `remember` compares with the note it wrote (``similar``).
+SIMILAR_WINDOW = 50
 # Enough rows for a full 4,000-character block of the shortest possible note lines (about 20 characters each).
 RECENT_NOTES_QUERY_LIMIT = 200
 # Without document_version, a write re-reads the head and tries again under contention, after a random
@@ -69,7 +72,7 @@ class MemoryService:
             origin=origin,
             vector=vector,
         )
-        similar = similar_notes(self.notes, scope, note, vector, tag=self.vector_tag)
+        similar = self._similar(scope, note, vector)
         metrics.add_metric(name="NotesWritten", unit="Count", value=1)
         if cleaned.truncated:
             metrics.add_metric(name="NotesTruncated", unit="Count", value=1)
@@ -88,6 +91,35 @@ class MemoryService:
         return Remembered(
             note=NoteShape.of(note), truncated=cleaned.truncated, redacted=cleaned.redacted, similar=similar
         )
+
+    def _similar(self, scope: Scope, note: Note, vector: bytes | None) -> list[str]:
+        """The ids of the scope's ``SIMILAR_WINDOW`` newest notes near-identical to ``note`` (written with
+        ``vector``), newest first: what ``remember`` answers as ``similar``, so that a model can see it repeated
+        itself (notes stay append-only: the repeat is written; recall and the context block show one note per
+        group, so it costs no slot). ``search.near_duplicates`` holds the rule.
+
+        The check reads after the write, never before: a read that fails cannot stop the note, and the answer
+        then says ``similar: []`` (logged). Its cost is one Query of at most 50 items, projected to keys, text
+        and vector (about 20 to 45 KB: 3 to 6 read units, eventually consistent)."""
+        tag = self.vector_tag
+        try:
+            rows = self.notes.newest_texts(
+                scope, limit=SIMILAR_WINDOW + 1, with_vectors=tag is not None and vector is not None
+            )
+        except StorageUnavailable:
+            logger.warning("the recent notes could not be read; remember answers without similar notes")
+            return []
+        others = [(note_id(row.day, row.position), row) for row in rows if row.pk == scope.key]
+        others = [(ident, row) for ident, row in others if ident != note.id][:SIMILAR_WINDOW]
+        cosines: dict[str, float] = {}
+        mine = decode(vector, tag=tag) if vector is not None and tag is not None else None
+        if mine is not None and tag is not None:
+            query = QueryVector(mine[0].tolist())
+            for ident, row in others:
+                stored = decode(row.vector, tag=tag) if row.vector is not None else None
+                if stored is not None:
+                    cosines[ident] = query.cosine(stored)
+        return similar_to(note.text, [(ident, row.text) for ident, row in others], cosines=cosines)
 
     def _redact(self, text: str) -> Redacted:
         return redact(text, extra=self.redact_extra)
@@ -207,7 +239,10 @@ class MemoryService:
             logger.exception("document could not be loaded; serving the turn without it")
             degraded.insert(0, "document")
             document = EMPTY_DOCUMENT
-        kept, block = fit_notes(one_per_fact(recent)) if recent is not None else ([], None)
+        # One line per group of near-identical notes (the newest of each; read whole, without vectors, so the
+        # terms alone decide): a repeated fact costs the block no line.
+        one_per_fact = newest_of_each(recent, {note: note.text for note in recent}) if recent is not None else None
+        kept, block = fit_notes(one_per_fact) if one_per_fact is not None else ([], None)
         for part in degraded:
             metrics.add_metric(name=f"ContextDegraded{part.title()}", unit="Count", value=1)
         metrics.add_metric(name="ContextNotesInjected", unit="Count", value=len(kept))

@@ -106,18 +106,21 @@ class DynamoDB:
         self.raw: Any = client.raw if isinstance(client, DynamoDB) else client
 
     def __getattr__(self, operation: str) -> Any:
+        """The client's ``operation``, mapped; kept on the instance, so that a warm sandbox maps each once (the
+        operation itself is looked up on each call: a test may replace it on the client at any time)."""
         call = getattr(self.raw, operation)
         if not callable(call):
             return call
 
         def mapped(*args: Any, **request: Any) -> Any:
             try:
-                return call(*args, **request)
+                return getattr(self.raw, operation)(*args, **request)
             except ClientError as error:
                 raise as_unavailable(error) or error from None
             except (BotocoreConnectionError, HTTPClientError) as error:
                 raise StorageUnavailable(STORAGE_UNAVAILABLE) from error
 
+        setattr(self, operation, mapped)
         return mapped
 
 
