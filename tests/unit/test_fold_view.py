@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from agent_memory.consolidation.folding import propose
 from agent_memory.domain.document import Document
-from agent_memory.domain.fold import DueNote
-from agent_memory.domain.fold import WHOLE_MAX_CHARS, fold_view, marker
+from agent_memory.domain.fold import WHOLE_MAX_CHARS, DueNote, fold_view, marker
 from agent_memory.domain.prompts import PARTIAL_VIEW
 from tests.fakes import FakeChatModel, fake_tokens
 
