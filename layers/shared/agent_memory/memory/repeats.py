@@ -30,7 +30,7 @@ SIMILAR_WINDOW = 50
 def similar_notes(notes: NoteStore, scope: Scope, note: Note, vector: bytes | None, *, tag: int | None) -> list[str]:
     """The ids of the scope's recent notes near-identical to ``note`` (written with ``vector``), newest first."""
     try:
-        rows = notes.newest_texts(scope, limit=SIMILAR_WINDOW + 1, with_vectors=tag is not None and vector is not None)
+        rows = notes.newest_texts(scope, limit=SIMILAR_WINDOW + 1, vectors=tag is not None and vector is not None)
     except StorageUnavailable:
         logger.warning("the recent notes could not be read; remember answers without similar notes")
         return []
