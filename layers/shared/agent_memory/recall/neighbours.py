@@ -4,13 +4,13 @@ A note is written by one conversation (``origin.thread_id``) at a place in its s
 in write order across all the scope's conversations). What a conversation said just before or after a
 note that answers a question often completes it ("Adopted a greyhound called Pepper." / "Pepper needs a
 vet check for a sore hip.") without holding the question's words. With ``MEMORY_RECALL_NEIGHBOURS`` = n,
-the n notes of the same thread nearest each of the ``STRONG_HITS`` best candidates, on each side and on
-the hit's day, join the candidates with ``NEIGHBOUR_SHARE`` of the hit's score (a note already there keeps
+the n notes of the same thread nearest the best candidate (``STRONG_HITS``), on each side and on the
+hit's day, join the candidates with ``NEIGHBOUR_SHARE`` of the hit's score (a note already there keeps
 the better of its two scores), before near-duplicates and diversity pick the answer: the answer keeps its
 shape (k notes with scores), and in ``keyword`` mode a neighbour still needs a word of the query.
 
 Where they come from: the table's path already holds them (the rows it ranks carry their thread: no
-added read). The index's path reads them from the table, one Query per strong hit on the caller's
+added read). The index's path reads them from the table: one Query per strong hit (one) on the caller's
 partition (``NoteStore.around``: the positions within ``SPAN`` of the hit, on its day), and a failed read
 drops the neighbours, never the answer. A row of another scope is set aside before it can count, and a
 note of another thread is never a neighbour. docs/recall-quality.md has what it costs and what it did
@@ -26,11 +26,13 @@ from typing import TypeVar
 
 from agent_memory.storage.note_items import NoteText
 
-# The candidates whose neighbours are looked for: the best few, where one conversation's context is
-# likely to be the question's subject (lower ones are as often a word in common).
-STRONG_HITS = 3
-# A neighbour's score, as a share of its hit's: below the hit, above most of the hit's weak competitors.
-NEIGHBOUR_SHARE = 0.5
+# The candidates whose neighbours are looked for: the best one only. On the dev set, the first three's
+# neighbours cost more (recall@10 0.840 against 0.850 with facts told in one conversation, 0.811 against
+# 0.826 without) and three times the reads: below the first, a hit is as often a word in common.
+STRONG_HITS = 1
+# A neighbour's score, as a share of its hit's: 0.3 did as well as 0.5 and 0.7 where neighbours help and
+# least harm where they do not (docs/recall-quality.md).
+NEIGHBOUR_SHARE = 0.3
 # How far from a hit (positions in its day) the index's path reads: the scope's other conversations of
 # the day write between a conversation's notes too.
 SPAN = 6
