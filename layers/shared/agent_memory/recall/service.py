@@ -35,7 +35,9 @@ The **index** path (OpenSearch, when ``OPENSEARCH_ENDPOINT`` is set) searches ev
 Each part degrades to the one below it, never to an error: no vector, BM25 in the index; no index (down,
 slow, refusing), the table's path. Scores are the fused scores (0..1) in ``hybrid`` and ``semantic``
 mode, BM25 scores in ``keyword`` mode, then raised for the days the query names and lowered by diversity
-(``recall.ranking``: both paths take the same steps after ranking); higher is better in all three.
+(``recall.ranking``: both paths take the same steps after ranking); higher is better in all three. With
+``MEMORY_RECALL_NEIGHBOURS``, the best hit's neighbours in its conversation are read from the table
+(``recall.neighbours``: one small Query; a failed one drops them).
 
 **Reranking** (optional, off by default: ``providers.rerank``): with ``MEMORY_RERANK_MODEL``, either path
 gathers its best ``MEMORY_RERANK_CANDIDATES`` instead of ``k``, reads them whole, and the reranking model
