@@ -104,7 +104,9 @@ def test_the_index_path_reads_the_hits_neighbours_from_the_table(call, monkeypat
     assert reads == [("user#u-1", hit["day"], hit["position"])]  # one Query, around the best hit
 
 
-def test_the_index_path_drops_a_row_of_another_scope_the_read_would_give(call, monkeypatch, conversation, index):
+def test_the_index_path_drops_a_row_of_another_scope_the_read_would_give(
+    call, monkeypatch, capsys, conversation, index
+):
     foreign, hit = conversation["foreign"], conversation["hit"]
     leaked = NoteText("user#u-2", hit["day"], hit["position"] + 1, foreign["text"], None, "t-1")
     real = NoteStore.around
@@ -114,9 +116,10 @@ def test_the_index_path_drops_a_row_of_another_scope_the_read_would_give(call, m
 
     assert conversation["after"]["id"] in answered
     assert foreign["id"] not in answered and conversation["between"]["id"] not in answered
+    assert '"RecallForeignHitsDropped":[1.0]' in capsys.readouterr().out  # counted, as every foreign row is
 
 
-def test_a_failed_neighbour_read_drops_the_neighbours_never_the_answer(call, monkeypatch, conversation, index):
+def test_a_failed_neighbour_read_drops_the_neighbours_never_the_answer(call, monkeypatch, capsys, conversation, index):
     def broken(*_args, **_kwargs):
         raise TimeoutError("the table did not answer")
 
@@ -126,3 +129,4 @@ def test_a_failed_neighbour_read_drops_the_neighbours_never_the_answer(call, mon
 
     assert answer["mode"] == "hybrid"
     assert _ids(answer) == [conversation["hit"]["id"], conversation["other"]["id"]]
+    assert '"RecallNeighboursFailed":[1.0]' in capsys.readouterr().out

@@ -189,7 +189,9 @@ class RecallService:
             logger.warning("reading recall's neighbours failed; answering without them", exc_info=True)
             metrics.add_metric(name="RecallNeighboursFailed", unit="Count", value=1)
             return []
-        return [row for row in rows if row.pk == scope.key]
+        own = [row for row in rows if row.pk == scope.key]
+        _dropped_foreign(scope, len(rows) - len(own))
+        return own
 
     def _query_vector(self, query: str) -> list[float] | None:
         """The query's embedding, or None (no model, or it failed: BM25 answers alone)."""
@@ -252,7 +254,12 @@ def _place(hit: IndexHit) -> tuple[str, int]:
 def _only_in_scope(scope: Scope, hits: list[tuple[KeyedNote, float]], *, already_dropped: int = 0) -> list[ScoredNote]:
     """Fail closed: a hit whose stored scope is not the caller's is dropped, whatever produced it."""
     kept = [ScoredNote.scored(keyed.note, score) for keyed, score in hits if keyed.pk == scope.key]
-    if dropped := len(hits) - len(kept) + already_dropped:
+    _dropped_foreign(scope, len(hits) - len(kept) + already_dropped)
+    return kept
+
+
+def _dropped_foreign(scope: Scope, dropped: int) -> None:
+    """Counted and logged as an error: a row of another scope reached recall, which a key-building bug alone can do."""
+    if dropped:
         metrics.add_metric(name="RecallForeignHitsDropped", unit="Count", value=dropped)
         logger.error("recall dropped hits of another scope", extra={"scope": scope.kind, "dropped": dropped})
-    return kept
