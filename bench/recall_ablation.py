@@ -6,7 +6,9 @@ each scope's rows as the table's Query reads them (newest first, with their days
 ``hybrid``: with them, the fusion the index's path uses too), first as today's recall ranked them (the
 first k of BM25 or of the fusion), then with one note per fact, diversity, time and feedback added in
 turn; then each new setting is swept with the others at their defaults. Reported as recall@1/5/10 over
-all questions and per kind.
+all questions and per kind. Neighbours (``recall.neighbours``, off by default) come last, on the dev set
+as generated and on the same set with each several-note fact told in one conversation (``one_sitting``),
+with the reads the index's path would add for them.
 """
 
 from __future__ import annotations
@@ -33,16 +35,18 @@ def _ablation_steps() -> list[tuple[str, Any]]:
         ("+ diversity (MMR)", Tuning(expansion_terms=0, date_boost=0.0)),
         ("+ time in the question", Tuning(expansion_terms=0)),
         ("+ relevance feedback: all, the defaults", Tuning()),
+        ("+ neighbours, 1 each side (not a default)", Tuning(neighbours=1)),
     ]
 
 
-def _pipeline(item: dict[str, Any], tuning: Any, path: str, before: Before, tag: int) -> list[int]:
+def _pipeline(item: dict[str, Any], tuning: Any, path: str, before: Before | None, tag: int) -> list[int]:
     """The notes (oldest-first places) that ``recall.ranking.rank_rows`` answers, k = 10, on one path;
     ``before`` (today's recall) when there is no tuning."""
     from agent_memory.recall.ranking import rank_rows
     from agent_memory.search.vectors import QueryVector
 
     if tuning is None:
+        assert before is not None  # the reference row: today's recall
         return before(item, path)
     hybrid = path == "hybrid"
     rows = item["rows"]
@@ -92,6 +96,7 @@ def measure_ablation(
         "diversity_weight": (0.3, 0.4, 0.5, 0.6, 0.7, 1.0),
         "date_boost": (0.0, 0.5, 1.0, 2.0),
         "expansion_terms": (0, 3, 5, 10),
+        "neighbours": (0, 1, 2, 3),
     }
     tuned: dict[str, dict[str, dict[float, Recall]]] = {}
     for setting, values in sweeps.items():
@@ -106,11 +111,68 @@ def measure_ablation(
     return ablation, tuned
 
 
+def neighbours_report(one_sitting: dict[str, Any]) -> list[str]:
+    """The neighbours sweep on the one-sitting dev set, and what the index's path would read for it."""
+    if not one_sitting:
+        return []
+    lines = [
+        "",
+        "MEMORY_RECALL_NEIGHBOURS on the dev set with each several-note fact told in one conversation: recall@1 / @5"
+        " / @10, all questions (and the kind it is for):",
+        "",
+        "| value | keyword | hybrid | keyword, multi | hybrid, multi |",
+        "|---|---|---|---|---|",
+    ]
+    sweep = one_sitting["sweep"]
+    for value in sweep["hybrid"]:
+        cells = [_triple(sweep[path][value]["all"]) for path in PATHS]
+        cells += [f"{sweep[path][value]['multi'][1]:.2f} / {sweep[path][value]['multi'][10]:.2f}" for path in PATHS]
+        lines.append(f"| {value} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        f"Reads the index's path adds per recall with neighbours: {one_sitting['queries']:.2f} Queries reading"
+        f" {one_sitting['rows']:.1f} note rows in all (the table's path reads none: its rows carry their thread).",
+    ]
+    return lines
+
+
+def _triple(recall: dict[int, float]) -> str:
+    return f"{recall[1]:.3f} / {recall[5]:.3f} / {recall[10]:.3f}"
+
+
 SETTINGS = {
     "diversity_weight": "MEMORY_RECALL_DIVERSITY_WEIGHT",
     "date_boost": "MEMORY_RECALL_DATE_BOOST",
     "expansion_terms": "MEMORY_RECALL_EXPANSION_TERMS",
+    "neighbours": "MEMORY_RECALL_NEIGHBOURS",
 }
+
+
+def measure_neighbours(items: list[dict[str, Any]], log: Callable[[str], None], *, tag: int) -> dict[str, Any]:
+    """``MEMORY_RECALL_NEIGHBOURS`` swept on both paths (the others at their defaults) over ``items`` (the
+    one-sitting set), and the table rows the index's path would read for them per recall (its strong hits
+    taken as the answer's first ``STRONG_HITS``: one Query each, the hit's day within ``SPAN``)."""
+    from agent_memory.recall.neighbours import SPAN, STRONG_HITS
+    from agent_memory.recall.ranking import Tuning
+
+    swept: dict[str, dict[float, Recall]] = {path: {} for path in PATHS}
+    for path in PATHS:
+        for count in (0, 1, 2, 3):
+            log(f"recall quality: one sitting, {path} path, neighbours = {count}")
+            tuning = Tuning(neighbours=count)
+            swept[path][count] = _score(
+                items, functools.partial(_pipeline, tuning=tuning, path=path, before=None, tag=tag)
+            )
+    queries = rows = 0
+    for item in items:
+        placed = {row.position: row for row in item["rows"]}
+        for position in _pipeline(item, Tuning(neighbours=1), "hybrid", None, tag)[:STRONG_HITS]:
+            day = placed[position].day
+            queries += 1
+            rows += sum(
+                1 for near in range(position - SPAN, position + SPAN + 1) if near in placed and placed[near].day == day
+            )
+    return {"sweep": swept, "queries": queries / len(items), "rows": rows / len(items)}
 
 
 def ablation_report(
@@ -130,7 +192,7 @@ def ablation_report(
     ]
     for path, steps in ablation.items():
         for label, row in steps.items():
-            whole = f"{row['all'][1]:.3f} / {row['all'][5]:.3f} / {row['all'][10]:.3f}"
+            whole = _triple(row["all"])
             cells = [f"{row[kind][1]:.2f} / {row[kind][10]:.2f}" for kind in kinds]
             lines.append(f"| {path} | {label} | {whole} | " + " | ".join(cells) + " |")
     for setting, paths in tuning.items():
@@ -145,8 +207,7 @@ def ablation_report(
         for value in paths["hybrid"]:
             cells = []
             for path in PATHS:
-                total = paths[path][value]["all"]
-                cells.append(f"{total[1]:.3f} / {total[5]:.3f} / {total[10]:.3f}")
+                cells.append(_triple(paths[path][value]["all"]))
             for kind in ("multi", "dated"):
                 one = paths["hybrid"][value][kind]
                 cells.append(f"{one[1]:.2f} / {one[10]:.2f}")

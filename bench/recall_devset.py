@@ -19,6 +19,14 @@ is written on a day of the 150 before the scope's question day (``Scope.today``)
 Most of a scope is filler written from templates that share words with the questions (another person's
 allergy, a meeting "moved" to Tuesday, a friend's birthday), so that a word in common is not an answer.
 Used by ``bench/recall_quality.py``; tune on this set only.
+
+**Conversations.** Each note is written by a conversation (its ``origin.thread_id``, ``Scope.threads``), as
+the service writes them: a conversation writes on one day, its notes one after another, and a day's
+notes come from one or more conversations (a new one starts at each note with ``NEW_THREAD`` chance).
+They are drawn from their own random stream, so the notes, days and questions are those of the set
+without them. The facts told in two or three notes are told weeks apart, each note in its own
+conversation; ``generate(one_sitting=True)`` tells each of them in one conversation instead (its notes
+written together on its first note's day), the case where a hit's neighbours are the rest of the answer.
 """
 
 from __future__ import annotations
@@ -63,6 +71,7 @@ REGIONS = ["the Dolomites", "Andalusia", "the Scottish Highlands", "Crete", "the
 BOOKS = ["Klara and the Sun", "Middlemarch", "The Overstory", "Piranesi", "Beloved", "Stoner"]
 NUMBER_WORDS = {3: "three", 4: "four", 5: "five", 6: "six"}
 SPAN_DAYS = 150
+NEW_THREAD = 0.5  # the chance that a day's next note is written by another conversation
 
 
 @dataclass
@@ -78,6 +87,7 @@ class Scope:
     key: str
     notes: list[str] = field(default_factory=list)  # oldest first (the order they are written in)
     days: list[str] = field(default_factory=list)  # each note's day (ISO), oldest first
+    threads: list[str] = field(default_factory=list)  # each note's conversation (origin.thread_id), oldest first
     today: str = ""  # the day the questions are asked (ISO)
 
 
@@ -224,8 +234,21 @@ def _filler(rng: random.Random, name: str) -> str:
     return rng.choice(templates)
 
 
-def generate(seed: int = 20) -> DevSet:
-    """The dev set; the same seed gives the same set."""
+def _threads(key: str, seed: int, written: list[tuple[date, float, str, int]], *, one_sitting: bool) -> list[str]:
+    """Each note's conversation (see the module docstring), from a random stream of its own."""
+    rng = random.Random(f"{seed}:{key}:threads")
+    threads: list[str] = []
+    for n, (day, _, _, fact) in enumerate(written):
+        together = one_sitting and n and fact >= 0 and written[n - 1][3] == fact
+        if n and day == written[n - 1][0] and (together or rng.random() >= NEW_THREAD):
+            threads.append(threads[-1])
+        else:
+            threads.append(f"t-{len(set(threads)) + 1}")
+    return threads
+
+
+def generate(seed: int = 20, *, one_sitting: bool = False) -> DevSet:
+    """The dev set; the same seed gives the same set (``one_sitting``: see the module docstring)."""
     rng = random.Random(seed)
     scopes, questions = [], []
     for number, (name, he) in enumerate(PEOPLE, start=1):
@@ -236,7 +259,10 @@ def generate(seed: int = 20) -> DevSet:
 
         written: list[tuple[date, float, str, int]] = []  # (day, tie-break, text, fact number or -1)
         for fact, (notes, _) in enumerate(facts):
-            written += [(today - timedelta(days=rng.randint(1, SPAN_DAYS)), rng.random(), text, fact) for text in notes]
+            told = [(today - timedelta(days=rng.randint(1, SPAN_DAYS)), rng.random(), text, fact) for text in notes]
+            if one_sitting:  # on the first note's day, right after it (the same draws: the other notes do not move)
+                told = [(told[0][0], told[0][1] + n * 1e-9, text, fact) for n, (_, _, text, _) in enumerate(told)]
+            written += told
         written += [(day, rng.random(), text, len(facts) + n) for n, (text, day, _) in enumerate(dated)]
         written += [
             (today - timedelta(days=rng.randint(1, SPAN_DAYS)), rng.random(), _filler(rng, name), -1)
@@ -245,6 +271,7 @@ def generate(seed: int = 20) -> DevSet:
         written.sort(key=lambda entry: (entry[0], entry[1]))
         scope.notes = [text for _, _, text, _ in written]
         scope.days = [day.isoformat() for day, _, _, _ in written]
+        scope.threads = _threads(scope.key, seed, written, one_sitting=one_sitting)
         evidence: dict[int, list[int]] = {}
         for place, (_, _, _, fact) in enumerate(written):
             evidence.setdefault(fact, []).append(place)

@@ -28,7 +28,15 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from bench.recall_ablation import K_VALUES, Recall, ablation_report, measure_ablation, recall_at
+from bench.recall_ablation import (
+    K_VALUES,
+    Recall,
+    ablation_report,
+    measure_ablation,
+    measure_neighbours,
+    neighbours_report,
+    recall_at,
+)
 from bench.recall_devset import DevSet, generate
 from bench.recall_latency import LatencyResult, measure_latency
 from bench.recall_latency import report as latency_report
@@ -54,6 +62,7 @@ class QualityResult:
     tuning: dict[str, dict[str, dict[float, Recall]]] = field(
         default_factory=dict
     )  # setting -> path -> value -> recall
+    one_sitting: dict[str, Any] = field(default_factory=dict)  # bench.recall_ablation.measure_neighbours
 
 
 def _embedder() -> tuple[str, Any, float]:
@@ -107,7 +116,8 @@ def _rankings(
         vectors = raw[scope.key] = _cached(scope.notes, embedder)
         newest_first = list(reversed(range(len(scope.notes))))
         rows[scope.key] = [
-            NoteText(scope.key, scope.days[n], n, scope.notes[n], encode(vectors[n], tag=tag)) for n in newest_first
+            NoteText(scope.key, scope.days[n], n, scope.notes[n], encode(vectors[n], tag=tag), scope.threads[n])
+            for n in newest_first
         ]
     embed_notes_s = time.perf_counter() - started
     from agent_memory.recall.ranking import cosine_ranking
@@ -215,8 +225,10 @@ def measure_quality(log: Callable[[str], None], *, on_node: bool = False) -> Qua
         return _ranked("bm25" if path == "keyword" else "hybrid", item, DEFAULT_KEYWORD_WEIGHT)
 
     ablation, tuned = measure_ablation(items, log, before=before, tag=model_tag(MODEL, 1024))
+    told_together, _, _, _ = _rankings(generate(one_sitting=True), embedder, log)
+    one_sitting = measure_neighbours(told_together, log, tag=model_tag(MODEL, 1024))
     return QualityResult(
-        name, notes, len(items), recall, sweep, embed_notes_s, per_query_ms, load_s, ablation=ablation, tuning=tuned
+        name, notes, len(items), recall, sweep, embed_notes_s, per_query_ms, load_s, ablation, tuned, one_sitting
     )
 
 
@@ -263,7 +275,7 @@ def report(quality: QualityResult, latency: LatencyResult) -> list[str]:
         "|---|---|---|---|",
     ]
     lines += [f"| {w} | {r[1]:.3f} | {r[5]:.3f} | {r[10]:.3f} |" for w, r in quality.sweep.items()]
-    lines += ablation_report(quality.ablation, quality.tuning)
+    lines += ablation_report(quality.ablation, quality.tuning) + neighbours_report(quality.one_sitting)
     lines += [
         "",
         f"Embedding model: loaded in {quality.load_s:.2f} s; {quality.per_query_ms:.1f} ms per query (one text); "

@@ -30,6 +30,7 @@ def _environment(**extra: str) -> dict[str, str]:
         ("MEMORY_DYNAMODB_MAX_ATTEMPTS", "three"),
         ("MEMORY_CHAT_MODEL", "gpt-4o"),
         ("MEMORY_NOW", "yesterday"),
+        ("MEMORY_RECALL_NEIGHBOURS", "4"),
     ],
 )
 def test_the_refusal_is_one_line_naming_the_variable(monkeypatch, variable, value):

@@ -321,6 +321,7 @@ class Driver:
 @pytest.fixture
 def driver(call: Call, aws: Any, monkeypatch: pytest.MonkeyPatch) -> Driver:
     monkeypatch.setenv("MEMORY_LOCAL_JWT_SECRET", "local-dev-secret")
+    monkeypatch.setenv("MEMORY_RECALL_NEIGHBOURS", "3")  # recall at its widest: a hit's conversation joins it
     bootstrap.reset()
 
     def summary(system: str, prompt: str) -> str:

@@ -225,6 +225,7 @@ class Services:
                 diversity_weight=self.settings.recall_diversity_weight,
                 expansion_terms=self.settings.recall_expansion_terms,
                 date_boost=self.settings.recall_date_boost,
+                neighbours=self.settings.recall_neighbours,
             ),
             vector_tag=self.table_vector_tag(),
             reranker=rerank_stage_from_settings(self.settings),

@@ -55,6 +55,9 @@ class Settings(BaseModel):
     recall_date_boost: float = Field(
         default=1.0, ge=0, le=10, description="added to notes written on the days a query names (x the best score)"
     )
+    recall_neighbours: int = Field(
+        default=0, ge=0, le=3, description="same-conversation notes each side of a strong hit joining recall; 0: off"
+    )
     redact_extra: frozenset[str] = Field(default=frozenset(), description="email, phone: also redacted")
     quota_notes_per_day: int = Field(default=500, ge=1)
     quota_notes_per_member_day: int = Field(default=100, ge=1)
@@ -177,6 +180,7 @@ _ENV = {
     "recall_diversity_weight": "MEMORY_RECALL_DIVERSITY_WEIGHT",
     "recall_expansion_terms": "MEMORY_RECALL_EXPANSION_TERMS",
     "recall_date_boost": "MEMORY_RECALL_DATE_BOOST",
+    "recall_neighbours": "MEMORY_RECALL_NEIGHBOURS",
     "redact_extra": "MEMORY_REDACT_EXTRA",
     "quota_notes_per_day": "MEMORY_QUOTA_NOTES_PER_DAY",
     "backend_role_arn": "MEMORY_BACKEND_ROLE_ARN",

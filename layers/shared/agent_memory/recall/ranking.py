@@ -11,7 +11,9 @@ The steps, in order (each one a setting; docs/recall-quality.md has the ablation
    ``MEMORY_RECALL_DATE_BOOST`` times the best score added, and the notes of those days that no half
    found join the candidates with that boost alone (so "what did she do yesterday?" finds yesterday's
    notes whatever their words).
-4. **Slots** (``recall.selection``): one note per group of near-identical notes, then diversity.
+4. **Neighbours** (``recall.neighbours``, off by default): the notes a strong hit's conversation wrote
+   just before and after it join the candidates (``MEMORY_RECALL_NEIGHBOURS``; 0: off).
+5. **Slots** (``recall.selection``): one note per group of near-identical notes, then diversity.
 
 ``bench/recall_quality.py`` runs ``rank_rows`` itself, step by step, for its ablation table.
 """
@@ -25,6 +27,7 @@ from datetime import date
 from typing import TypeVar
 
 from agent_memory.domain.shapes import RecallMode
+from agent_memory.recall.neighbours import neighboured
 from agent_memory.recall.selection import CANDIDATE_WINDOW, answer_slots
 from agent_memory.search.bm25 import query_terms, rank_terms, words
 from agent_memory.search.dates import named_days
@@ -36,6 +39,7 @@ from agent_memory.search.vectors import QueryVector, decode
 from agent_memory.storage.note_items import NoteText
 
 DEFAULT_DATE_BOOST = 1.0
+DEFAULT_NEIGHBOURS = 0  # off: it did not pay on the dev set (docs/recall-quality.md)
 
 Place = TypeVar("Place", bound=Hashable)
 
@@ -48,6 +52,7 @@ class Tuning:
     diversity_weight: float = DEFAULT_DIVERSITY_WEIGHT
     expansion_terms: int = DEFAULT_EXPANSION_TERMS
     date_boost: float = DEFAULT_DATE_BOOST
+    neighbours: int = DEFAULT_NEIGHBOURS
 
 
 def coverage(terms: Sequence[str], expansion: Mapping[str, float], text_terms: Sequence[str]) -> float:
@@ -126,6 +131,8 @@ def rank_rows(
         matched = {r.index: r.score for r in ranked}
         on_days = sorted((n for n, row in enumerate(rows) if days.holds(row.day)), key=lambda n: -matched.get(n, 0.0))
         order = dated(order, on_days[:window], holds=lambda n: days.holds(rows[n].day), boost=tuning.date_boost)
+    if tuning.neighbours:  # the rows carry their threads (``NoteStore.newest_texts(threads=True)``)
+        order = neighboured(order, enumerate(rows), count=tuning.neighbours)
     if mode == "keyword":  # keyword mode answers notes holding a query word: time and expansion only reorder them
         holding = {r.index for r in ranked}
         order = [(n, score) for n, score in order if n in holding]

@@ -135,9 +135,7 @@ class VectorFill:
         self._bulk_size = bulk_size
 
     def _missing(self, scope: Scope) -> tuple[int, list[NoteText]]:
-        rows = [
-            row for row in self._notes.newest_texts(scope, limit=ALL_NOTES, with_vectors=True) if row.pk == scope.key
-        ]
+        rows = [row for row in self._notes.newest_texts(scope, limit=ALL_NOTES, vectors=True) if row.pk == scope.key]
         missing = [row for row in rows if row.vector is None or decode(row.vector, tag=self._tag) is None]
         return len(rows), missing
 

@@ -35,7 +35,9 @@ The **index** path (OpenSearch, when ``OPENSEARCH_ENDPOINT`` is set) searches ev
 Each part degrades to the one below it, never to an error: no vector, BM25 in the index; no index (down,
 slow, refusing), the table's path. Scores are the fused scores (0..1) in ``hybrid`` and ``semantic``
 mode, BM25 scores in ``keyword`` mode, then raised for the days the query names and lowered by diversity
-(``recall.ranking``: both paths take the same steps after ranking); higher is better in all three.
+(``recall.ranking``: both paths take the same steps after ranking); higher is better in all three. With
+``MEMORY_RECALL_NEIGHBOURS``, the best hit's neighbours in its conversation are read from the table
+(``recall.neighbours``: one small Query; a failed one drops them).
 
 **Reranking** (optional, off by default: ``providers.rerank``): with ``MEMORY_RERANK_MODEL``, either path
 gathers its best ``MEMORY_RERANK_CANDIDATES`` instead of ``k``, reads them whole, and the reranking model
@@ -56,6 +58,7 @@ from agent_memory.basics.errors import EmbeddingUnavailable
 from agent_memory.basics.observability import logger, metrics
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.shapes import Recalled, RecallMode, ScoredNote
+from agent_memory.recall.neighbours import SPAN, STRONG_HITS, neighboured
 from agent_memory.recall.ranking import Tuning, coverage, dated, rank_rows
 from agent_memory.recall.selection import CANDIDATE_WINDOW, answer_slots
 from agent_memory.search.bm25 import query_terms, words
@@ -63,7 +66,7 @@ from agent_memory.search.dates import named_days
 from agent_memory.search.expansion import EXPANSION_DOCS, anchored, expansion_terms
 from agent_memory.search.fusion import weighted_fusion
 from agent_memory.search.vectors import QueryVector
-from agent_memory.storage.note_items import KeyedNote
+from agent_memory.storage.note_items import KeyedNote, NoteText
 from agent_memory.storage.note_store import NoteStore
 
 if TYPE_CHECKING:  # given, never built here: their modules load only where an index is configured
@@ -163,6 +166,10 @@ class RecallService:
                 holds=lambda place: named.holds(place[0]),
                 boost=tuning.date_boost,
             )
+        if tuning.neighbours and ranked:
+            near = self._around(scope, [place for place, _ in ranked[:STRONG_HITS]])
+            texts.update(((row.day, row.position), row.text) for row in near)
+            ranked = neighboured(ranked, (((row.day, row.position), row) for row in near), count=tuning.neighbours)
         if mode == "keyword":  # keyword mode answers notes holding a query word: time and expansion only reorder
             holding = {_place(hit) for hit in own[0]}
             ranked = [(place, score) for place, score in ranked if place in holding]
@@ -172,6 +179,19 @@ class RecallService:
         return Recalled(
             notes=self._reranked(query, _only_in_scope(scope, found, already_dropped=dropped), k), mode=mode
         )
+
+    def _around(self, scope: Scope, hits: list[tuple[str, int]]) -> list[NoteText]:
+        """The notes written near the strong hits, in the caller's partition (``recall.neighbours``): one Query
+        per hit; none when a read fails (the answer is given without neighbours, never refused)."""
+        try:
+            rows = [row for day, position in hits for row in self.notes.around(scope, day, position, span=SPAN)]
+        except Exception:  # noqa: BLE001 - any read fault (throttled, timeout) only drops the neighbours
+            logger.warning("reading recall's neighbours failed; answering without them", exc_info=True)
+            metrics.add_metric(name="RecallNeighboursFailed", unit="Count", value=1)
+            return []
+        own = [row for row in rows if row.pk == scope.key]
+        _dropped_foreign(scope, len(rows) - len(own))
+        return own
 
     def _query_vector(self, query: str) -> list[float] | None:
         """The query's embedding, or None (no model, or it failed: BM25 answers alone)."""
@@ -193,7 +213,9 @@ class RecallService:
         """
         tag = self.vector_tag
         vector = self._query_vector(query) if tag is not None else None
-        rows = self.notes.newest_texts(scope, limit=self.keyword_max_notes, with_vectors=vector is not None)
+        rows = self.notes.newest_texts(
+            scope, limit=self.keyword_max_notes, vectors=vector is not None, threads=self.tuning.neighbours > 0
+        )
         own = [row for row in rows if row.pk == scope.key]
         order, mode = rank_rows(
             query,
@@ -232,7 +254,12 @@ def _place(hit: IndexHit) -> tuple[str, int]:
 def _only_in_scope(scope: Scope, hits: list[tuple[KeyedNote, float]], *, already_dropped: int = 0) -> list[ScoredNote]:
     """Fail closed: a hit whose stored scope is not the caller's is dropped, whatever produced it."""
     kept = [ScoredNote.scored(keyed.note, score) for keyed, score in hits if keyed.pk == scope.key]
-    if dropped := len(hits) - len(kept) + already_dropped:
+    _dropped_foreign(scope, len(hits) - len(kept) + already_dropped)
+    return kept
+
+
+def _dropped_foreign(scope: Scope, dropped: int) -> None:
+    """Counted and logged as an error: a row of another scope reached recall, which a key-building bug alone can do."""
+    if dropped:
         metrics.add_metric(name="RecallForeignHitsDropped", unit="Count", value=dropped)
         logger.error("recall dropped hits of another scope", extra={"scope": scope.kind, "dropped": dropped})
-    return kept

@@ -10,7 +10,7 @@ from botocore.exceptions import ClientError
 from agent_memory.domain.notes import Note, Origin
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import cancellation_codes, condition_failed
-from agent_memory.storage.keys import note_sk
+from agent_memory.storage.keys import note_sk, parse_note_sk
 
 
 def note_item(scope: Scope, note: Note) -> dict[str, Any]:
@@ -56,14 +56,28 @@ class KeyedNote(NamedTuple):
 
 
 class NoteText(NamedTuple):
-    """What ranking needs of a note: where it is stored (scope and place), its text, and its stored vector
-    (``search.vectors``; None when not asked for, or the note has none)."""
+    """What ranking needs of a note: where it is stored (scope and place), its text, its stored vector
+    (``search.vectors``; None when not asked for, or the note has none) and the conversation that wrote
+    it (``origin.thread_id``; None when not asked for)."""
 
     pk: str
     day: str
     position: int
     text: str
     vector: bytes | None = None
+    thread_id: str | None = None
+
+    @staticmethod
+    def projection(*, vectors: bool, threads: bool) -> str:
+        """The attributes a ``NoteText`` is read from (``#text`` names ``text``, a reserved word)."""
+        return "pk, sk, #text" + (", vec" if vectors else "") + (", origin_thread_id" if threads else "")
+
+    @staticmethod
+    def of(item: dict[str, Any]) -> NoteText:
+        """A ``NoteText`` from an item read with ``projection``."""
+        day, position = parse_note_sk(item["sk"]["S"])
+        vector, thread = item.get("vec", {}).get("B"), item.get("origin_thread_id", {}).get("S")
+        return NoteText(item["pk"]["S"], day, position, item["text"]["S"], vector, thread)
 
 
 def position_taken(error: ClientError) -> bool:

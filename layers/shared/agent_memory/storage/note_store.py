@@ -18,13 +18,7 @@ from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import DynamoDB, cancellation_codes, condition_failed, error_code, query_pages
 from agent_memory.storage.due_scopes import MarkerWrite, fence_move, write_with_marker
 from agent_memory.storage.flush_store import completion_update
-from agent_memory.storage.keys import (
-    NOTE_PREFIX,
-    day_sk,
-    note_sk,
-    notes_of_days,
-    parse_note_sk,
-)
+from agent_memory.storage.keys import NOTE_PREFIX, day_sk, note_sk, notes_of_days
 from agent_memory.storage.note_items import (
     KeyedNote,
     NoteText,
@@ -41,6 +35,7 @@ _POSITION_ATTEMPTS = 5
 _NOTES_PER_DAY_PAGE = 10
 _DAY_PAGE_MAX = 200
 _BATCH_GET_ATTEMPTS = 3
+_TEXT = {"#text": "text"}  # ``text`` is a reserved word in expressions
 
 
 class _Unset(Enum):
@@ -275,14 +270,11 @@ class NoteStore:
 
         One descending Query over the notes, paged: empty days cost nothing, only notes are read.
         """
+        high = f"{NOTE_PREFIX}{before}#"
         kwargs: dict[str, Any] = {
             "TableName": self._table,
             "KeyConditionExpression": "pk = :pk AND sk BETWEEN :low AND :high",
-            "ExpressionAttributeValues": {
-                ":pk": {"S": scope.key},
-                ":low": {"S": NOTE_PREFIX},
-                ":high": {"S": f"{NOTE_PREFIX}{before}#"},
-            },
+            "ExpressionAttributeValues": {":pk": {"S": scope.key}, ":low": {"S": NOTE_PREFIX}, ":high": {"S": high}},
             "ScanIndexForward": False,
             "Limit": min(_DAY_PAGE_MAX, _NOTES_PER_DAY_PAGE * (days + 1)),
         }
@@ -297,33 +289,39 @@ class NoteStore:
                 found[-1][1].append(note)
         return found, False
 
-    def newest_texts(self, scope: Scope, *, limit: int, with_vectors: bool = False) -> list[NoteText]:
+    def newest_texts(self, scope: Scope, *, limit: int, vectors: bool = False, threads: bool = False) -> list[NoteText]:
         """The scope's ``limit`` newest notes, newest first, text only: a Query on its ``note#`` range.
 
         Only ``pk``, ``sk`` and ``text`` are fetched: parsing DynamoDB JSON dominates the client's time, and
         the three attributes parse about four times faster than the whole item (12 against 47 ms for 1,000
         notes). Each page asks for no more than is still wanted, so at most ``limit`` notes are read, in as
-        many 1 MB pages as their size needs. ``with_vectors`` adds each note's stored vector (``vec``).
+        many 1 MB pages as their size needs. ``vectors`` adds each note's stored vector (``vec``), ``threads``
+        its conversation (``origin_thread_id``).
         """
         texts: list[NoteText] = []
         request: dict[str, Any] = {
             "TableName": self._table,
             "KeyConditionExpression": "pk = :pk AND begins_with(sk, :notes)",
             "ExpressionAttributeValues": {":pk": {"S": scope.key}, ":notes": {"S": NOTE_PREFIX}},
-            "ProjectionExpression": "pk, sk, #text, vec" if with_vectors else "pk, sk, #text",
-            "ExpressionAttributeNames": {"#text": "text"},
+            "ProjectionExpression": NoteText.projection(vectors=vectors, threads=threads),
+            "ExpressionAttributeNames": _TEXT,
             "ScanIndexForward": False,
             "Limit": limit,
         }
         for page in query_pages(self._client, request):
-            for item in page["Items"]:
-                day, position = parse_note_sk(item["sk"]["S"])
-                vector = item.get("vec", {}).get("B")
-                texts.append(NoteText(item["pk"]["S"], day, position, item["text"]["S"], vector))
+            texts += map(NoteText.of, page["Items"])
             if len(texts) >= limit:
                 break
             request["Limit"] = limit - len(texts)  # the next page asks only for what is still wanted
         return texts
+
+    def around(self, scope: Scope, day: str, position: int, *, span: int) -> list[NoteText]:
+        """The notes of ``day`` within ``span`` positions of ``position`` (its own included), with their
+        conversation: one Query on that range of the scope's partition (recall's neighbours)."""
+        low, high = note_sk(day, max(1, position - span)), note_sk(day, position + span)
+        projection = NoteText.projection(vectors=False, threads=True)
+        items = self._between(scope, low, high, ProjectionExpression=projection, ExpressionAttributeNames=_TEXT)
+        return [NoteText.of(item) for item in items]
 
     def get_many(self, scope: Scope, wanted: list[tuple[str, int]]) -> list[KeyedNote]:
         """Whole notes by ``(day, position)``, in the order asked, in one BatchGetItem (at most 100 keys).
@@ -352,15 +350,17 @@ class NoteStore:
 
     def newest_first(self, scope: Scope, *, first_day: str, last_day: str, limit: int) -> list[Note]:
         """The notes of ``first_day``..``last_day`` (inclusive), newest first, in one Query."""
-        low, high = notes_of_days(first_day, last_day)
-        answer = self._client.query(
-            TableName=self._table,
-            KeyConditionExpression="pk = :pk AND sk BETWEEN :low AND :high",
-            ExpressionAttributeValues={":pk": {"S": scope.key}, ":low": {"S": low}, ":high": {"S": high}},
-            ScanIndexForward=False,
-            Limit=limit,
-        )
-        return [note_from_item(item) for item in answer["Items"]]
+        items = self._between(scope, *notes_of_days(first_day, last_day), ScanIndexForward=False, Limit=limit)
+        return [note_from_item(item) for item in items]
+
+    def _between(self, scope: Scope, low: str, high: str, **request: Any) -> list[dict[str, Any]]:
+        """The items of the scope's sort keys ``low``..``high`` (inclusive): one Query, its first page."""
+        values = {":pk": {"S": scope.key}, ":low": {"S": low}, ":high": {"S": high}}
+        condition = "pk = :pk AND sk BETWEEN :low AND :high"
+        items: list[dict[str, Any]] = self._client.query(
+            TableName=self._table, KeyConditionExpression=condition, ExpressionAttributeValues=values, **request
+        )["Items"]
+        return items
 
     def every_note(self, scope: Scope, *, page_size: int = 500) -> Iterator[Note]:
         """Every note of the scope, oldest first: one paged Query on its ``note#`` range (for the reindex)."""
