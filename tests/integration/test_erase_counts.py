@@ -4,40 +4,34 @@ each erased item once, by kind, and the memory is empty afterwards."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
-from botocore.exceptions import ClientError
 
 from agent_memory import bootstrap
 from agent_memory.storage.client import make_dynamodb_client
 from tests.conftest import shared
 from tests.integration.test_management import _local_auth  # noqa: F401 - the fixture applies
 from tests.integration.test_people import PERSONAL, TEAM, delete, erasable, fill, partition
+from tests.integration.test_run_counts import SeededLoss
 
 WRITES = {"update_item", "batch_write_item", "delete_item", "put_item", "transact_write_items"}
 
 
-class LoseOne:
+class LoseOne(SeededLoss):
     """The real client, except that its ``nth`` write (counted over every client built) is applied and then
     answered 500 for good: botocore's retries spent, the erase answers 503 and its outcome is unknown."""
 
+    writes = WRITES
+
     def __init__(self, real: Any, counter: dict[str, int], nth: int) -> None:
-        self._real, self._counter, self._nth = real, counter, nth
+        super().__init__(real, random.Random(0), 1)
+        self._counter, self._nth = counter, nth
 
-    def __getattr__(self, name: str) -> Any:
-        method = getattr(self._real, name)
-        if name not in WRITES:
-            return method
-
-        def _maybe_lost(**kwargs: Any) -> Any:
-            answer = method(**kwargs)
-            self._counter["writes"] += 1
-            if self._counter["writes"] != self._nth:
-                return answer
-            raise ClientError({"Error": {"Code": "InternalServerError", "Message": "injected"}}, name)
-
-        return _maybe_lost
+    def loses(self) -> bool:
+        self._counter["writes"] += 1
+        return self._counter["writes"] == self._nth
 
 
 def _lose_the(nth: int) -> dict[str, int]:

@@ -70,23 +70,29 @@ class SeededLoss:
     """The real client, except that about one write in ``every`` (a seeded schedule) is applied and then its
     answer is lost for good: botocore's retries spent, the caller gets a 500 (the outcome unknown to it)."""
 
+    writes = WRITES
+
     def __init__(self, real: Any, chance: random.Random, every: int) -> None:
         self._real, self._chance, self._every = real, chance, every
         self.lost = 0
 
     def __getattr__(self, name: str) -> Any:
         method = getattr(self._real, name)
-        if name not in WRITES:
+        if name not in self.writes:
             return method
 
         def _maybe_lost(**kwargs: Any) -> Any:
             answer = method(**kwargs)
-            if self._chance.randrange(self._every):
+            if not self.loses():
                 return answer
             self.lost += 1
             raise ClientError({"Error": {"Code": "InternalServerError", "Message": "injected"}}, name)
 
         return _maybe_lost
+
+    def loses(self) -> bool:
+        """Whether the write just applied loses its answer."""
+        return not self._chance.randrange(self._every)
 
 
 @pytest.fixture
