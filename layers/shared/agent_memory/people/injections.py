@@ -92,7 +92,7 @@ class TurnRecord:
     scope: Scope
     thread_id: str
     user_id: str | None = None
-    _put: Future[bool] | None = None
+    _put: Future[bool] | None = field(default=None, init=False)
 
     def start(self, document_version: int, note_ids: list[str]) -> None:
         injection = Injection(self.scope, utc_now(), self.thread_id, document_version, note_ids, user_id=self.user_id)
