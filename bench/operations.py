@@ -111,13 +111,26 @@ def context_floor(client: Any, pk: str, days: tuple[str, str], pool: ThreadPoolE
 
 def context_operation(client: Any) -> Operation:
     """The per-turn read and its record. Floor: ``context_floor``, the three requests the route makes."""
+    from agent_memory.storage.keys import INJECTION_PREFIX
     from tests.events import load_event
 
     context = _conversation("context", user_id=CONTEXT_USER, thread_owner_id=CONTEXT_USER, document_version=1)
-    floor = context_floor(client, f"user#{CONTEXT_USER}", (YESTERDAY, TODAY), ThreadPoolExecutor(max_workers=1))
-    return Operation(
-        "context", "ContextFunction", 200, lambda _: load_event("context", {"context": context}), lambda _: floor()
-    )
+    key = {"S": f"user#{CONTEXT_USER}"}
+    floor = context_floor(client, key["S"], (YESTERDAY, TODAY), ThreadPoolExecutor(max_workers=1))
+
+    def tidy(_: int) -> None:
+        """The records the call and its floor wrote, deleted: moto's Query reads the whole partition."""
+        records = client.query(
+            TableName=TABLE,
+            KeyConditionExpression="pk = :pk AND begins_with(sk, :inj)",
+            ExpressionAttributeValues={":pk": key, ":inj": {"S": INJECTION_PREFIX}},
+            ProjectionExpression="pk, sk",
+        )["Items"]
+        for record in records:
+            client.delete_item(TableName=TABLE, Key=record)
+
+    event = load_event("context", {"context": context})
+    return Operation("context", "ContextFunction", 200, lambda _: event, lambda _: floor(), tidy)
 
 
 def remember_operation(client: Any) -> Operation:
