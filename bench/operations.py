@@ -12,7 +12,10 @@ import argparse
 import cProfile
 import pstats
 import sys
+import time
+import uuid
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
@@ -68,27 +71,66 @@ def _conversation(route: str, **overrides: Any) -> dict[str, Any]:
     return context
 
 
-def context_operation(client: Any) -> Operation:
-    """The per-turn read. Floor: GetItem of the head, then one Query of today's and yesterday's notes."""
+def context_floor(client: Any, pk: str, days: tuple[str, str], pool: ThreadPoolExecutor) -> Callable[[], object]:
+    """The bare boto3 calls a turn cannot do without, as the route makes them: GetItem of the head on a pool
+    thread while the calling thread Queries today's and yesterday's notes, then, once both have answered, the
+    PutItem of the record of what the turn was shown (it records what they returned)."""
     from agent_memory.memory.service import RECENT_NOTES_QUERY_LIMIT
-    from agent_memory.storage.keys import DOC_HEAD, notes_of_days
+    from agent_memory.storage.keys import DOC_HEAD, INJECTION_PREFIX, notes_of_days
+
+    low, high = notes_of_days(*days)
+    key = {"S": pk}
+
+    def floor() -> object:
+        head = pool.submit(client.get_item, TableName=TABLE, Key={"pk": key, "sk": {"S": DOC_HEAD}})
+        notes = client.query(
+            TableName=TABLE,
+            KeyConditionExpression="pk = :pk AND sk BETWEEN :low AND :high",
+            ExpressionAttributeValues={":pk": key, ":low": {"S": low}, ":high": {"S": high}},
+            ScanIndexForward=False,
+            Limit=RECENT_NOTES_QUERY_LIMIT,
+        )["Items"]
+        version = head.result().get("Item", {}).get("version", {"N": "0"})
+        at = NOW_MS
+        return client.put_item(
+            TableName=TABLE,
+            Item={
+                "pk": key,
+                "sk": {"S": f"{INJECTION_PREFIX}{at}#{time.time_ns():020d}{uuid.uuid4().hex[:6]}"},
+                "at": {"S": at},
+                "thread_id": {"S": "t-1"},
+                "document_version": version,
+                "note_ids": {"L": [{"S": note["sk"]["S"]} for note in notes]},
+                "expires_at": {"N": str(int(time.time()) + 30 * 86_400)},
+                "user_id": {"S": pk.removeprefix("user#")},
+            },
+        )
+
+    return floor
+
+
+def context_operation(client: Any) -> Operation:
+    """The per-turn read and its record. Floor: ``context_floor``, the three requests the route makes."""
+    from agent_memory.storage.keys import INJECTION_PREFIX
     from tests.events import load_event
 
     context = _conversation("context", user_id=CONTEXT_USER, thread_owner_id=CONTEXT_USER, document_version=1)
-    pk = {"S": f"user#{CONTEXT_USER}"}
-    low, high = notes_of_days(YESTERDAY, TODAY)
+    key = {"S": f"user#{CONTEXT_USER}"}
+    floor = context_floor(client, key["S"], (YESTERDAY, TODAY), ThreadPoolExecutor(max_workers=1))
 
-    def floor(_: int) -> object:
-        client.get_item(TableName=TABLE, Key={"pk": pk, "sk": {"S": DOC_HEAD}}, ConsistentRead=False)
-        return client.query(
+    def tidy(_: int) -> None:
+        """The records the call and its floor wrote, deleted: moto's Query reads the whole partition."""
+        records = client.query(
             TableName=TABLE,
-            KeyConditionExpression="pk = :pk AND sk BETWEEN :low AND :high",
-            ExpressionAttributeValues={":pk": pk, ":low": {"S": low}, ":high": {"S": high}},
-            ScanIndexForward=False,
-            Limit=RECENT_NOTES_QUERY_LIMIT,
-        )
+            KeyConditionExpression="pk = :pk AND begins_with(sk, :inj)",
+            ExpressionAttributeValues={":pk": key, ":inj": {"S": INJECTION_PREFIX}},
+            ProjectionExpression="pk, sk",
+        )["Items"]
+        for record in records:
+            client.delete_item(TableName=TABLE, Key=record)
 
-    return Operation("context", "ContextFunction", 200, lambda _: load_event("context", {"context": context}), floor)
+    event = load_event("context", {"context": context})
+    return Operation("context", "ContextFunction", 200, lambda _: event, lambda _: floor(), tidy)
 
 
 def remember_operation(client: Any) -> Operation:

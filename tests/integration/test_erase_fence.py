@@ -60,3 +60,24 @@ def test_a_note_deleted_while_its_group_is_folded_never_reaches_a_version(aws, m
     assert second["notes_consolidated"] == 2
     assert folded_counts(aws) == {ids[0]: 1, ids[2]: 1}
     assert len(notes_of(aws)) == 2
+
+
+def test_a_fold_that_changes_nothing_whose_note_was_deleted_meanwhile_marks_nothing(aws, monkeypatch):
+    """Its pending record carries the same fence check as a saved fold's: the delete refuses it, and the group is
+    folded again the next night without the deleted note."""
+    ids = [write_note(PERSONAL, RUN_AT - timedelta(days=9, minutes=n), f"fact {n}") for n in range(3)]
+    management = bootstrap.services().management
+
+    def delete_then_keep(system: str, prompt: str) -> Any:
+        if len(notes_of(aws)) == 3:  # the dashboard's delete lands while the model answers
+            management.delete_note(PERSONAL, ids[1])
+        return {"edits": []}
+
+    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: FakeChatModel(reply=delete_then_keep))
+    first = consolidate()
+    second = consolidate(RUN_AT + timedelta(days=1))
+
+    assert (first["groups_failed"], first["notes_consolidated"]) == (1, 0)
+    assert second["notes_consolidated"] == 2
+    assert all(item["consolidated"] == {"BOOL": True} for item in notes_of(aws)) and len(notes_of(aws)) == 2
+    assert folded_counts(aws) == {}  # nothing to change: no version

@@ -190,6 +190,33 @@ def test_a_turn_whose_record_cannot_be_written_says_so_and_is_answered(call, aws
     assert "system_prompt" in answer.body and _injections(aws) == []
 
 
+def test_the_record_is_in_flight_while_the_answer_is_built(call, aws, monkeypatch):
+    """The record's PutItem starts once the turn knows what it shows, before the prompt is built: building the
+    prompt here waits for the put to have started (a put sent after the answer was built never would)."""
+    import threading
+
+    from agent_memory.memory import service
+
+    put_started, seen = threading.Event(), {}
+    real_prompt = service.system_prompt
+
+    def prompt_once_the_put_started(*args: Any) -> str:
+        seen["put started first"] = put_started.wait(timeout=2)
+        return real_prompt(*args)
+
+    monkeypatch.setattr(service, "system_prompt", prompt_once_the_put_started)
+    recorder = bootstrap.services().injection_recorder
+    real_put = recorder._client.put_item
+    monkeypatch.setattr(recorder._client, "put_item", lambda **request: (put_started.set(), real_put(**request))[1])
+    call("remember", {"context": private(), "arguments": {"text": "shown on the turn"}})
+
+    answer = call("context", {"context": private()})
+
+    assert seen == {"put started first": True}
+    assert answer.status == 200 and answer.body["degraded"] == []
+    assert [item["note_ids"]["L"] for item in _injections(aws)] == [[{"S": answer.body["recent_notes"][0]["id"]}]]
+
+
 @ENGINES
 def test_a_fold_whose_answers_were_lost_folds_each_note_once_and_counts_the_group_once(
     aws, lost_answers, tokens, monkeypatch

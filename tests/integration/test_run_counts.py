@@ -1,10 +1,12 @@
 """A consolidation run's record under lost answers (docs/api.md §6, docs/storage.md "Exactly once"): a run listed
 as finished has ``groups_done + groups_failed == groups_planned``, its ``notes_consolidated`` is the number of notes
-marked, and every marked note is in a version's document, once; whatever writes lost their answers on the way."""
+marked, and every marked note is in a version's document (folded by one version, once, or already held by the
+document a fold that changed nothing was shown); whatever writes lost their answers on the way."""
 
 from __future__ import annotations
 
 import random
+import re
 from datetime import timedelta
 from typing import Any
 
@@ -12,23 +14,63 @@ import pytest
 from botocore.exceptions import ClientError
 
 from agent_memory import bootstrap
+from agent_memory.domain.document import Author
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import make_dynamodb_client
+from agent_memory.storage.document_store import DocumentStore
 from agent_memory.storage.due_scopes import DueScopes
 from agent_memory.storage.keys import run_sk
 from tests.conftest import write_note
 from tests.fakes import FakeChatModel
-from tests.integration.test_consolidation import RUN_AT, consolidate, folded_counts, merge, notes_of
+from tests.integration.test_consolidation import NOTE_LINE, RUN_AT, consolidate, folded_counts, merge, notes_of
 
 # Every write of a fold (its claim, save, marks, pending record, settle and counts); the planner's own lease and
 # record are PutItems, whose loss fails the invocation, which Lambda then sends again.
 WRITES = {"transact_write_items", "update_item", "delete_item"}
 SCOPES = [Scope("team", f"w-{i}") for i in range(8)]
+HELD = SCOPES[::2]  # their documents hold their notes already: the model changes nothing
+
+
+def merge_or_keep(system: str, prompt: str) -> str | dict:
+    """The fake model: nothing to change when the document shown holds every note's text, else ``merge``."""
+    document = re.search(r"<document>\n(.*?)\n</document>", prompt, re.S).group(1)  # type: ignore[union-attr]
+    if all(note["text"] in document for note in NOTE_LINE.finditer(prompt.split("<notes>")[1])):
+        return {"edits": []} if "edit_document" in system else document
+    return merge(system, prompt)
+
+
+def hold_notes_in_documents(scopes: list[Scope]) -> None:
+    """Each scope's document, version 1, already holding the texts of its three notes."""
+    store = DocumentStore(make_dynamodb_client(bootstrap.get_settings()), "MemoryTable")
+    for scope in scopes:
+        content = "\n".join(f"- fact {n} of {scope.key}" for n in range(3))
+        store.save(
+            scope,
+            content,
+            expected_version=0,
+            updated_at="2026-11-20T00:00:00.000Z",
+            reason="tool",
+            by=Author(user_id="u-1"),
+        )
+
+
+def in_a_version(aws: Any, scope: Scope, note: dict[str, Any]) -> bool:
+    """Whether a version folded the note, or a version's document holds its text."""
+    if f"{note['day']['S']}.{note['position']['N']}" in folded_counts(aws, scope):
+        return True
+    versions = aws.query(
+        TableName="MemoryTable",
+        KeyConditionExpression="pk = :p AND begins_with(sk, :v)",
+        ExpressionAttributeValues={":p": {"S": scope.key}, ":v": {"S": "doc#v#"}},
+    )["Items"]
+    return any(note["text"]["S"] in version["content"]["S"] for version in versions)
 
 
 class SeededLoss:
     """The real client, except that about one write in ``every`` (a seeded schedule) is applied and then its
     answer is lost for good: botocore's retries spent, the caller gets a 500 (the outcome unknown to it)."""
+
+    writes = WRITES
 
     def __init__(self, real: Any, chance: random.Random, every: int) -> None:
         self._real, self._chance, self._every = real, chance, every
@@ -36,17 +78,21 @@ class SeededLoss:
 
     def __getattr__(self, name: str) -> Any:
         method = getattr(self._real, name)
-        if name not in WRITES:
+        if name not in self.writes:
             return method
 
         def _maybe_lost(**kwargs: Any) -> Any:
             answer = method(**kwargs)
-            if self._chance.randrange(self._every):
+            if not self.loses():
                 return answer
             self.lost += 1
             raise ClientError({"Error": {"Code": "InternalServerError", "Message": "injected"}}, name)
 
         return _maybe_lost
+
+    def loses(self) -> bool:
+        """Whether the write just applied loses its answer."""
+        return not self._chance.randrange(self._every)
 
 
 @pytest.fixture
@@ -61,7 +107,7 @@ def seeded_losses(aws, monkeypatch) -> Any:
         monkeypatch.setattr("time.sleep", lambda _s: None)  # the retries' pauses: the schedule decides, not time
         bootstrap.provide(make_dynamodb_client=_losing)
         bootstrap.reset()
-        monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: FakeChatModel(reply=merge))
+        monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: FakeChatModel(reply=merge_or_keep))
         return made
 
     return _inject
@@ -80,6 +126,7 @@ def test_a_run_whose_writes_lose_answers_counts_each_group_and_note_once(aws, se
     for scope in SCOPES:
         for n in range(3):
             write_note(scope, RUN_AT - timedelta(days=9, minutes=n), f"fact {n} of {scope.key}")
+    hold_notes_in_documents(HELD)
     clients = seeded_losses(seed, every=4)
 
     run = consolidate()
@@ -93,10 +140,14 @@ def test_a_run_whose_writes_lose_answers_counts_each_group_and_note_once(aws, se
     assert run["groups_done"] + run["groups_failed"] == run["groups_planned"]
     assert len(unfinished) <= run["groups_failed"]
     assert run["notes_consolidated"] == sum(count for key, count in marked.items() if key not in unfinished)
-    for scope in SCOPES:  # every marked note is in a version's document, once
-        folded = folded_counts(aws, scope)
-        assert set(folded.values()) <= {1} and len(folded) >= marked[scope.key]
+    for scope in SCOPES:  # every marked note is in a version's document; no note is folded twice
+        assert set(folded_counts(aws, scope).values()) <= {1}
+        marked_notes = [item for item in notes_of(aws, scope) if item.get("consolidated") == {"BOOL": True}]
+        assert all(in_a_version(aws, scope, note) for note in marked_notes)
     listed = bootstrap.services().consolidator.store.runs(1)[0]
+    # Folds that changed nothing were made, under the same losses, and saved no version.
+    assert any(marked[scope.key] for scope in HELD)
+    assert {DocumentStore(aws, "MemoryTable").current(scope, consistent=True).version for scope in HELD} == {1}
     assert {key: listed[key] for key in run if key != "status"} == {k: v for k, v in run.items() if k != "status"}
 
 
@@ -137,3 +188,67 @@ def test_a_failed_group_whose_count_lost_its_answer_is_counted_once(aws, lost_an
     assert sum(client.lost for client in clients) >= 1
     assert (run["groups_planned"], run["groups_done"], run["groups_failed"]) == (1, 0, 1)
     assert run["status"] == "finished"
+
+
+def _keep_model(monkeypatch: Any) -> None:
+    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: FakeChatModel(reply=merge_or_keep))
+
+
+def _pending(aws: Any, scope: Scope) -> list[str]:
+    key = {"pk": {"S": scope.key}, "sk": {"S": "consolidation#pending"}}
+    item = aws.get_item(TableName="MemoryTable", Key=key, ConsistentRead=True).get("Item") or {}
+    return [sk["S"] for sk in item.get("note_sks", {}).get("L", [])]
+
+
+def test_a_fold_that_changes_nothing_killed_between_its_marks_leaves_its_pending_record(aws, monkeypatch):
+    """The worker dies after marking one of its notes: its pending record lists all three, so the next run marks
+    the others before reading anything, and no version is saved by either."""
+    from agent_memory.storage.consolidation_store import ConsolidationStore
+
+    scope = SCOPES[0]
+    for n in range(3):
+        write_note(scope, RUN_AT - timedelta(days=9, minutes=n), f"fact {n} of {scope.key}")
+    hold_notes_in_documents([scope])
+    _keep_model(monkeypatch)
+    real, marks = ConsolidationStore.mark_consolidated, []
+
+    def _dies_after_one(self: ConsolidationStore, scope: Scope, note_sk: str) -> None:
+        if marks:
+            raise RuntimeError("the worker died here")
+        marks.append(note_sk)
+        real(self, scope, note_sk)
+
+    monkeypatch.setattr(ConsolidationStore, "mark_consolidated", _dies_after_one)
+    first = consolidate()
+    monkeypatch.setattr(ConsolidationStore, "mark_consolidated", real)
+
+    assert (first["groups_done"], first["groups_failed"], first["notes_consolidated"]) == (0, 1, 0)
+    assert sorted(_pending(aws, scope)) == sorted(item["sk"]["S"] for item in notes_of(aws, scope))
+    assert sum(item["consolidated"] == {"BOOL": True} for item in notes_of(aws, scope)) == 1
+    consolidate(run_id="run-2")
+    assert all(item["consolidated"] == {"BOOL": True} for item in notes_of(aws, scope))
+    assert _pending(aws, scope) == []
+    assert DocumentStore(aws, "MemoryTable").current(scope, consistent=True).version == 1
+
+
+@pytest.mark.parametrize("tokens", [True, False], ids=["engine-token", "write-ids-only"])
+def test_a_fold_that_changes_nothing_whose_answers_were_lost_counts_its_notes_once(
+    aws, lost_answers, monkeypatch, tokens
+):
+    """Its pending record's transaction, its marks and its settle are each applied, their answers lost and sent
+    again: the record's retry meets its own record (the worker's token), and the run counts the three notes once."""
+    scope = SCOPES[0]
+    for n in range(3):
+        write_note(scope, RUN_AT - timedelta(days=9, minutes=n), f"fact {n} of {scope.key}")
+    hold_notes_in_documents([scope])
+    clients = lost_answers("transact_write_items", "update_item", tokens=tokens)
+    _keep_model(monkeypatch)
+
+    run = consolidate()
+
+    assert sum(client.lost for client in clients) >= 5  # the claim, the record, three marks, the settle
+    assert (run["groups_done"], run["groups_failed"], run["notes_consolidated"]) == (1, 0, 3)
+    assert all(item["consolidated"] == {"BOOL": True} for item in notes_of(aws, scope))
+    assert _pending(aws, scope) == []
+    assert DocumentStore(aws, "MemoryTable").current(scope, consistent=True).version == 1
+    assert bootstrap.services().consolidator.store.runs(1)[0]["folds"]["unchanged"] == 1

@@ -13,8 +13,6 @@ from collections.abc import Callable
 from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any
 
-from agent_memory.basics.clock import utc_now
-from agent_memory.basics.observability import logger
 from agent_memory.basics.settings import Settings, get_settings
 from agent_memory.consolidation.consolidator import Caps, Consolidator
 from agent_memory.memory.flush import FLUSH_BUDGET_S, FlushService
@@ -36,9 +34,8 @@ if TYPE_CHECKING:  # imported where used: a deployment without an index (or the 
     from agent_memory.consolidation.queue import GroupQueue
     from agent_memory.domain.scope import Scope
     from agent_memory.memory.idempotency import IdempotencyStore
-    from agent_memory.memory.service import MemoryContext
     from agent_memory.people.control import People
-    from agent_memory.people.injections import InjectionRecorder
+    from agent_memory.people.injections import InjectionRecorder, TurnRecord
     from agent_memory.providers.embedding import EmbeddingModel
     from agent_memory.recall.indexer import NotesIndexer
     from agent_memory.search.notes_index import NotesIndex
@@ -186,29 +183,19 @@ class Services:
 
     @cached_property
     def injection_recorder(self) -> InjectionRecorder:
-        """The per-turn record's writer: its own client, bounded tighter still (the turn waits for it)."""
-        import boto3
-        from botocore.config import Config
-
+        """The per-turn record's writer: its own client, bounded tighter still (the turn waits for it), built like
+        every other (so a test's fault-injecting client reaches the record too)."""
         from agent_memory.people.injections import InjectionRecorder
 
-        config = Config(connect_timeout=0.5, read_timeout=1.0, retries={"mode": "standard", "total_max_attempts": 2})
-        client = boto3.session.Session().client("dynamodb", config=config)
+        client = self.make_dynamodb_client(self.settings, connect_timeout_s=0.5, read_timeout_s=1.0, max_attempts=2)
         return InjectionRecorder(client, self.settings.table_name, ttl_days=self.settings.injection_ttl_days)
 
-    def record_injection(self, scope: Scope, thread_id: str, memory: MemoryContext, user_id: str | None = None) -> bool:
-        """Write the record of what this turn was shown; False when it could not be (never raises: a turn is
-        never failed by its record). ``user_id``, the turn's user, is kept for an erase of their notes."""
-        from agent_memory.people.injections import Injection
+    def turn_record(self, scope: Scope, thread_id: str, user_id: str | None = None) -> TurnRecord:
+        """The record of what this turn is shown, to start once the turn knows it (``people.injections``).
+        ``user_id``, the turn's user, is kept for an erase of their notes."""
+        from agent_memory.people.injections import TurnRecord
 
-        note_ids = [note.id for note in memory.recent_notes]
-        try:
-            return self.injection_recorder.record(
-                Injection(scope, utc_now(), thread_id, memory.document.version, note_ids, user_id=user_id)
-            )
-        except Exception:  # noqa: BLE001 - the answer says the record is missing (degraded)
-            logger.exception("could not record what the turn was shown", extra={"scope": scope.kind})
-            return False
+        return TurnRecord(self.injection_recorder, scope, thread_id, user_id)
 
     @cached_property
     def recall_service(self) -> RecallService:

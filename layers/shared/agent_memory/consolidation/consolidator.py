@@ -15,7 +15,7 @@ A **worker** folds one scope's group per message (``fold``), each step safe to d
    rewrite; without a model, dated bullets), save the result through the same validated path as
    ``update_memory`` on condition the document is still at the version read in step 2, together with a
    pending-marks record; a conflict goes back to step 2, a few times, otherwise the group fails ("nothing
-   to change" saves nothing and goes on to step 4);
+   to change" saves no version, only the pending record, on the same conditions);
 4. mark the notes, clear the record, advance the marker and count the group in its run, atomically.
 Any save after another worker's is refused by the version condition, and any read after it sees its
 pending record or its marks: two workers, runs or planners never fold the same note.
@@ -263,11 +263,12 @@ class Consolidator:
             proposal = propose(model, current, group.notes)
             seen["input"] += proposal.input_tokens
             seen["output"] += proposal.output_tokens
-            if proposal.kind == "unchanged":  # nothing to change: the notes are marked, no version is saved
-                break
             try:
                 applied = redacted(proposal.edits, self.service.redact_extra)
                 fold = Fold(group.notes, message.run_id, claim.token, claim.fence, applied)
+                if proposal.kind == "unchanged":  # no version, but the same pending record, so the same safety
+                    self.documents.hold_unchanged(scope, current.version, fold)
+                    break
                 by = Author(run_id=message.run_id)
                 write = DocumentWrite(scope, proposal.content, current.version, "consolidation", by, fold)
                 self.service.update_memory(write)

@@ -217,8 +217,10 @@ class MemoryService:
                     ) from None
                 time.sleep(pause)
 
-    def context(self, scope: Scope) -> MemoryContext:
-        """The per-turn memory: never raises for a storage fault, it degrades instead (a turn is never blocked)."""
+    def context(self, scope: Scope, shown: Callable[[int, list[str]], None] | None = None) -> MemoryContext:
+        """The per-turn memory: never raises for a storage fault, it degrades instead (a turn is never blocked).
+        ``shown`` hears the document's version and the block's note ids as soon as they are known, before the
+        answer is built: the turn's record starts there, so its write overlaps the rest of the turn."""
         degraded: list[Literal["document", "notes", "injection_record"]] = []
         document_read = start_aside(lambda: self.documents.current(scope))  # both reads at once (basics.aside)
         today = utc_now().date()
@@ -243,6 +245,8 @@ class MemoryService:
         # terms alone decide): a repeated fact costs the block no line.
         one_per_fact = newest_of_each(recent, {note: note.text for note in recent}) if recent is not None else None
         kept, block = fit_notes(one_per_fact) if one_per_fact is not None else ([], None)
+        if shown is not None:
+            shown(document.version, [note.id for note in kept])
         for part in degraded:
             metrics.add_metric(name=f"ContextDegraded{part.title()}", unit="Count", value=1)
         metrics.add_metric(name="ContextNotesInjected", unit="Count", value=len(kept))

@@ -169,11 +169,10 @@ class People:
         self.items.delete(scope, [DOC_HEAD])  # first: from now on every reader sees version 0
         for page in self.items.keys(scope):
             sort_keys = [item["sk"]["S"] for item in page]
-            self.items.delete(scope, sort_keys)
             erased = {"notes": 0, "versions": 0, "other": 0}
             for sk in sort_keys:
                 erased[_kind(sk)] += 1
-            self.items.count_erased(scope, record, erased)
+            self.items.erase_page(scope, record, sort_keys, erased)
             for kind, count in erased.items():
                 counts[kind] += count
         self._clear_index(scope)
@@ -188,9 +187,8 @@ class People:
         threads: set[str] = set()
         for page in self.items.keys(scope, prefix=NOTE_PREFIX, author=author):
             sort_keys = [item["sk"]["S"] for item in page]
-            self.items.delete(scope, sort_keys)
+            self.items.erase_page(scope, record, sort_keys, {"notes": len(sort_keys)})
             self.usage_store.give_back(scope, sum(len(item.get("text", {}).get("S", "")) for item in page))
-            self.items.count_erased(scope, record, {"notes": len(sort_keys)})
             counts["notes"] += len(sort_keys)
             erased.update(note_id(*parse_note_sk(sk)) for sk in sort_keys)
             for day, count in Counter(parse_note_sk(sk)[0] for sk in sort_keys).items():  # the days' quotas back

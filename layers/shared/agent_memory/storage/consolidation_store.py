@@ -61,6 +61,7 @@ def pending_marks_put(table: str, scope: Scope, fold: Fold) -> dict[str, Any]:
                 "uc_sk": {"S": f"{PENDING_INDEX_PREFIX}{scope.key}"},
             },
             "ConditionExpression": "attribute_not_exists(sk)",
+            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",  # sent again after a lost answer: its own record
         }
     }
 

@@ -215,6 +215,40 @@ class DocumentStore:
                     continue  # another transaction held the item; ours did nothing, so trying again is safe
                 raise
 
+    def hold_unchanged(self, scope: Scope, version: int, fold: Fold) -> None:
+        """A fold that changes nothing: its pending-marks record, without a version, on condition that the document
+        is still at ``version`` (the one the model found already holding the notes) and the scope's erase fence is
+        the claim's. So the notes are marked and counted on the same crash-safe path as a saved fold's (the settle
+        clears the record with the count; a worker that dies after the marks leaves the record for the next).
+        Raises VersionConflict or FoldedNoteGone as ``save`` does; a retry that meets its own record is done."""
+        items = [
+            pending_marks_put(self._table, scope, fold),
+            {
+                "ConditionCheck": {
+                    "TableName": self._table,
+                    "Key": {"pk": {"S": scope.key}, "sk": {"S": DOC_HEAD}},
+                    **head_at(version),
+                }
+            },
+            fence_check(self._table, scope, fold.fence),
+        ]
+        try:
+            self._client.transact_write_items(TransactItems=items, ClientRequestToken=request_token(fold.token, items))
+        except ClientError as error:
+            codes = cancellation_codes(error)
+            if (
+                codes[:1] == ["ConditionalCheckFailed"]
+                and cancelled_item(error, 0).get("token", {}).get("S") == fold.token
+            ):
+                return  # this fold's own record, its first answer lost
+            if codes[1:2] == ["ConditionalCheckFailed"] or codes[:1] == ["ConditionalCheckFailed"]:
+                raise VersionConflict(f"the document is no longer at version {version}") from None
+            if codes[2:3] == ["ConditionalCheckFailed"]:
+                raise FoldedNoteGone(
+                    "a note this consolidation read was deleted or erased meanwhile; folded later"
+                ) from None
+            raise
+
 
 def head_at(version: int) -> dict[str, Any]:
     """The condition of a write moving the document's head: still at ``version`` (absent at version 0)."""

@@ -5,18 +5,28 @@ its counts so far and when it started. The item is written before the first dele
 last, so a call that finds it finishes what an interrupted one started, and answers for both. Beginning and
 ending an erase also moves the scope's erase fence (``storage.due_scopes``): no consolidation that read the
 scope before or during the erase saves a version after it.
+
+Each page is counted once, whatever is sent again or wherever a call stops: the record takes the page's sort
+keys (``page``, with a ``page_id`` of its own) and its counts in one conditional update *before* any of them
+is deleted, and lets go of the page after the last delete. An update sent again after its answer was lost
+meets its own ``page_id`` (counted already); a call that stopped between the two finds the page still held
+and deletes it without counting it again. Counting after the deletes (plain ``ADD``s) counted a page twice
+when its ``ADD`` was sent again, and never when the call stopped before the ``ADD``.
 """
 
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from botocore.exceptions import ClientError
+
 from agent_memory.basics.errors import StorageUnavailable
 from agent_memory.domain.scope import Scope
-from agent_memory.storage.client import DynamoDB, query_pages
+from agent_memory.storage.client import DynamoDB, condition_failed, query_pages, update_if
 from agent_memory.storage.due_scopes import DueScopes
 from agent_memory.storage.keys import ERASE_PREFIX
 
@@ -103,29 +113,63 @@ class ScopeItems:
                 raise StorageUnavailable("memory storage is busy; the erase stopped midway, call it again to finish")
 
     def begin_erase(self, scope: Scope, record: str, started_at: str) -> dict[str, int]:
-        """The erase record (created, or found from an interrupted call) and the counts it holds so far."""
+        """The erase record (created, or found from an interrupted call) and the counts it holds so far; a page
+        that an interrupted call counted but may not have deleted is deleted first (counted already)."""
         DueScopes(self.client, self.table).erasing(scope, running=True)  # before the first delete
         item = self.client.update_item(
             TableName=self.table,
-            Key={"pk": {"S": scope.key}, "sk": {"S": ERASE_PREFIX + record}},
+            Key=self._record_key(scope, record),
             UpdateExpression="SET started_at = if_not_exists(started_at, :now)",
             ExpressionAttributeValues={":now": {"S": started_at}},
             ReturnValues="ALL_NEW",
         )["Attributes"]
+        if "page_id" in item:
+            self._finish_page(scope, record, item)
         return {kind: int(item[kind]["N"]) for kind in ("notes", "versions", "other") if kind in item}
 
-    def count_erased(self, scope: Scope, record: str, counts: dict[str, int]) -> None:
+    def erase_page(self, scope: Scope, record: str, sort_keys: list[str], counts: dict[str, int]) -> None:
+        """Count these items on the erase record, then delete them (see the module's docstring)."""
+        page_id = uuid.uuid4().hex
         changed = {kind: count for kind, count in counts.items() if count}
-        if not changed:
-            return
-        self.client.update_item(
+        try:
+            self.client.update_item(
+                TableName=self.table,
+                Key=self._record_key(scope, record),
+                UpdateExpression="SET page = :page, page_id = :id"
+                + "".join(f", #{kind} = if_not_exists(#{kind}, :zero) + :{kind}" for kind in changed),
+                ConditionExpression="attribute_exists(started_at) AND attribute_not_exists(page_id)",
+                **({"ExpressionAttributeNames": {f"#{kind}": kind for kind in changed}} if changed else {}),
+                ExpressionAttributeValues={
+                    ":page": {"L": [{"S": sk} for sk in sort_keys]},
+                    ":id": {"S": page_id},
+                    ":zero": {"N": "0"},
+                    **{f":{kind}": {"N": str(count)} for kind, count in changed.items()},
+                },
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+        except ClientError as error:
+            if not condition_failed(error):
+                raise
+            holder = error.response.get("Item") or {}
+            if holder.get("page_id", {}).get("S") != page_id:  # another call's page, or its record ended
+                raise StorageUnavailable("another erase of this memory is running; call the erase again") from None
+        self._finish_page(scope, record, {"page_id": {"S": page_id}, "page": {"L": [{"S": sk} for sk in sort_keys]}})
+
+    def _finish_page(self, scope: Scope, record: str, item: dict[str, Any]) -> None:
+        """Delete a counted page's items, then let go of the page (only if it is still that page)."""
+        self.delete(scope, [key["S"] for key in item["page"]["L"]])
+        update_if(  # refused: sent again after its answer was lost, the page is let go already
+            self.client,
             TableName=self.table,
-            Key={"pk": {"S": scope.key}, "sk": {"S": ERASE_PREFIX + record}},
-            UpdateExpression="ADD " + ", ".join(f"#{kind} :{kind}" for kind in changed),
-            ExpressionAttributeNames={f"#{kind}": kind for kind in changed},
-            ExpressionAttributeValues={f":{kind}": {"N": str(count)} for kind, count in changed.items()},
+            Key=self._record_key(scope, record),
+            UpdateExpression="REMOVE page, page_id",
+            ConditionExpression="page_id = :id",
+            ExpressionAttributeValues={":id": item["page_id"]},
         )
+
+    def _record_key(self, scope: Scope, record: str) -> dict[str, Any]:
+        return {"pk": {"S": scope.key}, "sk": {"S": ERASE_PREFIX + record}}
 
     def end_erase(self, scope: Scope, record: str) -> None:
         DueScopes(self.client, self.table).erasing(scope, running=False)  # after the last delete
-        self.client.delete_item(TableName=self.table, Key={"pk": {"S": scope.key}, "sk": {"S": ERASE_PREFIX + record}})
+        self.client.delete_item(TableName=self.table, Key=self._record_key(scope, record))

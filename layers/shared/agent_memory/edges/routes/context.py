@@ -27,8 +27,9 @@ router = APIGatewayHttpRouter()
 )
 def context() -> Response[dict[str, Any]]:
     conversation, scope = parse_context_call(json_body_text(router.current_event))
-    memory = services().memory_service.context(scope)
-    # written before the answer
-    if not services().record_injection(scope, conversation.thread_id, memory, conversation.user_id):
-        memory = memory.model_copy(update={"degraded": [*memory.degraded, "injection_record"]})
-    return answer(200, memory)
+    record = services().turn_record(scope, conversation.thread_id, conversation.user_id)
+    memory = services().memory_service.context(scope, shown=record.start)
+    answered = answer(200, memory)  # built while the record's put is in flight
+    if record.written():  # written before the answer, always
+        return answered
+    return answer(200, memory.model_copy(update={"degraded": [*memory.degraded, "injection_record"]}))
