@@ -104,7 +104,7 @@ class MemoryService:
         tag = self.vector_tag
         try:
             rows = self.notes.newest_texts(
-                scope, limit=SIMILAR_WINDOW + 1, with_vectors=tag is not None and vector is not None
+                scope, limit=SIMILAR_WINDOW + 1, vectors=tag is not None and vector is not None
             )
         except StorageUnavailable:
             logger.warning("the recent notes could not be read; remember answers without similar notes")
