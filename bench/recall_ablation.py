@@ -39,7 +39,7 @@ def _ablation_steps() -> list[tuple[str, Any]]:
     ]
 
 
-def _pipeline(item: dict[str, Any], tuning: Any, path: str, before: Before | None, tag: int) -> list[int]:
+def pipeline(item: dict[str, Any], tuning: Any, path: str, before: Before | None, tag: int) -> list[int]:
     """The notes (oldest-first places) that ``recall.ranking.rank_rows`` answers, k = 10, on one path;
     ``before`` (today's recall) when there is no tuning."""
     from agent_memory.recall.ranking import rank_rows
@@ -90,7 +90,7 @@ def measure_ablation(
         for label, tuning in _ablation_steps():
             log(f"recall quality: {path} path, {label}")
             ablation[path][label] = _score(
-                items, functools.partial(_pipeline, tuning=tuning, path=path, before=before, tag=tag)
+                items, functools.partial(pipeline, tuning=tuning, path=path, before=before, tag=tag)
             )
     sweeps: dict[str, tuple[float, ...]] = {
         "diversity_weight": (0.3, 0.4, 0.5, 0.6, 0.7, 1.0),
@@ -106,7 +106,7 @@ def measure_ablation(
                 log(f"recall quality: {path} path, {setting} = {value}")
                 tuning = replace(Tuning(), **{setting: type(getattr(Tuning(), setting))(value)})
                 tuned[setting][path][value] = _score(
-                    items, functools.partial(_pipeline, tuning=tuning, path=path, before=before, tag=tag)
+                    items, functools.partial(pipeline, tuning=tuning, path=path, before=before, tag=tag)
                 )
     return ablation, tuned
 
@@ -161,12 +161,12 @@ def measure_neighbours(items: list[dict[str, Any]], log: Callable[[str], None], 
             log(f"recall quality: one sitting, {path} path, neighbours = {count}")
             tuning = Tuning(neighbours=count)
             swept[path][count] = _score(
-                items, functools.partial(_pipeline, tuning=tuning, path=path, before=None, tag=tag)
+                items, functools.partial(pipeline, tuning=tuning, path=path, before=None, tag=tag)
             )
     queries = rows = 0
     for item in items:
         placed = {row.position: row for row in item["rows"]}
-        for position in _pipeline(item, Tuning(neighbours=1), "hybrid", None, tag)[:STRONG_HITS]:
+        for position in pipeline(item, Tuning(neighbours=1), "hybrid", None, tag)[:STRONG_HITS]:
             day = placed[position].day
             queries += 1
             rows += sum(
