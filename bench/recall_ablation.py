@@ -175,6 +175,18 @@ def measure_neighbours(items: list[dict[str, Any]], log: Callable[[str], None], 
     return {"sweep": swept, "queries": queries / len(items), "rows": rows / len(items)}
 
 
+def kinds_table(
+    title: str, columns: tuple[str, str], rows: list[tuple[str, str, Recall]], kinds: list[str]
+) -> list[str]:
+    """A table under ``title``: two label columns, recall@1 / @5 / @10 over all questions, then @1 / @10 per kind."""
+    lines = ["", title, "", f"| {columns[0]} | {columns[1]} | all | " + " | ".join(kinds) + " |"]
+    lines.append("|---|---|---|" + "---|" * len(kinds))
+    for first, second, row in rows:
+        cells = [f"{row[kind][1]:.2f} / {row[kind][10]:.2f}" for kind in kinds]
+        lines.append(f"| {first} | {second} | {_triple(row['all'])} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def ablation_report(
     ablation: dict[str, dict[str, Recall]], tuning: dict[str, dict[str, dict[float, Recall]]]
 ) -> list[str]:
@@ -182,19 +194,13 @@ def ablation_report(
     if not ablation:
         return []
     kinds = sorted(k for k in ablation["keyword"][next(iter(ablation["keyword"]))] if k != "all")
-    lines = [
-        "",
+    lines = kinds_table(
         "Ablation (the table's path; the index fuses as `hybrid` does): recall@1 / @5 / @10, all questions, then"
         " recall@1 / @10 per kind:",
-        "",
-        "| path | step | all | " + " | ".join(kinds) + " |",
-        "|---|---|---|" + "---|" * len(kinds),
-    ]
-    for path, steps in ablation.items():
-        for label, row in steps.items():
-            whole = _triple(row["all"])
-            cells = [f"{row[kind][1]:.2f} / {row[kind][10]:.2f}" for kind in kinds]
-            lines.append(f"| {path} | {label} | {whole} | " + " | ".join(cells) + " |")
+        ("path", "step"),
+        [(path, label, row) for path, steps in ablation.items() for label, row in steps.items()],
+        kinds,
+    )
     for setting, paths in tuning.items():
         lines += [
             "",

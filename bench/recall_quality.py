@@ -33,6 +33,7 @@ from bench.recall_ablation import (
     PATHS,
     Recall,
     ablation_report,
+    kinds_table,
     measure_ablation,
     measure_neighbours,
     neighbours_report,
@@ -351,21 +352,13 @@ def _full_report(recall: dict[str, Recall], kinds: list[str]) -> list[str]:
     """Recall's whole ranking on each path (``_full_paths``), when the node ran."""
     if "full-node-hybrid" not in recall:
         return []
-    lines = [
-        "",
+    return kinds_table(
         "Recall's whole ranking (the defaults, k = 10) on the table and on the node: recall@1 / @5 / @10, then"
         " recall@1 / @10 per kind:",
-        "",
-        "| mode | ranked on | all | " + " | ".join(kinds) + " |",
-        "|---|---|---|" + "---|" * len(kinds),
-    ]
-    for path in PATHS:
-        for on, label in FULL.items():
-            row = recall[f"full-{on}-{path}"]
-            cells = [f"{row[kind][1]:.2f} / {row[kind][10]:.2f}" for kind in kinds]
-            whole = " / ".join(f"{row['all'][k]:.3f}" for k in K_VALUES)
-            lines.append(f"| {path} | {label} | {whole} | " + " | ".join(cells) + " |")
-    return lines
+        ("mode", "ranked on"),
+        [(path, label, recall[f"full-{on}-{path}"]) for path in PATHS for on, label in FULL.items()],
+        kinds,
+    )
 
 
 def main() -> int:
