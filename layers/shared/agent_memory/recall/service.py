@@ -32,6 +32,8 @@ The **index** path (OpenSearch, when ``OPENSEARCH_ENDPOINT`` is set) searches ev
   no note has a vector yet, or the scope is empty);
 - without one, or when embedding the query fails (timeout, error, a vector of the wrong size), BM25
   alone answers, and ``mode`` is ``keyword``.
+BM25's candidates are scored again with the scope's own statistics, which the same ``_msearch`` counts
+(``recall.index_path``, ``search.index_queries``): the node's are its shard's, every scope routed there.
 Each part degrades to the one below it, never to an error: no vector, BM25 in the index; no index (down,
 slow, refusing), the table's path. Scores are the fused scores (0..1) in ``hybrid`` and ``semantic``
 mode, BM25 scores in ``keyword`` mode, then raised for the days the query names and lowered by diversity
