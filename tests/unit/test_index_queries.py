@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent_memory.search.bm25 import Collection
-from agent_memory.search.index_queries import Candidates, IndexHit, bm25, candidates, scope_size
+from agent_memory.search.index_queries import KNN_CANDIDATES, Candidates, IndexHit, bm25, candidates, knn, scope_size
 
 SCOPE = "user#u-1"
 
@@ -57,3 +57,11 @@ def test_a_failed_count_or_a_missing_aggregation_leaves_the_statistics_out():
 
     assert failed_count.collection is None and no_aggregation.collection is None
     assert failed_count.hits == no_aggregation.hits != []
+
+
+def test_the_knn_search_walks_more_candidates_than_it_returns_within_the_scope():
+    body = knn(SCOPE, [0.1, 0.2], 20)
+
+    assert body["size"] == 20
+    assert body["query"]["knn"]["embedding"]["k"] == KNN_CANDIDATES > 20  # Lucene's ef_search is k
+    assert body["query"]["knn"]["embedding"]["filter"] == {"term": {"scope": SCOPE}}

@@ -26,6 +26,10 @@ from agent_memory.search.bm25 import Collection, query_terms
 from agent_memory.search.dates import Days
 
 HIT_FIELDS = ("scope", "day", "position", "text")
+# The Lucene engine's HNSW search keeps ``k`` candidates as it walks the graph (its ef_search): asked for
+# the 20 nearest alone, it missed some of the scope's true 20 and recall's hybrid answer varied from one
+# build of the graph to the next (docs/recall-quality.md, "On a node"). It returns the best ``size`` of them.
+KNN_CANDIDATES = 100
 # Best score first, and of equal scores the newest note, as the table's path orders them: a scope holds
 # the same filler many times, and without it the node keeps the oldest copies (its document order).
 NEWEST_AMONG_EQUALS = ["_score", {"day": "desc"}, {"position": "desc"}]
@@ -81,13 +85,14 @@ def scope_size(scope_key: str) -> dict[str, Any]:
 
 
 def knn(scope_key: str, vector: list[float], size: int) -> dict[str, Any]:
-    """The scope's ``size`` nearest neighbours of ``vector``. The scope filter is the Lucene engine's efficient
-    filter: applied while the graph is searched, so the scope's ``size`` nearest come back even when the
-    shard holds many scopes (a post-filter would return fewer)."""
+    """The scope's ``size`` nearest neighbours of ``vector``, of the ``KNN_CANDIDATES`` the graph search keeps.
+    The scope filter is the Lucene engine's efficient filter: applied while the graph is searched, so the
+    scope's nearest come back even when the shard holds many scopes (a post-filter would return fewer)."""
+    k = max(size, KNN_CANDIDATES)
     return {
         "size": size,
         "_source": list(HIT_FIELDS),
-        "query": {"knn": {"embedding": {"vector": vector, "k": size, "filter": in_scope(scope_key)}}},
+        "query": {"knn": {"embedding": {"vector": vector, "k": k, "filter": in_scope(scope_key)}}},
     }
 
 
