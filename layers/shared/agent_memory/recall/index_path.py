@@ -3,7 +3,9 @@
 ``RecallService`` calls ``rank_index`` and then reads the chosen notes whole from the table;
 ``bench/recall_quality.py --node`` calls it over a real node, so that the bench measures what a
 deployment with OpenSearch answers, not the node's halves alone. It asks the index for the scope's
-BM25 ranking and, with a query vector, its nearest neighbours (one ``_msearch``), then one more BM25
+BM25 ranking and, with a query vector, its nearest neighbours (one ``_msearch``); BM25's candidates are
+scored again with the scope's own statistics, which the same request counts (``search.index_queries``:
+the node's are its shard's, every scope routed there), so that they rank as on the table. Then one more BM25
 search with the feedback terms (``search.expansion``) and one for the days the question names
 (``search.dates``), each only when its step is on and has something to ask; then the steps of
 ``recall.ranking`` (fusion, expansion, time, neighbours, slots), as the table's path takes them.
@@ -32,8 +34,8 @@ if TYPE_CHECKING:  # given, never built here: its module loads only where an ind
     from agent_memory.search.notes_index import NotesIndex
 
 Place = tuple[str, int]  # a note's (day, position)
-# The node's BM25 candidates scored again with the scope's statistics: measured on the dev set, 50 hold
-# every note the scope's own BM25 ranks in its first 20 (20 lose 0.04 of recall@10: docs/recall-quality.md).
+# The node's BM25 candidates scored again with the scope's statistics: measured on the dev set, its first 50
+# rescored rank as the scope's whole BM25 does (its first 20 lose 0.04 of recall@10: docs/recall-quality.md).
 RESCORE_POOL = 50
 # The notes written near the strong hits (``recall.neighbours``), read from the caller's partition.
 Around = Callable[[list[Place]], Sequence[NoteText]]
