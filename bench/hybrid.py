@@ -212,6 +212,8 @@ def _time_recall(toolkit: Toolkit, options: Options) -> tuple[list[int], dict[st
 def _time_msearch(toolkit: Toolkit, options: Options) -> list[int]:
     """The node's share: the same queries' ``_msearch`` alone (the query vectors computed beforehand)."""
     from agent_memory import bootstrap
+    from agent_memory.recall.index_path import RESCORE_POOL
+    from agent_memory.recall.selection import CANDIDATE_WINDOW
 
     index, embedder = bootstrap.services().notes_index, bootstrap.services().embedding_model
     assert index is not None and embedder is not None
@@ -220,7 +222,7 @@ def _time_msearch(toolkit: Toolkit, options: Options) -> list[int]:
     samples_ns = []
     for (user, query), vector in zip(pairs, vectors, strict=True):
         start = time.perf_counter_ns()
-        index.hybrid(f"user#{user}", query, vector, size=20)
+        index.hybrid(f"user#{user}", query, vector, size=CANDIDATE_WINDOW, keyword_size=RESCORE_POOL)
         samples_ns.append(time.perf_counter_ns() - start)
     return samples_ns
 
@@ -248,6 +250,7 @@ def report(result: HybridResult | str) -> list[str]:
         "the handler alone; the rest is moto serving the stream.",
         f"recall: ToolsFunction's handler, {len(result.recall_ns)} calls, a random scope and two words of its notes "
         f"each, k 8 ({modes});",
-        "the query embedded (same fake), one _msearch (BM25 + kNN, Lucene HNSW, 20 candidates each), reciprocal",
-        "rank fusion, one BatchGetItem on moto. _msearch alone: the node's share, same queries, vectors first.",
+        "the query embedded (same fake), one _msearch (BM25's 50 candidates with the scope's statistics, the scope's",
+        "count, kNN's 20, Lucene HNSW), the weighted fusion, one BatchGetItem on moto. _msearch alone: the node's",
+        "share, same queries, vectors first.",
     ]

@@ -39,7 +39,7 @@ def _ablation_steps() -> list[tuple[str, Any]]:
     ]
 
 
-def _pipeline(item: dict[str, Any], tuning: Any, path: str, before: Before | None, tag: int) -> list[int]:
+def pipeline(item: dict[str, Any], tuning: Any, path: str, before: Before | None, tag: int) -> list[int]:
     """The notes (oldest-first places) that ``recall.ranking.rank_rows`` answers, k = 10, on one path;
     ``before`` (today's recall) when there is no tuning."""
     from agent_memory.recall.ranking import rank_rows
@@ -90,7 +90,7 @@ def measure_ablation(
         for label, tuning in _ablation_steps():
             log(f"recall quality: {path} path, {label}")
             ablation[path][label] = _score(
-                items, functools.partial(_pipeline, tuning=tuning, path=path, before=before, tag=tag)
+                items, functools.partial(pipeline, tuning=tuning, path=path, before=before, tag=tag)
             )
     sweeps: dict[str, tuple[float, ...]] = {
         "diversity_weight": (0.3, 0.4, 0.5, 0.6, 0.7, 1.0),
@@ -106,7 +106,7 @@ def measure_ablation(
                 log(f"recall quality: {path} path, {setting} = {value}")
                 tuning = replace(Tuning(), **{setting: type(getattr(Tuning(), setting))(value)})
                 tuned[setting][path][value] = _score(
-                    items, functools.partial(_pipeline, tuning=tuning, path=path, before=before, tag=tag)
+                    items, functools.partial(pipeline, tuning=tuning, path=path, before=before, tag=tag)
                 )
     return ablation, tuned
 
@@ -161,18 +161,30 @@ def measure_neighbours(items: list[dict[str, Any]], log: Callable[[str], None], 
             log(f"recall quality: one sitting, {path} path, neighbours = {count}")
             tuning = Tuning(neighbours=count)
             swept[path][count] = _score(
-                items, functools.partial(_pipeline, tuning=tuning, path=path, before=None, tag=tag)
+                items, functools.partial(pipeline, tuning=tuning, path=path, before=None, tag=tag)
             )
     queries = rows = 0
     for item in items:
         placed = {row.position: row for row in item["rows"]}
-        for position in _pipeline(item, Tuning(neighbours=1), "hybrid", None, tag)[:STRONG_HITS]:
+        for position in pipeline(item, Tuning(neighbours=1), "hybrid", None, tag)[:STRONG_HITS]:
             day = placed[position].day
             queries += 1
             rows += sum(
                 1 for near in range(position - SPAN, position + SPAN + 1) if near in placed and placed[near].day == day
             )
     return {"sweep": swept, "queries": queries / len(items), "rows": rows / len(items)}
+
+
+def kinds_table(
+    title: str, columns: tuple[str, str], rows: list[tuple[str, str, Recall]], kinds: list[str]
+) -> list[str]:
+    """A table under ``title``: two label columns, recall@1 / @5 / @10 over all questions, then @1 / @10 per kind."""
+    lines = ["", title, "", f"| {columns[0]} | {columns[1]} | all | " + " | ".join(kinds) + " |"]
+    lines.append("|---|---|---|" + "---|" * len(kinds))
+    for first, second, row in rows:
+        cells = [f"{row[kind][1]:.2f} / {row[kind][10]:.2f}" for kind in kinds]
+        lines.append(f"| {first} | {second} | {_triple(row['all'])} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def ablation_report(
@@ -182,19 +194,13 @@ def ablation_report(
     if not ablation:
         return []
     kinds = sorted(k for k in ablation["keyword"][next(iter(ablation["keyword"]))] if k != "all")
-    lines = [
-        "",
+    lines = kinds_table(
         "Ablation (the table's path; the index fuses as `hybrid` does): recall@1 / @5 / @10, all questions, then"
         " recall@1 / @10 per kind:",
-        "",
-        "| path | step | all | " + " | ".join(kinds) + " |",
-        "|---|---|---|" + "---|" * len(kinds),
-    ]
-    for path, steps in ablation.items():
-        for label, row in steps.items():
-            whole = _triple(row["all"])
-            cells = [f"{row[kind][1]:.2f} / {row[kind][10]:.2f}" for kind in kinds]
-            lines.append(f"| {path} | {label} | {whole} | " + " | ".join(cells) + " |")
+        ("path", "step"),
+        [(path, label, row) for path, steps in ablation.items() for label, row in steps.items()],
+        kinds,
+    )
     for setting, paths in tuning.items():
         lines += [
             "",

@@ -30,11 +30,14 @@ from typing import Any
 
 from bench.recall_ablation import (
     K_VALUES,
+    PATHS,
     Recall,
     ablation_report,
+    kinds_table,
     measure_ablation,
     measure_neighbours,
     neighbours_report,
+    pipeline,
     recall_at,
 )
 from bench.recall_devset import DevSet, generate
@@ -43,7 +46,8 @@ from bench.recall_latency import report as latency_report
 
 __all__ = ["LatencyResult", "QualityResult", "main", "measure_latency", "measure_quality", "report"]
 
-WINDOW = 20  # recall.HYBRID_MIN_WINDOW: each half's candidates
+FULL = {"table": "the table", "node-own": "the node, its own BM25 order", "node": "the node, the scope's statistics"}
+WINDOW = 20  # recall.selection.CANDIDATE_WINDOW: each half's candidates
 SIZES = (100, 1000, 2000)
 MODEL = "local:minilm"
 
@@ -145,6 +149,9 @@ def _rankings(
 def _ranked(mode: str, item: dict[str, Any], weight: float) -> list[int]:
     from agent_memory.search.fusion import reciprocal_rank_fusion, weighted_fusion
 
+    if mode.startswith("full-"):  # recall's whole ranking, answered already (``_full_paths``)
+        answered: list[int] = item[mode]
+        return answered
     node = mode.startswith("node-")
     keyword, dense = (item["node-keyword"], item["node-dense"]) if node else (item["keyword"], item["dense"])
     mode = mode.removeprefix("node-")
@@ -158,13 +165,64 @@ def _ranked(mode: str, item: dict[str, Any], weight: float) -> list[int]:
     return [n for n, _ in weighted_fusion(keyword, dense, keyword_weight=weight, coverage=coverage)]
 
 
+class _NodeOrder:
+    """The index without the scope's statistics: the node's own BM25 order, which is recall's fallback when
+    they are missing and was its ranking before they were asked (the full path's "before")."""
+
+    def __init__(self, index: Any) -> None:
+        self._index = index
+
+    def keyword(self, *args: Any, **kwargs: Any) -> Any:
+        from agent_memory.search.index_queries import Candidates
+
+        return Candidates(self._index.keyword(*args, **kwargs).hits)
+
+    def hybrid(self, *args: Any, **kwargs: Any) -> Any:
+        from agent_memory.search.index_queries import Candidates
+
+        keyword, semantic = self._index.hybrid(*args, **kwargs)
+        return Candidates(keyword.hits), semantic
+
+    def within_days(self, *args: Any, **kwargs: Any) -> Any:
+        return self._index.within_days(*args, **kwargs)
+
+
+def _full_paths(item: dict[str, Any], index: Any, tag: int) -> None:
+    """Recall's whole ranking (the defaults, k = 10) of one question on each path, as positions: the table's
+    (``recall.ranking.rank_rows``), and the service's own over the node (``recall.index_path``), with the
+    scope's statistics and in the node's own BM25 order."""
+    from agent_memory.basics.observability import logger
+    from agent_memory.recall.index_path import rank_index
+    from agent_memory.recall.ranking import Tuning
+    from bench.runner import clear_metrics
+
+    question = item["question"]
+    for path in PATHS:
+        item[f"full-table-{path}"] = pipeline(item, Tuning(), path, None, tag)
+        vector = item["vector"] if path == "hybrid" else None
+        searched: Any
+        for label, searched in (("node", index), ("node-own", _NodeOrder(index))):
+            level = logger.log_level
+            logger.setLevel("ERROR")  # the node's own order is the fallback, which warns on every recall
+            try:
+                ranking = rank_index(
+                    searched, question.scope, question.text, vector=vector, today=item["today"], k=10, tuning=Tuning()
+                )
+            finally:
+                logger.setLevel(level)
+            clear_metrics()  # the fallback counts every recall
+            item[f"full-{label}-{path}"] = [position for (_, position), _ in ranking.slots]
+
+
 def _on_node(devset: DevSet, items: list[dict[str, Any]], vectors: dict[str, Any], log: Callable[[str], None]) -> None:
     """The same questions on a throwaway OpenSearch node: its BM25 (the English analyzer) and its kNN
-    become the ``node-bm25`` and ``node-hybrid`` modes (the fusion is recall's). No Java: left out."""
+    become the ``node-bm25`` and ``node-hybrid`` modes (the fusion is recall's), and recall's whole ranking
+    over the node the ``full-node-*`` modes (``_full_paths``). No Java: left out."""
     from agent_memory.domain.notes import Note, Origin
     from agent_memory.search.bm25 import query_terms, words
     from agent_memory.search.fusion import query_coverage
     from agent_memory.search.notes_index import NotesIndex, make_opensearch_client
+    from agent_memory.search.vectors import model_tag
     from local.opensearch import NodeUnavailable, throwaway_node
     from tests.conftest import _free_port
 
@@ -175,18 +233,20 @@ def _on_node(devset: DevSet, items: list[dict[str, Any]], vectors: dict[str, Any
             for scope in devset.scopes:
                 log(f"recall quality: indexing {scope.key} on the node")
                 notes = [
-                    Note("2026-12-03", n, text, "2026-12-03T10:00:00.000Z", "remember", Origin("dev", "t"))
+                    Note(scope.days[n], n, text, f"{scope.days[n]}T10:00:00.000Z", "remember", Origin("dev", "t"))
                     for n, text in enumerate(scope.notes)
                 ]
                 index.put_many(scope.key, notes, embeddings=vectors[scope.key])
             index.refresh()
+            log("recall quality: the node's halves and recall's whole ranking over the node")
             for item in items:
                 question = item["question"]
                 keyword, dense = index.hybrid(question.scope, question.text, item["vector"], size=WINDOW)
-                item["node-keyword"] = [(hit.position, hit.score) for hit in keyword]
+                item["node-keyword"] = [(hit.position, hit.score) for hit in keyword.hits]
                 terms = query_terms(question.text)
-                item["node-coverage"] = {hit.position: query_coverage(terms, words(hit.text)) for hit in keyword}
+                item["node-coverage"] = {hit.position: query_coverage(terms, words(hit.text)) for hit in keyword.hits}
                 item["node-dense"] = [(hit.position, hit.score) for hit in dense]
+                _full_paths(item, index, model_tag(MODEL, 1024))
     except NodeUnavailable as why:
         log(f"recall quality: no OpenSearch node ({why}); the node's modes are left out")
 
@@ -201,7 +261,9 @@ def measure_quality(log: Callable[[str], None], *, on_node: bool = False) -> Qua
         _on_node(devset, items, vectors, log)
     recall: dict[str, dict[str, dict[int, float]]] = {}
     modes = ["bm25", "dense", "rrf", "hybrid"] + (
-        ["node-bm25", "node-rrf", "node-hybrid"] if "node-keyword" in items[0] else []
+        ["node-bm25", "node-rrf", "node-hybrid", *(f"full-{on}-{path}" for on in FULL for path in PATHS)]
+        if "node-keyword" in items[0]
+        else []
     )
     for mode in modes:
         sums: dict[str, dict[int, float]] = defaultdict(lambda: defaultdict(float))
@@ -267,6 +329,7 @@ def report(quality: QualityResult, latency: LatencyResult) -> list[str]:
             for m in ("bm25", "dense", "rrf", "hybrid")
         ]
         lines.append(f"| {kind} | " + " | ".join(cells) + " |")
+    lines += _full_report(quality.recall, kinds)
     lines += [
         "",
         "Keyword weight (MEMORY_RECALL_KEYWORD_WEIGHT) sweep, all kinds:",
@@ -283,6 +346,19 @@ def report(quality: QualityResult, latency: LatencyResult) -> list[str]:
         "",
     ]
     return lines + (latency_report(latency) if latency.samples_ms else [])
+
+
+def _full_report(recall: dict[str, Recall], kinds: list[str]) -> list[str]:
+    """Recall's whole ranking on each path (``_full_paths``), when the node ran."""
+    if "full-node-hybrid" not in recall:
+        return []
+    return kinds_table(
+        "Recall's whole ranking (the defaults, k = 10) on the table and on the node: recall@1 / @5 / @10, then"
+        " recall@1 / @10 per kind:",
+        ("mode", "ranked on"),
+        [(path, label, recall[f"full-{on}-{path}"]) for path in PATHS for on, label in FULL.items()],
+        kinds,
+    )
 
 
 def main() -> int:

@@ -11,7 +11,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from agent_memory.domain.notes import Note
+from agent_memory.search.bm25 import Collection
 from agent_memory.search.dates import Days
+from agent_memory.search.index_queries import Candidates
 from agent_memory.search.notes_index import (
     BulkOutcome,
     IndexAction,
@@ -43,6 +45,9 @@ class FakeNotesIndex:
     expansions: list[dict[str, float]] = field(default_factory=list)
     dated_hits: list[IndexHit] = field(default_factory=list)  # the notes ``within_days`` filters by day
     day_searches: list[Days] = field(default_factory=list)
+    # The scope's statistics it answers with a keyword search (None: as a node whose count failed, so that
+    # recall keeps the order of ``hits``).
+    collection: Collection | None = None
 
     def ensure(self) -> None:
         self.ensured += 1
@@ -74,26 +79,29 @@ class FakeNotesIndex:
 
     def keyword(
         self, scope_key: str, query: str, *, k: int, expansion: Mapping[str, float] | None = None
-    ) -> list[IndexHit]:
-        """``hits``; with expansion terms, ``expanded_hits`` (as the second pass), recorded in ``expansions``."""
+    ) -> Candidates:
+        """``hits``; with expansion terms, ``expanded_hits`` (as the second pass), recorded in ``expansions``;
+        with ``collection`` as the scope's statistics."""
         if expansion:
             self.expansions.append(dict(expansion))
-            return self.expanded_hits[:k]
+            return Candidates(self.expanded_hits[:k], self.collection)
         self.searches.append((scope_key, query, k))
         if self.failure is not None:
             raise self.failure
-        return self.hits[:k]
+        return Candidates(self.hits[:k], self.collection)
 
     def within_days(self, scope_key: str, query: str, days: Days, *, size: int) -> list[IndexHit]:
         """``dated_hits`` written on ``days``, as the real one filters them; the days asked are recorded."""
         self.day_searches.append(days)
         return [hit for hit in self.dated_hits if days.holds(hit.day)][:size]
 
-    def hybrid(self, scope_key: str, query: str, vector: list[float], *, size: int) -> tuple[list[IndexHit], ...]:
+    def hybrid(
+        self, scope_key: str, query: str, vector: list[float], *, size: int, keyword_size: int | None = None
+    ) -> tuple[Candidates, list[IndexHit]]:
         self.vector_searches.append((scope_key, query, size))
         if self.failure is not None:
             raise self.failure
-        return self.hits[:size], self.semantic_hits[:size]
+        return Candidates(self.hits[: keyword_size or size], self.collection), self.semantic_hits[:size]
 
     def note_ids(self, scope_key: str) -> set[str]:
         return {str(doc["note_id"]) for doc in self.documents.values() if doc.get("scope") == scope_key}

@@ -8,6 +8,7 @@ from opensearchpy.exceptions import ConnectionTimeout
 
 from agent_memory import bootstrap
 from agent_memory.basics.errors import EmbeddingUnavailable
+from agent_memory.recall.index_path import RESCORE_POOL
 from agent_memory.search.notes_index import IndexHit
 from tests.conftest import private
 from tests.fake_embeddings import FakeEmbeddingModel
@@ -38,7 +39,7 @@ def test_the_index_ranks_and_the_table_gives_the_notes(call, index):
 
     assert answer.status == 200
     assert answer.body == {"notes": [{**second, "score": 3.5}, {**first, "score": 1.25}], "mode": "keyword"}
-    assert index.searches == [("user#u-1", "tea", 20)]  # the candidate window, whatever k
+    assert index.searches == [("user#u-1", "tea", RESCORE_POOL)]  # BM25's pool, whatever k
 
 
 def test_a_foreign_hit_from_the_index_is_filtered_out(call, index):
@@ -153,7 +154,7 @@ def test_an_embedding_failure_gives_keyword_mode_not_an_error(call, index, embed
 
     assert answer.status == 200
     assert answer.body == {"notes": [{**note, "score": 2.5}], "mode": "keyword"}
-    assert index.searches == [("user#u-1", "tea", 20)] and index.vector_searches == []
+    assert index.searches == [("user#u-1", "tea", RESCORE_POOL)] and index.vector_searches == []
 
 
 def test_a_foreign_hit_in_the_semantic_half_is_filtered_out(call, index, embedder):

@@ -14,6 +14,7 @@ import pytest
 from agent_memory import bootstrap
 from agent_memory.providers import rerank
 from agent_memory.providers.rerank import RerankUnavailable
+from agent_memory.recall.index_path import RESCORE_POOL
 from agent_memory.search.notes_index import IndexHit
 from tests.conftest import private
 from tests.fake_embeddings import FakeEmbeddingModel
@@ -96,7 +97,7 @@ def test_the_index_path_gathers_the_candidates_and_answers_in_the_rerankers_orde
     answer = _recall(call, "tea", k=1)
 
     assert [n["id"] for n in answer["notes"]] == [notes[2]["id"]]
-    assert index.searches == [("user#u-1", "tea", 20)]  # MEMORY_RERANK_CANDIDATES, not k
+    assert index.searches == [("user#u-1", "tea", RESCORE_POOL)]  # BM25's pool, at least the reranker's window
 
 
 @pytest.mark.parametrize(

@@ -38,7 +38,7 @@ def test_a_plural_or_verb_form_mismatch_is_found_on_both_paths(notes_index, quer
     notes_index.put_many("user#u-1", [_note(n, text) for n, text in enumerate(NOTES, start=1)])
     notes_index.refresh()
 
-    in_index = [hit.position for hit in notes_index.keyword("user#u-1", query, k=3)]
+    in_index = [hit.position for hit in notes_index.keyword("user#u-1", query, k=3).hits]
     in_table = [r.index + 1 for r in rank(query, NOTES)]
 
     assert in_index[0] == in_table[0] == position

@@ -70,14 +70,14 @@ def old_alias(opensearch_client):
 
 def test_the_alias_moves_to_the_current_version_with_every_document(opensearch_client, old_alias):
     index = NotesIndex(opensearch_client, alias=old_alias)
-    assert index.keyword("user#u-1", "cat", k=5) == []  # v1 does not stem
+    assert index.keyword("user#u-1", "cat", k=5).hits == []  # v1 does not stem
 
     moved = move_alias(opensearch_client, alias=old_alias)
 
     current = f"{old_alias}-v{INDEX_VERSION}"
     assert (moved.previous, moved.current, moved.copied, moved.caught_up) == (f"{old_alias}-v1", current, 3, 0)
     assert list(opensearch_client.indices.get_alias(name=old_alias)) == [current]
-    [hit] = index.keyword("user#u-1", "cat", k=5)  # the text analysed anew: "cats" is "cat"
+    [hit] = index.keyword("user#u-1", "cat", k=5).hits  # the text analysed anew: "cats" is "cat"
     assert (hit.scope, hit.position) == ("user#u-1", 1)
     assert index.note_ids("ws#w-1") == {"2026-12-01.1"}  # routed by scope: found with the scope's routing
     stored = opensearch_client.get(index=current, id=document_id("user#u-1", "2026-12-01.1"), routing="user#u-1")
@@ -104,7 +104,7 @@ def test_the_catch_up_adds_what_the_new_index_lacks_and_never_overwrites(opensea
     assert added == 1
     index = NotesIndex(opensearch_client, alias=old_alias)
     assert index.note_ids("user#u-1") == {"2026-12-01.1", "2026-12-01.2", "2026-12-01.3"}
-    [hit] = index.keyword("user#u-1", "red", k=5)
+    [hit] = index.keyword("user#u-1", "red", k=5).hits
     assert hit.position == 2
 
 

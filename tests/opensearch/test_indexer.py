@@ -81,7 +81,7 @@ def test_a_removed_note_is_gone_from_the_index_and_from_recall(call, aws, index_
     assert NoteStore(aws, "MemoryTable").delete(Scope("personal", "u-1"), note["day"], note["position"])
     assert index_stream() == {"batchItemFailures": []}
 
-    assert [hit.position for hit in notes_index.keyword("user#u-1", "green tea", k=8)] == [2]
+    assert [hit.position for hit in notes_index.keyword("user#u-1", "green tea", k=8).hits] == [2]
     assert [n["text"] for n in _recall(call, "green tea")] == ["likes black tea"]
 
 

@@ -59,11 +59,11 @@ def test_bm25_within_the_scope_only_best_first(notes_index):
     notes_index.put_many("ws#w-a", [_note(1, "kubernetes cluster")])
     notes_index.refresh()
 
-    hits = notes_index.keyword("user#u-1", "Kubernetes cluster deploys", k=8)
+    hits = notes_index.keyword("user#u-1", "Kubernetes cluster deploys", k=8).hits
 
     assert [(h.scope, h.position) for h in hits] == [("user#u-1", 2), ("user#u-1", 1)]
     assert hits[0].score > hits[1].score > 0
-    assert [h.scope for h in notes_index.keyword("ws#w-a", "kubernetes", k=8)] == ["ws#w-a"]
+    assert [h.scope for h in notes_index.keyword("ws#w-a", "kubernetes", k=8).hits] == ["ws#w-a"]
     assert notes_index.count("user#u-1") == 3
 
 
@@ -82,7 +82,7 @@ def test_a_deleted_note_is_gone_and_deleting_twice_is_fine(notes_index):
     notes_index.delete("user#u-1", "2026-12-03.1")
     notes_index.refresh()
 
-    assert notes_index.keyword("user#u-1", "tea", k=8) == []
+    assert notes_index.keyword("user#u-1", "tea", k=8).hits == []
 
 
 def test_the_consolidated_flag_reaches_the_index(notes_index, opensearch_client):
@@ -122,7 +122,7 @@ def test_hybrid_returns_both_rankings_within_the_scope(notes_index):
 
     keyword, semantic = notes_index.hybrid("user#u-1", "cat", fake_vector("cat"), size=2)
 
-    assert [(h.scope, h.position) for h in keyword] == [("user#u-1", 2)]
+    assert [(h.scope, h.position) for h in keyword.hits] == [("user#u-1", 2)]
     assert [(h.scope, h.position) for h in semantic] == [("user#u-1", 2), ("user#u-1", 1)]  # kitten: same concept
     assert semantic[0].score >= semantic[1].score > 0
 
@@ -146,7 +146,7 @@ def test_a_document_without_a_vector_is_found_by_bm25_and_counted(notes_index):
 
     keyword, semantic = notes_index.hybrid("user#u-1", "tea", fake_vector("tea"), size=5)
 
-    assert [h.position for h in keyword] == [1]
+    assert [h.position for h in keyword.hits] == [1]
     assert [h.position for h in semantic] == [2]
     assert notes_index.count_without_vector("user#u-1") == 1
 

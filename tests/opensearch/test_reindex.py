@@ -43,8 +43,8 @@ def test_a_scope_missing_from_the_index_is_drift_and_reindex_repairs_it(call, no
         "user#u-1\ttable=3\tindex=3\tok",
         "ws#w-a\ttable=1\tindex=0\tDRIFT",
     ]
-    assert [h.position for h in notes_index.keyword("user#u-1", "tea", k=8)] == [1]
-    assert notes_index.keyword("ws#w-a", "tea", k=8) == []  # only the named scope was written
+    assert [h.position for h in notes_index.keyword("user#u-1", "tea", k=8).hits] == [1]
+    assert notes_index.keyword("ws#w-a", "tea", k=8).hits == []  # only the named scope was written
 
 
 def test_reindex_removes_documents_of_notes_the_table_no_longer_holds(call, notes_index, capsys):

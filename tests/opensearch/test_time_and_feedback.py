@@ -43,10 +43,10 @@ def test_the_expanded_query_finds_a_note_that_shares_only_the_feedback_terms(not
     blight = ("2026-12-01", 2, "Tomatoes at the allotment got blight in August")
     _put(notes_index, [garden, blight, ("2026-12-01", 3, "Talked with Sam about the budget")])
     query = "how is the vegetable garden going?"
-    first = notes_index.keyword(SCOPE, query, k=10)
+    first = notes_index.keyword(SCOPE, query, k=10).hits
     assert [hit.position for hit in first] == [1]
 
     extra = expansion_terms(query_terms(query), [(words(hit.text), hit.score) for hit in first], None, count=5)
-    second = notes_index.keyword(SCOPE, query, k=10, expansion=extra)
+    second = notes_index.keyword(SCOPE, query, k=10, expansion=extra).hits
 
     assert [hit.position for hit in second][:2] == [1, 2]

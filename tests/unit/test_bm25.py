@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_memory.search.bm25 import MAX_QUERY_TERMS, query_terms, rank, words
+from agent_memory.search.bm25 import MAX_QUERY_TERMS, Collection, query_terms, rank, rank_terms, words
 
 
 def test_words_are_lower_cased_split_on_anything_but_letters_and_digits_and_stemmed():
@@ -113,3 +113,27 @@ def test_ties_keep_the_given_order_so_the_newer_note_comes_first():
     texts = ["likes tea", "likes tea", "likes tea"]
 
     assert [r.index for r in rank("tea", texts)] == [0, 1, 2]
+
+
+def test_a_collections_statistics_decide_over_the_candidates_own():
+    """The index's candidates are a sample of the scope: the scope's counts give the idf, not the sample's."""
+    bags = [words("Maya went hiking with Maya's sister"), words("The kitten is called Miso")]
+    terms = query_terms("does Maya have a kitten?")
+
+    alone = rank_terms(terms, bags)
+    scope = Collection(documents=300, holding={"maya": 290, "kitten": 1})
+    rescored = rank_terms(terms, bags, collection=scope)
+
+    assert [r.index for r in alone] == [0, 1]  # in the two candidates alone, both words are as rare
+    assert [r.index for r in rescored] == [1, 0]  # in the scope, the name is in nearly every note
+
+
+def test_a_collection_never_counts_fewer_holders_than_the_candidates_show():
+    """A count that lags the candidates (an index being written) is raised to what they hold: idf stays finite
+    and a term held by every candidate is never the rarest."""
+    bags = [words("kitten"), words("kitten and puppy")]
+
+    ranked = rank_terms(query_terms("kitten puppy"), bags, collection=Collection(documents=1, holding={"kitten": 0}))
+
+    assert [r.index for r in ranked] == [1, 0]
+    assert all(r.score > 0 for r in ranked)

@@ -13,6 +13,7 @@ from botocore.stub import Stubber
 from agent_memory.basics.errors import EmbeddingUnavailable
 from agent_memory.domain.notes import Note, Origin
 from agent_memory.domain.scope import Scope
+from agent_memory.recall.index_path import RESCORE_POOL
 from agent_memory.recall.service import RecallService
 from agent_memory.search.notes_index import IndexHit
 from agent_memory.storage.keys import note_sk
@@ -86,7 +87,7 @@ def test_without_an_embedding_model_the_index_answers_with_bm25_alone(table: tup
 
     assert result.mode == "keyword"
     assert [(scored.position, scored.score) for scored in result.notes] == [(1, 2.5), (3, 1.5)]
-    assert index.searches == [(SCOPE.key, "feline", 20)] and not index.vector_searches  # the candidate window
+    assert index.searches == [(SCOPE.key, "feline", RESCORE_POOL)] and not index.vector_searches  # BM25's pool
 
 
 def test_a_query_that_cannot_be_embedded_falls_back_to_bm25_in_the_index(table: tuple[Any, Stubber]) -> None:

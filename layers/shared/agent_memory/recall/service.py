@@ -32,6 +32,8 @@ The **index** path (OpenSearch, when ``OPENSEARCH_ENDPOINT`` is set) searches ev
   no note has a vector yet, or the scope is empty);
 - without one, or when embedding the query fails (timeout, error, a vector of the wrong size), BM25
   alone answers, and ``mode`` is ``keyword``.
+BM25's candidates are scored again with the scope's own statistics, which the same ``_msearch`` counts
+(``recall.index_path``, ``search.index_queries``): the node's are its shard's, every scope routed there.
 Each part degrades to the one below it, never to an error: no vector, BM25 in the index; no index (down,
 slow, refusing), the table's path. Scores are the fused scores (0..1) in ``hybrid`` and ``semantic``
 mode, BM25 scores in ``keyword`` mode, then raised for the days the query names and lowered by diversity
@@ -57,14 +59,10 @@ from agent_memory.basics.clock import utc_now
 from agent_memory.basics.errors import EmbeddingUnavailable
 from agent_memory.basics.observability import logger, metrics
 from agent_memory.domain.scope import Scope
-from agent_memory.domain.shapes import Recalled, RecallMode, ScoredNote
-from agent_memory.recall.neighbours import SPAN, STRONG_HITS, neighboured
-from agent_memory.recall.ranking import Tuning, coverage, dated, rank_rows
-from agent_memory.recall.selection import CANDIDATE_WINDOW, answer_slots
-from agent_memory.search.bm25 import query_terms, words
-from agent_memory.search.dates import named_days
-from agent_memory.search.expansion import EXPANSION_DOCS, anchored, expansion_terms
-from agent_memory.search.fusion import weighted_fusion
+from agent_memory.domain.shapes import Recalled, ScoredNote
+from agent_memory.recall.index_path import rank_index
+from agent_memory.recall.neighbours import SPAN
+from agent_memory.recall.ranking import Tuning, rank_rows
 from agent_memory.search.vectors import QueryVector
 from agent_memory.storage.note_items import KeyedNote, NoteText
 from agent_memory.storage.note_store import NoteStore
@@ -72,13 +70,10 @@ from agent_memory.storage.note_store import NoteStore
 if TYPE_CHECKING:  # given, never built here: their modules load only where an index is configured
     from agent_memory.providers.embedding import EmbeddingModel
     from agent_memory.providers.rerank import RerankStage
-    from agent_memory.search.notes_index import IndexHit, NotesIndex
+    from agent_memory.search.notes_index import NotesIndex
 
 # The keyword fallback reads at most this many of the scope's newest notes (see the module docstring).
 KEYWORD_MAX_NOTES = 2000
-# Each half of a search ranks this many candidates (at least), so that a note ranked low by one half and
-# high by the other still reaches the fusion, and near-copies left out leave others to take their slots.
-HYBRID_MIN_WINDOW = CANDIDATE_WINDOW
 
 
 @dataclass
@@ -116,69 +111,22 @@ class RecallService:
         return result
 
     def _indexed(self, index: NotesIndex, scope: Scope, query: str, k: int) -> Recalled:
-        """Hybrid (or semantic) with a query vector, BM25 without one, then the shared steps
-        (``recall.ranking``: expansion, fusion, time, slots); then the notes read whole from the table.
+        """The index's candidates through the shared steps (``recall.index_path``), then the notes read whole
+        from the table.
 
         The table is the source of truth: a note deleted a moment ago, whose removal the indexer has not
         yet applied, is not returned, and the consolidated flag is the current one.
         """
-        tuning = self.tuning
-        vector, wanted = self._query_vector(query), self._window(k)
-        window = max(wanted, HYBRID_MIN_WINDOW)
-        if vector is None:
-            halves = [index.keyword(scope.key, query, k=window)]
-        else:
-            halves = list(index.hybrid(scope.key, query, vector, size=window))
-        terms, extra = query_terms(query), dict[str, float]()
-        again: list[IndexHit] = []
-        if tuning.expansion_terms and halves[0]:
-            feedback = [(words(hit.text), hit.score) for hit in halves[0][:EXPANSION_DOCS]]
-            extra = expansion_terms(terms, feedback, None, count=tuning.expansion_terms)
-            if extra:
-                again = index.keyword(scope.key, query, k=window, expansion=extra)
-        days = named_days(query, utc_now().date()) if tuning.date_boost else None
-        on_days = index.within_days(scope.key, query, days, size=window) if days is not None else []
-        everything = [*halves, again, on_days]
-        own = [[hit for hit in found if hit.scope == scope.key] for found in everything]
-        dropped = sum(map(len, everything)) - sum(map(len, own))
-        texts = {_place(hit): hit.text for found in own for hit in found}
-        semantic_hits = own[1] if vector is not None else []
-
-        def fused(keyword_hits: list[IndexHit], added: dict[str, float]) -> list[tuple[tuple[str, int], float]]:
-            keyword = [(_place(hit), hit.score) for hit in keyword_hits]
-            if vector is None:
-                return keyword
-            covered = {_place(hit): coverage(terms, added, words(hit.text)) for hit in keyword_hits if hit.text}
-            semantic = [(_place(hit), hit.score) for hit in semantic_hits]
-            return weighted_fusion(keyword, semantic, keyword_weight=tuning.keyword_weight, coverage=covered)
-
-        ranked = fused(own[0], {})
-        if extra and ranked:
-            ranked = anchored(ranked[0], fused(own[-2], extra))
-        mode: RecallMode = "keyword"
-        if vector is not None and semantic_hits:
-            mode = "hybrid" if own[0] else "semantic"
-        if days is not None:
-            named = days
-            ranked = dated(
-                ranked,
-                [_place(hit) for hit in own[-1]],
-                holds=lambda place: named.holds(place[0]),
-                boost=tuning.date_boost,
-            )
-        if tuning.neighbours and ranked:
-            near = self._around(scope, [place for place, _ in ranked[:STRONG_HITS]])
-            texts.update(((row.day, row.position), row.text) for row in near)
-            ranked = neighboured(ranked, (((row.day, row.position), row) for row in near), count=tuning.neighbours)
-        if mode == "keyword":  # keyword mode answers notes holding a query word: time and expansion only reorder
-            holding = {_place(hit) for hit in own[0]}
-            ranked = [(place, score) for place, score in ranked if place in holding]
-        best = dict(answer_slots(ranked, texts, k=wanted, diversity_weight=tuning.diversity_weight))
+        wanted = self._window(k)
+        ranking = rank_index(
+            index, scope.key, query, vector=self._query_vector(query), today=utc_now().date(), k=wanted,
+            tuning=self.tuning, around=lambda hits: self._around(scope, hits),
+        )  # fmt: skip
+        best = dict(ranking.slots)
         notes = self.notes.get_many(scope, list(best))
         found = [(keyed, best[keyed.note.day, keyed.note.position]) for keyed in notes]
-        return Recalled(
-            notes=self._reranked(query, _only_in_scope(scope, found, already_dropped=dropped), k), mode=mode
-        )
+        kept = _only_in_scope(scope, found, already_dropped=ranking.foreign)
+        return Recalled(notes=self._reranked(query, kept, k), mode=ranking.mode)
 
     def _around(self, scope: Scope, hits: list[tuple[str, int]]) -> list[NoteText]:
         """The notes written near the strong hits, in the caller's partition (``recall.neighbours``): one Query
@@ -245,10 +193,6 @@ class RecallService:
         if order is None:
             return hits[:k]
         return [hits[place].model_copy(update={"score": round(relevance, 6)}) for place, relevance in order]
-
-
-def _place(hit: IndexHit) -> tuple[str, int]:
-    return hit.day, hit.position
 
 
 def _only_in_scope(scope: Scope, hits: list[tuple[KeyedNote, float]], *, already_dropped: int = 0) -> list[ScoredNote]:

@@ -73,10 +73,27 @@ def rank(query: str, texts: Sequence[str], *, expansion: Mapping[str, float] | N
     return rank_terms(query_terms(query, texts), [words(text) for text in texts], expansion=expansion)
 
 
+@dataclass(frozen=True, slots=True)
+class Collection:
+    """BM25's statistics of the collection a ranking stands for, when ``bags`` are only part of it (the
+    notes index's candidates): how many documents it holds, and how many of them hold each term."""
+
+    documents: int
+    holding: Mapping[str, int]
+
+
 def rank_terms(
-    terms: Sequence[str], bags: Sequence[Sequence[str]], *, expansion: Mapping[str, float] | None = None
+    terms: Sequence[str],
+    bags: Sequence[Sequence[str]],
+    *,
+    expansion: Mapping[str, float] | None = None,
+    collection: Collection | None = None,
 ) -> list[Ranked]:
-    """``rank`` over texts already analysed (``words`` of each): a caller ranking twice analyses once."""
+    """``rank`` over texts already analysed (``words`` of each): a caller ranking twice analyses once.
+
+    ``collection``: the idf is the collection's (a term it does not count is taken as held by no other
+    document); None: ``bags`` are the collection. The average length is always the bags' (measured on the
+    dev set, the index's 50 candidates' mean length ranks as the scope's: docs/recall-quality.md)."""
     weight = dict.fromkeys(terms, 1.0) | {term: w for term, w in (expansion or {}).items() if term not in terms}
     if not weight or not bags:
         return []
@@ -89,7 +106,10 @@ def rank_terms(
         lengths.append(len(tokens))
         frequency.update(bag.keys())
     count = len(bags)
-    average = sum(lengths) / count or 1.0
+    if collection is not None:
+        frequency = Counter({term: max(held, collection.holding.get(term, 0)) for term, held in frequency.items()})
+        count = max(count, collection.documents)
+    average = sum(lengths) / len(bags) or 1.0
     idf = {term: math.log(1 + (count - frequency[term] + 0.5) / (frequency[term] + 0.5)) for term in weight}
     ranked = []
     for index, bag in enumerate(counted):

@@ -9,6 +9,9 @@
   notes sit in one shard, and a search touches only that shard.
 - **Filtered by scope, and checked again.** Every search has a ``term`` filter on ``scope``; every hit's
   ``scope`` is returned so that the caller can check it once more (fail closed).
+- **The scope's statistics with every keyword search.** The node's BM25 uses its shard's statistics (every
+  scope routed there); the search bodies (``search.index_queries``) also count, within the scope, its notes
+  and the notes holding each query term, so that recall scores the candidates with the scope's own.
 - **Embeddings**: ``knn_vector`` with HNSW on the **Lucene** engine, cosine: pure Java, so it runs on the
   k-NN plugin from Maven Central (which lacks the native faiss/nmslib libraries) and on Amazon
   OpenSearch Service alike.
@@ -28,6 +31,8 @@ from agent_memory.domain.notes import Note
 from agent_memory.providers.embedding import EMBEDDING_DIMENSION
 from agent_memory.search.analysis import ANALYZER, INDEX_ANALYSIS
 from agent_memory.search.dates import Days
+from agent_memory.search.index_queries import Candidates, IndexHit, bm25, candidates, hits, in_scope, knn, on_days
+from agent_memory.search.index_queries import scope_size as scope_size_body
 
 ALIAS = "notes"
 # 2: ``text`` is analysed like the table's BM25 (search.analysis: stop words, Porter2 stems).
@@ -118,17 +123,6 @@ class BulkOutcome:
     created: bool  # the document did not exist before
 
 
-@dataclass(frozen=True, slots=True)
-class IndexHit:
-    """A hit: the scope it was stored under (to check again), where the note is, and its score."""
-
-    scope: str
-    day: str
-    position: int
-    score: float
-    text: str = ""  # the note's text, for the fusion's query coverage
-
-
 def _document(scope_key: str, note: Note, embedding: list[float] | None) -> dict[str, Any]:
     body: dict[str, Any] = {
         "scope": scope_key,
@@ -142,53 +136,6 @@ def _document(scope_key: str, note: Note, embedding: list[float] | None) -> dict
     if embedding is not None:
         body["embedding"] = embedding
     return body
-
-
-def _hits(answer: dict[str, Any]) -> list[IndexHit]:
-    return [
-        IndexHit(
-            hit["_source"]["scope"],
-            hit["_source"]["day"],
-            int(hit["_source"]["position"]),
-            hit["_score"],
-            hit["_source"].get("text", ""),
-        )
-        for hit in answer["hits"]["hits"]
-    ]
-
-
-def _in_scope(scope_key: str) -> dict[str, Any]:
-    return {"term": {"scope": scope_key}}
-
-
-_HIT_FIELDS = ("scope", "day", "position", "text")
-
-
-def _bm25(scope_key: str, query: str, size: int, expansion: Mapping[str, float] | None = None) -> dict[str, Any]:
-    """BM25 on ``text``, any of the query's words; ``expansion``'s terms (already analysed: stems, so a
-    ``term`` query, never analysed again) match too, each boosted by its weight."""
-    words: list[dict[str, Any]] = [{"match": {"text": {"query": query, "operator": "or"}}}]
-    words += [{"term": {"text": {"value": term, "boost": weight}}} for term, weight in (expansion or {}).items()]
-    return {
-        "size": size,
-        "_source": list(_HIT_FIELDS),
-        "query": {"bool": {"filter": [_in_scope(scope_key)], "should": words, "minimum_should_match": 1}},
-    }
-
-
-def _on_days(scope_key: str, query: str, days: Days, size: int) -> dict[str, Any]:
-    """The scope's notes written on ``days``, those holding the query's words first (BM25), then the newest."""
-    return {
-        "size": size,
-        "_source": list(_HIT_FIELDS),
-        "query": {
-            "bool": {
-                "filter": [_in_scope(scope_key), {"range": {"day": {"gte": days.first, "lte": days.last}}}],
-                "should": [{"match": {"text": {"query": query, "operator": "or"}}}],
-            }
-        },
-        "sort": ["_score", {"day": "desc"}, {"position": "desc"}],
-    }
 
 
 def document_id(scope_key: str, note_id: str) -> str:
@@ -334,7 +281,7 @@ class NotesIndex:
         body: dict[str, Any] = {
             "size": page_size,
             "_source": ["note_id"],
-            "query": {"bool": {"filter": [_in_scope(scope_key)]}},
+            "query": {"bool": {"filter": [in_scope(scope_key)]}},
             "sort": [{"note_id": "asc"}],
         }
         while True:
@@ -355,45 +302,46 @@ class NotesIndex:
 
     def keyword(
         self, scope_key: str, query: str, *, k: int, expansion: Mapping[str, float] | None = None
-    ) -> list[IndexHit]:
+    ) -> Candidates:
         """BM25 on ``text``, any of the query's words (and ``expansion``'s terms, weighted), within the scope
-        (filter and routing), best first."""
-        body = _bm25(scope_key, query, k, expansion)
-        return _hits(self._client.search(index=self._alias, body=body, routing=scope_key))
+        (filter and routing), best first; with the scope's statistics for those terms (``search.index_queries``),
+        in one ``_msearch``."""
+        header = {"index": self._alias, "routing": scope_key}
+        body = [header, bm25(scope_key, query, k, expansion), header, scope_size_body(scope_key)]
+        keyword, size = self._client.msearch(body=body)["responses"]
+        if "error" in keyword:
+            raise IndexSearchFailed(f"the keyword search failed: {keyword['error']}")
+        return candidates(keyword, size)
 
     def within_days(self, scope_key: str, query: str, days: Days, *, size: int) -> list[IndexHit]:
         """The scope's notes written on ``days`` (``search.dates``), best BM25 match first, then newest."""
-        body = _on_days(scope_key, query, days, size)
-        return _hits(self._client.search(index=self._alias, body=body, routing=scope_key))
+        body = on_days(scope_key, query, days, size)
+        return hits(self._client.search(index=self._alias, body=body, routing=scope_key))
 
     def hybrid(
-        self, scope_key: str, query: str, vector: list[float], *, size: int
-    ) -> tuple[list[IndexHit], list[IndexHit]]:
-        """The scope's BM25 ranking and its nearest neighbours of ``vector``, ``size`` each, in one ``_msearch``.
+        self, scope_key: str, query: str, vector: list[float], *, size: int, keyword_size: int | None = None
+    ) -> tuple[Candidates, list[IndexHit]]:
+        """The scope's BM25 ranking (``keyword_size``, else ``size``, with the scope's statistics as ``keyword``
+        gives them) and its ``size`` nearest neighbours of ``vector``, in one ``_msearch``.
 
-        The two are fused by the caller (reciprocal rank fusion), which needs no score normalisation and no
-        search pipeline on the cluster. The kNN query's scope filter is the Lucene engine's efficient
-        filter: applied while the graph is searched, so the scope's ``size`` nearest come back even when
-        the shard holds many scopes (a post-filter would return fewer).
+        The two are fused by the caller, which needs no score normalisation and no search pipeline on the
+        cluster. A failed half is an error (the other is not used alone); a failed count leaves the
+        statistics out.
         """
         header = {"index": self._alias, "routing": scope_key}
-        knn = {
-            "size": size,
-            "_source": list(_HIT_FIELDS),
-            "query": {"knn": {"embedding": {"vector": vector, "k": size, "filter": _in_scope(scope_key)}}},
-        }
-        answer = self._client.msearch(body=[header, _bm25(scope_key, query, size), header, knn])
-        failed = [response["error"] for response in answer["responses"] if "error" in response]
+        keyword_body = bm25(scope_key, query, keyword_size or size, None)
+        body = [header, keyword_body, header, scope_size_body(scope_key), header, knn(scope_key, vector, size)]
+        keyword, count, semantic = self._client.msearch(body=body)["responses"]
+        failed = [response["error"] for response in (keyword, semantic) if "error" in response]
         if failed:
             raise IndexSearchFailed(f"a hybrid search half failed: {failed[0]}")
-        keyword, semantic = answer["responses"]
-        return _hits(keyword), _hits(semantic)
+        return candidates(keyword, count), hits(semantic)
 
     def count(self, scope_key: str) -> int:
-        answer = self._client.count(index=self._alias, body={"query": _in_scope(scope_key)}, routing=scope_key)
+        answer = self._client.count(index=self._alias, body={"query": in_scope(scope_key)}, routing=scope_key)
         return int(answer["count"])
 
     def count_without_vector(self, scope_key: str) -> int:
         """The scope's documents written without an embedding (the model was down): the reindex fills them in."""
-        body = {"query": {"bool": {"filter": [_in_scope(scope_key)], "must_not": [{"exists": {"field": "embedding"}}]}}}
+        body = {"query": {"bool": {"filter": [in_scope(scope_key)], "must_not": [{"exists": {"field": "embedding"}}]}}}
         return int(self._client.count(index=self._alias, body=body, routing=scope_key)["count"])
