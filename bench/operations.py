@@ -1,9 +1,9 @@
 """The per-turn operations (context, remember, update_memory): DynamoDB requests and latency against a floor.
 
 Latency is measured in-process on moto, next to a *floor*: the bare boto3 calls each operation cannot do
-without, made on the same moto in the same run. moto answers in-process and costs far more than a network
-round trip's CPU, so absolute numbers only compare within a run; the ratio to the floor is what tells how
-much our own code adds per call.
+without (``bench.floors``), made on the same moto in the same run. moto answers in-process and costs far
+more than a network round trip's CPU, so absolute numbers only compare within a run; the ratio to the
+floor is what tells how much our own code adds per call.
 """
 
 from __future__ import annotations
@@ -12,8 +12,6 @@ import argparse
 import cProfile
 import pstats
 import sys
-import time
-import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -24,6 +22,7 @@ from typing import Any
 from moto import mock_aws
 
 from bench.cold_start import ColdStart
+from bench.floors import context_floor, remember_floor
 from bench.runner import (
     NOW_MS,
     TABLE,
@@ -71,44 +70,6 @@ def _conversation(route: str, **overrides: Any) -> dict[str, Any]:
     return context
 
 
-def context_floor(client: Any, pk: str, days: tuple[str, str], pool: ThreadPoolExecutor) -> Callable[[], object]:
-    """The bare boto3 calls a turn cannot do without, as the route makes them: GetItem of the head on a pool
-    thread while the calling thread Queries today's and yesterday's notes, then, once both have answered, the
-    PutItem of the record of what the turn was shown (it records what they returned)."""
-    from agent_memory.memory.service import RECENT_NOTES_QUERY_LIMIT
-    from agent_memory.storage.keys import DOC_HEAD, INJECTION_PREFIX, notes_of_days
-
-    low, high = notes_of_days(*days)
-    key = {"S": pk}
-
-    def floor() -> object:
-        head = pool.submit(client.get_item, TableName=TABLE, Key={"pk": key, "sk": {"S": DOC_HEAD}})
-        notes = client.query(
-            TableName=TABLE,
-            KeyConditionExpression="pk = :pk AND sk BETWEEN :low AND :high",
-            ExpressionAttributeValues={":pk": key, ":low": {"S": low}, ":high": {"S": high}},
-            ScanIndexForward=False,
-            Limit=RECENT_NOTES_QUERY_LIMIT,
-        )["Items"]
-        version = head.result().get("Item", {}).get("version", {"N": "0"})
-        at = NOW_MS
-        return client.put_item(
-            TableName=TABLE,
-            Item={
-                "pk": key,
-                "sk": {"S": f"{INJECTION_PREFIX}{at}#{time.time_ns():020d}{uuid.uuid4().hex[:6]}"},
-                "at": {"S": at},
-                "thread_id": {"S": "t-1"},
-                "document_version": version,
-                "note_ids": {"L": [{"S": note["sk"]["S"]} for note in notes]},
-                "expires_at": {"N": str(int(time.time()) + 30 * 86_400)},
-                "user_id": {"S": pk.removeprefix("user#")},
-            },
-        )
-
-    return floor
-
-
 def context_operation(client: Any) -> Operation:
     """The per-turn read and its record. Floor: ``context_floor``, the three requests the route makes."""
     from agent_memory.storage.keys import INJECTION_PREFIX
@@ -134,41 +95,43 @@ def context_operation(client: Any) -> Operation:
 
 
 def remember_operation(client: Any) -> Operation:
-    """A note appended. Floor: the day counter's atomic ADD, then the conditional PutItem of the note."""
-    from agent_memory.storage.keys import day_sk, note_sk, unconsolidated_shard
+    """A note appended to a scope that holds ``SIMILAR_WINDOW`` notes of yesterday (the ``similar`` check reads a
+    full window). Floor: ``remember_floor``, the three requests the route makes, on a scope seeded alike."""
+    from agent_memory.memory.service import SIMILAR_WINDOW
+    from agent_memory.storage.keys import day_sk, notes_of_days
     from tests.events import load_event
 
     context = _conversation("remember", user_id=REMEMBER_USER, thread_owner_id=REMEMBER_USER)
+    pks = (f"user#{REMEMBER_USER}", FLOOR_REMEMBER_PK)
+    for pk in pks:
+        seed_notes(client, pk.removeprefix("user#"), SIMILAR_WINDOW, days=(YESTERDAY,))
+    floor = remember_floor(client, FLOOR_REMEMBER_PK, context["thread_id"])
+    low, high = notes_of_days(TODAY, TODAY)
 
     def event(index: int) -> dict[str, Any]:
         return load_event("remember", {"context": context, "arguments": {"text": fact_text(index)}})
 
-    def floor(index: int) -> object:
-        counter = client.update_item(
-            TableName=TABLE,
-            Key={"pk": {"S": FLOOR_REMEMBER_PK}, "sk": {"S": day_sk(TODAY)}},
-            UpdateExpression="ADD next_position :one",
-            ExpressionAttributeValues={":one": {"N": "1"}},
-            ReturnValues="UPDATED_NEW",
-        )
-        position = int(counter["Attributes"]["next_position"]["N"])
-        item = {
-            "pk": {"S": FLOOR_REMEMBER_PK},
-            "sk": {"S": note_sk(TODAY, position)},
-            "day": {"S": TODAY},
-            "position": {"N": str(position)},
-            "text": {"S": fact_text(index).removeprefix("- ")},
-            "created_at": {"S": NOW_MS},
-            "source": {"S": "remember"},
-            "origin_user_id": {"S": REMEMBER_USER},
-            "origin_thread_id": {"S": context["thread_id"]},
-            "consolidated": {"BOOL": False},
-            "uc_pk": {"S": unconsolidated_shard(FLOOR_REMEMBER_PK)},
-            "uc_sk": {"S": f"{NOW_MS}#{FLOOR_REMEMBER_PK}#{TODAY}.{position}"},
-        }
-        return client.put_item(TableName=TABLE, Item=item, ConditionExpression="attribute_not_exists(sk)")
+    def tidy(_: int) -> None:
+        """Today's notes of the call and its floor deleted, and the day's quota given back: the scopes stay at
+        one window of notes (moto's Query reads the whole partition) and under the daily quota."""
+        for pk in pks:
+            key = {"S": pk}
+            notes = client.query(
+                TableName=TABLE,
+                KeyConditionExpression="pk = :pk AND sk BETWEEN :low AND :high",
+                ExpressionAttributeValues={":pk": key, ":low": {"S": low}, ":high": {"S": high}},
+                ProjectionExpression="pk, sk",
+            )["Items"]
+            for note in notes:
+                client.delete_item(TableName=TABLE, Key=note)
+            client.update_item(
+                TableName=TABLE,
+                Key={"pk": key, "sk": {"S": day_sk(TODAY)}},
+                UpdateExpression="ADD live :n",
+                ExpressionAttributeValues={":n": {"N": str(-len(notes))}},
+            )
 
-    return Operation("remember", "ToolsFunction", 201, event, floor)
+    return Operation("remember", "ToolsFunction", 201, event, floor, tidy)
 
 
 def update_memory_operation(client: Any) -> Operation:
@@ -226,27 +189,33 @@ OPERATIONS: dict[str, Callable[[Any], Operation]] = {
 
 
 def seed_context_scope(client: Any) -> None:
-    """A realistic scope for the per-turn read: a 3,000-character document and 10 notes over two days.
-
-    Written through the stores so the items have exactly the service's shape.
-    """
+    """A realistic scope for the per-turn read: a 3,000-character document and 10 notes over two days."""
     from agent_memory.domain.document import Author
-    from agent_memory.domain.notes import Origin
     from agent_memory.domain.scope import Scope
     from agent_memory.storage.document_store import DocumentStore
-    from agent_memory.storage.note_store import NoteStore
 
     scope = Scope("personal", CONTEXT_USER)
     author = Author(user_id=CONTEXT_USER, thread_id="t-1")
     DocumentStore(client, TABLE).save(
         scope, document_text(3000, 0), expected_version=0, updated_at=NOW_MS, reason="tool", by=author
     )
+    seed_notes(client, CONTEXT_USER, 10, days=(YESTERDAY, TODAY))
+
+
+def seed_notes(client: Any, user_id: str, count: int, *, days: tuple[str, ...]) -> None:
+    """``count`` notes of a personal scope, spread over ``days`` in turn, written through the store so that the
+    items have exactly the service's shape."""
+    from agent_memory.domain.notes import Origin
+    from agent_memory.domain.scope import Scope
+    from agent_memory.storage.note_store import NoteStore
+
+    scope = Scope("personal", user_id)
     notes = NoteStore(client, TABLE)
-    for index in range(10):
-        day = TODAY if index % 2 else YESTERDAY
-        origin = Origin(user_id=CONTEXT_USER, thread_id=f"t-{index}")
+    for index in range(count):
+        day = days[index % len(days)]
+        origin = Origin(user_id=user_id, thread_id=f"t-{index}")
         text = fact_text(index).removeprefix("- ")
-        created = datetime.fromisoformat(f"{day}T09:{index:02d}:00+00:00")
+        created = datetime.fromisoformat(f"{day}T09:{index % 60:02d}:00+00:00")
         notes.append(scope, created=created, text=text, source="remember", origin=origin)
 
 
