@@ -21,6 +21,7 @@ from typing import Any
 
 from moto import mock_aws
 
+from bench.capacity import Units, requests_of, units
 from bench.cold_start import ColdStart
 from bench.floors import context_floor, remember_floor
 from bench.runner import (
@@ -227,6 +228,7 @@ class Samples:
     floor_ns: list[int] = field(default_factory=list)
     service_requests: set[tuple[str, ...]] = field(default_factory=set)
     floor_requests: set[tuple[str, ...]] = field(default_factory=set)
+    units: tuple[Units, Units] = (Units(0, 0), Units(0, 0))  # of a call and of its floor (``measure_units``)
 
 
 def measure(operation: Operation, counter: RequestCounter, *, warmup: int, calls: int) -> Samples:
@@ -262,6 +264,26 @@ def measure(operation: Operation, counter: RequestCounter, *, warmup: int, calls
     return samples
 
 
+def measure_units(operation: Operation, client: Any, counter: RequestCounter, *, index: int) -> tuple[Units, Units]:
+    """The capacity units of the ``index``-th call and of its floor, untimed, after the timed calls: the items
+    are sized right after each (``bench.capacity``), before ``tidy`` deletes any."""
+    from agent_memory.basics.observability import metrics
+    from local.template import load_handler
+
+    with requests_of(counter) as service:
+        answer = load_handler(operation.function)(operation.event(index), LambdaContext(operation.function))
+    metrics.clear_metrics()
+    if answer["statusCode"] != operation.status:
+        raise SystemExit(f"{operation.name} call {index} answered {answer['statusCode']}: {answer.get('body')}")
+    service_units = units(client, service)
+    with requests_of(counter) as floor:
+        operation.floor(index)
+    floor_units = units(client, floor)
+    operation.tidy(index)
+    counter.take()
+    return service_units, floor_units
+
+
 @dataclass(frozen=True)
 class Result:
     """One operation's numbers, as the report prints them and docs/benchmarks.json keeps them."""
@@ -275,6 +297,8 @@ class Result:
     p99_ms: float
     floor_p50_ms: float
     import_ms: float
+    units: Units  # write and read units of one call
+    floor_units: Units
 
     @property
     def ratio(self) -> float:
@@ -288,6 +312,8 @@ class Result:
             "p99_ms": round(self.p99_ms, 3),
             "floor_p50_ms": round(self.floor_p50_ms, 3),
             "import_ms": round(self.import_ms, 1),
+            "write_units": self.units.write,
+            "read_units": self.units.read,
         }
 
 
@@ -302,6 +328,8 @@ def summarize(operation: Operation, samples: Samples, import_ms: float) -> Resul
         p99_ms=percentile_ms(samples.service_ns, 0.99),
         floor_p50_ms=percentile_ms(samples.floor_ns, 0.50),
         import_ms=import_ms,
+        units=samples.units[0],
+        floor_units=samples.units[1],
     )
 
 
@@ -350,10 +378,11 @@ def run_operation(name: str, args: argparse.Namespace, imports: dict[str, ColdSt
         client = instrumented_client(counter)
         create_tables(client)
         seed_context_scope(client)
-        counter.take()
         operation = OPERATIONS[name](client)
+        counter.take()
         log(f"timing {name}: {args.warmup} warm-up + {args.calls} calls, each followed by its floor")
         samples = measure(operation, counter, warmup=args.warmup, calls=args.calls)
+        samples.units = measure_units(operation, client, counter, index=args.warmup + args.calls)
         if args.profile == name:
-            profile(operation, first_index=args.warmup + args.calls, calls=args.calls)
+            profile(operation, first_index=args.warmup + args.calls + 1, calls=args.calls)
     return summarize(operation, samples, imports[operation.function].import_ms)

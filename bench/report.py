@@ -61,7 +61,7 @@ def report(
 ) -> str:
     header = (
         f"{'operation':<14}{'requests':<22}{'p50 ms':>9}{'p99 ms':>9}{'floor p50':>11}{'ratio':>8}{'ours ms':>9}"
-        f"  {'floor requests':<24}{'import ms':>10}"
+        f"  {'floor requests':<24}{'import ms':>10}{'units w+r':>11}"
     )
     rows = [header, "-" * len(header)]
     for result in results.values():
@@ -70,6 +70,7 @@ def report(
         rows.append(
             f"{result.name:<14}{requests:<22}{result.p50_ms:>9.3f}{result.p99_ms:>9.3f}{result.floor_p50_ms:>11.3f}"
             f"{result.ratio:>7.2f}x{result.p50_ms - result.floor_p50_ms:>9.3f}  {floor:<24}{result.import_ms:>10.0f}"
+            f"{result.units!s:>11}"
         )
     notes = [
         f"latency: {calls} in-process handler calls per operation on moto; floor: the bare boto3 calls, same run;",
@@ -77,6 +78,12 @@ def report(
         "import: median cold import of the serving function's handler module in a fresh interpreter,",
         "then building the service there, which the first invocation pays: "
         + ", ".join(f"{name} {cold.import_ms:.0f} + {cold.service_ms:.0f} ms" for name, cold in imports.items()),
+        "units w+r: DynamoDB write and read units of one call, from the sizes of the items its requests touch",
+        "(bench/capacity.py): 1 write unit per started KB of each item written, twice in a transaction; 1 read unit",
+        "per started 4 KB of the whole items a read reads, whatever its projection, half when eventually consistent",
+        "floors' units: "
+        + ", ".join(f"{result.name} {result.floor_units}" for result in results.values())
+        + " (a floor that differs makes other requests than its call)",
     ]
     if any(result.varying_requests for result in results.values()):
         notes.append("* calls of this operation did not all make the same requests; the longest sequence is shown")
