@@ -13,7 +13,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from bench.runner import NOW_MS, TABLE, TODAY, fact_text
+from bench.runner import NOW_MS, TABLE, TODAY, document_text, fact_text
 
 
 def context_floor(client: Any, pk: str, days: tuple[str, str], pool: ThreadPoolExecutor) -> Callable[[], object]:
@@ -114,5 +114,61 @@ def remember_floor(client: Any, pk: str, thread_id: str) -> Callable[[int], obje
             ScanIndexForward=False,
             Limit=SIMILAR_WINDOW + 1,
         )["Items"]
+
+    return floor
+
+
+def update_floor(client: Any, scope: Any, context: dict[str, Any]) -> Callable[[int], object]:
+    """The bare boto3 calls a rewrite at a known version cannot do without, as ``update_memory`` makes them:
+    past the kept history's 100 versions, the GetItem of the length of the version that leaves it (what the
+    characters quota gets back); then one TransactWriteItems putting the new version and moving the head (both
+    conditional), moving the characters counter and deleting the pruned version, with a ``ClientRequestToken``."""
+    from agent_memory.basics.settings import get_settings
+    from agent_memory.domain.document import HISTORY_VERSIONS
+    from agent_memory.storage.document_store import head_at
+    from agent_memory.storage.keys import DOC_HEAD, version_sk
+    from agent_memory.storage.usage_store import Quota, UsageStore
+
+    settings = get_settings()
+    usage = UsageStore(client, TABLE, Quota(settings.quota_notes_per_day, settings.quota_chars))
+    key = {"S": scope.key}
+
+    def floor(index: int) -> object:
+        write_id, version, content = uuid.uuid4().hex, index + 1, document_text(2000, index)
+        prune = version - HISTORY_VERSIONS if version > HISTORY_VERSIONS else None
+        pruned = 0
+        if prune:
+            item = client.get_item(
+                TableName=TABLE,
+                Key={"pk": key, "sk": {"S": version_sk(prune)}},
+                ProjectionExpression="chars, content",
+                ConsistentRead=True,
+            ).get("Item", {})
+            pruned = int(item.get("chars", {}).get("N", "0"))
+        attributes = {
+            "pk": key,
+            "content": {"S": content},
+            "chars": {"N": str(len(content))},
+            "version": {"N": str(version)},
+            "updated_at": {"S": NOW_MS},
+            "reason": {"S": "tool"},
+            "write_id": {"S": write_id},
+            "by_user_id": {"S": context["user_id"]},
+            "by_thread_id": {"S": context["thread_id"]},
+        }
+        version_put = {
+            "TableName": TABLE,
+            "Item": {**attributes, "sk": {"S": version_sk(version)}},
+            "ConditionExpression": "attribute_not_exists(sk)",
+            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+        }
+        items = [
+            {"Put": version_put},
+            {"Put": {"TableName": TABLE, "Item": {**attributes, "sk": {"S": DOC_HEAD}}, **head_at(index)}},
+            usage.change_item(scope, len(content) - pruned),
+        ]
+        if prune:
+            items.append({"Delete": {"TableName": TABLE, "Key": {"pk": key, "sk": {"S": version_sk(prune)}}}})
+        return client.transact_write_items(TransactItems=items, ClientRequestToken=write_id)
 
     return floor

@@ -23,7 +23,7 @@ from moto import mock_aws
 
 from bench.capacity import Units, requests_of, units
 from bench.cold_start import ColdStart
-from bench.floors import context_floor, remember_floor
+from bench.floors import context_floor, remember_floor, update_floor
 from bench.runner import (
     NOW_MS,
     TABLE,
@@ -136,49 +136,35 @@ def remember_operation(client: Any) -> Operation:
 
 
 def update_memory_operation(client: Any) -> Operation:
-    """A 2,000-character rewrite at the version the caller saw (call i sends ``document_version`` i).
-
-    Floor: one TransactWriteItems putting the new version's item and moving the head, both conditional.
-    """
-    from agent_memory.storage.document_store import head_at
-    from agent_memory.storage.keys import DOC_HEAD, version_sk
+    """A 2,000-character rewrite at the version the caller saw (call i sends ``document_version`` i), so past
+    version 100 each call also prunes the version that leaves the kept history. Floor: ``update_floor``."""
+    from agent_memory.domain.scope import Scope
+    from agent_memory.storage.keys import USAGE_SK, version_sk
     from tests.events import load_event
 
     context = _conversation("update_memory", workspace_id=UPDATE_WORKSPACE)
+    floor = update_floor(client, Scope("team", FLOOR_UPDATE_PK.removeprefix("ws#")), context)
 
     def event(index: int) -> dict[str, Any]:
         body = {"context": {**context, "document_version": index}, "arguments": {"content": document_text(2000, index)}}
         return load_event("update_memory", body)
 
-    def floor(index: int) -> object:
-        version = index + 1
-        attributes = {
-            "pk": {"S": FLOOR_UPDATE_PK},
-            "content": {"S": document_text(2000, index)},
-            "version": {"N": str(version)},
-            "updated_at": {"S": NOW_MS},
-            "reason": {"S": "tool"},
-            "by_user_id": {"S": context["user_id"]},
-            "by_thread_id": {"S": context["thread_id"]},
-        }
-        head_condition = head_at(index)  # the store's own condition on the head
-        version_item = {**attributes, "sk": {"S": version_sk(version)}}
-        head_item = {**attributes, "sk": {"S": DOC_HEAD}}
-        return client.transact_write_items(
-            TransactItems=[
-                {"Put": {"TableName": TABLE, "Item": version_item, "ConditionExpression": "attribute_not_exists(sk)"}},
-                {"Put": {"TableName": TABLE, "Item": head_item, **head_condition}},
-            ]
-        )
-
     def tidy(index: int) -> None:
-        # moto deep-copies the whole table on every TransactWriteItems (its rollback), so a table that
-        # grows by two items a call makes each call slower than the last. Superseded versions are never
-        # read by a write, so deleting them keeps the table, and moto's share, the same for every call.
+        """The version this call superseded deleted, and its characters given back, as a prune would: moto
+        deep-copies the whole table on every TransactWriteItems (its rollback), so a table that grows by a
+        version a call makes each call slower than the last, and the scope would reach its characters quota."""
         for pk in (f"ws#{UPDATE_WORKSPACE}", FLOOR_UPDATE_PK):
-            client.delete_item(TableName=TABLE, Key={"pk": {"S": pk}, "sk": {"S": version_sk(index)}})
+            key = {"pk": {"S": pk}, "sk": {"S": version_sk(index)}}
+            old = client.delete_item(TableName=TABLE, Key=key, ReturnValues="ALL_OLD").get("Attributes")
+            if old:
+                client.update_item(
+                    TableName=TABLE,
+                    Key={"pk": {"S": pk}, "sk": {"S": USAGE_SK}},
+                    UpdateExpression="ADD chars :n",
+                    ExpressionAttributeValues={":n": {"N": f"-{old['chars']['N']}"}},
+                )
 
-    return Operation("update_memory", "ToolsFunction", 200, event, floor, tidy)
+    return Operation("update_memory", "ToolsFunction", 200, event, lambda index: floor(index), tidy)
 
 
 # The operations measured, in order; each builds its Operation from the floor's client.
