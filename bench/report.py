@@ -84,6 +84,8 @@ def report(
         "floors' units: "
         + ", ".join(f"{result.name} {result.floor_units}" for result in results.values())
         + " (a floor that differs makes other requests than its call)",
+        "update_memory: call i writes version i + 1, so past version 100 a call also reads the length of the version",
+        "that leaves the kept history (GetItem, for the characters quota) and deletes it: below, one request",
     ]
     if any(result.varying_requests for result in results.values()):
         notes.append("* calls of this operation did not all make the same requests; the longest sequence is shown")
@@ -112,14 +114,17 @@ def write_results(
     path: Path,
     meta: dict[str, Any],
     more: dict[str, dict[str, Any]] | None = None,
+    *,
+    meta_key: str = "_meta",
 ) -> None:
-    """Merge into the existing file: other benches add their own operations to it."""
+    """Merge into the existing file: other benches add their own operations to it. A run of one area keeps
+    its ``meta`` under its own ``meta_key``, so that ``_meta`` still describes the last whole run."""
     data: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
     data.update({name: result.as_json() for name, result in results.items()})
     data.update({name: result.as_json() for name, result in flushes.items()})
     data.update(more or {})
-    data.pop("_meta", None)
-    data["_meta"] = meta  # last, after any key this run added
+    data.pop(meta_key, None)
+    data[meta_key] = meta  # last, after any key this run added
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=2) + "\n")
 
