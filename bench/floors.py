@@ -58,8 +58,8 @@ def remember_floor(client: Any, pk: str, thread_id: str) -> Callable[[int], obje
     """The bare boto3 calls a note cannot do without, as ``remember`` makes them: the UpdateItem that takes the
     day's position (its quota and lost-answer conditions), the TransactWriteItems of the note with the scope's
     characters counter and due marker (with a ``ClientRequestToken``), then the Query of the newest notes' keys
-    and text that the ``similar`` check reads. The items are built by the stores' own item builders, so the
-    requests are the same to the byte but for ids; what the route adds is everything else (cleaning and
+    and text that the ``similar`` check reads. The transaction's items come from the stores' own builders, so
+    the requests are the same to the byte but for ids; what the route adds is everything else (cleaning and
     redaction, the token's digest, the check's comparisons, the handler and its answer)."""
     from agent_memory.basics.settings import get_settings
     from agent_memory.domain.notes import Note, Origin

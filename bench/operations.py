@@ -309,7 +309,7 @@ def summarize(operation: Operation, samples: Samples, import_ms: float) -> Resul
         function=operation.function,
         requests=max(samples.service_requests, key=len),
         floor_requests=max(samples.floor_requests, key=len),
-        varying_requests=len(samples.service_requests) > 1,
+        varying_requests=len({tuple(sorted(requests)) for requests in samples.service_requests}) > 1,  # reads at once
         p50_ms=percentile_ms(samples.service_ns, 0.50),
         p99_ms=percentile_ms(samples.service_ns, 0.99),
         floor_p50_ms=percentile_ms(samples.floor_ns, 0.50),

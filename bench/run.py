@@ -140,7 +140,9 @@ def per_turn(args: argparse.Namespace, started: dict[str, Any], argv: list[str] 
         f"{started['cpu_count']} CPUs shared with other work (`make bench` runs it too)."
     )
     write_section(f"## {PER_TURN}", preamble, text, args.report)
-    write_results(results, flushes, args.output, {**started, "calls": args.calls}, meta_key="_meta_per_turn")
+    write_results(
+        results, flushes, args.output, {**started, "command": command, "calls": args.calls}, meta_key="_meta_per_turn"
+    )
     return 0
 
 
