@@ -1,11 +1,12 @@
 """What 1,000 active users cost a month in AWS, from the bench's measured figures (docs/deploying.md).
 
 The measured part: the DynamoDB requests of each operation (``make bench``'s figures in docs/benchmarks.json:
-context, remember, update_memory, the flush, keyword recall, consolidation's requests per note) and the chat
-model's tokens per fold (``bench.fold_tokens``: the service's own fold against the scripted model, counted
-without its sleeps). The assumed part, named below: one active user's traffic in a month, the size of what
-each request moves, how long each function runs, and the list prices. Free tiers are left out, so the table
-is what a stack pays once they are used up.
+context, the flush, keyword recall, consolidation's requests per note), the units remember and update_memory
+consume per call (``bench.capacity``, from their items' sizes) and the chat model's tokens per fold
+(``bench.fold_tokens``: the service's own fold against the scripted model, counted without its sleeps). The
+assumed part, named below: one active user's traffic in a month, the size of what each other request moves,
+how long each function runs, and the list prices. Free tiers are left out, so the table is what a stack pays
+once they are used up.
 
     python -m bench.cost     # the table, as Markdown, from docs/benchmarks.json
 """
@@ -38,7 +39,7 @@ TURN_READ_UNITS_PER_REQUEST = 2
 RECALL_READ_UNITS = 31
 WRITE_UNITS_PER_REQUEST = 2
 FOLD_VERSION_WRITE_UNITS = 20
-TURN_RECORD_WRITES = 1  # the injection record: a PutItem on its own client, which the bench's counter does not see
+TURN_RECORD_WRITES = 1  # the injection record: the turn's PutItem, one of its measured requests and a write
 STORED_GB_PER_USER = 0.0015  # 100 versions of a 10 KB document (the history kept) and a year of notes
 # Lambda: 512 MB (template.yaml's Globals), billed milliseconds an invocation. The flush and the fold wait for
 # the model: the flush on a one-second model (bench.flush's), the fold on fold_tokens' latency for its output.
@@ -81,6 +82,8 @@ class Measured:
     context_requests: int
     remember_requests: int
     update_requests: int
+    remember_units: tuple[float, float]  # write and read units a call consumes (bench/capacity.py)
+    update_units: tuple[float, float]
     flush_requests: int
     recall_requests: int
     consolidation_requests_per_note: float
@@ -101,6 +104,8 @@ class Measured:
             context_requests=figures["context"]["requests"],
             remember_requests=figures["remember"]["requests"],
             update_requests=figures["update_memory"]["requests"],
+            remember_units=(figures["remember"]["write_units"], figures["remember"]["read_units"]),
+            update_units=(figures["update_memory"]["write_units"], figures["update_memory"]["read_units"]),
             flush_requests=figures["flush_model_0ms"]["requests"],
             recall_requests=figures["recall_keyword_1000"]["requests"],
             consolidation_requests_per_note=figures["consolidation_50_groups_2s_model"]["requests_per_note"],
@@ -128,15 +133,16 @@ def lines(m: Measured, users: int = 1_000) -> list[Line]:
     busy_ms = TURNS * TURN_MS + (REMEMBERS + RECALLS + UPDATES) * TOOL_MS + FLUSHES * FLUSH_MS + FOLDS * fold_s * 1000
     gb_s = MEMORY_GB * users * busy_ms / 1000
     indexer_gb_s = MEMORY_GB * indexed * INDEXER_MS / 1000
-    reads = users * (TURNS * m.context_requests * TURN_READ_UNITS_PER_REQUEST + RECALLS * RECALL_READ_UNITS)
+    turn_reads = TURNS * (m.context_requests - TURN_RECORD_WRITES) * TURN_READ_UNITS_PER_REQUEST
+    tool_writes = REMEMBERS * m.remember_units[0] + UPDATES * m.update_units[0]  # measured units, not requests
+    tool_reads = REMEMBERS * m.remember_units[1] + UPDATES * m.update_units[1]
+    reads = users * (turn_reads + RECALLS * RECALL_READ_UNITS + tool_reads)
     write_requests = (
         TURNS * TURN_RECORD_WRITES
-        + REMEMBERS * m.remember_requests
-        + UPDATES * m.update_requests
         + FLUSHES * m.flush_requests
         + FOLDS * fold_tokens.FOLD_NOTES * m.consolidation_requests_per_note
     )
-    write_units = users * (write_requests * WRITE_UNITS_PER_REQUEST + FOLDS * FOLD_VERSION_WRITE_UNITS)
+    write_units = users * (write_requests * WRITE_UNITS_PER_REQUEST + tool_writes + FOLDS * FOLD_VERSION_WRITE_UNITS)
     logs_gb = invocations * LOG_KB_PER_INVOCATION / 1024 / 1024
     index_logs_gb = indexed * LOG_KB_PER_INVOCATION / 1024 / 1024
     embedded = users * (REMEMBERS + FLUSHES + RECALLS) * EMBEDDING_TOKENS

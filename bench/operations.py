@@ -1,9 +1,9 @@
 """The per-turn operations (context, remember, update_memory): DynamoDB requests and latency against a floor.
 
 Latency is measured in-process on moto, next to a *floor*: the bare boto3 calls each operation cannot do
-without, made on the same moto in the same run. moto answers in-process and costs far more than a network
-round trip's CPU, so absolute numbers only compare within a run; the ratio to the floor is what tells how
-much our own code adds per call.
+without (``bench.floors``), made on the same moto in the same run. moto answers in-process and costs far
+more than a network round trip's CPU, so absolute numbers only compare within a run; the ratio to the
+floor is what tells how much our own code adds per call.
 """
 
 from __future__ import annotations
@@ -12,8 +12,6 @@ import argparse
 import cProfile
 import pstats
 import sys
-import time
-import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -23,7 +21,9 @@ from typing import Any
 
 from moto import mock_aws
 
+from bench.capacity import Units, requests_of, units
 from bench.cold_start import ColdStart
+from bench.floors import context_floor, remember_floor, update_floor
 from bench.runner import (
     NOW_MS,
     TABLE,
@@ -71,44 +71,6 @@ def _conversation(route: str, **overrides: Any) -> dict[str, Any]:
     return context
 
 
-def context_floor(client: Any, pk: str, days: tuple[str, str], pool: ThreadPoolExecutor) -> Callable[[], object]:
-    """The bare boto3 calls a turn cannot do without, as the route makes them: GetItem of the head on a pool
-    thread while the calling thread Queries today's and yesterday's notes, then, once both have answered, the
-    PutItem of the record of what the turn was shown (it records what they returned)."""
-    from agent_memory.memory.service import RECENT_NOTES_QUERY_LIMIT
-    from agent_memory.storage.keys import DOC_HEAD, INJECTION_PREFIX, notes_of_days
-
-    low, high = notes_of_days(*days)
-    key = {"S": pk}
-
-    def floor() -> object:
-        head = pool.submit(client.get_item, TableName=TABLE, Key={"pk": key, "sk": {"S": DOC_HEAD}})
-        notes = client.query(
-            TableName=TABLE,
-            KeyConditionExpression="pk = :pk AND sk BETWEEN :low AND :high",
-            ExpressionAttributeValues={":pk": key, ":low": {"S": low}, ":high": {"S": high}},
-            ScanIndexForward=False,
-            Limit=RECENT_NOTES_QUERY_LIMIT,
-        )["Items"]
-        version = head.result().get("Item", {}).get("version", {"N": "0"})
-        at = NOW_MS
-        return client.put_item(
-            TableName=TABLE,
-            Item={
-                "pk": key,
-                "sk": {"S": f"{INJECTION_PREFIX}{at}#{time.time_ns():020d}{uuid.uuid4().hex[:6]}"},
-                "at": {"S": at},
-                "thread_id": {"S": "t-1"},
-                "document_version": version,
-                "note_ids": {"L": [{"S": note["sk"]["S"]} for note in notes]},
-                "expires_at": {"N": str(int(time.time()) + 30 * 86_400)},
-                "user_id": {"S": pk.removeprefix("user#")},
-            },
-        )
-
-    return floor
-
-
 def context_operation(client: Any) -> Operation:
     """The per-turn read and its record. Floor: ``context_floor``, the three requests the route makes."""
     from agent_memory.storage.keys import INJECTION_PREFIX
@@ -134,87 +96,75 @@ def context_operation(client: Any) -> Operation:
 
 
 def remember_operation(client: Any) -> Operation:
-    """A note appended. Floor: the day counter's atomic ADD, then the conditional PutItem of the note."""
-    from agent_memory.storage.keys import day_sk, note_sk, unconsolidated_shard
+    """A note appended to a scope that holds ``SIMILAR_WINDOW`` notes of yesterday (the ``similar`` check reads a
+    full window). Floor: ``remember_floor``, the three requests the route makes, on a scope seeded alike."""
+    from agent_memory.memory.service import SIMILAR_WINDOW
+    from agent_memory.storage.keys import day_sk, notes_of_days
     from tests.events import load_event
 
     context = _conversation("remember", user_id=REMEMBER_USER, thread_owner_id=REMEMBER_USER)
+    pks = (f"user#{REMEMBER_USER}", FLOOR_REMEMBER_PK)
+    for pk in pks:
+        seed_notes(client, pk.removeprefix("user#"), SIMILAR_WINDOW, days=(YESTERDAY,))
+    floor = remember_floor(client, FLOOR_REMEMBER_PK, context["thread_id"])
+    low, high = notes_of_days(TODAY, TODAY)
 
     def event(index: int) -> dict[str, Any]:
         return load_event("remember", {"context": context, "arguments": {"text": fact_text(index)}})
 
-    def floor(index: int) -> object:
-        counter = client.update_item(
-            TableName=TABLE,
-            Key={"pk": {"S": FLOOR_REMEMBER_PK}, "sk": {"S": day_sk(TODAY)}},
-            UpdateExpression="ADD next_position :one",
-            ExpressionAttributeValues={":one": {"N": "1"}},
-            ReturnValues="UPDATED_NEW",
-        )
-        position = int(counter["Attributes"]["next_position"]["N"])
-        item = {
-            "pk": {"S": FLOOR_REMEMBER_PK},
-            "sk": {"S": note_sk(TODAY, position)},
-            "day": {"S": TODAY},
-            "position": {"N": str(position)},
-            "text": {"S": fact_text(index).removeprefix("- ")},
-            "created_at": {"S": NOW_MS},
-            "source": {"S": "remember"},
-            "origin_user_id": {"S": REMEMBER_USER},
-            "origin_thread_id": {"S": context["thread_id"]},
-            "consolidated": {"BOOL": False},
-            "uc_pk": {"S": unconsolidated_shard(FLOOR_REMEMBER_PK)},
-            "uc_sk": {"S": f"{NOW_MS}#{FLOOR_REMEMBER_PK}#{TODAY}.{position}"},
-        }
-        return client.put_item(TableName=TABLE, Item=item, ConditionExpression="attribute_not_exists(sk)")
+    def tidy(_: int) -> None:
+        """Today's notes of the call and its floor deleted, and the day's quota given back: the scopes stay at
+        one window of notes (moto's Query reads the whole partition) and under the daily quota."""
+        for pk in pks:
+            key = {"S": pk}
+            notes = client.query(
+                TableName=TABLE,
+                KeyConditionExpression="pk = :pk AND sk BETWEEN :low AND :high",
+                ExpressionAttributeValues={":pk": key, ":low": {"S": low}, ":high": {"S": high}},
+                ProjectionExpression="pk, sk",
+            )["Items"]
+            for note in notes:
+                client.delete_item(TableName=TABLE, Key=note)
+            client.update_item(
+                TableName=TABLE,
+                Key={"pk": key, "sk": {"S": day_sk(TODAY)}},
+                UpdateExpression="ADD live :n",
+                ExpressionAttributeValues={":n": {"N": str(-len(notes))}},
+            )
 
-    return Operation("remember", "ToolsFunction", 201, event, floor)
+    return Operation("remember", "ToolsFunction", 201, event, floor, tidy)
 
 
 def update_memory_operation(client: Any) -> Operation:
-    """A 2,000-character rewrite at the version the caller saw (call i sends ``document_version`` i).
-
-    Floor: one TransactWriteItems putting the new version's item and moving the head, both conditional.
-    """
-    from agent_memory.storage.document_store import head_at
-    from agent_memory.storage.keys import DOC_HEAD, version_sk
+    """A 2,000-character rewrite at the version the caller saw (call i sends ``document_version`` i), so past
+    version 100 each call also prunes the version that leaves the kept history. Floor: ``update_floor``."""
+    from agent_memory.domain.scope import Scope
+    from agent_memory.storage.keys import USAGE_SK, version_sk
     from tests.events import load_event
 
     context = _conversation("update_memory", workspace_id=UPDATE_WORKSPACE)
+    floor = update_floor(client, Scope("team", FLOOR_UPDATE_PK.removeprefix("ws#")), context)
 
     def event(index: int) -> dict[str, Any]:
         body = {"context": {**context, "document_version": index}, "arguments": {"content": document_text(2000, index)}}
         return load_event("update_memory", body)
 
-    def floor(index: int) -> object:
-        version = index + 1
-        attributes = {
-            "pk": {"S": FLOOR_UPDATE_PK},
-            "content": {"S": document_text(2000, index)},
-            "version": {"N": str(version)},
-            "updated_at": {"S": NOW_MS},
-            "reason": {"S": "tool"},
-            "by_user_id": {"S": context["user_id"]},
-            "by_thread_id": {"S": context["thread_id"]},
-        }
-        head_condition = head_at(index)  # the store's own condition on the head
-        version_item = {**attributes, "sk": {"S": version_sk(version)}}
-        head_item = {**attributes, "sk": {"S": DOC_HEAD}}
-        return client.transact_write_items(
-            TransactItems=[
-                {"Put": {"TableName": TABLE, "Item": version_item, "ConditionExpression": "attribute_not_exists(sk)"}},
-                {"Put": {"TableName": TABLE, "Item": head_item, **head_condition}},
-            ]
-        )
-
     def tidy(index: int) -> None:
-        # moto deep-copies the whole table on every TransactWriteItems (its rollback), so a table that
-        # grows by two items a call makes each call slower than the last. Superseded versions are never
-        # read by a write, so deleting them keeps the table, and moto's share, the same for every call.
+        """The version this call superseded deleted, and its characters given back, as a prune would: moto
+        deep-copies the whole table on every TransactWriteItems (its rollback), so a table that grows by a
+        version a call makes each call slower than the last, and the scope would reach its characters quota."""
         for pk in (f"ws#{UPDATE_WORKSPACE}", FLOOR_UPDATE_PK):
-            client.delete_item(TableName=TABLE, Key={"pk": {"S": pk}, "sk": {"S": version_sk(index)}})
+            key = {"pk": {"S": pk}, "sk": {"S": version_sk(index)}}
+            old = client.delete_item(TableName=TABLE, Key=key, ReturnValues="ALL_OLD").get("Attributes")
+            if old:
+                client.update_item(
+                    TableName=TABLE,
+                    Key={"pk": {"S": pk}, "sk": {"S": USAGE_SK}},
+                    UpdateExpression="ADD chars :n",
+                    ExpressionAttributeValues={":n": {"N": f"-{old['chars']['N']}"}},
+                )
 
-    return Operation("update_memory", "ToolsFunction", 200, event, floor, tidy)
+    return Operation("update_memory", "ToolsFunction", 200, event, lambda index: floor(index), tidy)
 
 
 # The operations measured, in order; each builds its Operation from the floor's client.
@@ -226,27 +176,33 @@ OPERATIONS: dict[str, Callable[[Any], Operation]] = {
 
 
 def seed_context_scope(client: Any) -> None:
-    """A realistic scope for the per-turn read: a 3,000-character document and 10 notes over two days.
-
-    Written through the stores so the items have exactly the service's shape.
-    """
+    """A realistic scope for the per-turn read: a 3,000-character document and 10 notes over two days."""
     from agent_memory.domain.document import Author
-    from agent_memory.domain.notes import Origin
     from agent_memory.domain.scope import Scope
     from agent_memory.storage.document_store import DocumentStore
-    from agent_memory.storage.note_store import NoteStore
 
     scope = Scope("personal", CONTEXT_USER)
     author = Author(user_id=CONTEXT_USER, thread_id="t-1")
     DocumentStore(client, TABLE).save(
         scope, document_text(3000, 0), expected_version=0, updated_at=NOW_MS, reason="tool", by=author
     )
+    seed_notes(client, CONTEXT_USER, 10, days=(YESTERDAY, TODAY))
+
+
+def seed_notes(client: Any, user_id: str, count: int, *, days: tuple[str, ...]) -> None:
+    """``count`` notes of a personal scope, spread over ``days`` in turn, written through the store so that the
+    items have exactly the service's shape."""
+    from agent_memory.domain.notes import Origin
+    from agent_memory.domain.scope import Scope
+    from agent_memory.storage.note_store import NoteStore
+
+    scope = Scope("personal", user_id)
     notes = NoteStore(client, TABLE)
-    for index in range(10):
-        day = TODAY if index % 2 else YESTERDAY
-        origin = Origin(user_id=CONTEXT_USER, thread_id=f"t-{index}")
+    for index in range(count):
+        day = days[index % len(days)]
+        origin = Origin(user_id=user_id, thread_id=f"t-{index}")
         text = fact_text(index).removeprefix("- ")
-        created = datetime.fromisoformat(f"{day}T09:{index:02d}:00+00:00")
+        created = datetime.fromisoformat(f"{day}T09:{index % 60:02d}:00+00:00")
         notes.append(scope, created=created, text=text, source="remember", origin=origin)
 
 
@@ -258,6 +214,7 @@ class Samples:
     floor_ns: list[int] = field(default_factory=list)
     service_requests: set[tuple[str, ...]] = field(default_factory=set)
     floor_requests: set[tuple[str, ...]] = field(default_factory=set)
+    units: tuple[Units, Units] = (Units(0, 0), Units(0, 0))  # of a call and of its floor (``measure_units``)
 
 
 def measure(operation: Operation, counter: RequestCounter, *, warmup: int, calls: int) -> Samples:
@@ -293,6 +250,26 @@ def measure(operation: Operation, counter: RequestCounter, *, warmup: int, calls
     return samples
 
 
+def measure_units(operation: Operation, client: Any, counter: RequestCounter, *, index: int) -> tuple[Units, Units]:
+    """The capacity units of the ``index``-th call and of its floor, untimed, after the timed calls: the items
+    are sized right after each (``bench.capacity``), before ``tidy`` deletes any."""
+    from agent_memory.basics.observability import metrics
+    from local.template import load_handler
+
+    with requests_of(counter) as service:
+        answer = load_handler(operation.function)(operation.event(index), LambdaContext(operation.function))
+    metrics.clear_metrics()
+    if answer["statusCode"] != operation.status:
+        raise SystemExit(f"{operation.name} call {index} answered {answer['statusCode']}: {answer.get('body')}")
+    service_units = units(client, service)
+    with requests_of(counter) as floor:
+        operation.floor(index)
+    floor_units = units(client, floor)
+    operation.tidy(index)
+    counter.take()
+    return service_units, floor_units
+
+
 @dataclass(frozen=True)
 class Result:
     """One operation's numbers, as the report prints them and docs/benchmarks.json keeps them."""
@@ -306,6 +283,8 @@ class Result:
     p99_ms: float
     floor_p50_ms: float
     import_ms: float
+    units: Units  # write and read units of one call
+    floor_units: Units
 
     @property
     def ratio(self) -> float:
@@ -319,6 +298,8 @@ class Result:
             "p99_ms": round(self.p99_ms, 3),
             "floor_p50_ms": round(self.floor_p50_ms, 3),
             "import_ms": round(self.import_ms, 1),
+            "write_units": self.units.write,
+            "read_units": self.units.read,
         }
 
 
@@ -328,11 +309,13 @@ def summarize(operation: Operation, samples: Samples, import_ms: float) -> Resul
         function=operation.function,
         requests=max(samples.service_requests, key=len),
         floor_requests=max(samples.floor_requests, key=len),
-        varying_requests=len(samples.service_requests) > 1,
+        varying_requests=len({tuple(sorted(requests)) for requests in samples.service_requests}) > 1,  # reads at once
         p50_ms=percentile_ms(samples.service_ns, 0.50),
         p99_ms=percentile_ms(samples.service_ns, 0.99),
         floor_p50_ms=percentile_ms(samples.floor_ns, 0.50),
         import_ms=import_ms,
+        units=samples.units[0],
+        floor_units=samples.units[1],
     )
 
 
@@ -381,10 +364,11 @@ def run_operation(name: str, args: argparse.Namespace, imports: dict[str, ColdSt
         client = instrumented_client(counter)
         create_tables(client)
         seed_context_scope(client)
-        counter.take()
         operation = OPERATIONS[name](client)
+        counter.take()
         log(f"timing {name}: {args.warmup} warm-up + {args.calls} calls, each followed by its floor")
         samples = measure(operation, counter, warmup=args.warmup, calls=args.calls)
+        samples.units = measure_units(operation, client, counter, index=args.warmup + args.calls)
         if args.profile == name:
-            profile(operation, first_index=args.warmup + args.calls, calls=args.calls)
+            profile(operation, first_index=args.warmup + args.calls + 1, calls=args.calls)
     return summarize(operation, samples, imports[operation.function].import_ms)

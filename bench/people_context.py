@@ -6,7 +6,7 @@ a moto server of its own, and three things are timed in alternating blocks, afte
 
 - the turn as it is: its two reads at once, then its record's PutItem, which starts as soon as what it
   records is known and is in flight while the answer is built (``people.injections``);
-- its floor: the same three requests as bare boto3 calls (``bench.operations.context_floor``), nothing else;
+- its floor: the same three requests as bare boto3 calls (``bench.floors.context_floor``), nothing else;
 - the turn without its record, which the record cannot match: the PutItem records what the two reads
   returned, so it is a third round trip after them, however early it starts.
 
@@ -102,7 +102,8 @@ def measure(calls: int = 400, block: int = 50) -> dict[str, float]:
     import boto3
 
     from agent_memory import bootstrap
-    from bench.operations import CONTEXT_USER, context_floor, seed_context_scope
+    from bench.floors import context_floor
+    from bench.operations import CONTEXT_USER, seed_context_scope
     from bench.runner import TODAY, YESTERDAY
     from local.lambda_context import LambdaContext
     from local.template import load_handler

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from bench import (
     consolidation_scale,
@@ -30,7 +31,7 @@ from bench import (
 from bench.cold_start import ColdStart, cold_starts
 from bench.flush import FLUSH_FUNCTION, FlushResult, flush_variants, measure_flush, run_flush
 from bench.operations import OPERATIONS, Operation, Result, measure, run_operation
-from bench.report import machine, report, target_lines, write_report, write_results
+from bench.report import machine, report, target_lines, write_report, write_results, write_section
 from bench.runner import (
     REPORT,
     RESULTS,
@@ -116,7 +117,33 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--output", type=Path, default=RESULTS, help="the JSON file to merge into")
     parser.add_argument("--report", type=Path, default=REPORT, help="the Markdown report to write")
     parser.add_argument("--profile", choices=list(OPERATIONS), help="also cProfile one operation's handler")
+    parser.add_argument(
+        "--per-turn", action="store_true", help=f"only the section {PER_TURN!r}, written into the report alone"
+    )
     return parser.parse_args(argv)
+
+
+PER_TURN = "Requests, latency and cold start of the per-turn operations; the flush"
+
+
+def per_turn(args: argparse.Namespace, started: dict[str, Any], argv: list[str] | None) -> int:
+    """The per-turn operations and the flush alone (a few minutes, against the whole bench's hour): their
+    section of docs/benchmarks.md replaced, their figures merged into docs/benchmarks.json."""
+    imports = cold_starts(args.import_runs)
+    results = {name: run_operation(name, args, imports) for name in OPERATIONS}
+    flushes = {variant.name: run_flush(variant) for variant in flush_variants(args)}
+    text = report(results, imports, flushes, args.calls)
+    print(text)
+    command = " ".join(["python -m bench.run", *(argv if argv is not None else sys.argv[1:])])
+    preamble = (
+        f"`{command}` at {started['date']}, load average {started['load_average'][0]:.1f} when it started, "
+        f"{started['cpu_count']} CPUs shared with other work (`make bench` runs it too)."
+    )
+    write_section(f"## {PER_TURN}", preamble, text, args.report)
+    write_results(
+        results, flushes, args.output, {**started, "command": command, "calls": args.calls}, meta_key="_meta_per_turn"
+    )
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -124,6 +151,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     configure()
     started = machine()  # its date and load average: when the run began
+    if args.per_turn:
+        return per_turn(args, started, argv)
     imports = cold_starts(args.import_runs)
     results = {name: run_operation(name, args, imports) for name in OPERATIONS}
     flushes = {variant.name: run_flush(variant) for variant in flush_variants(args)}
@@ -142,9 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     controls = people.measure_people(toolkit, notes=args.people_notes)  # export, erase, the injection record
     sections = {
         "Consolidation fan-out over SQS and the planner's memory": "\n".join(consolidation_scale.report(fanned)),
-        "Requests, latency and cold start of the per-turn operations; the flush": report(
-            results, imports, flushes, args.calls
-        ),
+        PER_TURN: report(results, imports, flushes, args.calls),
         "Consolidation, Load older and the keyword fallback's growth": scale.report(scaled),
         "Consolidation by cited edits against the rewrite: tokens and time per fold": fold_tokens.report(folds),
         "Hybrid recall and the indexer on a real OpenSearch node": "\n".join(hybrid.report(on_node)),

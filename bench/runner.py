@@ -8,6 +8,7 @@ runs the areas in turn and writes the report.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import sys
@@ -116,14 +117,19 @@ class RequestCounter:
     client the service makes (today one, from ``boto3.client``) even if that wiring changes, and it
     sees the floor's client the same way. ``before-send`` fires once per attempt, so a retry counts
     as the extra request it is. moto answers from a ``before-send`` handler as well; botocore calls
-    every handler of that event, so the order of the two does not matter.
+    every handler of that event, so the order of the two does not matter. While ``bodies`` is a list, each
+    request's parameters are kept there too, as sent (``bench.capacity`` sizes their items).
     """
 
     def __init__(self) -> None:
         self._operations: list[str] = []
+        self.bodies: list[tuple[str, dict[str, Any]]] | None = None
 
-    def __call__(self, event_name: str, **_: Any) -> None:
-        self._operations.append(event_name.rsplit(".", 1)[-1])
+    def __call__(self, event_name: str, request: Any = None, **_: Any) -> None:
+        operation = event_name.rsplit(".", 1)[-1]
+        self._operations.append(operation)
+        if self.bodies is not None:
+            self.bodies.append((operation, json.loads(request.body)))
 
     def take(self) -> tuple[str, ...]:
         """The operations sent since the last ``take``, in order."""

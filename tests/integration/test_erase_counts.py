@@ -134,3 +134,29 @@ def test_a_page_held_by_another_running_erase_is_neither_counted_nor_deleted_her
     record = aws.get_item(TableName="MemoryTable", Key=key)["Item"]
     assert "notes" not in record and record["page_id"] == {"S": "the-other-call"}
     assert [sk for sk in partition(aws, PERSONAL) if sk.startswith("note#")] == notes
+
+
+def test_an_authored_erase_whose_give_backs_lost_their_first_answer_gives_the_counters_back_once(
+    call, aws, lost_answers
+):
+    """The characters and the day's counts of the member's notes come back once, though each give-back is sent
+    twice: it carries its page's id, and the copy meets that id on the counter's item."""
+    for user in ("u-1", "u-2", "u-1", "u-1"):
+        call("remember", {"context": shared("w-3", user=user), "arguments": {"text": f"noted by {user}"}})
+    clients = lost_answers("update_item")
+
+    answer = delete("/v1/memory/workspaces/w-3/notes", query={"author": "me"})
+
+    assert answer.status == 200, answer.body
+    assert sum(client.lost for client in clients) >= 4  # the fence twice, the page's count and release, ...
+    items = aws.query(
+        TableName="MemoryTable",
+        KeyConditionExpression="pk = :p",
+        ExpressionAttributeValues={":p": {"S": TEAM.key}},
+        ConsistentRead=True,
+    )["Items"]
+    kept = [item["text"]["S"] for item in items if item["sk"]["S"].startswith("note#")]
+    (usage,) = [item for item in items if item["sk"]["S"] == "usage"]
+    (day,) = [item for item in items if item["sk"]["S"].startswith("day#")]
+    assert int(usage["chars"]["N"]) == sum(map(len, kept)) == len("noted by u-2")
+    assert (day["live"], day["by#u-1"], day["by#u-2"]) == ({"N": "1"}, {"N": "0"}, {"N": "1"})

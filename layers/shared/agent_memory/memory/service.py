@@ -182,8 +182,12 @@ class MemoryService:
         give_up_at = time.monotonic() + UNVERSIONED_WRITE_BUDGET_S
         while True:
             attempt += 1
-            head = self.documents.current(scope, consistent=True)
-            base = expected_version if expected_version is not None else head.version
+            # A versioned write reads nothing first: the transaction's condition on the head refuses a stale one.
+            base = (
+                expected_version
+                if expected_version is not None
+                else self.documents.current(scope, consistent=True).version
+            )
             # The characters quota counts every kept version: this one, less the one leaving the history.
             prune = base + 1 - HISTORY_VERSIONS if base + 1 > HISTORY_VERSIONS else None
             change = len(content) - (self.documents.version_chars(scope, prune) if prune else 0)

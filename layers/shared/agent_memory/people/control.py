@@ -187,12 +187,13 @@ class People:
         threads: set[str] = set()
         for page in self.items.keys(scope, prefix=NOTE_PREFIX, author=author):
             sort_keys = [item["sk"]["S"] for item in page]
-            self.items.erase_page(scope, record, sort_keys, {"notes": len(sort_keys)})
-            self.usage_store.give_back(scope, sum(len(item.get("text", {}).get("S", "")) for item in page))
+            page_id = self.items.erase_page(scope, record, sort_keys, {"notes": len(sort_keys)})
+            chars = sum(len(item.get("text", {}).get("S", "")) for item in page)
+            self.usage_store.give_back(scope, chars, once=page_id)  # sent again, its answer lost: given once
             counts["notes"] += len(sort_keys)
             erased.update(note_id(*parse_note_sk(sk)) for sk in sort_keys)
             for day, count in Counter(parse_note_sk(sk)[0] for sk in sort_keys).items():  # the days' quotas back
-                self.usage_store.give_back_notes(scope, day, count, {author: count})
+                self.usage_store.give_back_notes(scope, day, count, {author: count}, once=page_id)
             threads.update(item["origin_thread_id"]["S"] for item in page if "origin_thread_id" in item)
             self._remove_from_index(scope, [note_id(*parse_note_sk(sk)) for sk in sort_keys])
         # What the notes left behind: their idempotency records, flush claims, and the author's turns in the

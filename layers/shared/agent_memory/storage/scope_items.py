@@ -127,8 +127,9 @@ class ScopeItems:
             self._finish_page(scope, record, item)
         return {kind: int(item[kind]["N"]) for kind in ("notes", "versions", "other") if kind in item}
 
-    def erase_page(self, scope: Scope, record: str, sort_keys: list[str], counts: dict[str, int]) -> None:
-        """Count these items on the erase record, then delete them (see the module's docstring)."""
+    def erase_page(self, scope: Scope, record: str, sort_keys: list[str], counts: dict[str, int]) -> str:
+        """Count these items on the erase record, then delete them (see the module's docstring). The page's id:
+        what the counters the page gives back are moved under, once (``UsageStore.give_back``'s ``once``)."""
         page_id = uuid.uuid4().hex
         changed = {kind: count for kind, count in counts.items() if count}
         try:
@@ -154,6 +155,7 @@ class ScopeItems:
             if holder.get("page_id", {}).get("S") != page_id:  # another call's page, or its record ended
                 raise StorageUnavailable("another erase of this memory is running; call the erase again") from None
         self._finish_page(scope, record, {"page_id": {"S": page_id}, "page": {"L": [{"S": sk} for sk in sort_keys]}})
+        return page_id
 
     def _finish_page(self, scope: Scope, record: str, item: dict[str, Any]) -> None:
         """Delete a counted page's items, then let go of the page (only if it is still that page)."""

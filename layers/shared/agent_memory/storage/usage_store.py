@@ -20,10 +20,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from botocore.exceptions import ClientError
+
 from agent_memory.basics.errors import NotesQuotaExceeded, StorageQuotaExceeded
 from agent_memory.basics.observability import logger
 from agent_memory.domain.scope import Scope
-from agent_memory.storage.client import DynamoDB
+from agent_memory.storage.client import DynamoDB, condition_failed
 from agent_memory.storage.keys import USAGE_SK, day_sk
 
 
@@ -66,6 +68,17 @@ def chars_quota_error(quota: Quota, adding: int) -> StorageQuotaExceeded:
     )
 
 
+def _once(once: str | None) -> tuple[str, str | None, dict[str, Any]]:
+    """A give-back that applies once whatever is sent again (an erase's page: ``ScopeItems.erase_page``): it
+    records its id on the counter's item (``given_back``; only the last is kept, as the day's ``last_take``), on
+    condition the item does not hold it already, so a request sent again after its answer was lost is refused
+    rather than give back twice. The clause to append to the update, its condition and its values."""
+    if once is None:
+        return "", None, {}
+    condition = "attribute_not_exists(given_back) OR given_back <> :once"
+    return " SET given_back = :once", condition, {":once": {"S": once}}
+
+
 class UsageStore:
     def __init__(self, client: Any, table_name: str, quota: Quota | None) -> None:
         self._client = DynamoDB(client)
@@ -75,23 +88,27 @@ class UsageStore:
     def _key(self, scope: Scope) -> dict[str, Any]:
         return {"pk": {"S": scope.key}, "sk": {"S": USAGE_SK}}
 
-    def give_back(self, scope: Scope, chars: int) -> None:
+    def give_back(self, scope: Scope, chars: int, *, once: str | None = None) -> None:
         """Count ``chars`` fewer (a note deleted, or a reservation whose write failed). Best effort: if this
-        fails, the counter over-counts (never under-counts) until the scope is erased."""
-        self.add(scope, -chars)
+        fails, the counter over-counts (never under-counts) until the scope is erased. ``once``: see ``_once``."""
+        self.add(scope, -chars, once=once)
 
-    def add(self, scope: Scope, chars: int) -> None:
+    def add(self, scope: Scope, chars: int, *, once: str | None = None) -> None:
         """Move the counter by ``chars`` without a quota check (best effort, as ``give_back``)."""
         if not chars:
             return
+        set_once, condition, once_values = _once(once)
         try:
             self._client.update_item(
                 TableName=self._table,
                 Key=self._key(scope),
-                UpdateExpression="ADD chars :n",
-                ExpressionAttributeValues={":n": {"N": str(chars)}},
+                UpdateExpression="ADD chars :n" + set_once,
+                ExpressionAttributeValues={":n": {"N": str(chars)}, **once_values},
+                **({"ConditionExpression": condition} if condition else {}),
             )
-        except Exception:  # noqa: BLE001 - the caller's own outcome matters more than the counter
+        except Exception as error:  # noqa: BLE001 - the caller's own outcome matters more than the counter
+            if isinstance(error, ClientError) and condition_failed(error):
+                return  # this very change, sent again after its answer was lost: applied once
             logger.warning("could not give characters back to the usage counter", extra={"scope": scope.kind})
 
     def day_item(self, scope: Scope, day: str) -> dict[str, Any]:
@@ -124,9 +141,12 @@ class UsageStore:
         counted = self.day_item(scope, day).get(member_counter(member), {}).get("N", "0")
         return int(counted) >= self.quota.notes_per_member_day
 
-    def give_back_notes(self, scope: Scope, day: str, count: int, authors: dict[str, int] | None = None) -> None:
+    def give_back_notes(
+        self, scope: Scope, day: str, count: int, authors: dict[str, int] | None = None, *, once: str | None = None
+    ) -> None:
         """Notes of ``day`` deleted or erased: they no longer count against that day's quotas (``live`` and, in a
-        team scope, each author's counter). Only on a day item that counts ``live``; best effort."""
+        team scope, each author's counter). Only on a day item that counts ``live``; best effort. ``once``: see
+        ``_once``."""
         if not count:
             return
         names = {f"#m{i}": member_counter(user) for i, user in enumerate(authors or {})}
@@ -135,13 +155,14 @@ class UsageStore:
         for i, (name, user) in enumerate(zip(names, authors or {}, strict=True)):
             values[f":m{i}"] = {"N": str(-(authors or {})[user])}
             adds.append(f"{name} :m{i}")
+        set_once, condition, once_values = _once(once)
         try:
             self._client.update_item(
                 TableName=self._table,
                 Key={"pk": {"S": scope.key}, "sk": {"S": day_sk(day)}},
-                UpdateExpression="ADD " + ", ".join(adds),
-                ConditionExpression="attribute_exists(live)",
-                ExpressionAttributeValues=values,
+                UpdateExpression="ADD " + ", ".join(adds) + set_once,
+                ConditionExpression="attribute_exists(live)" + (f" AND ({condition})" if condition else ""),
+                ExpressionAttributeValues={**values, **once_values},
                 **({"ExpressionAttributeNames": names} if names else {}),
             )
         except Exception:  # noqa: BLE001 - a day that predates ``live``, or a fault: the quota stays as it was
