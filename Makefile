@@ -116,7 +116,7 @@ screenshots: $(BIN)/.installed node_modules/.installed ## Retake the dashboard's
 	DASHBOARD_SCREENSHOTS=docs/screenshots $(BIN)/pytest tests/dashboard -q -k screenshots
 
 bench: $(BIN)/.installed ## Every figure (requests, latency, import time, scale, hybrid on a node): docs/benchmarks.md and .json
-	$(BIN)/python -m bench.run $(ARGS)
+	PYTHONPATH=layers/shared $(BIN)/python -m bench.run $(ARGS)
 
 .PHONY: bench-people
 bench-people: $(BIN)/.installed ## Export and erase of a 100,000-note scope, the injection record's cost (NOTES=100000): into docs/benchmarks.md
