@@ -17,13 +17,15 @@ from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
 from local.template import load_handler
 from local.token import mint
-from tests.conftest import private
+from tests.conftest import private, shared
 from tests.events import event_body, load_event
 from tests.fakes import FakeChatModel
 from tests.integration.test_faults import document_items, notes
+from tests.integration.test_faults import items as everything
 from tests.integration.test_management import manage
 
 PERSONAL = Scope("personal", "u-1")
+TEAM = Scope("team", "w-3")
 TOKEN = mint("u-1", ["w-3"])
 ENGINES = pytest.mark.parametrize("tokens", [True, False], ids=["tokens-honoured", "tokens-ignored"])
 
@@ -124,6 +126,24 @@ def test_remembers_whose_answers_were_lost_are_numbered_and_counted_once(call, a
     assert notes(aws, PERSONAL) == [f"fact {n}" for n in range(5)]
     assert sum(client.lost for client in clients) >= 5
     assert _notes_today() == 5  # the counter equals the notes the table holds
+
+
+def test_a_dashboard_delete_of_a_note_whose_answers_were_lost_gives_its_counts_back_once(call, aws, lost_answers):
+    """The note's characters and its day's counts (the team's and its author's) come back once, though the
+    delete's transaction and each give-back were applied and sent again: the give-backs carry the note's key."""
+    for user in ("u-1", "u-2"):
+        call("remember", {"context": shared("w-3", user=user), "arguments": {"text": f"noted by {user}"}})
+    ident = call("remember", {"context": shared("w-3", user="u-1"), "arguments": {"text": "to go"}}).body["note"]["id"]
+    clients = lost_answers("update_item", "transact_write_items")
+
+    answer = manage("personal_delete_note", path=f"/v1/memory/workspaces/w-3/notes/{ident}", token=TOKEN)
+
+    assert answer.status == 204, answer.body
+    assert sum(client.lost for client in clients) >= 3  # the transaction, the characters, the day's counts
+    items = {item["sk"]["S"]: item for item in everything(aws, TEAM)}
+    assert int(items["usage"]["chars"]["N"]) == len("noted by u-1") + len("noted by u-2")
+    (day,) = [item for sk, item in items.items() if sk.startswith("day#")]
+    assert (day["live"], day["by#u-1"], day["by#u-2"]) == ({"N": "2"}, {"N": "1"}, {"N": "1"})
 
 
 @pytest.mark.parametrize("lost", [("put_item",), ("put_item", "transact_write_items")], ids=["claim", "claim-and-note"])

@@ -255,7 +255,7 @@ class People:
 
     def usage(self, scope: Scope) -> shapes.Usage:
         return shapes.Usage(
-            notes_today=self.notes.written_on(scope, utc_now().date().isoformat()),
+            notes_today=self.usage_store.notes_on(scope, utc_now().date().isoformat()),
             notes_per_day_quota=self.quota.notes_per_day,
             chars=self.usage_store.chars(scope),
             chars_quota=self.quota.chars,

@@ -15,7 +15,14 @@ from agent_memory.basics.clock import iso
 from agent_memory.basics.errors import StorageUnavailable
 from agent_memory.domain.notes import Note, Origin
 from agent_memory.domain.scope import Scope
-from agent_memory.storage.client import DynamoDB, cancellation_codes, condition_failed, error_code, query_pages
+from agent_memory.storage.client import (
+    DynamoDB,
+    cancellation_codes,
+    condition_failed,
+    error_code,
+    query_pages,
+    request_token,
+)
 from agent_memory.storage.due_scopes import MarkerWrite, fence_move, write_with_marker
 from agent_memory.storage.flush_store import completion_update
 from agent_memory.storage.keys import NOTE_PREFIX, day_sk, note_sk, notes_of_days
@@ -192,12 +199,6 @@ class NoteStore:
             raise
         return int(counter["Attributes"]["next_position"]["N"])
 
-    def written_on(self, scope: Scope, day: str) -> int:
-        """How many notes of ``day`` count against its quota: those that still exist (``live``; the position
-        counter on a day item that predates it)."""
-        item = self.usage.day_item(scope, day)
-        return int((item.get("live") or item.get("next_position") or {"N": "0"})["N"])
-
     def load(self, scope: Scope, note: Note) -> None:
         """Write a note as it was exported (same day, position, origin, flag, with its vector when recall keeps
         them in the table); its day's counter moves past it, its characters are counted once, and an
@@ -238,15 +239,16 @@ class NoteStore:
 
         The note leaves in one transaction with a move of the scope's erase fence (``storage.due_scopes``), so a
         consolidation that read it cannot save it into a version after; a scope without a due marker has no
-        consolidation to refuse, and its note leaves alone."""
+        consolidation to refuse, and its note leaves alone. Sent again after a lost answer, the transaction and
+        the give-backs apply once: the note's key is their request token and their ``once`` on the counters."""
         key = {"pk": {"S": scope.key}, "sk": {"S": note_sk(day, position)}}
         old = self._client.get_item(TableName=self._table, Key=key, ConsistentRead=True).get("Item")
         if old is None:
             return False
         gone = {"TableName": self._table, "Key": key, "ConditionExpression": "attribute_exists(sk)"}
+        once, items = f"delete#{note_sk(day, position)}", [{"Delete": gone}, fence_move(self._table, scope)]
         try:
-            # botocore gives the transaction a ClientRequestToken, the same on its own retries
-            self._client.transact_write_items(TransactItems=[{"Delete": gone}, fence_move(self._table, scope)])
+            self._client.transact_write_items(TransactItems=items, ClientRequestToken=request_token(once, items))
         except ClientError as error:
             codes = cancellation_codes(error)
             if codes[:1] == ["ConditionalCheckFailed"]:
@@ -259,9 +261,7 @@ class NoteStore:
                 if condition_failed(refused):
                     return False
                 raise
-        self.usage.give_back(scope, len(old.get("text", {}).get("S", "")))
-        author = old.get("origin_user_id", {}).get("S")
-        self.usage.give_back_notes(scope, day, 1, {author: 1} if scope.kind == "team" and author else None)
+        self.usage.give_back_note(scope, day, old, once=once)
         return True
 
     def days_before(self, scope: Scope, *, before: str, days: int) -> tuple[list[tuple[str, list[Note]]], bool]:

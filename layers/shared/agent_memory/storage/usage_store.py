@@ -168,6 +168,18 @@ class UsageStore:
         except Exception:  # noqa: BLE001 - a day that predates ``live``, or a fault: the quota stays as it was
             logger.info("the day's notes were not given back", extra={"scope": scope.kind})
 
+    def give_back_note(self, scope: Scope, day: str, item: dict[str, Any], *, once: str) -> None:
+        """A deleted note's characters and its day's counts (in a team scope, its author's too), given back once."""
+        self.give_back(scope, len(item.get("text", {}).get("S", "")), once=once)
+        author = item.get("origin_user_id", {}).get("S")
+        self.give_back_notes(scope, day, 1, {author: 1} if scope.kind == "team" and author else None, once=once)
+
+    def notes_on(self, scope: Scope, day: str) -> int:
+        """How many notes of ``day`` count against its quota: those that still exist (``live``; the position
+        counter on a day item that predates it)."""
+        item = self.day_item(scope, day)
+        return int((item.get("live") or item.get("next_position") or {"N": "0"})["N"])
+
     def give_back_position(self, scope: Scope, day: str, position: int, member: str | None = None) -> None:
         """Undo the day's position counter for a note that was not written, when no later writer has taken a
         position since (then the counter stays: taking a position back under it would collide with theirs, so
