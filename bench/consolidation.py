@@ -1,5 +1,7 @@
-"""A nightly consolidation run over 50 groups with a 2-second fake model: wall time against its bounds, and
-its DynamoDB requests per note.
+"""A nightly consolidation run over 50 groups with a 2-second fake model: wall time against its bounds, its
+DynamoDB requests per note, and what a fold's save costs (its transaction's items and write units), beside
+what it cost when the save checked every folded note (one ``ConditionCheck`` per note, where the erase fence
+is now one check on the scope's due marker, whatever the group's size).
 """
 
 from __future__ import annotations
@@ -12,11 +14,16 @@ from datetime import UTC, datetime, timedelta
 from math import ceil
 from typing import Any
 
+from bench.capacity import requests_of, units
 from bench.runner import Context, Options, Toolkit, clear_metrics, quiet_powertools
 from tests.moto_support import atomic_moto_requests
 
 # The consolidation's run time: events/scheduled.json's own ``time``.
 RUN_AT = datetime(2026, 12, 3, 3, 0, tzinfo=UTC)
+# The largest group a fold saves (MEMORY_CONSOLIDATION_MAX_NOTES' default), for the per-note check's cost.
+LARGEST_GROUP = 100
+# A note's ConditionCheck, as the save carried one per folded note before the fence: a note is under 1 KB.
+CHECK_UNITS = 2
 
 
 @dataclass(frozen=True)
@@ -27,6 +34,8 @@ class ConsolidationResult:
     concurrency: int
     wall_s: float
     operations: dict[str, int]
+    save_items: int  # the items of one fold's save (TransactWriteItems), the erase fence's one check included
+    save_write_units: float
 
     @property
     def sequential_bound_s(self) -> float:
@@ -36,6 +45,10 @@ class ConsolidationResult:
     def concurrent_bound_s(self) -> float:
         """The model's share alone with ``concurrency`` groups at once: what no run can beat."""
         return ceil(self.scopes / self.concurrency) * self.model_s
+
+    def save_before(self, notes: int) -> tuple[int, float]:
+        """The items and write units of a save of ``notes`` notes with one check per note in place of the fence."""
+        return self.save_items - 1 + notes, self.save_write_units + CHECK_UNITS * (notes - 1)
 
     @property
     def requests(self) -> int:
@@ -48,6 +61,11 @@ class ConsolidationResult:
             "requests": self.requests,
             "requests_per_note": round(self.requests / self.notes, 3),
             "concurrency": self.concurrency,
+            "fold_save_items": self.save_items,
+            "fold_save_write_units": self.save_write_units,
+            "fold_save_items_per_note_check_100": self.save_before(LARGEST_GROUP)[0],
+            "fold_save_extra_write_units_per_note_check_100": self.save_before(LARGEST_GROUP)[1]
+            - self.save_write_units,
         }
 
 
@@ -78,7 +96,7 @@ def measure_consolidation(
     from tests.events import event_body
     from tests.fakes import FakeChatModel
 
-    with toolkit.moto() as (counter, _), atomic_moto_requests(), quiet_powertools():
+    with toolkit.moto() as (counter, client), atomic_moto_requests(), quiet_powertools():
         notes = bootstrap.services().memory_service.notes
         created = RUN_AT - timedelta(days=8)
         for scope_index in range(scopes):
@@ -105,20 +123,49 @@ def measure_consolidation(
             f"timing consolidation: {scopes} scopes x {notes_each} notes, model {options.consolidation_model_s:g} s,"
             f" concurrency {concurrency}"
         )
-        start = time.perf_counter()
-        result = handler(event, context)
-        wall_s = time.perf_counter() - start
+        with requests_of(counter) as sent:
+            start = time.perf_counter()
+            result = handler(event, context)
+            wall_s = time.perf_counter() - start
         operations = Counter(counter.take())
         clear_metrics()
+        saves = [(operation, body) for operation, body in sent if operation == "TransactWriteItems" and _is_save(body)]
+        if len(saves) != scopes:
+            raise SystemExit(f"consolidation saved {len(saves)} folds, not {scopes}")
+        save_units = units(client, saves[:1]).write
     total = scopes * notes_each
     if result.get("groups_done") != scopes or result.get("notes_consolidated") != total:
         raise SystemExit(f"consolidation answered {result}, not {scopes} groups and {total} notes done")
     if len(model.calls) != scopes:
         raise SystemExit(f"consolidation called the model {len(model.calls)} times, not {scopes}")
-    return ConsolidationResult(scopes, total, options.consolidation_model_s, concurrency, wall_s, dict(operations))
+    return ConsolidationResult(
+        scopes,
+        total,
+        options.consolidation_model_s,
+        concurrency,
+        wall_s,
+        dict(operations),
+        len(saves[0][1]["TransactItems"]),
+        save_units,
+    )
+
+
+def _is_save(body: dict[str, Any]) -> bool:
+    """A fold's save: the transaction that puts the pending-marks record with the new version."""
+    from agent_memory.storage.keys import PENDING_SK
+
+    return any(
+        entry.get("Put", {}).get("Item", {}).get("sk", {}).get("S") == PENDING_SK for entry in body["TransactItems"]
+    )
 
 
 def consolidation_report(result: ConsolidationResult) -> list[str]:
+    group = result.notes // result.scopes
+
+    def before(notes: int) -> str:
+        items, write_units = result.save_before(notes)
+        return f"{items} items and {write_units - result.save_write_units:+g} units for {notes} notes"
+
     operations = ", ".join(
         f"{name} {count}" for name, count in sorted(result.operations.items(), key=lambda kv: -kv[1])
     )
@@ -139,5 +186,9 @@ def consolidation_report(result: ConsolidationResult) -> list[str]:
         f"sequential: {result.scopes} x {result.model_s:g} s; ideal: ceil({result.scopes}/{result.concurrency}) x "
         f"{result.model_s:g} s, the model's share at that concurrency.",
         f"requests: {operations}",
+        f"fold save: {result.save_items} transaction items and {result.save_write_units:g} write units for a "
+        f"{group}-note group, {result.save_items} items at any size (one fence check on the due marker); with one",
+        f"ConditionCheck per folded note, as before the fence: {before(group)}; {before(LARGEST_GROUP)} "
+        "(1 write unit per KB of each item, twice in a transaction).",
         "moto's request handling is serialised by a lock here (it is not thread-safe), as in the tests.",
     ]
