@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from bench.runner import RequestCounter
+from bench.runner import Counted
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ def item_size(item: dict[str, Any]) -> int:
 
 
 @contextmanager
-def requests_of(counter: RequestCounter) -> Iterator[list[tuple[str, dict[str, Any]]]]:
+def requests_of(counter: Counted) -> Iterator[list[tuple[str, dict[str, Any]]]]:
     """The DynamoDB requests sent inside the block (by any client the counter sees), as (operation, body)."""
     seen: list[tuple[str, dict[str, Any]]] = []
     counter.bodies = seen

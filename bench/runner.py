@@ -154,6 +154,8 @@ def instrumented_client(counter: RequestCounter) -> Any:
 
 
 class Counted(Protocol):
+    bodies: list[tuple[str, dict[str, Any]]] | None  # the requests' bodies, while a list (``capacity.requests_of``)
+
     def take(self) -> tuple[str, ...]: ...
 
 

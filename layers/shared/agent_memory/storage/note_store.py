@@ -15,14 +15,7 @@ from agent_memory.basics.clock import iso
 from agent_memory.basics.errors import StorageUnavailable
 from agent_memory.domain.notes import Note, Origin
 from agent_memory.domain.scope import Scope
-from agent_memory.storage.client import (
-    DynamoDB,
-    cancellation_codes,
-    condition_failed,
-    error_code,
-    query_pages,
-    request_token,
-)
+from agent_memory.storage.client import DynamoDB, cancellation_codes, condition_failed, query_pages, request_token
 from agent_memory.storage.due_scopes import MarkerWrite, fence_move, write_with_marker
 from agent_memory.storage.flush_store import completion_update
 from agent_memory.storage.keys import NOTE_PREFIX, day_sk, note_sk, notes_of_days
@@ -133,7 +126,7 @@ class NoteStore:
                 raise
             except ClientError as error:
                 if not position_taken(error):
-                    if error_code(error) == "TransactionCanceledException":  # nothing was written
+                    if cancellation_codes(error):  # a cancelled transaction (its reasons, item by item) wrote nothing
                         self.usage.give_back_position(scope, day, note.position, member)
                     if cancellation_codes(error)[1:2] == ["ConditionalCheckFailed"]:
                         raise self.usage.refusal(len(text)) from None
