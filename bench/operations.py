@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import json
 import pstats
 import sys
 from collections.abc import Callable
@@ -215,6 +216,7 @@ class Samples:
     service_requests: set[tuple[str, ...]] = field(default_factory=set)
     floor_requests: set[tuple[str, ...]] = field(default_factory=set)
     units: tuple[Units, Units] = (Units(0, 0), Units(0, 0))  # of a call and of its floor (``measure_units``)
+    unrecorded: int = 0  # timed answers that say the turn's record was not written (``degraded``)
 
 
 def measure(operation: Operation, counter: RequestCounter, *, warmup: int, calls: int) -> Samples:
@@ -247,6 +249,7 @@ def measure(operation: Operation, counter: RequestCounter, *, warmup: int, calls
             samples.floor_ns.append(floor_ns)
             samples.service_requests.add(service_requests)
             samples.floor_requests.add(floor_requests)
+            samples.unrecorded += "injection_record" in json.loads(answer.get("body") or "{}").get("degraded", [])
     return samples
 
 
@@ -285,6 +288,7 @@ class Result:
     import_ms: float
     units: Units  # write and read units of one call
     floor_units: Units
+    unrecorded: int  # answers whose turn's record could not be written (counted, never silent)
 
     @property
     def ratio(self) -> float:
@@ -300,6 +304,7 @@ class Result:
             "import_ms": round(self.import_ms, 1),
             "write_units": self.units.write,
             "read_units": self.units.read,
+            "records_not_written": self.unrecorded,
         }
 
 
@@ -316,6 +321,7 @@ def summarize(operation: Operation, samples: Samples, import_ms: float) -> Resul
         import_ms=import_ms,
         units=samples.units[0],
         floor_units=samples.units[1],
+        unrecorded=samples.unrecorded,
     )
 
 

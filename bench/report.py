@@ -86,6 +86,9 @@ def report(
         "floors' units: "
         + ", ".join(f"{result.name} {result.floor_units}" for result in results.values())
         + " (a floor that differs makes other requests than its call)",
+        "records not written: "
+        + ", ".join(f"{result.name} {result.unrecorded}" for result in results.values() if result.name == "context")
+        + f" of {calls} turns (answers whose `degraded` says `injection_record`: the turn's record failed, counted)",
         "update_memory: call i writes version i + 1, so past version 100 a call also reads the length of the version",
         "that leaves the kept history (GetItem, for the characters quota) and deletes it: below, one request",
     ]
