@@ -1,5 +1,6 @@
-"""The erase fence (docs/storage.md "Consolidation"): a fold that read a note deleted meanwhile saves nothing, and
-its save carries one check of the scope's fence whatever the group's size (it used to carry one per note)."""
+"""The erase fence (docs/storage.md "Consolidation"): a fold that read a note deleted meanwhile saves nothing (the
+rest of its group is read again and folded in the same run), and its save carries one check of the scope's fence
+whatever the group's size (it used to carry one per note)."""
 
 from __future__ import annotations
 
@@ -36,35 +37,80 @@ def test_a_fold_of_200_notes_saves_with_a_constant_number_of_items(aws, monkeypa
     assert max(sizes) == 5  # version, head, pending record, characters counter, the fence: not one per note
 
 
-def test_a_note_deleted_while_its_group_is_folded_never_reaches_a_version(aws, monkeypatch):
+def test_a_note_deleted_while_its_group_is_folded_never_reaches_a_version_and_the_rest_fold_tonight(aws, monkeypatch):
+    """The delete refuses the save; the rest of the group is read again under the fence the delete left and
+    folded in the same run (one more model call), without the deleted note."""
     created = [RUN_AT - timedelta(days=9, minutes=n) for n in range(3)]
     ids = [write_note(PERSONAL, at, f"fact {n}") for n, at in enumerate(created)]
     management = bootstrap.services().management
-
-    deleted: list[str] = []
+    prompts: list[str] = []
 
     def delete_while_folding(system: str, prompt: str) -> Any:
-        if not deleted:  # the dashboard's delete lands while the model answers
+        prompts.append(prompt)
+        if len(prompts) == 1:  # the dashboard's delete lands while the model answers
             management.delete_note(PERSONAL, ids[1])
-            deleted.append(ids[1])
         return merge(system, prompt)
 
     monkeypatch.setattr(
         bootstrap.services().consolidator, "chat_model", lambda: FakeChatModel(reply=delete_while_folding)
     )
     first = consolidate()
-    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: FakeChatModel(reply=merge))
+    second = consolidate(RUN_AT + timedelta(days=1))
+
+    assert (first["groups_failed"], first["groups_done"], first["notes_consolidated"]) == (0, 1, 2)
+    assert second["notes_consolidated"] == 0
+    assert len(prompts) == 2 and "fact 1" in prompts[0] and "fact 1" not in prompts[1]
+    assert folded_counts(aws) == {ids[0]: 1, ids[2]: 1}
+    assert len(notes_of(aws)) == 2 and all(item["consolidated"] == {"BOOL": True} for item in notes_of(aws))
+    assert "fact 1" not in bootstrap.services().consolidator.documents.current(PERSONAL, consistent=True).content
+
+
+def test_a_group_whose_notes_keep_being_deleted_fails_for_the_night_after_its_attempts(aws, monkeypatch):
+    ids = [write_note(PERSONAL, RUN_AT - timedelta(days=9, minutes=n), f"fact {n}") for n in range(6)]
+    management = bootstrap.services().management
+    prompts: list[str] = []
+
+    def delete_every_time(system: str, prompt: str) -> Any:
+        management.delete_note(PERSONAL, ids[len(prompts)])
+        prompts.append(prompt)
+        return merge(system, prompt)
+
+    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: FakeChatModel(reply=delete_every_time))
+    run = consolidate()
+
+    assert (run["groups_failed"], run["notes_consolidated"]) == (1, 0)
+    assert len(prompts) == 4  # the fold's attempts, each refused by the delete made during it
+    assert folded_counts(aws) == {}
+    assert len(notes_of(aws)) == 2 and not any(item["consolidated"] == {"BOOL": True} for item in notes_of(aws))
+
+
+def test_a_fold_during_an_erase_is_refused_and_not_tried_again_while_it_runs(aws, monkeypatch):
+    """An erase that is running (or stopped midway) keeps refusing every fold's save: the group fails for the
+    night at the first refusal, and folds once the erase has ended."""
+    ids = [write_note(PERSONAL, RUN_AT - timedelta(days=9, minutes=n), f"fact {n}") for n in range(2)]
+    consolidator = bootstrap.services().consolidator
+    prompts: list[str] = []
+
+    def erase_begins(system: str, prompt: str) -> Any:
+        if not prompts:
+            consolidator.index.erasing(PERSONAL, running=True)
+        prompts.append(prompt)
+        return merge(system, prompt)
+
+    monkeypatch.setattr(consolidator, "chat_model", lambda: FakeChatModel(reply=erase_begins))
+    first = consolidate()
+    consolidator.index.erasing(PERSONAL, running=False)
     second = consolidate(RUN_AT + timedelta(days=1))
 
     assert (first["groups_failed"], first["notes_consolidated"]) == (1, 0)
+    assert len(prompts) == 2  # one fold refused in the first run, one saved in the second
     assert second["notes_consolidated"] == 2
-    assert folded_counts(aws) == {ids[0]: 1, ids[2]: 1}
-    assert len(notes_of(aws)) == 2
+    assert folded_counts(aws) == {ids[0]: 1, ids[1]: 1}
 
 
 def test_a_fold_that_changes_nothing_whose_note_was_deleted_meanwhile_marks_nothing(aws, monkeypatch):
-    """Its pending record carries the same fence check as a saved fold's: the delete refuses it, and the group is
-    folded again the next night without the deleted note."""
+    """Its pending record carries the same fence check as a saved fold's: the delete refuses it, and the rest of
+    the group is read again and marked in the same run, without the deleted note."""
     ids = [write_note(PERSONAL, RUN_AT - timedelta(days=9, minutes=n), f"fact {n}") for n in range(3)]
     management = bootstrap.services().management
 
@@ -77,7 +123,7 @@ def test_a_fold_that_changes_nothing_whose_note_was_deleted_meanwhile_marks_noth
     first = consolidate()
     second = consolidate(RUN_AT + timedelta(days=1))
 
-    assert (first["groups_failed"], first["notes_consolidated"]) == (1, 0)
-    assert second["notes_consolidated"] == 2
+    assert (first["groups_failed"], first["notes_consolidated"]) == (0, 2)
+    assert second["notes_consolidated"] == 0
     assert all(item["consolidated"] == {"BOOL": True} for item in notes_of(aws)) and len(notes_of(aws)) == 2
     assert folded_counts(aws) == {}  # nothing to change: no version

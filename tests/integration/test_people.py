@@ -241,32 +241,34 @@ def test_a_member_cannot_erase_another_members_notes_or_another_workspace(call, 
 
 
 def test_an_erased_note_never_reaches_a_consolidation_written_version(aws, monkeypatch):
-    """The fence: a consolidation that read the note before the erase cannot save a version after it."""
+    """The fence: a consolidation that read the note before the erase cannot save a version after it; the rest of
+    the group, read again after the erase, is folded in the same run."""
     old = datetime(2026, 11, 20, tzinfo=UTC)
-    for author, text in (("u-1", "u-1's secret plan"), ("u-2", "someone else's fact")):
+    texts = ("u-1's secret plan", "someone else's fact")
+    for author, text in zip(("u-1", "u-2"), texts, strict=True):
         bootstrap.services().memory_service.notes.append(
             TEAM, created=old, text=text, source="remember", origin=Origin(author, "t")
         )
+    prompts: list[str] = []
 
     def erase_while_folding(system, prompt):
-        bootstrap.services().people.erase_authored(TEAM, "u-1")  # the erase lands while the model is answering
-        return "# Team\n- u-1's secret plan\n- someone else's fact"
+        if not prompts:  # the erase lands while the model is answering
+            bootstrap.services().people.erase_authored(TEAM, "u-1")
+        prompts.append(prompt)
+        return "# Team\n" + "\n".join(f"- {text}" for text in texts if text in prompt)
 
     monkeypatch.setattr(
         bootstrap.services().consolidator, "chat_model", lambda: FakeChatModel(reply=erase_while_folding)
     )
     first = consolidate()
-    monkeypatch.setattr(
-        bootstrap.services().consolidator,
-        "chat_model",
-        lambda: FakeChatModel(reply=lambda s, p: "# Team\n- someone else's fact"),
-    )
     second = consolidate(datetime(2026, 12, 4, 3, tzinfo=UTC))
 
-    assert first["groups_failed"] == 1 and first["notes_consolidated"] == 0
-    assert second["notes_consolidated"] == 1
+    assert first["groups_failed"] == 0 and first["notes_consolidated"] == 1
+    assert second["notes_consolidated"] == 0
+    assert len(prompts) == 2 and "secret plan" in prompts[0] and "secret plan" not in prompts[1]
     contents = [v["content"] for page in export_all("/v1/memory/workspaces/w-3") for v in page["versions"]]
     assert contents and not any("secret plan" in content for content in contents)
+    assert any("someone else's fact" in content for content in contents)
 
 
 # --- injections and usage ---------------------------------------------------------------------------------

@@ -15,7 +15,8 @@ A **worker** folds one scope's group per message (``fold``), each step safe to d
    rewrite; without a model, dated bullets), save the result through the same validated path as
    ``update_memory`` on condition the document is still at the version read in step 2, together with a
    pending-marks record; a conflict goes back to step 2, a few times, otherwise the group fails ("nothing
-   to change" saves no version, only the pending record, on the same conditions);
+   to change" saves no version, only the pending record, on the same conditions); so does a save refused
+   by a note's delete (the erase fence), under the fence that delete left, unless an erase is running;
 4. mark the notes, clear the record, advance the marker and count the group in its run, atomically.
 Any save after another worker's is refused by the version condition, and any read after it sees its
 pending record or its marks: two workers, runs or planners never fold the same note.
@@ -28,7 +29,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import KW_ONLY, dataclass
+from dataclasses import KW_ONLY, dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -43,7 +44,7 @@ from agent_memory.domain.scope import Scope
 from agent_memory.memory.service import MemoryService
 from agent_memory.providers.chat import ChatModel
 from agent_memory.storage.consolidation_store import ConsolidationStore
-from agent_memory.storage.document_store import DocumentStore
+from agent_memory.storage.document_store import DocumentStore, FoldedNoteGone
 from agent_memory.storage.due_scopes import Claim, ClaimRefused, DueScopes
 from agent_memory.storage.keys import run_sk
 from agent_memory.storage.run_records import COUNTS
@@ -278,6 +279,12 @@ class Consolidator:
                     raise GroupFailed(f"the document changed during all {_FOLD_ATTEMPTS} attempts") from None
                 logger.info("document changed during consolidation; folding again", extra={"scope": scope.key})
                 time.sleep(random.uniform(0.05, 0.25) * attempt)  # noqa: S311 - jitter: let a burst of writers pass
+            except FoldedNoteGone:  # a note's delete: the rest, read again under the fence it left, fold tonight
+                fence = None if attempt == _FOLD_ATTEMPTS else self.index.fence(scope)
+                if fence is None:  # an erase runs, or the marker lost its fence: the group fails for the night
+                    raise
+                logger.info("a note was deleted during consolidation; folding the rest", extra={"scope": scope.key})
+                claim = replace(claim, fence=fence)
         for note in group.notes:
             self.store.mark_consolidated(scope, note.sk)
         return len(group.notes), group.remaining, proposal.kind  # the settle clears the pending record

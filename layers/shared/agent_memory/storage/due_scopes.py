@@ -297,6 +297,18 @@ class DueScopes:
             {":fence": {"S": uuid.uuid4().hex}, **({":true": {"BOOL": True}} if running else {})},
         )
 
+    def fence(self, scope: Scope) -> str | None:
+        """The marker's erase fence now (a strongly consistent read), or None while an erase runs or when the
+        marker has none (erased, or written again since): a fold refused by a note's delete folds the rest
+        under this fence, having read them again after it."""
+        item = self._client.get_item(
+            TableName=self._table,
+            Key={"pk": {"S": scope.key}, "sk": {"S": DUE_SK}},
+            ConsistentRead=True,
+            ProjectionExpression="fence, erasing",
+        ).get("Item", {})
+        return None if "erasing" in item else item.get("fence", {}).get("S")
+
     def read_writes(self, scope: Scope) -> tuple[int, str | None]:
         """The marker's ``writes`` and its current claim token (a strongly consistent read)."""
         item = self._client.get_item(
