@@ -22,7 +22,7 @@ export STRANDS_PYTHON := $(abspath $(STRANDS_VENV)/bin/python)
 
 .PHONY: backfill-due
 .PHONY: help install run test fuzz lint format bench build validate token openapi opensearch reindex screenshots clean
-.PHONY: unit integration smoke
+.PHONY: unit integration plain-moto smoke
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -98,6 +98,9 @@ unit: $(BIN)/.installed ## The fast loop: the unit tests only, under 30 s, nothi
 
 integration: $(BIN)/.installed ## The storage loop: the moto-backed tests (tests/integration, tests/injection) on two workers; no browser, Java or sam build
 	$(BIN)/pytest -n 2 --dist loadgroup tests/integration tests/injection -q
+
+plain-moto: $(BIN)/.installed ## The night's consolidation against a plain moto server (no patches): a 200-note group, 120 scopes (PLAIN_MOTO_SCOPES), about 4 minutes
+	$(BIN)/pytest tests/plain_moto -q
 
 fuzz: $(BIN)/.installed ## The isolation property test and the API's schema fuzzing (schemathesis), with many more examples
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/pytest tests/property tests/fuzz --hypothesis-show-statistics

@@ -184,7 +184,7 @@ def test_the_20000_character_cap_and_the_forced_compression_after_it(aws, model,
     for i in range(20):
         write_note(PERSONAL, days_ago(9) + timedelta(seconds=i), f"{i:02d} " + "x" * 1497)  # 1,500 characters
     compressor = FakeChatModel(reply=lambda system, prompt: "# compressed\n" + "y" * 17_000)
-    monkeypatch.setattr(bootstrap.services().memory_service, "chat_model", lambda: compressor)
+    monkeypatch.setattr(bootstrap.services().consolidator.service, "chat_model", lambda: compressor)
 
     first = consolidate()
     second = consolidate(RUN_AT + timedelta(days=1))  # 19,500 + 7 x 1,500 crosses the hard limit

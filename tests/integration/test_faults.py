@@ -19,6 +19,7 @@ from botocore.exceptions import ClientError
 
 from agent_memory import bootstrap
 from agent_memory.basics.settings import get_settings
+from agent_memory.bootstrap import CONSOLIDATION_READ_TIMEOUT_S
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import make_dynamodb_client
 from local.token import mint
@@ -339,7 +340,12 @@ def test_every_dynamodb_client_retries_in_standard_mode_with_bounded_attempts_an
     _assert_bounded(bootstrap.services().memory_service.notes._client, max_attempts=3, read_timeout=2)
     _assert_bounded(bootstrap.services().recall_service.notes._client, max_attempts=3, read_timeout=2)
     _assert_bounded(bootstrap.services().management.run_records._client, max_attempts=3, read_timeout=2)
-    _assert_bounded(bootstrap.services().consolidator.store._client, max_attempts=3, read_timeout=2)
+    # The nightly job waits longer than a turn (a request given up on is sent again while the first still runs).
+    consolidator = bootstrap.services().consolidator
+    for client in (consolidator.store._client, consolidator.index._client, consolidator.documents._client):
+        _assert_bounded(client, max_attempts=3, read_timeout=CONSOLIDATION_READ_TIMEOUT_S)
+        assert client.meta.config.read_timeout == CONSOLIDATION_READ_TIMEOUT_S
+    assert consolidator.service.documents is consolidator.documents
     flush = bootstrap.services().flush_service
     # The flush answers within 5 s whatever happens: at most 2 attempts of at most 0.5 s each.
     _assert_bounded(flush.notes._client, max_attempts=2, read_timeout=0.5)

@@ -32,6 +32,21 @@ def test_blank_values_mean_unset(monkeypatch):
     assert settings.chat_model is None and settings.memory_now is None
 
 
+@pytest.mark.parametrize(
+    ("endpoint", "concurrency", "expected"),
+    [(None, None, 8), ("http://127.0.0.1:5000", None, 1), ("http://127.0.0.1:5000", "4", 4), (None, "4", 4)],
+)
+def test_a_local_dynamodb_folds_one_group_at_a_time_unless_told_otherwise(monkeypatch, endpoint, concurrency, expected):
+    for name, value in (("AWS_ENDPOINT_URL_DYNAMODB", endpoint), ("MEMORY_CONSOLIDATION_CONCURRENCY", concurrency)):
+        if value is None:
+            monkeypatch.delenv(name, raising=False)
+        else:
+            monkeypatch.setenv(name, value)
+    get_settings.cache_clear()
+
+    assert get_settings().consolidation_concurrency == expected
+
+
 def test_memory_now_freezes_the_clock(monkeypatch):
     monkeypatch.setenv("MEMORY_NOW", "2026-12-03T23:59:59+02:00")
     get_settings.cache_clear()

@@ -42,6 +42,10 @@ if TYPE_CHECKING:  # imported where used: a deployment without an index (or the 
 
 # The flush answers within 5 s, most of it the chat model's: its note's vector gets at most this much.
 FLUSH_VECTOR_BUDGET_S = 1.0
+# The nightly job has minutes, not a turn's seconds: a request it gives up on is sent again while the first may
+# still be running, which costs DynamoDB a second attempt and, on an engine without isolation (plain moto,
+# whose transactions copy the whole table), lets a cancelled retry restore its copy over what was written.
+CONSOLIDATION_READ_TIMEOUT_S = 10.0
 
 
 class Services:
@@ -85,12 +89,15 @@ class Services:
 
     @cached_property
     def memory_service(self) -> MemoryService:
+        return self._memory_service(self.notes, self.documents)
+
+    def _memory_service(self, notes: NoteStore, documents: DocumentStore) -> MemoryService:
         """The chat model is only built when a compression needs it."""
         settings = self.settings
         return MemoryService(
-            self.notes,
-            self.documents,
-            self.notes.usage,
+            notes,
+            documents,
+            notes.usage,
             chat_model=cache(lambda: chat_model_from_settings(settings, timeout_s=settings.chat_timeout_s)),
             redact_extra=settings.redact_extra,
             vector_tag=self.table_vector_tag(),
@@ -118,13 +125,17 @@ class Services:
 
     @cached_property
     def consolidator(self) -> Consolidator:
-        """The nightly run folds through the same service (and so the same validated write path) as the tools."""
+        """The nightly run folds through the same validated write path as the tools, on its own client, which
+        waits longer on storage than a chat turn does (``CONSOLIDATION_READ_TIMEOUT_S``)."""
         settings = self.settings
+        read_timeout_s = max(settings.dynamodb_read_timeout_s, CONSOLIDATION_READ_TIMEOUT_S)
+        client = self.make_dynamodb_client(settings, read_timeout_s=read_timeout_s)
+        documents = DocumentStore(client, settings.table_name)
         return Consolidator(
-            self.memory_service,
-            self.documents,
-            ConsolidationStore(self.dynamodb, settings.table_name),
-            DueScopes(self.dynamodb, settings.table_name),
+            self._memory_service(NoteStore(client, settings.table_name, self.quota), documents),  # it writes no note
+            documents,
+            ConsolidationStore(client, settings.table_name),
+            DueScopes(client, settings.table_name),
             chat_model=cache(lambda: chat_model_from_settings(settings, timeout_s=settings.chat_timeout_s)),
             caps=Caps(
                 min_age_days=settings.consolidation_min_age_days,

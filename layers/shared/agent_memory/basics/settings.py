@@ -202,8 +202,15 @@ _RERANK_MODEL = re.compile(r"bedrock:[a-z0-9-]+\.[A-Za-z0-9._-]+(:[0-9]+)?")
 
 @cache
 def get_settings() -> Settings:
-    """The process's settings; cached because the environment of a Lambda sandbox never changes."""
-    return Settings.model_validate({field: os.environ[var] for field, var in _ENV.items() if var in os.environ})
+    """The process's settings; cached because the environment of a Lambda sandbox never changes.
+
+    Against a DynamoDB that ``AWS_ENDPOINT_URL_DYNAMODB`` names (a local one), the in-process consolidation folds
+    one group at a time unless told otherwise: moto's server is not thread-safe (a cancelled transaction restores
+    its copy of the table over what concurrent requests wrote: a note's mark lost, a note folded twice)."""
+    values = {field: os.environ[var] for field, var in _ENV.items() if var in os.environ}
+    if os.environ.get("AWS_ENDPOINT_URL_DYNAMODB"):
+        values.setdefault("consolidation_concurrency", "1")
+    return Settings.model_validate(values)
 
 
 class SettingsError(RuntimeError):

@@ -280,7 +280,7 @@ class Consolidator:
                 logger.info("document changed during consolidation; folding again", extra={"scope": scope.key})
                 time.sleep(random.uniform(0.05, 0.25) * attempt)  # noqa: S311 - jitter: let a burst of writers pass
             except FoldedNoteGone:  # a note's delete: the rest, read again under the fence it left, fold tonight
-                fence = None if attempt == _FOLD_ATTEMPTS else self.index.fence(scope)
+                fence = None if attempt == _FOLD_ATTEMPTS else self.index.read(scope).fence
                 if fence is None:  # an erase runs, or the marker lost its fence: the group fails for the night
                     raise
                 logger.info("a note was deleted during consolidation; folding the rest", extra={"scope": scope.key})
@@ -317,7 +317,7 @@ class Consolidator:
         """Move the marker to the oldest note left and count the group, in one transaction; again if a note
         was written meanwhile; not at all if another worker took the scope over (it counts instead)."""
         for _ in range(_SETTLE_ATTEMPTS):
-            writes, holder = self.index.read_writes(scope)
+            writes, holder, _ = self.index.read(scope)
             if holder != claim.token:
                 return
             oldest = self.store.oldest_unconsolidated(scope, claim.floor)

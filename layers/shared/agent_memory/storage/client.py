@@ -127,14 +127,23 @@ class DynamoDB:
 def query_pages(client: DynamoDB, request: dict[str, Any]) -> Iterator[dict[str, Any]]:
     """Every page of a Query, in order, until DynamoDB says there is no more (or the caller stops reading).
 
-    ``request`` is read again for each page, so a caller may change it between pages (e.g. its ``Limit``).
+    The first page is read at once (most of the service's Queries fit one page, which then needs no generator
+    to resume); ``request`` is read again for each later page, so a caller may change it between pages (e.g.
+    its ``Limit``).
     """
+    first: dict[str, Any] = client.query(**request)
+    if "LastEvaluatedKey" not in first:
+        return iter((first,))
+    return _pages_from(client, request, first)
+
+
+def _pages_from(client: DynamoDB, request: dict[str, Any], page: dict[str, Any]) -> Iterator[dict[str, Any]]:
     while True:
-        page: dict[str, Any] = client.query(**request)
         yield page
         if "LastEvaluatedKey" not in page:
             return
         request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        page = client.query(**request)
 
 
 def is_unavailable(error: ClientError) -> bool:

@@ -39,7 +39,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from botocore.exceptions import ClientError
 
@@ -82,6 +82,15 @@ class Claim:
     floor: str | None
     writes: int
     fence: str
+
+
+class MarkerNow(NamedTuple):
+    """What a worker reads of its scope's marker: ``writes``, the claim's token (``holder``), and the erase
+    fence (None while an erase runs or when the marker has none: erased, or written again since)."""
+
+    writes: int
+    holder: str | None
+    fence: str | None
 
 
 class ClaimRefused(Exception):
@@ -297,27 +306,16 @@ class DueScopes:
             {":fence": {"S": uuid.uuid4().hex}, **({":true": {"BOOL": True}} if running else {})},
         )
 
-    def fence(self, scope: Scope) -> str | None:
-        """The marker's erase fence now (a strongly consistent read), or None while an erase runs or when the
-        marker has none (erased, or written again since): a fold refused by a note's delete folds the rest
-        under this fence, having read them again after it."""
+    def read(self, scope: Scope) -> MarkerNow:
+        """The marker as it is now (a strongly consistent read)."""
         item = self._client.get_item(
             TableName=self._table,
             Key={"pk": {"S": scope.key}, "sk": {"S": DUE_SK}},
             ConsistentRead=True,
-            ProjectionExpression="fence, erasing",
+            ProjectionExpression="writes, folding, fence, erasing",
         ).get("Item", {})
-        return None if "erasing" in item else item.get("fence", {}).get("S")
-
-    def read_writes(self, scope: Scope) -> tuple[int, str | None]:
-        """The marker's ``writes`` and its current claim token (a strongly consistent read)."""
-        item = self._client.get_item(
-            TableName=self._table,
-            Key={"pk": {"S": scope.key}, "sk": {"S": DUE_SK}},
-            ConsistentRead=True,
-            ProjectionExpression="writes, folding",
-        ).get("Item", {})
-        return int(item.get("writes", {}).get("N", "0")), item.get("folding", {}).get("S")
+        fence = None if "erasing" in item else item.get("fence", {}).get("S")
+        return MarkerNow(int(item.get("writes", {}).get("N", "0")), item.get("folding", {}).get("S"), fence)
 
     def settle_item(
         self,

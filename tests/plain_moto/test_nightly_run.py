@@ -4,17 +4,17 @@ DynamoDB a chat backend's developers test with; on it every TransactWriteItems c
 item, so a fold's request pattern (how many transaction items, how many requests) is what decides whether it
 finishes within the timeouts.
 
-The sizes are kept to what runs in CI; ``PLAIN_MOTO_SCOPES`` raises the number of one-note scopes (120 is the
-service's stated target).
+``PLAIN_MOTO_SCOPES`` sets the number of one-note scopes (120 by default, the service's stated target).
 
-Groups are folded one at a time (``MEMORY_CONSOLIDATION_CONCURRENCY=1``), as the local stack's queue poller
-delivers them: plain moto is not thread-safe. Concurrent transactions there copy a table while another request
-changes it (answered 500), and a cancelled one restores its whole-table copy, undoing what other requests wrote
-meanwhile (seen as a pending-marks put refused by a record that no request left). DynamoDB has neither fault.
-The service already takes those 500s as ``StorageUnavailable`` and folds the group again within the run (three
-attempts), which cures neither: at the default concurrency (8) and 120 scopes, 39 groups of one run failed,
-most on 2 s read timeouts (eight transactions queue behind each other's whole-table copies) and some refused as
-``note_erased`` (a restored copy had undone another request's move of the scope's erase fence).
+Groups are folded one at a time, the default when ``AWS_ENDPOINT_URL_DYNAMODB`` is set (as the local stack's
+queue poller delivers them): plain moto is not thread-safe. Concurrent transactions there copy a table while
+another request changes it (answered 500), and a cancelled one restores its whole-table copy, undoing what other
+requests wrote meanwhile (seen as a pending-marks put refused by a record that no request left, a fence undone
+and the group refused as ``note_erased``, or a note's mark undone). DynamoDB has neither fault. A request that
+the client gives up on is such a concurrency too: botocore sends it again while the first attempt still runs in
+the server. So the consolidation waits up to 10 s for an answer (``bootstrap.CONSOLIDATION_READ_TIMEOUT_S``)
+where a chat turn waits 2 s. With 2 s, of four runs at 120 scopes, one undid a note's mark (the note counted as
+folded, left unmarked, so folded again the next night) and another refused a group as ``note_erased``.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from tests.conftest import write_note
 from tests.fakes import FakeChatModel
 from tests.integration.test_consolidation import PERSONAL, RUN_AT, consolidate, merge
 
-SCOPES = int(os.environ.get("PLAIN_MOTO_SCOPES", "40"))
+SCOPES = int(os.environ.get("PLAIN_MOTO_SCOPES", "120"))
 GROUP = 200  # the default MEMORY_CONSOLIDATION_MAX_NOTES: one whole group
 
 
@@ -71,7 +71,6 @@ def plain_moto(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
                 time.sleep(0.1)
         monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", endpoint)
         monkeypatch.setenv("MEMORY_CONSOLIDATION_MAX_GROUPS", "0")
-        monkeypatch.setenv("MEMORY_CONSOLIDATION_CONCURRENCY", "1")
         # The notes are written with a patient client: each remember is a three-item transaction, and on plain
         # moto it grows with the table (a retry sent while the first attempt still runs meets it there).
         monkeypatch.setenv("MEMORY_DYNAMODB_READ_TIMEOUT_S", "60")
