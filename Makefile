@@ -99,7 +99,7 @@ unit: $(BIN)/.installed ## The fast loop: the unit tests only, under 30 s, nothi
 integration: $(BIN)/.installed ## The storage loop: the moto-backed tests (tests/integration, tests/injection) on two workers; no browser, Java or sam build
 	$(BIN)/pytest -n 2 --dist loadgroup tests/integration tests/injection -q
 
-plain-moto: $(BIN)/.installed ## The night's consolidation against a plain moto server (no patches): a 200-note group, 120 scopes (PLAIN_MOTO_SCOPES), about 4 minutes
+plain-moto: $(BIN)/.installed ## A plain moto server (no patches): the night's 200-note group and 120 scopes (PLAIN_MOTO_SCOPES), every write path through a proxy that loses answers; about 7 minutes
 	$(BIN)/pytest tests/plain_moto -q
 
 fuzz: $(BIN)/.installed ## The isolation property test and the API's schema fuzzing (schemathesis), with many more examples

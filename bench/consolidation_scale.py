@@ -239,11 +239,16 @@ def planner_peak_bytes(due_notes: int, notes_each: int = 4) -> int:
 
 
 def measure(scopes: int = 2000, concurrency: int = 50, memory_sizes: tuple[int, int] = (10_000, 200_000)) -> dict:
-    fan_out = measure_fan_out(scopes, concurrency=concurrency)
-    # A first walk, not kept: botocore parses an operation's shapes on its first call and keeps them for the
-    # process, so without it the first size measured would carry that one-time load and the second not.
-    planner_peak_bytes(400)
-    peaks = {size: planner_peak_bytes(size) for size in memory_sizes}
+    from bench.runner import settings_environment
+
+    # The local queue's settings (fanout_setup.local_queue) are this section's only: the next sections fold
+    # in-process, as they always did.
+    with settings_environment(MEMORY_CONSOLIDATION_QUEUE_URL="", MEMORY_CONSOLIDATION_MAX_GROUPS="0"):
+        fan_out = measure_fan_out(scopes, concurrency=concurrency)
+        # A first walk, not kept: botocore parses an operation's shapes on its first call and keeps them for the
+        # process, so without it the first size measured would carry that one-time load and the second not.
+        planner_peak_bytes(400)
+        peaks = {size: planner_peak_bytes(size) for size in memory_sizes}
     return {"fan_out": fan_out, "planner_peak_bytes": peaks}
 
 

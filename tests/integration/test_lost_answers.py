@@ -15,6 +15,7 @@ import pytest
 
 from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
+from agent_memory.storage.client import make_dynamodb_client
 from local.template import load_handler
 from local.token import mint
 from tests.conftest import private, shared
@@ -128,6 +129,21 @@ def test_remembers_whose_answers_were_lost_are_numbered_and_counted_once(call, a
     assert _notes_today() == 5  # the counter equals the notes the table holds
 
 
+@pytest.mark.parametrize("lost", ["update_item", "transact_write_items"], ids=["position", "note"])
+def test_a_remember_whose_every_answer_was_lost_is_read_back_written_and_counted_once(call, aws, lost_answers, lost):
+    """botocore's retries spent on a write that was applied: the position is the counter's last take, the note is
+    found at its place by its write id; answered 201, counted once (the note's was given back, an under-count)."""
+    assert call("remember", {"context": private(), "arguments": {"text": "fact 0"}}).status == 201
+    lost_answers(lost, then_raise="InternalServerError")
+
+    answer = call("remember", {"context": private(), "arguments": {"text": "fact 1"}})
+
+    assert answer.status == 201, answer.body
+    assert answer.body["note"]["position"] == 2
+    assert notes(aws, PERSONAL) == ["fact 0", "fact 1"]
+    assert _notes_today() == 2
+
+
 def test_a_dashboard_delete_of_a_note_whose_answers_were_lost_gives_its_counts_back_once(call, aws, lost_answers):
     """The note's characters and its day's counts (the team's and its author's) come back once, though the
     delete's transaction and each give-back were applied and sent again: the give-backs carry the note's key."""
@@ -162,6 +178,28 @@ def test_a_flush_whose_claim_answer_was_lost_writes_its_note_and_says_written(
 
     assert first.body["status"] == "written", first.body  # not "duplicate" of its own claim, with no note
     assert again.body["status"] == "duplicate" and again.body["note"]["id"] == first.body["note"]["id"]
+    assert notes(aws, PERSONAL) == ["Summary."]
+
+
+def test_a_flush_whose_claim_outcome_stayed_unknown_gives_it_back_so_the_retry_writes(
+    call, aws, lost_answers, monkeypatch
+):
+    """The claim applied, every answer lost: the flush answers failed and gives the claim back, so the backend's
+    retry writes the note (it heard "duplicate" with no note, for the claim's lease, and the summary was lost)."""
+    lost_answers("put_item", then_raise="InternalServerError")
+    body = event_body("flush")
+    body["context"] = private()
+    summary = FakeChatModel(reply=lambda s, p: "Summary.")
+    monkeypatch.setattr(bootstrap.services().flush_service, "chat_model", lambda: summary)
+
+    first = call("flush", body)
+    bootstrap.provide(make_dynamodb_client=make_dynamodb_client)
+    bootstrap.reset()
+    monkeypatch.setattr(bootstrap.services().flush_service, "chat_model", lambda: summary)
+    again = call("flush", body)
+
+    assert first.body["status"] == "failed", first.body
+    assert again.body["status"] == "written", again.body
     assert notes(aws, PERSONAL) == ["Summary."]
 
 

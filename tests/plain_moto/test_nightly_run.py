@@ -20,68 +20,18 @@ folded, left unmarked, so folded again the next night) and another refused a gro
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from collections.abc import Iterator
 from datetime import timedelta
-from pathlib import Path
 
-import boto3
 import pytest
 
 from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
-from local.template import table_definitions
 from tests.conftest import write_note
 from tests.fakes import FakeChatModel
 from tests.integration.test_consolidation import PERSONAL, RUN_AT, consolidate, merge
 
 SCOPES = int(os.environ.get("PLAIN_MOTO_SCOPES", "120"))
 GROUP = 200  # the default MEMORY_CONSOLIDATION_MAX_NOTES: one whole group
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-@pytest.fixture
-def plain_moto(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
-    """A moto server in its own process (so no patch of this one reaches it), the template's tables on it."""
-    port = _free_port()
-    server = Path(sys.executable).with_name("moto_server")
-    process = subprocess.Popen(
-        [str(server), "-H", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    try:
-        endpoint = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                urllib.request.urlopen(f"{endpoint}/moto-api/", timeout=1)
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
-        monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", endpoint)
-        monkeypatch.setenv("MEMORY_CONSOLIDATION_MAX_GROUPS", "0")
-        # The notes are written with a patient client: each remember is a three-item transaction, and on plain
-        # moto it grows with the table (a retry sent while the first attempt still runs meets it there).
-        monkeypatch.setenv("MEMORY_DYNAMODB_READ_TIMEOUT_S", "60")
-        client = boto3.client("dynamodb")
-        for definition in table_definitions().values():
-            client.create_table(**definition)
-        bootstrap.reset()
-        yield client
-    finally:
-        process.kill()
-        process.wait(timeout=10)
 
 
 def _fold_with_default_timeouts(monkeypatch: pytest.MonkeyPatch) -> dict:

@@ -66,7 +66,12 @@ class EmbeddingUnavailable(MemoryServiceError, status=503, code="embedding_unava
 
 
 class StorageUnavailable(MemoryServiceError, status=503, code="storage_unavailable"):
-    """DynamoDB refused or failed after the client's retries; nothing was written."""
+    """DynamoDB refused or failed after the client's retries: a write's outcome is unknown (it may have been
+    applied with its every answer lost)."""
+
+
+class NothingWritten(StorageUnavailable, status=503, code="storage_unavailable"):
+    """A transaction cancelled for conflicts every time it was sent: known not to be applied."""
 
 
 class NotesQuotaExceeded(MemoryServiceError, status=429, code="quota_exceeded"):

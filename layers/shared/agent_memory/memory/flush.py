@@ -74,8 +74,11 @@ class FlushService:
         token = uuid.uuid4().hex
         try:
             existing = self.flushes.claim(scope, compaction_id, token=token, now_epoch=int(time.time()))
-        except Exception as error:  # noqa: BLE001 - a flush never raises; nothing was written
+        except Exception as error:  # noqa: BLE001 - a flush never raises
             logger.exception("flush claim failed")
+            # Its outcome is unknown: a claim applied with every answer lost would hold the event for the lease,
+            # and the backend's retry would hear "duplicate" with no note. So it is given back, if it is there.
+            self._release(scope, compaction_id, token)
             return self._answer("failed", reason=f"storage: {type(error).__name__}")
         if existing is not None:
             return self._duplicate(scope, existing)

@@ -43,7 +43,7 @@ from typing import Any, NamedTuple
 
 from botocore.exceptions import ClientError
 
-from agent_memory.basics.errors import StorageUnavailable
+from agent_memory.basics.errors import NothingWritten
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import (
     DynamoDB,
@@ -214,7 +214,7 @@ def write_with_marker(
             if not moved and ("TransactionConflict" not in codes or "ConditionalCheckFailed" in codes):
                 raise
             if attempt == _CONFLICT_ATTEMPTS - 1:
-                raise StorageUnavailable("memory storage is busy; nothing was written, try again") from None
+                raise NothingWritten("memory storage is busy; nothing was written, try again") from None
             if not moved:
                 time.sleep(random.uniform(0.005, 0.02) * 2**attempt)  # noqa: S311 - jitter, not security
 

@@ -7,9 +7,10 @@ from typing import Any, NamedTuple
 
 from botocore.exceptions import ClientError
 
+from agent_memory.basics.errors import StorageUnavailable
 from agent_memory.domain.notes import Note, Origin
 from agent_memory.domain.scope import Scope
-from agent_memory.storage.client import cancellation_codes, condition_failed
+from agent_memory.storage.client import DynamoDB, cancellation_codes, condition_failed
 from agent_memory.storage.keys import note_sk, parse_note_sk
 
 
@@ -96,4 +97,16 @@ def holder_write_id(error: ClientError) -> str | None:
         reasons = error.response.get("CancellationReasons") or [{}]
         item = reasons[0].get("Item") or {}
     write_id: str | None = item.get("write_id", {}).get("S")
+    return write_id
+
+
+def write_id_at(client: DynamoDB, table: str, scope: Scope, note: Note) -> str | None:
+    """The ``write_id`` of the note at ``note``'s position (``""`` when none is there), read consistently, after a
+    write whose every answer was lost; None when this read fails too (the write's outcome stays unknown)."""
+    key = {"pk": {"S": scope.key}, "sk": {"S": note_sk(note.day, note.position)}}
+    try:
+        item = client.get_item(TableName=table, Key=key, ConsistentRead=True, ProjectionExpression="write_id")
+    except StorageUnavailable:
+        return None
+    write_id: str = item.get("Item", {}).get("write_id", {}).get("S", "")
     return write_id

@@ -12,7 +12,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from agent_memory.basics.clock import iso
-from agent_memory.basics.errors import StorageUnavailable
+from agent_memory.basics.errors import NothingWritten, StorageUnavailable
 from agent_memory.domain.notes import Note, Origin
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import DynamoDB, cancellation_codes, condition_failed, query_pages, request_token
@@ -26,6 +26,7 @@ from agent_memory.storage.note_items import (
     note_from_item,
     note_item,
     position_taken,
+    write_id_at,
 )
 from agent_memory.storage.usage_store import Quota, UsageStore, member_counter, notes_quota_error
 
@@ -86,15 +87,12 @@ class NoteStore:
         The counter's atomic ADD makes positions unique. The note's put is still conditional, and on a
         collision (a counter restored from an older backup, or an emulator without atomic updates) the
         note takes the next position instead: a gap is possible, a duplicate or an overwrite never.
-        The note carries this call's ``write_id``: when the client retries a put whose answer was lost
-        (a timeout after DynamoDB wrote it), the condition fails on the note this very call wrote, and
-        that is a success, not a collision (taking the next position would write the note twice).
-        ``vector``: the note's stored vector as ``vector_of`` gave it; by default the store computes it.
-        ``completing``: one more item of the transaction, built from the note (the flush's claim).
-
-        ``created`` (UTC) gives the note its day and its ``created_at``. The scope's due marker
-        (``storage.due_scopes.MarkerWrite``) is the transaction's last item: no note without its marker.
-        """
+        The note carries this call's ``write_id``: when the client retries a put whose answer was lost, the
+        condition fails on the note this very call wrote, a success, not a collision; when every answer was
+        lost, the note's place is read to tell. ``vector``: the note's stored vector as ``vector_of`` gave
+        it; by default the store computes it. ``completing``: one more item of the transaction, built from the
+        note (the flush's claim). ``created`` (UTC) gives the note its day and its ``created_at``. The scope's
+        due marker (``storage.due_scopes.MarkerWrite``) is the transaction's last item."""
         usage = self.usage.change_item(scope, len(text))  # the characters quota, in the note's own transaction
         day, created_at = created.date().isoformat(), iso(created)
         write_id = uuid.uuid4().hex
@@ -121,9 +119,13 @@ class NoteStore:
             items = [{"Put": put}, usage, *([completing(note)] if completing is not None else []), marker.item]
             try:
                 write_with_marker(self._client, items, marker, write_id=write_id)
-            except StorageUnavailable:  # cancelled for conflicts every time: nothing was written
+            except NothingWritten:  # cancelled for conflicts every time
                 self.usage.give_back_position(scope, day, note.position, member)
                 raise
+            except StorageUnavailable:  # every answer lost: its place is read to tell
+                if write_id_at(self._client, self._table, scope, note) == write_id:
+                    return note  # written, and counted with it: only its answers were lost
+                raise  # not there yet, but an attempt may still land: the count stays (over, never under)
             except ClientError as error:
                 if not position_taken(error):
                     if cancellation_codes(error):  # a cancelled transaction (its reasons, item by item) wrote nothing
@@ -179,6 +181,10 @@ class NoteStore:
             request["ExpressionAttributeValues"].update(values)
         try:
             counter = self._client.update_item(**request)
+        except StorageUnavailable:  # every answer lost: the counter's last take says whether it applied
+            if (taken := self.usage.own_take(scope, day, take_id)) is None:
+                raise
+            return taken
         except ClientError as error:
             if not condition_failed(error):
                 raise

@@ -22,7 +22,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from agent_memory.basics.errors import NotesQuotaExceeded, StorageQuotaExceeded
+from agent_memory.basics.errors import NotesQuotaExceeded, StorageQuotaExceeded, StorageUnavailable
 from agent_memory.basics.observability import logger
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import DynamoDB, condition_failed
@@ -118,6 +118,16 @@ class UsageStore:
         )
         item: dict[str, Any] = answer.get("Item") or {}
         return item
+
+    def own_take(self, scope: Scope, day: str, take_id: str) -> int | None:
+        """After a position take whose every answer was lost: the position it took, if the day's counter holds it
+        as its last take; None if it did not apply, another writer took one since, or this read fails too (then
+        the note is not written and may still count: over, never under)."""
+        try:
+            item = self.day_item(scope, day)
+        except StorageUnavailable:
+            return None
+        return int(item["next_position"]["N"]) if item.get("last_take", {}).get("S") == take_id else None
 
     def day_condition(self, member: str | None) -> tuple[str, dict[str, Any]] | None:
         """The daily quotas as the condition of the ``ADD`` that takes a note's position: the day's live notes

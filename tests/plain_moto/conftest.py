@@ -1,0 +1,60 @@
+"""A plain moto server for this tier: ``moto_server`` as a subprocess, none of local/moto_fast.py's patches."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import boto3
+import pytest
+
+from agent_memory import bootstrap
+from local.template import table_definitions
+from tests.conftest import _free_port
+
+
+@contextmanager
+def moto_server() -> Iterator[str]:
+    """A moto server in its own process (so no patch of this one reaches it), the template's tables on it:
+    its endpoint."""
+    port = _free_port()
+    server = Path(sys.executable).with_name("moto_server")
+    process = subprocess.Popen(
+        [str(server), "-H", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        endpoint = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(f"{endpoint}/moto-api/", timeout=1)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        client = boto3.client("dynamodb", endpoint_url=endpoint)
+        for definition in table_definitions().values():
+            client.create_table(**definition)
+        yield endpoint
+    finally:
+        process.kill()
+        process.wait(timeout=10)
+
+
+@pytest.fixture
+def plain_moto(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
+    """The service pointed at a plain moto server; yields a client of that server."""
+    with moto_server() as endpoint:
+        monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", endpoint)
+        monkeypatch.setenv("MEMORY_CONSOLIDATION_MAX_GROUPS", "0")
+        # The notes are written with a patient client: each remember is a three-item transaction, and on plain
+        # moto it grows with the table (a retry sent while the first attempt still runs meets it there).
+        monkeypatch.setenv("MEMORY_DYNAMODB_READ_TIMEOUT_S", "60")
+        bootstrap.reset()
+        yield boto3.client("dynamodb", endpoint_url=endpoint)
