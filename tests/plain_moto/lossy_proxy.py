@@ -10,6 +10,9 @@ meets the first attempt's success (``lost``, ``held``) or nothing (``cut``). Rea
 
 HTTP/1.1 framing only as far as botocore and moto's server use it: a request and its answer each carry
 ``Content-Length`` (an answer without one is read until the server closes); one upstream connection per request.
+Requests reach the server one at a time, each answered before the next is forwarded, as DynamoDB applies
+the writes to an item in order: plain moto is not thread-safe (a retry that overlapped its first attempt there
+was cancelled and restored its copy of the table over that attempt's note, a fault DynamoDB does not have).
 """
 
 from __future__ import annotations
@@ -63,6 +66,7 @@ class LossyProxy:
         self._rate = rate
         self._hold_s = hold_s
         self._lock = threading.Lock()
+        self._serial = threading.Lock()  # one request in the server at a time
         self.faults: Counter[tuple[str, str]] = Counter()
         self.writes: Counter[str] = Counter()
         self.enabled = True
@@ -106,7 +110,7 @@ class LossyProxy:
             return fault
 
     def _forward(self, request: bytes) -> bytes:
-        with socket.create_connection(self._upstream, timeout=60) as upstream:
+        with self._serial, socket.create_connection(self._upstream, timeout=60) as upstream:
             upstream.sendall(request)
             with upstream.makefile("rb") as stream:
                 answer = _read_message(stream, to_close=True)

@@ -101,7 +101,7 @@ def _check_versions(client: Any, scope: Scope, acked: list[str], unacked: list[s
 def test_every_write_path_through_a_proxy_that_loses_answers(lossy: tuple[Any, LossyProxy]) -> None:
     client, proxy = lossy
     call = make_caller(load_handler, LambdaContext())
-    outcomes: Counter[tuple[str, int]] = Counter()
+    outcomes: Counter[tuple[str, int | str]] = Counter()
 
     # remember: a personal scope, and a team scope written by two members
     notes: dict[Scope, tuple[dict[str, str], list[str]]] = {PERSONAL: ({}, []), TEAM: ({}, [])}
