@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from local.moto_fast import embedded_moto, fast_moto
+from local.moto_fast import embedded_moto, fast_moto, plain_item_answers
 from local.template import table_definitions
 
 TABLE = "MemoryTable"
@@ -311,3 +311,65 @@ def test_a_transaction_copies_only_the_items_it_names_and_moto_keeps_no_copy(aws
         assert len(Item.instances_tracked) == kept_before  # moto's dashboard list: nothing of these writes
     assert [type(value).__name__ for value in copied] == ["Item"]  # the document the update changes, once
     assert stored == 6 * 14 + 3 + 100
+
+
+_EVERY_TYPE = {
+    "pk": {"S": "user#types"},
+    "sk": {"S": "note#2026-11-20#000000001"},
+    "text": {"S": 'ünïcode & <tags> "quoted"'},
+    "position": {"N": "12.50"},
+    "vec": {"B": bytes(range(256))},
+    "tags": {"SS": ["a", "b"]},
+    "sizes": {"NS": ["1", "2.5"]},
+    "blobs": {"BS": [b"\x00\x01", b"\xff"]},
+    "nested": {"M": {"list": {"L": [{"S": "x"}, {"N": "3"}, {"NULL": True}, {"BOOL": False}, {"B": b"\x10"}]}}},
+    "gone": {"NULL": True},
+    "done": {"BOOL": True},
+}
+_KEY = {"pk": _EVERY_TYPE["pk"], "sk": _EVERY_TYPE["sk"]}
+
+
+def _answers(aws: Any) -> list[Any]:
+    """Every kind of answer that holds items, each as botocore parses it (its metadata left out)."""
+    update = {
+        "TableName": TABLE,
+        "Key": _KEY,
+        "UpdateExpression": "ADD #n :one",
+        "ExpressionAttributeNames": {"#n": "n"},
+    }
+    calls: list[Callable[[], Any]] = [
+        lambda: aws.put_item(TableName=TABLE, Item=_EVERY_TYPE, ReturnValues="ALL_OLD"),
+        lambda: aws.put_item(TableName=TABLE, Item=_EVERY_TYPE, ReturnValues="ALL_OLD"),
+        lambda: aws.get_item(TableName=TABLE, Key=_KEY, ConsistentRead=True),
+        lambda: aws.get_item(TableName=TABLE, Key={**_KEY, "sk": {"S": "absent"}}),
+        lambda: aws.get_item(TableName=TABLE, Key=_KEY, ProjectionExpression="vec, nested.list[4], tags"),
+        lambda: aws.query(**_partition("user#u-1", Limit=3)),
+        lambda: aws.query(**QUERIES["a partition not stored"]),
+        lambda: aws.query(**QUERIES["a count"]),
+        lambda: aws.query(**QUERIES["the index's markers, paged"], ReturnConsumedCapacity="TOTAL"),
+        lambda: aws.scan(TableName=TABLE, Limit=4),
+        *(
+            lambda values=values: aws.update_item(
+                **update, ExpressionAttributeValues={":one": {"N": "1"}}, ReturnValues=values
+            )
+            for values in ("NONE", "ALL_NEW", "ALL_OLD", "UPDATED_NEW", "UPDATED_OLD")
+        ),
+        lambda: aws.batch_get_item(RequestItems={TABLE: {"Keys": [_KEY]}}),
+        lambda: aws.transact_get_items(TransactItems=[{"Get": {"TableName": TABLE, "Key": _KEY}}]),
+        lambda: aws.delete_item(TableName=TABLE, Key=_KEY, ReturnValues="ALL_OLD"),
+    ]
+    answers = []
+    for call in calls:
+        answer = call()
+        answer.pop("ResponseMetadata")
+        answers.append(answer)
+    return answers
+
+
+def test_answers_holding_items_are_written_as_moto_writes_them(aws):
+    _seed(aws)
+    moto_own = _answers(aws)
+    with fast_moto(), plain_item_answers():
+        answers = _answers(aws)
+    assert answers == moto_own
+    assert moto_own[2]["Item"]["vec"]["B"] == bytes(range(256)) and moto_own[5]["LastEvaluatedKey"]

@@ -14,9 +14,11 @@ import pytest
 from botocore.exceptions import ClientError
 
 from agent_memory import bootstrap
+from agent_memory.basics.errors import StorageUnavailable
 from agent_memory.domain.document import Author
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import make_dynamodb_client
+from agent_memory.storage.consolidation_store import ConsolidationStore
 from agent_memory.storage.document_store import DocumentStore
 from agent_memory.storage.due_scopes import DueScopes
 from agent_memory.storage.keys import run_sk
@@ -132,8 +134,8 @@ def test_a_run_whose_writes_lose_answers_counts_each_group_and_note_once(aws, se
     run = consolidate()
 
     marked = _marked(aws)
-    # A group whose storage kept failing after its version was saved is counted failed; its pending record lists
-    # its notes, for the next worker on the scope to finish marking (their count is that worker's).
+    # A group whose storage kept failing after its version was saved, settling included, is counted failed; its
+    # pending record lists its notes, for the next worker on the scope to finish marking (counted in no run).
     unfinished = {pending.scope.key for pending in bootstrap.services().consolidator.store.pending_marks()}
     assert sum(client.lost for client in clients) >= 5
     assert run["status"] == "finished" and run["groups_planned"] == len(SCOPES)
@@ -203,8 +205,6 @@ def _pending(aws: Any, scope: Scope) -> list[str]:
 def test_a_fold_that_changes_nothing_killed_between_its_marks_leaves_its_pending_record(aws, monkeypatch):
     """The worker dies after marking one of its notes: its pending record lists all three, so the next run marks
     the others before reading anything, and no version is saved by either."""
-    from agent_memory.storage.consolidation_store import ConsolidationStore
-
     scope = SCOPES[0]
     for n in range(3):
         write_note(scope, RUN_AT - timedelta(days=9, minutes=n), f"fact {n} of {scope.key}")
@@ -252,3 +252,30 @@ def test_a_fold_that_changes_nothing_whose_answers_were_lost_counts_its_notes_on
     assert _pending(aws, scope) == []
     assert DocumentStore(aws, "MemoryTable").current(scope, consistent=True).version == 1
     assert bootstrap.services().consolidator.store.runs(1)[0]["folds"]["unchanged"] == 1
+
+
+def test_a_group_whose_storage_failed_after_its_save_is_counted_folded_when_storage_answers(aws, monkeypatch):
+    """Its version saved, each of its attempts' marks refused by storage: once storage answers again the group is
+    finished and counted folded with its notes, not failed with its notes marked and counted in no run."""
+    scope = SCOPES[0]
+    for n in range(3):
+        write_note(scope, RUN_AT - timedelta(days=9, minutes=n), f"fact {n} of {scope.key}")
+    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: FakeChatModel(reply=merge))
+    monkeypatch.setattr("time.sleep", lambda _s: None)
+    real, refused = ConsolidationStore.mark_consolidated, []
+
+    def _refused_thrice(self: ConsolidationStore, scope: Scope, note_sk: str) -> None:
+        if len(refused) < 3:  # the first mark of each of the group's three attempts
+            refused.append(note_sk)
+            raise StorageUnavailable("memory storage is unavailable")
+        real(self, scope, note_sk)
+
+    monkeypatch.setattr(ConsolidationStore, "mark_consolidated", _refused_thrice)
+
+    run = consolidate()
+
+    assert len(refused) == 3
+    assert (run["groups_done"], run["groups_failed"], run["notes_consolidated"]) == (1, 0, 3)
+    assert all(item["consolidated"] == {"BOOL": True} for item in notes_of(aws, scope))
+    assert _pending(aws, scope) == []
+    assert DocumentStore(aws, "MemoryTable").current(scope, consistent=True).version == 1

@@ -70,16 +70,7 @@ _STORAGE_ATTEMPTS = 3
 
 def result(record: dict[str, Any]) -> dict[str, Any]:
     """What ``ConsolidateFunction`` returns (docs/api.md §4 and §6): the counts so far and the status."""
-    keys = (
-        "run_id",
-        "status",
-        "groups_planned",
-        "groups_done",
-        "groups_failed",
-        "notes_consolidated",
-        "notes_remaining",
-    )
-    return {key: record[key] for key in keys}
+    return {key: record[key] for key in ("run_id", "status", *COUNTS)}
 
 
 @dataclass
@@ -218,6 +209,8 @@ class Consolidator:
             if not final:
                 self.index.release(scope, claim)
                 raise
+            if isinstance(error, StorageUnavailable) and self._settle_saved(scope, claim, message, seen):
+                return "folded"
             if isinstance(error, GroupFailed):
                 seen["input"] += error.tokens[0]
                 seen["output"] += error.tokens[1]
@@ -296,7 +289,7 @@ class Consolidator:
         pending = self.store.pending(scope)
         if pending is None:
             return 0
-        for note_sk in pending.note_sks:
+        for note_sk in self.store.unmarked(scope, pending.note_sks):
             self.store.mark_consolidated(scope, note_sk)
         if pending.token == token:
             return len(pending.note_sks)
@@ -337,6 +330,20 @@ class Consolidator:
             if self._count(message.run, counted):
                 return
         raise StorageUnavailable("the scope's due marker kept changing; the message will be delivered again")
+
+    def _settle_saved(self, scope: Scope, claim: Claim, message: GroupMessage, seen: dict[str, int]) -> bool:
+        """After storage failed a group throughout its attempts: if its version was saved (its pending record holds
+        this claim), its notes are in the document, so it is finished and counted folded, not failed, once storage
+        answers again. False if it was not saved, or storage still fails (then it is counted failed, and the next
+        claim on the scope finishes its marks, counted in no run)."""
+        try:
+            folded = self._finish_pending(scope, claim.token)
+            if folded:
+                cost = ((seen["input"], seen["output"]), None)
+                self._settle(scope, claim, message, (folded, max(seen["due"] - folded, 0)), cost)
+        except StorageUnavailable:
+            return False
+        return folded > 0
 
     def _count_failure(
         self, scope: Scope, claim: Claim, message: GroupMessage, reason: str, seen: dict[str, int]

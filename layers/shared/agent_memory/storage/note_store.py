@@ -19,6 +19,7 @@ from agent_memory.storage.client import DynamoDB, cancellation_codes, condition_
 from agent_memory.storage.due_scopes import MarkerWrite, fence_move, write_with_marker
 from agent_memory.storage.flush_store import completion_update
 from agent_memory.storage.keys import NOTE_PREFIX, day_sk, note_sk, notes_of_days
+from agent_memory.storage.note_fence import settle_lost_note, unless_abandoned
 from agent_memory.storage.note_items import (
     KeyedNote,
     NoteText,
@@ -26,7 +27,6 @@ from agent_memory.storage.note_items import (
     note_from_item,
     note_item,
     position_taken,
-    write_id_at,
 )
 from agent_memory.storage.usage_store import Quota, UsageStore, member_counter, notes_quota_error
 
@@ -89,7 +89,7 @@ class NoteStore:
         note takes the next position instead: a gap is possible, a duplicate or an overwrite never.
         The note carries this call's ``write_id``: when the client retries a put whose answer was lost, the
         condition fails on the note this very call wrote, a success, not a collision; when every answer was
-        lost, the note's place is read to tell. ``vector``: the note's stored vector as ``vector_of`` gave
+        lost, ``storage.note_fence`` settles it. ``vector``: the note's stored vector as ``vector_of`` gave
         it; by default the store computes it. ``completing``: one more item of the transaction, built from the
         note (the flush's claim). ``created`` (UTC) gives the note its day and its ``created_at``. The scope's
         due marker (``storage.due_scopes.MarkerWrite``) is the transaction's last item."""
@@ -102,30 +102,25 @@ class NoteStore:
         marker = MarkerWrite(self._table, scope, created_at=created_at, day=day)
         member = origin.user_id if scope.kind == "team" else None  # a team's day is shared: each member's share
         for attempt in range(_POSITION_ATTEMPTS):
-            note = Note(
-                day=day,
-                position=self._next_position(scope, day, created, f"{write_id}.{attempt}", member),
-                text=text,
-                created_at=created_at,
-                source=source,
-                origin=origin,
-            )
+            position = self._next_position(scope, day, created, f"{write_id}.{attempt}", member)
+            note = Note(day=day, position=position, text=text, created_at=created_at, source=source, origin=origin)
             put = {
                 "TableName": self._table,
                 "Item": {**note_item(scope, note), **extra},
                 "ConditionExpression": "attribute_not_exists(sk)",
                 "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
             }
-            items = [{"Put": put}, usage, *([completing(note)] if completing is not None else []), marker.item]
+            completes = [completing(note)] if completing is not None else []
+            items = [{"Put": put}, unless_abandoned(usage, note), *completes, marker.item]
             try:
                 write_with_marker(self._client, items, marker, write_id=write_id)
             except NothingWritten:  # cancelled for conflicts every time
                 self.usage.give_back_position(scope, day, note.position, member)
                 raise
-            except StorageUnavailable:  # every answer lost: its place is read to tell
-                if write_id_at(self._client, self._table, scope, note) == write_id:
+            except StorageUnavailable:  # every answer lost: found at its place, or its place abandoned
+                if settle_lost_note(self._client, self._table, scope, note, write_id=write_id, member=member):
                     return note  # written, and counted with it: only its answers were lost
-                raise  # not there yet, but an attempt may still land: the count stays (over, never under)
+                raise
             except ClientError as error:
                 if not position_taken(error):
                     if cancellation_codes(error):  # a cancelled transaction (its reasons, item by item) wrote nothing
