@@ -4,14 +4,19 @@ and an attempt of the transaction that lands late is refused rather than written
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
 
 from agent_memory import bootstrap
+from agent_memory.domain.notes import Origin
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import make_dynamodb_client
+from agent_memory.storage.note_store import NoteStore
+from agent_memory.storage.scope_items import ScopeItems
 from local.token import mint
 from tests.conftest import private, shared
 from tests.integration.test_faults import items, notes
@@ -26,14 +31,17 @@ def _dashboard_secret(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MEMORY_LOCAL_JWT_SECRET", "local-dev-secret")
 
 
+Step = str | Callable[[Any, dict[str, Any]], None]
+
+
 class ScriptedTransactions:
     """The real client, except that its transactions follow a script per kind (``note``: a note's put; ``fence``:
     the settling transaction): ``cut``, never applied and every answer lost (the request dropped before it
-    reached DynamoDB, on each of botocore's attempts); ``lost``, applied and every answer lost; ``day-erased``,
-    the day's item deleted first (an erase meanwhile); ``ok``, as is. A cut note transaction is kept, to be
-    sent late."""
+    reached DynamoDB, on each of botocore's attempts); ``lost``, applied and every answer lost; ``ok``, as is;
+    or a function of the real client and the request, run first (another caller's writes meanwhile), then as
+    is. A cut note transaction is kept, to be sent late."""
 
-    def __init__(self, real: Any, script: dict[str, list[str]]) -> None:
+    def __init__(self, real: Any, script: dict[str, list[Step]]) -> None:
         self._real, self._script = real, script
         self.cut: list[dict[str, Any]] = []
 
@@ -43,11 +51,9 @@ class ScriptedTransactions:
     def transact_write_items(self, **request: Any) -> Any:
         first = request["TransactItems"][0]
         kind = "fence" if "ConditionCheck" in first else "note" if "Put" in first else "other"
-        step = self._script.get(kind, []).pop(0) if self._script.get(kind) else "ok"
-        if step == "day-erased":  # an erase of the scope removed the day's item meanwhile
-            key = request["TransactItems"][2]["Update"]["Key"]
-            self._real.delete_item(TableName=request["TransactItems"][2]["Update"]["TableName"], Key=key)
-            return self._real.transact_write_items(**request)
+        step = self._script[kind].pop(0) if self._script.get(kind) else "ok"
+        if callable(step):
+            step(self._real, request)
         if step == "cut":
             self.cut.append(request)
         elif step == "lost":
@@ -57,11 +63,38 @@ class ScriptedTransactions:
         raise ClientError({"Error": {"Code": "InternalServerError", "Message": "injected"}}, "TransactWriteItems")
 
 
+def _place(request: dict[str, Any]) -> tuple[str, int]:
+    """The day and position of the note a settling transaction is about."""
+    _, day, position = request["TransactItems"][0]["ConditionCheck"]["Key"]["sk"]["S"].split("#")
+    return day, int(position)
+
+
+def _erase_day(real: Any, request: dict[str, Any]) -> None:
+    """An erase of the scope meanwhile, stopped after the day's item (it deletes in key order, usage last)."""
+    real.delete_item(TableName="MemoryTable", Key={"pk": {"S": PERSONAL.key}, "sk": {"S": f"day#{_place(request)[0]}"}})
+
+
+def _delete_note(real: Any, request: dict[str, Any]) -> None:
+    """A dashboard delete of the note, written with its answers lost, before its settling transaction."""
+    NoteStore(real, "MemoryTable").delete(PERSONAL, *_place(request))
+
+
+def _erase_then_write(real: Any, request: dict[str, Any]) -> None:
+    """The scope erased, then a new note written, before the lost note's settling transaction."""
+    held = real.query(
+        TableName="MemoryTable", KeyConditionExpression="pk = :p", ExpressionAttributeValues={":p": {"S": PERSONAL.key}}
+    )["Items"]
+    ScopeItems(real, "MemoryTable").delete(PERSONAL, [item["sk"]["S"] for item in held])
+    origin = Origin(user_id="u-1", thread_id="t-new")
+    created = datetime.fromisoformat(f"{_place(request)[0]}T12:00:00+00:00")  # the lost note's day
+    NoteStore(real, "MemoryTable").append(PERSONAL, created=created, text="new", source="tool", origin=origin)
+
+
 @pytest.fixture
 def scripted(aws) -> Any:
     made: list[ScriptedTransactions] = []
 
-    def _inject(**script: list[str]) -> list[ScriptedTransactions]:
+    def _inject(**script: list[Step]) -> list[ScriptedTransactions]:
         def _scripted(*a: Any, **k: Any) -> ScriptedTransactions:
             made.append(ScriptedTransactions(make_dynamodb_client(*a, **k), script))
             return made[-1]
@@ -143,11 +176,52 @@ def test_a_team_note_never_written_gives_back_the_members_share_too(call, aws, s
     assert _usage(TEAM)["notes_today"] == 1
 
 
-def test_a_fence_after_an_erase_of_the_day_counts_nothing_below_zero(call, aws, scripted):
-    scripted(note=["cut"], fence=["day-erased"])
+def test_a_fence_after_an_erase_of_the_day_gives_nothing_back_and_still_refuses_the_late_note(call, aws, scripted):
+    clients = scripted(note=["cut"], fence=[_erase_day])
 
     answer = _remember(call, "fact", private())
 
     assert answer.status == 503, answer.body
     assert [item["sk"]["S"] for item in items(aws, PERSONAL) if item["sk"]["S"].startswith(("day#", "note#"))] == []
+    (late,) = [request for client in clients for request in client.cut]
+    with pytest.raises(ClientError):
+        aws.transact_write_items(**late)
+    assert notes(aws, PERSONAL) == []
     assert _usage(PERSONAL)["notes_today"] == 0
+
+
+def test_a_note_written_then_deleted_before_its_fence_is_given_back_once(call, aws, scripted):
+    for n in range(2):
+        assert _remember(call, f"fact {n}", private()).status == 201
+    scripted(note=["lost"], fence=[_delete_note])
+
+    _remember(call, "fact 2", private())
+
+    assert notes(aws, PERSONAL) == ["fact 0", "fact 1"]
+    assert _usage(PERSONAL)["notes_today"] == 2
+
+
+def test_a_fence_after_an_erase_and_a_new_note_gives_back_nothing_of_the_new_day(call, aws, scripted):
+    for n in range(2):
+        assert _remember(call, f"fact {n}", private()).status == 201
+    scripted(note=["cut"], fence=[_erase_then_write])
+
+    assert _remember(call, "fact 2", private()).status == 503
+
+    assert notes(aws, PERSONAL) == ["new"]
+    assert _usage(PERSONAL)["notes_today"] == 1
+
+
+def test_a_position_given_out_again_after_its_place_was_abandoned_is_skipped_not_refused(call, aws, scripted):
+    """An erase stopped after the day's item (its usage item, listing the abandoned place, still there): the day
+    restarts at position 1, which is abandoned; the note takes position 2, not a quota refusal."""
+    scripted(note=["cut"], fence=[])
+    assert _remember(call, "fact 0", private()).status == 503
+    (day,) = [item["sk"] for item in items(aws, PERSONAL) if item["sk"]["S"].startswith("day#")]
+    aws.delete_item(TableName="MemoryTable", Key={"pk": {"S": PERSONAL.key}, "sk": day})
+
+    answer = _remember(call, "fact 1", private())
+
+    assert answer.status == 201, answer.body
+    assert answer.body["note"]["position"] == 2
+    assert _usage(PERSONAL)["notes_today"] == 1

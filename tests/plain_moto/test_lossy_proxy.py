@@ -193,13 +193,19 @@ def test_every_write_path_through_a_proxy_that_loses_answers(lossy: tuple[Any, L
     assert recorded <= len(injections) <= 20 and len({item["sk"]["S"] for item in injections}) == len(injections)
 
     listed = bootstrap.services().consolidator.store.runs(1)[0]
+    failed_scopes = {failure["scope"] for failure in listed["failures"]}
     marked = {
         scope.key: sum(item["consolidated"] == {"BOOL": True} for item in _notes(client, scope))
         for scope in (PERSONAL, TEAM)
     }
     assert run["status"] == "finished" and run["groups_done"] + run["groups_failed"] == run["groups_planned"] == 2
-    # a group whose storage failed after its save is counted folded, with its notes, once storage answers again
-    assert run["notes_consolidated"] == sum(marked.values()), listed
+    # a group whose storage failed after its save is counted folded, with its notes, once storage answers again;
+    # if it still fails when settled (one write in 64 lost for good here, a mark per note), the group is counted
+    # failed and its pending record stays for the next run to finish
+    assert run["notes_consolidated"] == sum(n for key, n in marked.items() if key not in failed_scopes), listed
+    for scope in (PERSONAL, TEAM):
+        pending = bootstrap.services().consolidator.store.pending(scope)
+        assert pending is None or scope.key in failed_scopes
     for scope in (PERSONAL, TEAM):
         documents = "\n".join(item["content"]["S"] for item in _versions(client, scope))
         unfolded = [

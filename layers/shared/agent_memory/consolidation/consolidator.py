@@ -341,7 +341,8 @@ class Consolidator:
             if folded:
                 cost = ((seen["input"], seen["output"]), None)
                 self._settle(scope, claim, message, (folded, max(seen["due"] - folded, 0)), cost)
-        except StorageUnavailable:
+        except Exception:  # noqa: BLE001 - storage still failing (or refusing): the group is counted failed instead
+            logger.warning("could not settle a group saved before its failure", extra={"scope": scope.key})
             return False
         return folded > 0
 

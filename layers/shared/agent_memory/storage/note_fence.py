@@ -23,7 +23,7 @@ from agent_memory.basics.errors import StorageUnavailable
 from agent_memory.basics.observability import logger
 from agent_memory.domain.notes import Note
 from agent_memory.domain.scope import Scope
-from agent_memory.storage.client import DynamoDB, cancellation_codes, request_token
+from agent_memory.storage.client import DynamoDB, cancellation_codes, error_code, request_token
 from agent_memory.storage.keys import USAGE_SK, day_sk, note_sk
 from agent_memory.storage.note_items import holder_write_id, write_id_at
 from agent_memory.storage.usage_store import member_counter
@@ -44,20 +44,35 @@ def unless_abandoned(usage: dict[str, Any], note: Note) -> dict[str, Any]:
                 **update["ExpressionAttributeValues"],
                 ":place": {"S": note_sk(note.day, note.position)},
             },
+            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
         }
     }
+
+
+def place_abandoned(error: ClientError, note: Note) -> bool:
+    """Whether the note's transaction was refused because its place is abandoned (a position that a day restarted
+    by an erase, not yet finished, gives out again): not a quota refusal; the note takes the next position."""
+    reasons = error.response.get("CancellationReasons") or []
+    if len(reasons) < 2 or reasons[1].get("Code") != "ConditionalCheckFailed":
+        return False
+    usage: dict[str, Any] = reasons[1].get("Item") or {}
+    return note_sk(note.day, note.position) in usage.get("abandoned", {}).get("SS", [])
 
 
 def settle_lost_note(
     client: DynamoDB, table: str, scope: Scope, note: Note, *, write_id: str, member: str | None
 ) -> bool:
     """True if the note is at its place (written by this call: answer it), False if nothing was written and its
-    place is now abandoned, its day's counts given back (or the day was erased meanwhile: nothing to give back,
-    and no count below zero); answer the failure. Raises ``StorageUnavailable`` when
-    neither can be told (this transaction's every answer lost too, and neither read back): the count then stays,
-    over by one, never under."""
+    place is now abandoned, its day's counts given back; answer the failure. The counts are given back once, and
+    only to the day item that counted the note: under the note's delete key (``NoteStore.delete`` gives back under
+    it too, so a note written, then deleted, then found gone here is not given back twice), and not to a day that
+    an erase removed or restarted meanwhile (then the place alone is abandoned). Raises ``StorageUnavailable``
+    when neither can be told (this transaction's every answer lost too, on every attempt, and neither read
+    back): the count then stays, over by one, never under."""
     place = note_sk(note.day, note.position)
     day_names = {"#member": member_counter(member)} if member else {}
+    counted_here = "attribute_exists(live) AND next_position >= :position"
+    once = "(attribute_not_exists(given_back) OR given_back <> :once)"
     items: list[dict[str, Any]] = [
         {
             "ConditionCheck": {
@@ -80,9 +95,15 @@ def settle_lost_note(
             "Update": {
                 "TableName": table,
                 "Key": {"pk": {"S": scope.key}, "sk": {"S": day_sk(note.day)}},
-                "UpdateExpression": "ADD live :minus" + (", #member :minus" if member else ""),
-                "ConditionExpression": "attribute_exists(live)",  # not a day an erase removed meanwhile
-                "ExpressionAttributeValues": {":minus": {"N": "-1"}},
+                "UpdateExpression": "ADD live :minus"
+                + (", #member :minus" if member else "")
+                + " SET given_back = :once",
+                "ConditionExpression": f"{counted_here} AND {once}",
+                "ExpressionAttributeValues": {
+                    ":minus": {"N": "-1"},
+                    ":position": {"N": str(note.position)},
+                    ":once": {"S": f"delete#{place}"},
+                },
                 **({"ExpressionAttributeNames": day_names} if day_names else {}),
             }
         },
@@ -101,9 +122,14 @@ def settle_lost_note(
             codes = cancellation_codes(error)
             if codes[:1] == ["ConditionalCheckFailed"]:  # the note is there: ours, or (a collision) another's
                 return holder_write_id(error) == write_id
-            if "ConditionalCheckFailed" in codes[1:]:  # sent again after its answer was lost, or the day erased
+            if codes[1:2] == ["ConditionalCheckFailed"]:  # this transaction, sent again after its answer was lost
                 return False
-            if "TransactionConflict" not in codes:
+            if codes[2:3] == ["ConditionalCheckFailed"]:  # given back already, or not this day's to give: fence only
+                items = items[:2]
+                continue
+            if not codes and error_code(error) != "TransactionInProgressException":
+                raise  # a request DynamoDB refused as malformed: a defect, not an outcome
+            if codes and not {"TransactionConflict", "ThrottlingError"} & set(codes):
                 raise StorageUnavailable("memory storage is unavailable; the note's outcome is unknown") from None
         time.sleep(random.uniform(0.005, 0.02) * 2**attempt)  # noqa: S311 - jitter, not security
     logger.warning("a note's outcome stayed unknown; the day's count may be over by one", extra={"scope": scope.kind})

@@ -19,7 +19,7 @@ from agent_memory.storage.client import DynamoDB, cancellation_codes, condition_
 from agent_memory.storage.due_scopes import MarkerWrite, fence_move, write_with_marker
 from agent_memory.storage.flush_store import completion_update
 from agent_memory.storage.keys import NOTE_PREFIX, day_sk, note_sk, notes_of_days
-from agent_memory.storage.note_fence import settle_lost_note, unless_abandoned
+from agent_memory.storage.note_fence import place_abandoned, settle_lost_note, unless_abandoned
 from agent_memory.storage.note_items import (
     KeyedNote,
     NoteText,
@@ -122,6 +122,9 @@ class NoteStore:
                     return note  # written, and counted with it: only its answers were lost
                 raise
             except ClientError as error:
+                if place_abandoned(error, note):  # counted by its take: given back, and the next position taken
+                    self.usage.give_back_notes(scope, day, 1, {member: 1} if member else None)
+                    continue
                 if not position_taken(error):
                     if cancellation_codes(error):  # a cancelled transaction (its reasons, item by item) wrote nothing
                         self.usage.give_back_position(scope, day, note.position, member)
