@@ -132,7 +132,7 @@ def test_remembers_whose_answers_were_lost_are_numbered_and_counted_once(call, a
 @pytest.mark.parametrize("lost", ["update_item", "transact_write_items"], ids=["position", "note"])
 def test_a_remember_whose_every_answer_was_lost_is_read_back_written_and_counted_once(call, aws, lost_answers, lost):
     """botocore's retries spent on a write that was applied: the position is the counter's last take, the note is
-    found at its place by its write id; answered 201, counted once (the note's was given back, an under-count)."""
+    found at its place by its write id; answered 201, counted once (not given back as a failed note: an under-count)."""
     assert call("remember", {"context": private(), "arguments": {"text": "fact 0"}}).status == 201
     lost_answers(lost, then_raise="InternalServerError")
 

@@ -184,8 +184,9 @@ def test_a_fence_after_an_erase_of_the_day_gives_nothing_back_and_still_refuses_
     assert answer.status == 503, answer.body
     assert [item["sk"]["S"] for item in items(aws, PERSONAL) if item["sk"]["S"].startswith(("day#", "note#"))] == []
     (late,) = [request for client in clients for request in client.cut]
-    with pytest.raises(ClientError):
+    with pytest.raises(ClientError) as refused:
         aws.transact_write_items(**late)
+    assert refused.value.response["Error"]["Code"] == "TransactionCanceledException"
     assert notes(aws, PERSONAL) == []
     assert _usage(PERSONAL)["notes_today"] == 0
 
