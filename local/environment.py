@@ -120,9 +120,10 @@ def start_embedded_dynamodb() -> Any:
 
     from moto.server import ThreadedMotoServer
 
-    from local.moto_fast import embedded_moto
+    from local.moto_fast import embedded_moto, plain_item_answers
 
     _PATCHES.enter_context(embedded_moto())  # the server answers on this process's threads, for the process's life
+    _PATCHES.enter_context(plain_item_answers())
 
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per DynamoDB call
     server = ThreadedMotoServer(ip_address=HOST, port=0, verbose=False)

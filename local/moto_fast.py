@@ -36,8 +36,9 @@ against moto's own in tests/integration/test_moto_fast.py):
   where 10 took 4). The items of an answer (``Items``, ``Item``, ``Attributes``, ``LastEvaluatedKey``) are
   already DynamoDB's wire form, attribute-value maps whose only non-JSON values are a binary's bytes: here
   they are written as JSON directly, the bytes base64-encoded as the model says, and the rest of the answer
-  (counts, consumed capacity, errors) by moto's own serialiser. The local stack and the tests
-  (``embedded_moto``) have it; the benches' in-process moto (``fast_moto``) does not.
+  (counts, consumed capacity, errors) by moto's own serialiser. Only the local stack has it
+  (``local.environment``): the tests' and the benches' moto keep the timings their suites and floors were
+  measured with (a load test's fold contends with twenty writers on one document).
 - **Sends and receives** (``cheap_message_sends``): moto's SQS ``send_message`` reads ``queue.attributes``
   to learn whether the queue deduplicates by content, and ``receive_message`` reads it (through
   ``is_message_valid_based_on_retention_period``) for every message it hands out; that property counts
@@ -363,8 +364,6 @@ def fast_moto() -> Iterator[None]:
 
 @contextmanager
 def embedded_moto() -> Iterator[None]:
-    """moto as the local stack and the tests use it: serialised, idempotent and fast, for the block. Its items
-    are written directly (``plain_item_answers``); the benches' in-process moto (``fast_moto``) keeps moto's own
-    serialiser, so that the per-turn floors it measures stay comparable from run to run."""
-    with serialised_requests(), fast_moto(), plain_item_answers():
+    """moto as the local stack and the tests use it: serialised, idempotent and fast, for the block."""
+    with serialised_requests(), fast_moto():
         yield
