@@ -202,7 +202,8 @@ def main() -> int:
 
     long = oversized(files, REPORTED_LINES)
     big = oversized(files, MAX_LINES)
-    print(f"proxy: modules over {REPORTED_LINES} lines outside tests: {len(long)} (listed; over {MAX_LINES}: {len(big)}, bound 0)")
+    print(f"proxy: modules over {REPORTED_LINES} lines outside tests: {len(long)} (listed)")
+    print(f"proxy: modules over {MAX_LINES} lines outside tests: {len(big)} (bound 0)")
     for name, lines in long:
         print(f"  {name}: {lines} lines")
     failed |= bool(big)
