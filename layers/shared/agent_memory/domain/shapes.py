@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from agent_memory.domain.document import Reason
+from agent_memory.domain.scope import ScopeKind
 
 if TYPE_CHECKING:
     from agent_memory.domain import document, notes
 
 DAY_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
 RecallMode = Literal["semantic", "hybrid", "keyword"]
-ScopeKind = Literal["personal", "team"]
 
 
 class VersionFacts(Protocol):

@@ -142,10 +142,6 @@ def document_id(scope_key: str, note_id: str) -> str:
     return f"{scope_key}|{note_id}"
 
 
-def versioned_name(version: int = INDEX_VERSION) -> str:
-    return f"{ALIAS}-v{version}"
-
-
 def make_opensearch_client(endpoint: str, *, timeout_s: float) -> Any:
     """A client for ``endpoint``: plain HTTP for a local node, SigV4 for a managed domain or a Serverless collection.
 
