@@ -82,13 +82,13 @@ class HybridResult:
 def measure_hybrid(toolkit: Toolkit, options: Options) -> HybridResult | str:
     """The figures, or why they could not be measured."""
     from local.opensearch import NodeUnavailable, throwaway_node
-    from tests.conftest import _free_port
     from tests.fake_openai import fake_openai_server
+    from tests.support.calls import free_port
 
     toolkit.log("hybrid recall: starting a throwaway OpenSearch node")
     try:
         with (
-            throwaway_node(_free_port()) as endpoint,
+            throwaway_node(free_port()) as endpoint,
             fake_openai_server(reply="unused") as model,
             settings_environment(
                 OPENSEARCH_ENDPOINT=endpoint,

@@ -224,10 +224,10 @@ def _on_node(devset: DevSet, items: list[dict[str, Any]], vectors: dict[str, Any
     from agent_memory.search.notes_index import NotesIndex, make_opensearch_client
     from agent_memory.search.vectors import model_tag
     from local.opensearch import NodeUnavailable, throwaway_node
-    from tests.conftest import _free_port
+    from tests.support.calls import free_port
 
     try:
-        with throwaway_node(_free_port(), start_timeout_s=180) as endpoint:
+        with throwaway_node(free_port(), start_timeout_s=180) as endpoint:
             index = NotesIndex(make_opensearch_client(endpoint, timeout_s=30), alias="devset")
             index.ensure()
             for scope in devset.scopes:

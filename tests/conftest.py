@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import multiprocessing
-import socket
 import urllib.request
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from datetime import datetime
 from functools import cache
 from typing import Any
 
@@ -20,15 +16,15 @@ from moto import mock_aws
 from moto.server import ThreadedMotoServer
 
 from agent_memory import bootstrap
-from agent_memory.domain.notes import Origin
-from agent_memory.domain.scope import Scope
 from local.lambda_context import LambdaContext
 from local.template import load_handler, table_definitions
-from tests.events import load_event
 from tests.fake_embeddings import FakeEmbeddingModel
 from tests.moto_support import atomic_moto_requests
+from tests.support.calls import NOW, ROUTE_FUNCTIONS, Answer, Call, free_port, make_caller
 
-NOW = "2026-12-03T10:15:00Z"
+# The fixtures that test files share (none of them autouse: an autouse fixture is imported where it applies).
+pytest_plugins = ["tests.support.calls", "tests.support.consolidation", "tests.support.quotas", "tests.support.stack"]
+
 # Tiers whose tests share one session fixture (an OpenSearch node, the dashboard's stack and browser) or the
 # repository's build output (sam build): each runs on one worker of `make test`'s two.
 _ONE_WORKER_TIERS = frozenset({"opensearch", "dashboard", "infra"})
@@ -107,39 +103,6 @@ def lambda_context() -> LambdaContext:
     return LambdaContext()
 
 
-@dataclass(frozen=True)
-class Answer:
-    status: int
-    body: Any
-    headers: dict[str, str]
-
-
-Call = Callable[..., Answer]
-
-
-ROUTE_FUNCTIONS = {
-    "remember": "ToolsFunction",
-    "update_memory": "ToolsFunction",
-    "list_tools": "ToolsFunction",
-    "health": "ToolsFunction",
-    "recall": "ToolsFunction",
-    "context": "ContextFunction",
-    "flush": "FlushFunction",
-}
-
-
-def make_caller(handler_for: Callable[[str], Callable[..., Any]], lambda_context: LambdaContext) -> Call:
-    def _call(name: str, body: Any = ..., *, raw_body: str | None = None) -> Answer:
-        event = load_event(name, raw_body=raw_body) if body is ... else load_event(name, body, raw_body=raw_body)
-        result = handler_for(ROUTE_FUNCTIONS[name])(event, lambda_context)
-        if "statusCode" not in result:  # a directly invoked function answers with the payload itself
-            return Answer(200, result, {})
-        payload = json.loads(result["body"]) if result.get("body") else None
-        return Answer(result["statusCode"], payload, result.get("headers", {}))
-
-    return _call
-
-
 @pytest.fixture
 def call(aws: Any, lambda_context: LambdaContext) -> Call:
     """Send a route's event (events/<name>.json, body swapped) through its function's handler."""
@@ -157,7 +120,7 @@ def sandboxes(monkeypatch: pytest.MonkeyPatch, lambda_context: LambdaContext) ->
     """
     for function in set(ROUTE_FUNCTIONS.values()):
         load_handler(function)  # imported once here, inherited by every forked worker
-    port = _free_port()
+    port = free_port()
     monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", f"http://127.0.0.1:{port}")
     started: list[Any] = []
 
@@ -189,40 +152,3 @@ def sandboxes(monkeypatch: pytest.MonkeyPatch, lambda_context: LambdaContext) ->
 
 def _call_in_sandbox(name: str, body: Any, lambda_context: LambdaContext) -> Answer:
     return make_caller(load_handler, lambda_context)(name, body)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def write_note(scope: Scope, created: datetime, text: str) -> str:
-    """A note written at ``created`` through the same store as ``remember``; returns its id."""
-    note = bootstrap.services().memory_service.notes.append(
-        scope,
-        created=created,
-        text=text,
-        source="remember",
-        origin=Origin("u-1", "t-1"),
-    )
-    return note.id
-
-
-def note_texts(client: Any, pk: str) -> list[str]:
-    """The texts of every note stored in a scope's partition, read straight from the table."""
-    rows = client.query(
-        TableName="MemoryTable",
-        KeyConditionExpression="pk = :p AND begins_with(sk, :n)",
-        ExpressionAttributeValues={":p": {"S": pk}, ":n": {"S": "note#"}},
-    )["Items"]
-    return [row["text"]["S"] for row in rows]
-
-
-def private(user: str = "u-1", thread: str = "t-1", **extra: Any) -> dict[str, Any]:
-    return {"user_id": user, "thread_id": thread, "visibility": "private", **extra}
-
-
-def shared(workspace: str, user: str = "u-1", thread: str = "t-2", **extra: Any) -> dict[str, Any]:
-    return {"user_id": user, "thread_id": thread, "visibility": "shared", "workspace_id": workspace, **extra}

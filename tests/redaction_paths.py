@@ -124,8 +124,8 @@ def consolidation(prefix: str, texts: list[str]) -> list[str]:
     """A nightly fold per chunk: the model's whole-document answer holds the texts."""
     from local.lambda_context import LambdaContext
     from local.template import load_handler
-    from tests.conftest import write_note
     from tests.events import event_body
+    from tests.support.scopes import write_note
 
     chunks = {f"{prefix}-{index}": DELIMITER.join(chunk) for index, chunk in enumerate(_chunks(texts))}
     for owner in chunks:

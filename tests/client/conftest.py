@@ -26,8 +26,8 @@ from agent_memory_client import (
 )
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
-from tests.e2e.test_local_stack import Stack, running_stack
 from tests.fake_openai import FakeOpenAI, fake_openai_server
+from tests.support.stack import Stack, running_stack
 
 FLUSH_SUMMARY = "Planning the billing migration; open: payments sign-off from Dana."
 

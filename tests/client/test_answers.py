@@ -22,7 +22,7 @@ from agent_memory_client import (
     types,
 )
 
-from tests.client.test_docs import CLIENT_METHODS
+from tests.support.docs import CLIENT_METHODS
 
 ROOT = Path(__file__).resolve().parents[2]
 OPENAPI = json.loads((ROOT / "docs" / "openapi.json").read_text())

@@ -24,9 +24,9 @@ from botocore.exceptions import NoRegionError
 
 from local.token import mint
 from tests.client.conftest import FLUSH_SUMMARY, Flavour, conversation_context
-from tests.e2e.test_local_stack import Stack
 from tests.events import event_body
 from tests.fake_openai import FakeOpenAI
+from tests.support.stack import Stack
 
 pytestmark = pytest.mark.slow
 

@@ -8,55 +8,16 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from agent_memory_client import ManagementClient, MemoryClient, PlatformOperations
 
 from local.template import http_routes, load_template
+from tests.support.docs import CLIENT_METHODS, OVERRIDE, code_blocks
 
 ROOT = Path(__file__).resolve().parents[2]
-DEPLOYING = (ROOT / "docs" / "deploying.md").read_text()
-# SAM CLI's own reading of parameter_overrides: Key=value or Key="value with spaces", separated by spaces.
-OVERRIDE = re.compile(r'([A-Za-z0-9]+)=("(?:\\.|[^"\\])*"|[^ "]+)')
-
-# Each route of template.yaml and the client method that calls it.
-CLIENT_METHODS = {
-    "GET /v1/health": MemoryClient.health,
-    "GET /v1/tools": MemoryClient.list_tools,
-    "POST /v1/tools/remember": MemoryClient.remember,
-    "POST /v1/tools/update_memory": MemoryClient.update_memory,
-    "POST /v1/tools/recall": MemoryClient.recall,
-    "POST /v1/context": MemoryClient.get_context,
-    "GET {base}/document": ManagementClient.get_document,
-    "PUT {base}/document": ManagementClient.put_document,
-    "GET {base}/document/versions": ManagementClient.list_versions,
-    "GET {base}/document/versions/{version}": ManagementClient.get_version,
-    "POST {base}/document/versions/{version}/restore": ManagementClient.restore_version,
-    "GET {base}/notes": ManagementClient.list_notes,
-    "GET {base}/notes/search": ManagementClient.search_notes,
-    "DELETE {base}/notes/{note_id}": ManagementClient.delete_note,
-    "GET /v1/admin/consolidation/runs": ManagementClient.list_runs,
-    "POST /v1/admin/consolidation/runs": ManagementClient.start_run,
-    "GET {base}/export": ManagementClient.export,
-    "DELETE {base}": ManagementClient.erase,
-    "DELETE {base}/notes": ManagementClient.erase_my_notes,
-    "GET {base}/injections": ManagementClient.list_injections,
-    "GET {base}/usage": ManagementClient.usage,
-    "GET {base}/context": ManagementClient.agent_view,
-    "GET /v1/platform/users/{user_id}/export": PlatformOperations.export,
-    "DELETE /v1/platform/users/{user_id}": PlatformOperations.erase,
-    "GET /v1/platform/users/{user_id}/usage": PlatformOperations.usage,
-    "GET /v1/platform/workspaces/{workspace_id}/export": PlatformOperations.export,
-    "DELETE /v1/platform/workspaces/{workspace_id}": PlatformOperations.erase,
-    "GET /v1/platform/workspaces/{workspace_id}/usage": PlatformOperations.usage,
-}
-
-
-def fenced(language: str) -> list[str]:
-    return re.findall(rf"^```{language}\n(.*?)^```", DEPLOYING, flags=re.MULTILINE | re.DOTALL)
 
 
 def test_every_samconfig_example_names_only_template_parameters_with_allowed_values() -> None:
     parameters = load_template()["Parameters"]
-    examples = [tomllib.loads(block) for block in fenced("toml")]
+    examples = [tomllib.loads(block) for block in code_blocks("toml")]
 
     assert len(examples) == 2  # the minimal and the full set
     for example in examples:
@@ -86,7 +47,7 @@ def test_every_samconfig_example_names_only_template_parameters_with_allowed_val
 
 
 def test_the_backend_policy_allows_exactly_the_turn_traffics_iam_routes_and_the_flush() -> None:
-    (policy,) = (parsed for parsed in map(json.loads, fenced("json")) if isinstance(parsed, dict))  # not the key's
+    (policy,) = (parsed for parsed in map(json.loads, code_blocks("json")) if isinstance(parsed, dict))  # not the key's
     tools, flush = policy["Statement"]
     iam_routes = {  # the platform's routes are granted apart (PlatformOperationsPolicy, tests/infra)
         route.route_key

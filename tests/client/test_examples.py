@@ -13,7 +13,7 @@ import pytest
 from agent_memory_client import ConversationContext, MemoryClient
 
 from tests.client.conftest import conversation_context
-from tests.e2e.test_local_stack import ROOT, Stack, stack_environment
+from tests.support.stack import ROOT, Stack, stack_environment
 
 pytestmark = pytest.mark.slow
 FACT = "Ana lives in Lisbon and wants metric units"

@@ -20,8 +20,8 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from local.token import mint
-from tests.client.test_mcp_server import running_http_server, server_environment
-from tests.e2e.test_local_stack import Stack, free_port
+from tests.support.mcp import running_http_server, server_environment
+from tests.support.stack import Stack, free_port
 
 pytestmark = pytest.mark.slow
 

@@ -12,7 +12,7 @@ from agent_memory_client import ConversationContext, Forbidden, InvalidInput, Me
 
 from local.token import mint
 from tests.client.conftest import Flavour, conversation_context
-from tests.e2e.test_local_stack import Stack
+from tests.support.stack import Stack
 
 pytestmark = pytest.mark.slow
 

@@ -21,8 +21,8 @@ import pytest
 from agent_memory_client import Conversation, ConversationContext, MemoryClient
 
 from tests.client_ts.vectors import FIXTURES, rendered
-from tests.e2e.test_local_stack import Stack, running_stack
 from tests.fake_openai import fake_openai_server
+from tests.support.stack import Stack, running_stack
 
 pytestmark = pytest.mark.slow
 

@@ -26,9 +26,9 @@ from typing import Any
 import pytest
 
 from local.token import mint
-from tests.e2e.test_local_cross_site import printed_sign_in_address
-from tests.e2e.test_local_stack import Stack, free_port, http, remember, running_stack
 from tests.fake_openai import fake_openai_server
+from tests.support.calls import free_port
+from tests.support.stack import Stack, http, printed_sign_in_address, remember, running_stack
 
 ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"

@@ -17,42 +17,11 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from local.token import mint
-from tests.dashboard.conftest import FAKE_MODEL_REPLY, Site, axe_violations, screenshots_dir
-from tests.e2e.test_local_stack import remember
+from tests.dashboard.conftest import FAKE_MODEL_REPLY, Site, screenshots_dir
+from tests.support.dashboard import assert_accessible, editor, expect, open_notes, sign_in
+from tests.support.stack import remember
 
 pytestmark = pytest.mark.slow
-
-expect: Any = None
-
-
-@pytest.fixture(autouse=True)
-def _expect() -> None:
-    global expect
-    from playwright.sync_api import expect as playwright_expect
-
-    expect = playwright_expect
-    expect.set_options(timeout=15_000)
-
-
-def sign_in(page: Any, site: Site, user: str, workspaces: str = "", *, admin: bool = False, path: str = "") -> None:
-    page.goto(site.url + path)
-    page.get_by_label("User id").fill(user)
-    page.get_by_label("Workspaces").fill(workspaces)
-    if admin:
-        page.get_by_label("Operator (memory_admin): sees System jobs").check()
-    page.get_by_role("button", name="Sign in").click()
-    expect(page.get_by_role("button", name="Sign out")).to_be_visible()
-
-
-def editor(page: Any) -> Any:
-    field = page.get_by_label("Curated memory (Markdown)")
-    expect(field).to_be_enabled()
-    return field
-
-
-def assert_accessible(page: Any) -> None:
-    violations = axe_violations(page)
-    assert not violations, "\n".join(violations)
 
 
 def dismiss_dialog(page: Any, opener: Any, name: str, text: str, dismiss: str) -> None:
@@ -174,11 +143,6 @@ def test_history_lists_versions_views_one_and_restores_it_after_confirming(page:
 
 
 # --- Recent notes ---------------------------------------------------------------------------------------------
-
-
-def open_notes(page: Any) -> None:
-    page.get_by_role("tab", name="Recent notes").click()
-    expect(page.get_by_role("tab", name="Recent notes")).to_have_attribute("aria-selected", "true")
 
 
 def test_notes_by_day_newest_first_and_load_older_across_a_gap_of_empty_days(page: Any, site: Site) -> None:

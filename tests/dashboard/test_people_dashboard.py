@@ -10,15 +10,13 @@ from typing import Any
 import pytest
 
 from tests.dashboard.conftest import Site
-from tests.dashboard.test_dashboard import _expect, assert_accessible, sign_in  # noqa: F401 - the fixture applies
-from tests.e2e.test_local_stack import memory_context, remember
+from tests.support.dashboard import assert_accessible, expect, sign_in
+from tests.support.stack import memory_context, remember
 
 pytestmark = pytest.mark.slow
 
 
 def open_data(page: Any) -> Any:
-    from playwright.sync_api import expect
-
     page.get_by_role("tab", name="Your data").click()
     expect(page.get_by_role("tab", name="Your data")).to_have_attribute("aria-selected", "true")
     return expect

@@ -12,18 +12,12 @@ from typing import Any
 import pytest
 
 from tests.dashboard.conftest import Site
-from tests.dashboard.test_dashboard import _expect, assert_accessible, editor, open_notes, sign_in  # noqa: F401
-from tests.e2e.test_local_stack import memory_context, remember
+from tests.support.dashboard import assert_accessible, editor, expect, open_notes, sign_in
+from tests.support.stack import memory_context, remember
 
 pytestmark = pytest.mark.slow
 
 HOSTILE = '<img src="x" onerror="window.__pwned = 1"><script>window.__pwned = 2</script>'
-
-
-def expect_() -> Any:
-    from playwright.sync_api import expect
-
-    return expect
 
 
 def put(site: Site, user: str, content: str, version: int) -> None:
@@ -44,7 +38,6 @@ def test_any_two_versions_side_by_side(page: Any, site: Site) -> None:
     put(site, "u-diff", f"# Memory\n- Lives in Porto\n- Likes tea\n- {HOSTILE}", 1)
     put(site, "u-diff", "# Memory\n- Lives in Porto\n- Likes coffee", 2)
     sign_in(page, site, "u-diff")
-    expect = expect_()
     expect(editor(page)).to_have_value("# Memory\n- Lives in Porto\n- Likes coffee")
     expect(page.get_by_label("Compare version")).to_have_value("2")  # the previous one against the current
     expect(page.get_by_label("with version")).to_have_value("3")
@@ -72,7 +65,6 @@ def test_any_two_versions_side_by_side(page: Any, site: Site) -> None:
 def test_a_conflict_shows_the_servers_text_against_the_editors(page: Any, site: Site) -> None:
     put(site, "u-conflict-diff", "# Memory\n- first\n- kept line", 0)
     sign_in(page, site, "u-conflict-diff")
-    expect = expect_()
     expect(editor(page)).to_have_value("# Memory\n- first\n- kept line")
     put(site, "u-conflict-diff", f"# Memory\n- theirs {HOSTILE}\n- kept line", 1)  # meanwhile, elsewhere
 
@@ -92,7 +84,6 @@ def test_a_conflict_shows_the_servers_text_against_the_editors(page: Any, site: 
 
 def test_the_markdown_preview_renders_the_editors_text_and_never_its_markup(page: Any, site: Site) -> None:
     sign_in(page, site, "u-preview")
-    expect = expect_()
     editor(page).fill(
         "# About the user\n\nWorks in **Lisbon**, prefers `ISO` dates.\n\n"
         "- Trips\n  - Porto on *Friday*\n- [Handbook](https://example.com/handbook)\n"
@@ -143,7 +134,6 @@ def test_times_are_local_with_the_utc_instant_on_hover(tokyo_page: Any, site: Si
         == 201
     )
     sign_in(page, site, "u-tokyo")
-    expect = expect_()
     version = page.locator("#document-version time")
     expect(version).to_have_text("2026-12-03 19:15 GMT+9")
     expect(version).to_have_attribute("title", "2026-12-03 10:15:00 UTC")
@@ -171,7 +161,6 @@ def test_a_notes_origin_and_the_turns_it_was_injected_into(page: Any, site: Site
     _wait_for_injections(site, "u-origin", 2)
     sign_in(page, site, "u-origin")
     open_notes(page)
-    expect = expect_()
 
     note = page.locator(".note", has_text="Prefers aisle seats")
     expect(note.locator(".note-text")).to_have_text(f"Prefers aisle seats {HOSTILE}")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_local_stack import ROOT, running_stack, stack_environment
+from tests.support.stack import ROOT, running_stack, stack_environment
 
 pytestmark = pytest.mark.slow
 

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from local.token import mint
-from tests.e2e.test_local_stack import http, remember, running_stack
 from tests.fake_openai import fake_openai_server
+from tests.support.stack import http, remember, running_stack
 
 SCOPES = 40
 

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import http.client
 import json
-import re
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from tests.e2e.test_local_stack import Stack, lambda_client, stack  # noqa: F401 - the fixtures
+from tests.support.stack import Stack, printed_sign_in_address
 
 pytestmark = pytest.mark.slow
 
@@ -23,7 +22,7 @@ REMEMBER = json.dumps(
 )
 
 
-def send(stack: Stack, method: str, path: str, body: str | None, headers: dict[str, str]) -> tuple[int, Any]:  # noqa: F811
+def send(stack: Stack, method: str, path: str, body: str | None, headers: dict[str, str]) -> tuple[int, Any]:
     connection = http.client.HTTPConnection("127.0.0.1", stack.api_port, timeout=10)
     try:
         connection.putrequest(method, path, skip_host="Host" in headers, skip_accept_encoding=True)
@@ -39,7 +38,7 @@ def send(stack: Stack, method: str, path: str, body: str | None, headers: dict[s
         connection.close()
 
 
-def notes_of_u_x(stack: Stack) -> list[str]:  # noqa: F811
+def notes_of_u_x(stack: Stack) -> list[str]:
     body = json.dumps({"context": {"user_id": "u-x", "thread_id": "t-1", "visibility": "private"}})
     status, answer = send(stack, "POST", "/v1/context", body, {"Content-Type": "application/json"})
     assert status == 200
@@ -47,7 +46,7 @@ def notes_of_u_x(stack: Stack) -> list[str]:  # noqa: F811
 
 
 @pytest.fixture(autouse=True)
-def _nothing_planted(stack: Stack) -> Iterator[None]:  # noqa: F811
+def _nothing_planted(stack: Stack) -> Iterator[None]:
     yield
     assert "planted" not in notes_of_u_x(stack)
 
@@ -55,7 +54,7 @@ def _nothing_planted(stack: Stack) -> Iterator[None]:  # noqa: F811
 @pytest.mark.parametrize(
     "content_type", ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", None]
 )
-def test_a_body_not_declared_as_json_is_415(stack: Stack, content_type: str | None) -> None:  # noqa: F811
+def test_a_body_not_declared_as_json_is_415(stack: Stack, content_type: str | None) -> None:
     headers = {"Content-Type": content_type} if content_type else {}
 
     status, answer = send(stack, "POST", "/v1/tools/remember", REMEMBER, headers)
@@ -64,7 +63,7 @@ def test_a_body_not_declared_as_json_is_415(stack: Stack, content_type: str | No
 
 
 @pytest.mark.parametrize("host", ["evil.example", "evil.example:3000", "192.168.1.20:3000", "127.0.0.1.evil.example"])
-def test_a_host_that_is_not_loopback_is_refused(stack: Stack, host: str) -> None:  # noqa: F811
+def test_a_host_that_is_not_loopback_is_refused(stack: Stack, host: str) -> None:
     status, answer = send(
         stack, "POST", "/v1/tools/remember", REMEMBER, {"Host": host, "Content-Type": "application/json"}
     )
@@ -74,7 +73,7 @@ def test_a_host_that_is_not_loopback_is_refused(stack: Stack, host: str) -> None
 
 @pytest.mark.parametrize("origin", ["https://evil.example", "http://127.0.0.1.evil.example", "null", "file://"])
 @pytest.mark.parametrize("path", ["/v1/tools/remember", "/dashboard/dev-token"])
-def test_an_origin_that_is_not_loopback_is_refused(stack: Stack, origin: str, path: str) -> None:  # noqa: F811
+def test_an_origin_that_is_not_loopback_is_refused(stack: Stack, origin: str, path: str) -> None:
     body = REMEMBER if path.startswith("/v1") else json.dumps({"sub": "u-x", "workspaces": [], "admin": True})
 
     status, answer = send(stack, "POST", path, body, {"Origin": origin, "Content-Type": "application/json"})
@@ -82,14 +81,7 @@ def test_an_origin_that_is_not_loopback_is_refused(stack: Stack, origin: str, pa
     assert (status, answer["error"]["code"]) == (403, "forbidden")
 
 
-def printed_sign_in_address(stack: Stack) -> str:  # noqa: F811
-    """The dashboard's address with the development sign-in's key, as the stack's banner printed it."""
-    found = re.search(r"^  Dashboard +(http://\S+/dashboard/\?key=\S+)", stack.stderr(), re.MULTILINE)
-    assert found, stack.stderr()
-    return found.group(1)
-
-
-def admitted(stack: Stack) -> str:  # noqa: F811
+def admitted(stack: Stack) -> str:
     """The Cookie header a browser holds after opening the printed address (its 303 sets it)."""
     target = urlsplit(printed_sign_in_address(stack))
     connection = http.client.HTTPConnection("127.0.0.1", stack.api_port, timeout=10)
@@ -105,7 +97,7 @@ def admitted(stack: Stack) -> str:  # noqa: F811
     return cookie.split(";", 1)[0]
 
 
-def test_the_dev_sign_in_needs_the_key_printed_at_start(stack: Stack) -> None:  # noqa: F811
+def test_the_dev_sign_in_needs_the_key_printed_at_start(stack: Stack) -> None:
     own = {"Origin": f"http://127.0.0.1:{stack.api_port}", "Content-Type": "application/json"}
     body = json.dumps({"sub": "u-z", "workspaces": [], "admin": True})
     key = parse_qs(urlsplit(printed_sign_in_address(stack)).query)["key"][0]
@@ -118,7 +110,7 @@ def test_the_dev_sign_in_needs_the_key_printed_at_start(stack: Stack) -> None:  
     assert send(stack, "POST", "/dashboard/dev-token", body, {**own, "Cookie": admitted(stack)})[0] == 200
 
 
-def test_the_stacks_own_pages_and_clients_still_get_in(stack: Stack) -> None:  # noqa: F811
+def test_the_stacks_own_pages_and_clients_still_get_in(stack: Stack) -> None:
     own = {"Origin": f"http://127.0.0.1:{stack.api_port}", "Content-Type": "application/json"}
     localhost = {"Host": f"localhost:{stack.api_port}", "Content-Type": "APPLICATION/JSON; charset=utf-8"}
     token_body = json.dumps({"sub": "u-y", "workspaces": [], "admin": False})

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_local_stack import (
+from tests.support.stack import (
     NOW,
     README_CONTEXT,
     ROOT,

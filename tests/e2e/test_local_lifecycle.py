@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.test_local_stack import ROOT, Stack, running_stack, stack_environment
+from tests.support.stack import ROOT, Stack, running_stack, stack_environment
 
 pytestmark = pytest.mark.slow
 

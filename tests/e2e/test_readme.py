@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_local_stack import Stack, running_stack
+from tests.support.stack import Stack, running_stack
 
 pytestmark = pytest.mark.slow
 

@@ -14,7 +14,7 @@ import pytest
 from agent_memory_client import MemoryClient
 
 from local.smoke import Smoke, main, throwaway_user
-from tests.e2e.test_local_stack import ROOT, Stack, free_port, http, running_stack, stack_environment
+from tests.support.stack import ROOT, Stack, free_port, http, running_stack, stack_environment
 
 pytestmark = pytest.mark.slow
 

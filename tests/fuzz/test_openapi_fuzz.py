@@ -42,7 +42,7 @@ from schemathesis.checks import (
 from local.openapi import OPENAPI
 from local.template import http_routes
 from local.token import mint
-from tests.e2e.test_local_stack import NOW, Stack, http, remember, running_stack
+from tests.support.stack import NOW, Stack, http, remember, running_stack
 
 pytestmark = pytest.mark.slow
 

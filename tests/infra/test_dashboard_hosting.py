@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from local.template import TEMPLATE, load_template
-from tests.infra.test_checkov import needs_checkov, scan
+from tests.support.checkov import needs_checkov, scan
 
 DASHBOARD_RESOURCES = {
     "DashboardBucket",

@@ -9,8 +9,8 @@ import tomllib
 import pytest
 
 from local.template import load_template
-from tests.client.test_docs import OVERRIDE, fenced
 from tests.infra.cfn_rules import refusals
+from tests.support.docs import OVERRIDE, code_blocks
 
 COGNITO = "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbCdEf123"
 
@@ -40,7 +40,7 @@ def test_the_other_rules_still_refuse_what_they_name() -> None:
 
 
 def test_every_parameter_set_of_the_deploying_guide_passes_the_rules() -> None:
-    examples = [tomllib.loads(block) for block in fenced("toml")]
+    examples = [tomllib.loads(block) for block in code_blocks("toml")]
 
     for example in examples:
         overrides = example["default"]["deploy"]["parameters"]["parameter_overrides"]

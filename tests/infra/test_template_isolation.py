@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from local.template import load_template
-from tests.client.test_docs import fenced
 from tests.infra.cfn_rules import condition, parameter_values, refusals
+from tests.support.docs import code_blocks
 
 ISSUER = "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbCdEf123"
 KEY = "arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"
@@ -111,7 +111,7 @@ def test_every_function_uses_the_key_through_dynamodb_and_only_the_queues_users_
 def test_the_guide_gives_the_key_policy_for_the_services_that_write_with_the_key_themselves() -> None:
     """CloudWatch Logs writes the log groups, EventBridge the nightly schedule's dead letters: their service
     principals need the key policy, which the guide gives as statements to add."""
-    [statements] = [parsed for parsed in map(json.loads, fenced("json")) if isinstance(parsed, list)]
+    [statements] = [parsed for parsed in map(json.loads, code_blocks("json")) if isinstance(parsed, list)]
     principals = {statement["Principal"]["Service"].split(".")[0] for statement in statements}
 
     assert principals == {"logs", "events"}

@@ -22,12 +22,14 @@ from agent_memory.domain.document import EMPTY_DOCUMENT
 from agent_memory.domain.fence import unfence
 from agent_memory.domain.notes import clean_note_text
 from agent_memory.domain.scope import Scope
+from local.lambda_context import LambdaContext
 from local.template import load_handler
 from local.token import mint
-from tests.conftest import Answer, LambdaContext, shared, write_note
 from tests.events import event_body, load_event
 from tests.fakes import FakeChatModel
 from tests.injection.corpus import HOSTILE
+from tests.support.calls import Answer
+from tests.support.scopes import shared, write_note
 
 TEAM = Scope("team", "w-3")
 TOKEN = mint("u-1", ["w-3"])
@@ -41,7 +43,7 @@ _NOTE_LINE = re.compile(r"- \[(\d{4}-\d{2}-\d{2}) #(\d+)\] (.*)")
 
 
 @pytest.fixture(autouse=True)
-def _local_auth(monkeypatch):
+def local_auth(monkeypatch):
     monkeypatch.setenv("MEMORY_LOCAL_JWT_SECRET", "local-dev-secret")
     bootstrap.reset()
 

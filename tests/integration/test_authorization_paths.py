@@ -12,14 +12,15 @@ import json
 import pytest
 
 from agent_memory import bootstrap
+from local.lambda_context import LambdaContext
 from local.template import load_handler
 from local.token import mint
-from tests.conftest import LambdaContext, shared
 from tests.events import load_event
+from tests.support.scopes import shared
 
 
 @pytest.fixture(autouse=True)
-def _local_auth(monkeypatch):
+def local_auth(monkeypatch):
     monkeypatch.setenv("MEMORY_LOCAL_JWT_SECRET", "local-dev-secret")
     bootstrap.reset()
 

@@ -8,8 +8,8 @@ import pytest
 
 from agent_memory import bootstrap
 from local.template import load_handler
-from tests.conftest import note_texts, private
 from tests.events import load_event
+from tests.support.scopes import note_texts, private
 
 ROLE = "arn:aws:iam::123456789012:role/chat-backend"
 

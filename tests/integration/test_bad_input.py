@@ -13,9 +13,9 @@ import time
 import jwt
 import pytest
 
-from tests.conftest import private
 from tests.events import event_body
-from tests.integration.test_management import SECRET, USER, manage
+from tests.support.management import SECRET, USER, manage
+from tests.support.scopes import private
 
 DEEP = "[" * 100_000 + "]" * 100_000
 DEEP_33 = json.dumps({"content": "x", "expected_version": 0, "extra": json.loads("[" * 32 + "]" * 32)})
@@ -23,7 +23,7 @@ CONTEXT = json.dumps(private())
 
 
 @pytest.fixture(autouse=True)
-def _local_auth(monkeypatch):
+def local_auth(monkeypatch):
     monkeypatch.setenv("MEMORY_LOCAL_JWT_SECRET", SECRET)
 
 

@@ -9,10 +9,10 @@ from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.document_store import DocumentStore
 from local.token import mint
-from tests.conftest import private, write_note
 from tests.fakes import fake_tokens
-from tests.integration.test_consolidation import PERSONAL, consolidate, days_ago, folded_counts, model, notes_of
-from tests.integration.test_management import SECRET, manage
+from tests.support.consolidation import PERSONAL, consolidate, days_ago, folded_counts, notes_of
+from tests.support.management import SECRET, manage
+from tests.support.scopes import private, write_note
 
 DOCUMENT = "# Memory\n- lives in Porto\n- likes tea\n\n## Work\n- engineer at Acme\n\n## Home\n- a cat"
 
@@ -20,9 +20,6 @@ DOCUMENT = "# Memory\n- lives in Porto\n- likes tea\n\n## Work\n- engineer at Ac
 @pytest.fixture
 def document(call):
     call("update_memory", {"context": private(), "arguments": {"content": DOCUMENT}})
-
-
-__all__ = ["model"]  # the fixture: a FakeChatModel as the consolidator's
 
 
 @pytest.fixture

@@ -12,28 +12,20 @@ import pytest
 from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
 from local.sqs_mapping import LocalQueueMapping, sqs_record
-from local.template import load_handler
-from tests.conftest import write_note
 from tests.fakes import FakeChatModel
-from tests.integration.test_consolidation import (
+from tests.support.consolidation import (
     PERSONAL,
     RUN_AT,
-    Context,
     Died,
-    _die_on,
+    Worker,
     consolidate,
     days_ago,
+    die_on,
     folded_counts,
     merge,
     notes_of,
 )
-
-
-class Worker:
-    """ConsolidateWorkerFunction as Lambda runs it: one SQS event, its answer."""
-
-    def __call__(self, event: dict) -> dict:
-        return load_handler("ConsolidateWorkerFunction")(event, Context(function_name="ConsolidateWorkerFunction"))
+from tests.support.scopes import write_note
 
 
 @pytest.fixture
@@ -109,7 +101,7 @@ def test_a_worker_dying_after_the_version_is_saved_and_before_the_marks_is_finis
     ids = [write_note(PERSONAL, days_ago(9) + timedelta(seconds=i), f"n{i}") for i in range(5)]
     consolidate()
     with monkeypatch.context() as patch:
-        _die_on(patch, bootstrap.services().consolidator.store, "mark_consolidated", after_calls=2)
+        die_on(patch, bootstrap.services().consolidator.store, "mark_consolidated", after_calls=2)
         with pytest.raises(Died):
             queue.drain()
 
@@ -131,7 +123,7 @@ def test_a_worker_dying_before_its_save_is_redelivered_and_folds_once(aws, queue
     ids = [write_note(PERSONAL, days_ago(9) + timedelta(seconds=i), f"n{i}") for i in range(3)]
     consolidate()
     with monkeypatch.context() as patch:
-        _die_on(patch, bootstrap.services().consolidator.service, "update_memory")
+        die_on(patch, bootstrap.services().consolidator.service, "update_memory")
         with pytest.raises(Died):
             queue.drain()
 

@@ -6,7 +6,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from agent_memory import bootstrap
-from tests.conftest import private
+from tests.support.scopes import private
 
 
 def _remember_on(call, monkeypatch, instant, text):

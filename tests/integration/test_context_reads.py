@@ -7,7 +7,7 @@ import threading
 from typing import Any
 
 from agent_memory import bootstrap
-from tests.conftest import private
+from tests.support.scopes import private
 
 
 def test_the_document_and_the_notes_are_read_at_the_same_time(call, monkeypatch):

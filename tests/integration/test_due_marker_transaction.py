@@ -15,7 +15,7 @@ from agent_memory.domain.scope import Scope
 from agent_memory.storage.due_scopes import DueScopes
 from agent_memory.storage.keys import DUE_SK
 from agent_memory.storage.note_store import NoteStore
-from tests.conftest import note_texts, private
+from tests.support.scopes import note_texts, private
 
 TABLE = "MemoryTable"
 CUTOFF = "2026-12-31T00:00:00.000Z"

@@ -11,10 +11,10 @@ import pytest
 
 from agent_memory import bootstrap
 from agent_memory.storage.client import make_dynamodb_client
-from tests.conftest import shared
-from tests.integration.test_management import _local_auth  # noqa: F401 - the fixture applies
-from tests.integration.test_people import PERSONAL, TEAM, delete, erasable, fill, partition
-from tests.integration.test_run_counts import SeededLoss
+from tests.support.faults import SeededLoss
+from tests.support.management import local_auth  # noqa: F401 - the fixture applies
+from tests.support.people import delete, erasable, fill, partition
+from tests.support.scopes import PERSONAL, TEAM, shared
 
 WRITES = {"update_item", "batch_write_item", "delete_item", "put_item", "transact_write_items"}
 

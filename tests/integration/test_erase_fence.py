@@ -8,9 +8,9 @@ from datetime import timedelta
 from typing import Any
 
 from agent_memory import bootstrap
-from tests.conftest import write_note
 from tests.fakes import FakeChatModel
-from tests.integration.test_consolidation import PERSONAL, RUN_AT, consolidate, folded_counts, merge, notes_of
+from tests.support.consolidation import PERSONAL, RUN_AT, consolidate, folded_counts, merge, notes_of
+from tests.support.scopes import write_note
 
 
 def _save_sizes(monkeypatch: Any) -> list[int]:

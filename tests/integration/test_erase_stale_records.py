@@ -9,18 +9,19 @@ import json
 
 from agent_memory import bootstrap
 from local.token import mint
-from tests.conftest import shared
 from tests.events import event_body
 from tests.fakes import FakeChatModel
-from tests.integration.test_idempotency import keyed  # noqa: F401 - the fixture
-from tests.integration.test_management import USER, _local_auth, manage  # noqa: F401 - the fixture applies
-from tests.integration.test_people import TEAM, delete, get, partition
+from tests.support.management import (
+    local_auth,  # noqa: F401 - the fixture applies here
+)
+from tests.support.people import delete, get, partition
+from tests.support.scopes import TEAM, shared
 
 MEMBER = mint("u-2", ["w-3"])
 SECRET_PLAN = "u-1's secret plan: leave in March"
 
 
-def remember_keyed(keyed, user, text, key):  # noqa: F811 - keyed is the fixture's function
+def remember_keyed(keyed, user, text, key):
     answer = keyed(
         "remember", {"context": shared("w-3", user=user, thread=f"t-{user}"), "arguments": {"text": text}}, key
     )
@@ -36,7 +37,7 @@ def stored(aws) -> str:
     return json.dumps(aws.scan(TableName="MemoryTable")["Items"])
 
 
-def test_a_members_erase_voids_the_idempotency_record_that_held_the_text(call, aws, keyed):  # noqa: F811
+def test_a_members_erase_voids_the_idempotency_record_that_held_the_text(call, aws, keyed):
     remember_keyed(keyed, "u-1", SECRET_PLAN, "key-1")
     remember_keyed(keyed, "u-2", "u-2's fact", "key-2")
 
@@ -46,7 +47,7 @@ def test_a_members_erase_voids_the_idempotency_record_that_held_the_text(call, a
     assert [sk for sk in partition(aws, TEAM) if sk.startswith("idem#")] == ["idem#remember#key-2"]
 
 
-def test_a_dashboard_delete_voids_it_too_and_a_repeat_does_not_answer_the_erased_text(call, aws, keyed):  # noqa: F811
+def test_a_dashboard_delete_voids_it_too_and_a_repeat_does_not_answer_the_erased_text(call, aws, keyed):
     note_id = remember_keyed(keyed, "u-1", SECRET_PLAN, "key-1")
 
     assert delete(f"/v1/memory/workspaces/w-3/notes/{note_id}").status == 204
@@ -70,7 +71,7 @@ def test_a_members_erase_voids_the_flush_claim_of_their_note(call, aws, monkeypa
     assert call("flush", event).body["status"] == "written"  # not "duplicate" of an erased note
 
 
-def test_a_members_erase_takes_their_turns_and_their_note_ids_out_of_the_injection_records(call, aws, keyed):  # noqa: F811
+def test_a_members_erase_takes_their_turns_and_their_note_ids_out_of_the_injection_records(call, aws, keyed):
     mine = remember_keyed(keyed, "u-1", SECRET_PLAN, "key-1")
     theirs = remember_keyed(keyed, "u-2", "u-2's fact", "key-2")
     team_turn(call, "u-1")
@@ -83,7 +84,7 @@ def test_a_members_erase_takes_their_turns_and_their_note_ids_out_of_the_injecti
     assert mine not in json.dumps(listed) and "t-u-1" not in json.dumps(listed)
 
 
-def test_a_dashboard_delete_takes_the_note_id_out_of_the_injection_records(call, aws, keyed):  # noqa: F811
+def test_a_dashboard_delete_takes_the_note_id_out_of_the_injection_records(call, aws, keyed):
     mine = remember_keyed(keyed, "u-1", SECRET_PLAN, "key-1")
     theirs = remember_keyed(keyed, "u-2", "u-2's fact", "key-2")
     team_turn(call, "u-2")

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from tests.conftest import private
-from tests.integration.test_management import USER, _local_auth, manage  # noqa: F401 - the fixture applies here
+from tests.support.management import USER, local_auth, manage  # noqa: F401 - the fixture applies here
+from tests.support.scopes import private
 
 
 def export(cursor=None):

@@ -15,7 +15,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from botocore.exceptions import ClientError
 
 from agent_memory import bootstrap
 from agent_memory.basics.settings import get_settings
@@ -23,43 +22,16 @@ from agent_memory.bootstrap import CONSOLIDATION_READ_TIMEOUT_S
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import make_dynamodb_client
 from local.token import mint
-from tests.conftest import private, write_note
 from tests.events import event_body
 from tests.fakes import FakeChatModel
-from tests.integration.test_consolidation import consolidate, folded_counts, merge, notes_of
-from tests.integration.test_management import manage
+from tests.support.consolidation import consolidate, folded_counts, merge, notes_of
+from tests.support.faults import FaultyClient, document_items, items, notes
+from tests.support.management import manage
+from tests.support.scopes import private, write_note
 
 PERSONAL = Scope("personal", "u-1")
 TEAM = Scope("team", "w-3")
 UNAVAILABLE = ["ThrottlingException", "ProvisionedThroughputExceededException", "InternalServerError"]
-
-
-class FaultyClient:
-    """The real client, except that the operations in ``failing`` raise ``ClientError(code)`` (after
-    ``after`` successful calls of that operation)."""
-
-    def __init__(self, real: Any, failing: dict[str, str], after: int = 0) -> None:
-        self._real = real
-        self.failing = failing
-        self.after = after
-        self.calls: dict[str, int] = {}
-
-    def __getattr__(self, name: str) -> Any:
-        method = getattr(self._real, name)
-        if name not in self.failing:
-            return method
-
-        def _maybe_fail(**kwargs: Any) -> Any:
-            self.calls[name] = self.calls.get(name, 0) + 1
-            if self.fails(self.calls[name]):
-                raise ClientError({"Error": {"Code": self.failing[name], "Message": "injected"}}, name)
-            return method(**kwargs)
-
-        return _maybe_fail
-
-    def fails(self, call: int) -> bool:
-        """Whether the ``call``-th call (from 1) of a failing operation fails."""
-        return call > self.after
 
 
 @pytest.fixture
@@ -87,23 +59,6 @@ def heal(monkeypatch) -> None:
     """The storage is back: clients built from now on are the real ones."""
     bootstrap.provide(make_dynamodb_client=make_dynamodb_client)
     bootstrap.reset()
-
-
-def items(aws, scope: Scope) -> list[dict[str, Any]]:
-    return aws.query(
-        TableName="MemoryTable",
-        KeyConditionExpression="pk = :p",
-        ExpressionAttributeValues={":p": {"S": scope.key}},
-        ConsistentRead=True,
-    )["Items"]
-
-
-def notes(aws, scope: Scope) -> list[str]:
-    return [item["text"]["S"] for item in items(aws, scope) if item["sk"]["S"].startswith("note#")]
-
-
-def document_items(aws, scope: Scope) -> list[dict[str, Any]]:
-    return [item for item in items(aws, scope) if item["sk"]["S"].startswith("doc")]
 
 
 def assert_503(answer) -> None:

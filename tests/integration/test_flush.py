@@ -9,10 +9,10 @@ import pytest
 from botocore.exceptions import ClientError
 
 from agent_memory import bootstrap
-from tests.conftest import note_texts, private, shared
 from tests.events import event_body
 from tests.fake_openai import fake_openai_server
 from tests.fakes import FakeChatModel, fake_tokens
+from tests.support.scopes import note_texts, private, shared
 
 SUMMARY = "Planning the billing-service migration; open: payments sign-off from Dana, rollback plan draft."
 

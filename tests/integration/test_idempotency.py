@@ -6,34 +6,12 @@ from __future__ import annotations
 import pytest
 
 from agent_memory import bootstrap
-from tests.conftest import private
-from tests.integration.test_management import SECRET, USER, manage
-
-
-@pytest.fixture(autouse=True)
-def _local_auth(monkeypatch):
-    monkeypatch.setenv("MEMORY_LOCAL_JWT_SECRET", SECRET)
-    bootstrap.reset()
-
-
-@pytest.fixture
-def keyed(aws, lambda_context):
-    """Call a tool route with an ``Idempotency-Key`` header."""
-    from local.template import load_handler
-    from tests.conftest import ROUTE_FUNCTIONS, make_caller
-
-    def _call(name, body, key):
-        def handler_for(function):
-            def _with_key(event, context):
-                event["headers"]["Idempotency-Key"] = key
-                return load_handler(function)(event, context)
-
-            return _with_key
-
-        assert ROUTE_FUNCTIONS[name] == "ToolsFunction"
-        return make_caller(handler_for, lambda_context)(name, body)
-
-    return _call
+from tests.support.management import (
+    USER,
+    local_auth,  # noqa: F401 - the fixture applies here
+    manage,
+)
+from tests.support.scopes import private
 
 
 def _notes(call):

@@ -9,8 +9,8 @@ import pytest
 from agent_memory import bootstrap
 from local.stream_mapping import LocalStreamMapping
 from local.template import load_handler
-from tests.conftest import private
 from tests.fake_index import FakeNotesIndex
+from tests.support.scopes import private
 
 
 @pytest.fixture

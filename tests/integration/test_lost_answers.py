@@ -18,12 +18,12 @@ from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import make_dynamodb_client
 from local.template import load_handler
 from local.token import mint
-from tests.conftest import private, shared
 from tests.events import event_body, load_event
 from tests.fakes import FakeChatModel
-from tests.integration.test_faults import document_items, notes
-from tests.integration.test_faults import items as everything
-from tests.integration.test_management import manage
+from tests.support.faults import document_items, notes
+from tests.support.faults import items as everything
+from tests.support.management import manage
+from tests.support.scopes import private, shared
 
 PERSONAL = Scope("personal", "u-1")
 TEAM = Scope("team", "w-3")
@@ -235,7 +235,7 @@ def test_the_record_of_what_a_turn_was_shown_is_written_before_the_answer_once(c
 
 def test_a_turn_whose_record_cannot_be_written_says_so_and_is_answered(call, aws, monkeypatch):
     from agent_memory.storage.client import DynamoDB
-    from tests.integration.test_faults import FaultyClient
+    from tests.support.faults import FaultyClient
 
     recorder = bootstrap.services().injection_recorder
     failing = FaultyClient(recorder._client.raw, {"put_item": "InternalServerError"})
@@ -281,8 +281,8 @@ def test_a_fold_whose_answers_were_lost_folds_each_note_once_and_counts_the_grou
 ):
     from datetime import timedelta
 
-    from tests.conftest import write_note
-    from tests.integration.test_consolidation import RUN_AT, consolidate, folded_counts, merge, notes_of
+    from tests.support.consolidation import RUN_AT, consolidate, folded_counts, merge, notes_of
+    from tests.support.scopes import write_note
 
     ids = [write_note(PERSONAL, RUN_AT - timedelta(days=9, minutes=i), f"old fact {i}") for i in range(3)]
     clients = lost_answers("transact_write_items", "update_item", tokens=tokens)  # the save, the marks, the settle

@@ -4,7 +4,7 @@ embedding model: a text's vector is the normalised sum of its words' concepts)."
 
 from __future__ import annotations
 
-from tests.conftest import private
+from tests.support.scopes import private
 
 LONG = "Drinks espresso with oat milk every morning"
 LONGER = "Drinks espresso with oat milk every morning at home"  # one word more: cosine 0.93 with the fake

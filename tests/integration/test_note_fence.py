@@ -18,9 +18,9 @@ from agent_memory.storage.client import make_dynamodb_client
 from agent_memory.storage.note_store import NoteStore
 from agent_memory.storage.scope_items import ScopeItems
 from local.token import mint
-from tests.conftest import private, shared
-from tests.integration.test_faults import items, notes
-from tests.integration.test_management import manage
+from tests.support.faults import items, notes
+from tests.support.management import manage
+from tests.support.scopes import private, shared
 
 PERSONAL = Scope("personal", "u-1")
 TEAM = Scope("team", "w-3")

@@ -12,52 +12,14 @@ from agent_memory.domain.notes import Origin
 from agent_memory.domain.scope import Scope
 from agent_memory.search.notes_index import document_id
 from local.token import mint
-from tests.conftest import private, shared, write_note
 from tests.fake_index import FakeNotesIndex
 from tests.fakes import FakeChatModel
-from tests.integration.test_consolidation import consolidate
-from tests.integration.test_management import ADMIN, USER, _local_auth, manage  # noqa: F401 - the fixture applies
+from tests.support.consolidation import consolidate
+from tests.support.management import ADMIN, USER, local_auth, manage  # noqa: F401 - the fixture applies
+from tests.support.people import delete, erasable, export_all, fill, get, partition
+from tests.support.scopes import PERSONAL, TEAM, private, shared, write_note
 
-PERSONAL = Scope("personal", "u-1")
-TEAM = Scope("team", "w-3")
 MEMBER = mint("u-2", ["w-3"])
-
-
-def get(path, token=USER, query=None):
-    return manage("personal_document", path=path, token=token, query=query)
-
-
-def delete(path, token=USER, query=None):
-    return manage("personal_delete_note", path=path, token=token, query=query)
-
-
-def partition(aws, scope):
-    items = aws.query(
-        TableName="MemoryTable",
-        KeyConditionExpression="pk = :p",
-        ExpressionAttributeValues={":p": {"S": scope.key}},
-    )["Items"]
-    return [item["sk"]["S"] for item in items]
-
-
-def export_all(base="/v1/memory/personal", token=USER):
-    pages, cursor = [], None
-    while True:
-        answer = get(f"{base}/export", token, {"cursor": cursor} if cursor else None)
-        assert answer.status == 200, answer.body
-        pages.append(answer.body)
-        cursor = answer.body["next_cursor"]
-        if cursor is None:
-            return pages
-
-
-def fill(call, scope_context=None, notes=3, versions=2):
-    context = scope_context or private()
-    for number in range(notes):
-        assert call("remember", {"context": context, "arguments": {"text": f"fact {number}"}}).status == 201
-    for number in range(versions):
-        update = {"context": context, "arguments": {"content": f"# Memory v{number + 1}"}}
-        assert call("update_memory", update).status == 200
 
 
 @pytest.fixture
@@ -140,15 +102,6 @@ def test_erase_of_one_scope_leaves_the_others(call, aws):
     assert partition(aws, PERSONAL) == []
     assert len([sk for sk in partition(aws, Scope("personal", "u-2")) if sk.startswith("note#")]) == 3
     assert len([sk for sk in partition(aws, TEAM) if sk.startswith("note#")]) == 3
-
-
-def erasable(aws, scope):
-    """What an erase of the scope counts, by kind: every item but the document's head."""
-    counts = {"notes": 0, "versions": 0, "other": 0}
-    for sk in partition(aws, scope):
-        if sk != "doc":
-            counts["notes" if sk.startswith("note#") else "versions" if sk.startswith("doc#v#") else "other"] += 1
-    return counts
 
 
 @pytest.mark.parametrize("step", ["delete-head", "count", "delete-page", "release", "index", "end"])

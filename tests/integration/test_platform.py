@@ -11,13 +11,15 @@ import pytest
 from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
 from agent_memory.search.notes_index import document_id
+from local.lambda_context import LambdaContext
 from local.template import load_handler
 from local.token import mint
-from tests.conftest import Answer, LambdaContext, private, shared
 from tests.events import load_event
 from tests.fake_index import FakeNotesIndex
-from tests.integration.test_management import ADMIN, USER, _local_auth  # noqa: F401 - the fixture applies
-from tests.integration.test_people import export_all, fill, get, partition
+from tests.support.calls import Answer
+from tests.support.management import ADMIN, USER, local_auth  # noqa: F401 - the fixture applies
+from tests.support.people import export_all, fill, get, partition
+from tests.support.scopes import private, shared
 
 PERSONAL = Scope("personal", "u-1")
 NEIGHBOUR = Scope("personal", "u-2")

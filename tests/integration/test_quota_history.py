@@ -5,9 +5,8 @@ N - 100 in the same transaction, giving its characters back."""
 from __future__ import annotations
 
 from agent_memory import bootstrap
-from tests.conftest import private
-from tests.integration.test_management import USER, _local_auth, manage  # noqa: F401 - the fixture applies here
-from tests.integration.test_quotas import quotas  # noqa: F401 - the fixture
+from tests.support.management import USER, local_auth, manage  # noqa: F401 - the fixture applies here
+from tests.support.scopes import private
 
 
 def update(call, content):
@@ -27,7 +26,7 @@ def versions(aws):
     return [int(item["version"]["N"]) for item in items]
 
 
-def test_rewriting_the_document_cannot_store_more_than_the_quota(call, aws, quotas):  # noqa: F811
+def test_rewriting_the_document_cannot_store_more_than_the_quota(call, aws, quotas):
     quotas(chars=50_000)
 
     statuses = [update(call, f"# Plan {n}\n" + "x" * 19_500).status for n in range(20)]

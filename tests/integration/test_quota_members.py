@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from agent_memory import bootstrap
 from local.token import mint
-from tests.conftest import private, shared
-from tests.integration.test_management import USER, _local_auth, manage  # noqa: F401 - the fixture applies here
-from tests.integration.test_quotas import quotas  # noqa: F401 - the fixture
+from tests.support.management import USER, local_auth, manage  # noqa: F401 - the fixture applies here
+from tests.support.scopes import private, shared
 
 MEMBER = mint("u-2", ["w-3"])
 
@@ -22,7 +21,7 @@ def team_usage(token=USER):
     return manage("team_usage", path="/v1/memory/workspaces/w-3/usage", token=token).body
 
 
-def test_one_member_cannot_use_up_the_teams_day(call, aws, monkeypatch, quotas):  # noqa: F811
+def test_one_member_cannot_use_up_the_teams_day(call, aws, monkeypatch, quotas):
     monkeypatch.setenv("MEMORY_QUOTA_NOTES_PER_MEMBER_DAY", "2")
     quotas(notes=5)
 
@@ -36,7 +35,7 @@ def test_one_member_cannot_use_up_the_teams_day(call, aws, monkeypatch, quotas):
     assert refused.headers.get("Retry-After")
 
 
-def test_the_scope_quota_still_holds_for_the_team(call, aws, monkeypatch, quotas):  # noqa: F811
+def test_the_scope_quota_still_holds_for_the_team(call, aws, monkeypatch, quotas):
     monkeypatch.setenv("MEMORY_QUOTA_NOTES_PER_MEMBER_DAY", "10")
     quotas(notes=3)
 
@@ -45,14 +44,14 @@ def test_the_scope_quota_still_holds_for_the_team(call, aws, monkeypatch, quotas
     assert statuses == [201, 201, 201, 429]
 
 
-def test_a_personal_scope_has_no_member_share(call, aws, monkeypatch, quotas):  # noqa: F811
+def test_a_personal_scope_has_no_member_share(call, aws, monkeypatch, quotas):
     monkeypatch.setenv("MEMORY_QUOTA_NOTES_PER_MEMBER_DAY", "1")
     quotas(notes=3)
 
     assert [remember(call, "u-1", f"f{n}", scope="personal").status for n in range(3)] == [201, 201, 201]
 
 
-def test_an_erase_of_my_notes_gives_todays_quota_back(call, aws, monkeypatch, quotas):  # noqa: F811
+def test_an_erase_of_my_notes_gives_todays_quota_back(call, aws, monkeypatch, quotas):
     monkeypatch.setenv("MEMORY_QUOTA_NOTES_PER_MEMBER_DAY", "2")
     quotas(notes=3)
     for user in ("u-1", "u-1", "u-2"):
@@ -66,7 +65,7 @@ def test_an_erase_of_my_notes_gives_todays_quota_back(call, aws, monkeypatch, qu
     assert [remember(call, user, "again").status for user in ("u-1", "u-1", "u-2")] == [201, 201, 429]
 
 
-def test_a_deleted_note_gives_its_place_in_the_day_back(call, aws, quotas):  # noqa: F811
+def test_a_deleted_note_gives_its_place_in_the_day_back(call, aws, quotas):
     quotas(notes=2)
     first = remember(call, "u-1", "first", scope="personal").body["note"]["id"]
     assert remember(call, "u-1", "second", scope="personal").status == 201

@@ -3,13 +3,11 @@ never a silent drop, and nothing written by a refused write."""
 
 from __future__ import annotations
 
-import pytest
-
 from agent_memory import bootstrap
-from tests.conftest import note_texts, private, shared
 from tests.events import event_body
 from tests.fakes import FakeChatModel
-from tests.integration.test_management import USER, _local_auth, manage  # noqa: F401 - the fixture applies here
+from tests.support.management import USER, local_auth, manage  # noqa: F401 - the fixture applies here
+from tests.support.scopes import note_texts, private, shared
 
 SECONDS_TO_MIDNIGHT = 13 * 3600 + 45 * 60  # the tests' clock is 10:15:00 UTC
 
@@ -20,18 +18,6 @@ def _remember(call, text, context=None):
 
 def _notes(aws, pk="user#u-1"):
     return note_texts(aws, pk)
-
-
-@pytest.fixture
-def quotas(monkeypatch):
-    def _set(notes=None, chars=None):
-        if notes is not None:
-            monkeypatch.setenv("MEMORY_QUOTA_NOTES_PER_DAY", str(notes))
-        if chars is not None:
-            monkeypatch.setenv("MEMORY_QUOTA_CHARS", str(chars))
-        bootstrap.reset()
-
-    return _set
 
 
 def test_remember_over_the_daily_count_is_429_with_retry_after_to_midnight(call, aws, quotas):

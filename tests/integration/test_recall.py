@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent_memory.recall import service as recall
-from tests.conftest import private, shared
+from tests.support.scopes import private, shared
 
 
 def _remember(call, text, context=None):

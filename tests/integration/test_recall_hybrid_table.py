@@ -12,8 +12,8 @@ from agent_memory.basics.errors import EmbeddingUnavailable
 from agent_memory.search.vectors import decode, model_tag
 from agent_memory.storage.keys import note_sk
 from local import reindex
-from tests.conftest import private
 from tests.fake_embeddings import FakeEmbeddingModel
+from tests.support.scopes import private
 
 MODEL = "openai:fake-embeddings"
 

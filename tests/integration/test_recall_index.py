@@ -10,9 +10,9 @@ from agent_memory import bootstrap
 from agent_memory.basics.errors import EmbeddingUnavailable
 from agent_memory.recall.index_path import RESCORE_POOL
 from agent_memory.search.notes_index import IndexHit
-from tests.conftest import private
 from tests.fake_embeddings import FakeEmbeddingModel
 from tests.fake_index import FakeNotesIndex
+from tests.support.scopes import private
 
 
 @pytest.fixture

@@ -16,10 +16,10 @@ from agent_memory.providers import rerank
 from agent_memory.providers.rerank import RerankUnavailable
 from agent_memory.recall.index_path import RESCORE_POOL
 from agent_memory.search.notes_index import IndexHit
-from tests.conftest import private
 from tests.fake_embeddings import FakeEmbeddingModel
 from tests.fake_index import FakeNotesIndex
 from tests.fake_reranker import FakeReranker
+from tests.support.scopes import private
 
 TEXTS = ("likes green tea", "likes black tea in the morning", "tea with milk, never sugar", "grows tea in the garden")
 

@@ -8,8 +8,8 @@ import pytest
 from agent_memory import bootstrap
 from agent_memory.search.bm25 import Collection
 from agent_memory.search.notes_index import IndexHit
-from tests.conftest import private
 from tests.fake_index import FakeNotesIndex
+from tests.support.scopes import private
 
 QUERY = "does Maya have a kitten?"
 # In the scope, the name is in nearly every note and the kitten in one: the node's shard counted otherwise.

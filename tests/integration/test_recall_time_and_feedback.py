@@ -8,8 +8,8 @@ import pytest
 from agent_memory import bootstrap
 from agent_memory.search.dates import Days
 from agent_memory.search.notes_index import IndexHit
-from tests.conftest import private
 from tests.fake_index import FakeNotesIndex
+from tests.support.scopes import private
 
 FRIDAY = "2026-12-04T18:00:00Z"
 

@@ -10,12 +10,12 @@ import pytest
 
 from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
-from tests.conftest import private, write_note
 from tests.events import event_body
 from tests.fakes import FakeChatModel
-from tests.integration.test_consolidation import consolidate
-from tests.integration.test_management import USER, _local_auth, manage  # noqa: F401 - the fixture applies here
 from tests.secrets_samples import SAMPLES
+from tests.support.consolidation import consolidate
+from tests.support.management import USER, local_auth, manage  # noqa: F401 - the fixture applies here
+from tests.support.scopes import private, write_note
 
 KINDS = sorted(SAMPLES)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import private, shared
+from tests.support.scopes import private, shared
 
 
 def _remember(call, text, context=None):

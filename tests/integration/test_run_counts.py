@@ -11,7 +11,6 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from botocore.exceptions import ClientError
 
 from agent_memory import bootstrap
 from agent_memory.basics.errors import StorageUnavailable
@@ -22,9 +21,10 @@ from agent_memory.storage.consolidation_store import ConsolidationStore
 from agent_memory.storage.document_store import DocumentStore
 from agent_memory.storage.due_scopes import DueScopes
 from agent_memory.storage.keys import run_sk
-from tests.conftest import write_note
 from tests.fakes import FakeChatModel
-from tests.integration.test_consolidation import NOTE_LINE, RUN_AT, consolidate, folded_counts, merge, notes_of
+from tests.support.consolidation import NOTE_LINE, RUN_AT, consolidate, folded_counts, merge, notes_of
+from tests.support.faults import SeededLoss
+from tests.support.scopes import write_note
 
 # Every write of a fold (its claim, save, marks, pending record, settle and counts); the planner's own lease and
 # record are PutItems, whose loss fails the invocation, which Lambda then sends again.
@@ -66,35 +66,6 @@ def in_a_version(aws: Any, scope: Scope, note: dict[str, Any]) -> bool:
         ExpressionAttributeValues={":p": {"S": scope.key}, ":v": {"S": "doc#v#"}},
     )["Items"]
     return any(note["text"]["S"] in version["content"]["S"] for version in versions)
-
-
-class SeededLoss:
-    """The real client, except that about one write in ``every`` (a seeded schedule) is applied and then its
-    answer is lost for good: botocore's retries spent, the caller gets a 500 (the outcome unknown to it)."""
-
-    writes = WRITES
-
-    def __init__(self, real: Any, chance: random.Random, every: int) -> None:
-        self._real, self._chance, self._every = real, chance, every
-        self.lost = 0
-
-    def __getattr__(self, name: str) -> Any:
-        method = getattr(self._real, name)
-        if name not in self.writes:
-            return method
-
-        def _maybe_lost(**kwargs: Any) -> Any:
-            answer = method(**kwargs)
-            if not self.loses():
-                return answer
-            self.lost += 1
-            raise ClientError({"Error": {"Code": "InternalServerError", "Message": "injected"}}, name)
-
-        return _maybe_lost
-
-    def loses(self) -> bool:
-        """Whether the write just applied loses its answer."""
-        return not self._chance.randrange(self._every)
 
 
 @pytest.fixture
@@ -172,7 +143,7 @@ def test_a_failed_group_whose_count_lost_its_answer_is_counted_once(aws, lost_an
     """A worker's group failing for good tonight: its count's transaction is applied, its answer lost, and sent
     again without the engine's token (plain moto): the marker's ``last_run`` refuses the second count."""
     from local.sqs_mapping import LocalQueueMapping
-    from tests.integration.test_consolidation_fanout import Worker
+    from tests.support.consolidation import Worker
 
     mapping = LocalQueueMapping(None, Worker(), visibility_s=0)
     monkeypatch.setenv("MEMORY_CONSOLIDATION_QUEUE_URL", mapping.url)

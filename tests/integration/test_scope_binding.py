@@ -8,8 +8,9 @@ import json
 import pytest
 
 from local.template import load_handler
-from tests.conftest import ROUTE_FUNCTIONS, private, shared
 from tests.events import load_event
+from tests.support.calls import ROUTE_FUNCTIONS
+from tests.support.scopes import private, shared
 
 
 def _items(aws):

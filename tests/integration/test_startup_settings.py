@@ -3,24 +3,16 @@ the local stack exits, a Lambda's initialisation fails; never a 500 on every req
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from agent_memory.basics.settings import SettingsError, get_settings, require_valid_settings
+from tests.support.startup import ROOT, environment_with
 
-ROOT = Path(__file__).resolve().parents[2]  # the clone
 BAD = {"MEMORY_CONSOLIDATION_MAX_NOTES": "0"}
 LINE = "MEMORY_CONSOLIDATION_MAX_NOTES=0 is refused: Input should be greater than or equal to 1"
-
-
-def _environment(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMORY_", "OPENSEARCH", "AWS_ENDPOINT"))}
-    env.update(PYTHONPATH=f"{ROOT / 'layers' / 'shared'}{os.pathsep}{ROOT}", **extra)
-    return env
 
 
 @pytest.mark.parametrize(
@@ -48,7 +40,7 @@ def test_a_lambda_initialisation_fails_with_that_line():
     code = "from local.template import load_handler; load_handler('ToolsFunction')"
 
     done = subprocess.run(
-        [sys.executable, "-c", code], env=_environment(**BAD), capture_output=True, text=True, timeout=120, cwd=ROOT
+        [sys.executable, "-c", code], env=environment_with(**BAD), capture_output=True, text=True, timeout=120, cwd=ROOT
     )
 
     assert done.returncode != 0
@@ -56,7 +48,7 @@ def test_a_lambda_initialisation_fails_with_that_line():
 
 
 def test_the_local_stack_exits_at_start_with_that_line():
-    env = _environment(**BAD, MEMORY_API_PORT="3016", MEMORY_LAMBDA_PORT="3116")
+    env = environment_with(**BAD, MEMORY_API_PORT="3016", MEMORY_LAMBDA_PORT="3116")
 
     done = subprocess.run(
         [sys.executable, "-m", "local.server"], env=env, capture_output=True, text=True, timeout=120, cwd=ROOT

@@ -19,8 +19,8 @@ from botocore.exceptions import (
 
 from agent_memory import bootstrap
 from agent_memory.storage.client import make_dynamodb_client
-from tests.conftest import private
-from tests.integration.test_management import SECRET, USER, manage
+from tests.support.management import SECRET, USER, manage
+from tests.support.scopes import private
 
 URL = "https://dynamodb.eu-west-1.amazonaws.com"
 FAULTS = {

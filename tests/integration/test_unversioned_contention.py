@@ -8,7 +8,7 @@ from collections import Counter
 from agent_memory.basics.errors import VersionConflict
 from agent_memory.memory import service
 from agent_memory.storage.document_store import DocumentStore
-from tests.conftest import shared
+from tests.support.scopes import shared
 
 
 def _update(thread: str, content: str) -> tuple[str, dict]:

@@ -7,8 +7,8 @@ import pytest
 from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.document_store import DocumentStore
-from tests.conftest import private, shared
 from tests.fakes import FakeChatModel
+from tests.support.scopes import private, shared
 
 
 def _update(call, content, context=None):

@@ -9,8 +9,8 @@ from typing import Any
 from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.keys import version_sk
-from tests.conftest import private
-from tests.integration.test_management import USER, _local_auth, manage  # noqa: F401 - its autouse fixture
+from tests.support.management import USER, local_auth, manage  # noqa: F401 - its autouse fixture
+from tests.support.scopes import private
 
 LONG = "# Me\n" + "- prefers tea in the afternoon\n" * 300
 

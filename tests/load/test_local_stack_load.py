@@ -13,7 +13,7 @@ import pytest
 from bench.local_load import run
 from local.server import LocalServer
 from local.token import mint
-from tests.e2e.test_local_stack import Stack, running_stack
+from tests.support.stack import Stack, running_stack
 
 pytestmark = pytest.mark.slow
 

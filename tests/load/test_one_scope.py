@@ -29,9 +29,10 @@ import pytest
 
 from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
-from tests.conftest import NOW, ROUTE_FUNCTIONS, shared, write_note
 from tests.events import event_body
 from tests.fake_openai import fake_openai_server
+from tests.support.calls import NOW, ROUTE_FUNCTIONS
+from tests.support.scopes import shared, write_note
 
 pytestmark = pytest.mark.slow
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from agent_memory.search.notes_index import NotesIndex, make_opensearch_client
-from tests.conftest import _free_port
+from tests.support.calls import free_port
 
 START_TIMEOUT_S = 120
 
@@ -30,7 +30,7 @@ def opensearch_endpoint() -> Iterator[str]:
     from local.opensearch import NodeUnavailable, throwaway_node
 
     try:
-        with throwaway_node(_free_port(), start_timeout_s=START_TIMEOUT_S) as endpoint:
+        with throwaway_node(free_port(), start_timeout_s=START_TIMEOUT_S) as endpoint:
             yield endpoint
     except NodeUnavailable as why:
         _unavailable(str(why))

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from agent_memory.search.notes_index import IndexMappingMismatch, NotesIndex
-from tests.integration.test_startup_settings import ROOT, _environment
+from tests.support.startup import ROOT, environment_with
 
 
 def test_a_new_index_takes_its_dimensions_shards_and_replicas_from_the_settings(opensearch_client):
@@ -41,7 +41,7 @@ def test_a_function_whose_dimensions_differ_from_the_index_fails_its_initialisat
     NotesIndex(opensearch_client, dimensions=512).ensure()  # the deployment's own alias, `notes`
     code = f"from local.template import load_handler; load_handler({function!r})"
     try:
-        env = _environment(OPENSEARCH_ENDPOINT=opensearch_endpoint, MEMORY_TABLE_NAME="MemoryTable")
+        env = environment_with(OPENSEARCH_ENDPOINT=opensearch_endpoint, MEMORY_TABLE_NAME="MemoryTable")
         refused = subprocess.run(
             [sys.executable, "-c", code],
             env=env | {"MEMORY_EMBEDDING_DIMENSIONS": "1024"},

@@ -14,8 +14,8 @@ from agent_memory.search.notes_index import document_id
 from agent_memory.storage.note_store import NoteStore
 from local.stream_mapping import LocalStreamMapping
 from local.template import load_handler
-from tests.conftest import private, shared
 from tests.fake_embeddings import FakeEmbeddingModel, fake_vector
+from tests.support.scopes import private, shared
 
 pytestmark = pytest.mark.slow
 

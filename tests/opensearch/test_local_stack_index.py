@@ -8,8 +8,8 @@ import time
 import pytest
 
 from agent_memory.search.notes_index import NotesIndex
-from tests.e2e.test_local_stack import README_CONTEXT, http, remember, running_stack
 from tests.fake_openai import fake_openai_server
+from tests.support.stack import README_CONTEXT, http, remember, running_stack
 
 pytestmark = pytest.mark.slow
 

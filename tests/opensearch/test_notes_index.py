@@ -15,8 +15,8 @@ from agent_memory.search.notes_index import (
     UpdateKeepingVector,
     document_id,
 )
-from tests.conftest import private, shared
 from tests.fake_embeddings import FakeEmbeddingModel, fake_vector
+from tests.support.scopes import private, shared
 
 pytestmark = pytest.mark.slow
 

@@ -9,8 +9,8 @@ import pytest
 from agent_memory.domain.notes import Note, Origin
 from agent_memory.search.notes_index import document_id
 from local import reindex
-from tests.conftest import private, shared
 from tests.fake_embeddings import FakeEmbeddingModel, fake_vector
+from tests.support.scopes import private, shared
 
 pytestmark = pytest.mark.slow
 

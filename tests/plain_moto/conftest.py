@@ -15,14 +15,14 @@ import pytest
 
 from agent_memory import bootstrap
 from local.template import table_definitions
-from tests.conftest import _free_port
+from tests.support.calls import free_port
 
 
 @contextmanager
 def moto_server() -> Iterator[str]:
     """A moto server in its own process (so no patch of this one reaches it), the template's tables on it:
     its endpoint."""
-    port = _free_port()
+    port = free_port()
     server = Path(sys.executable).with_name("moto_server")
     process = subprocess.Popen(
         [str(server), "-H", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL

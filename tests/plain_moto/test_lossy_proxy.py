@@ -23,13 +23,14 @@ from agent_memory.domain.scope import Scope
 from local.lambda_context import LambdaContext
 from local.template import load_handler
 from local.token import mint
-from tests.conftest import NOW, make_caller, private, shared
 from tests.events import event_body
 from tests.fakes import FakeChatModel
-from tests.integration.test_consolidation import consolidate, merge
-from tests.integration.test_management import manage
 from tests.plain_moto.conftest import moto_server
 from tests.plain_moto.lossy_proxy import LossyProxy
+from tests.support.calls import NOW, make_caller
+from tests.support.consolidation import consolidate, merge
+from tests.support.management import manage
+from tests.support.scopes import private, shared
 
 PERSONAL, TEAM = Scope("personal", "u-1"), Scope("team", "w-3")
 TOKEN = mint("u-1", ["w-3"])

@@ -26,9 +26,9 @@ import pytest
 
 from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
-from tests.conftest import write_note
 from tests.fakes import FakeChatModel
-from tests.integration.test_consolidation import PERSONAL, RUN_AT, consolidate, merge
+from tests.support.consolidation import PERSONAL, RUN_AT, consolidate, merge
+from tests.support.scopes import write_note
 
 SCOPES = int(os.environ.get("PLAIN_MOTO_SCOPES", "120"))
 GROUP = 200  # the default MEMORY_CONSOLIDATION_MAX_NOTES: one whole group

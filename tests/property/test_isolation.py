@@ -33,13 +33,15 @@ from hypothesis import strategies as st
 
 from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
+from local.lambda_context import LambdaContext
 from local.template import load_handler, table_definitions
 from local.token import mint
-from tests.conftest import NOW, Answer, Call, LambdaContext, private, shared, write_note
 from tests.events import event_body, load_event
 from tests.fakes import FakeChatModel
-from tests.integration.test_consolidation import Context, merge
-from tests.integration.test_management import manage
+from tests.support.calls import NOW, Answer, Call
+from tests.support.consolidation import Context, merge
+from tests.support.management import manage
+from tests.support.scopes import private, shared, write_note
 
 USERS = ("u-1", "u-2", "u-3")
 WORKSPACES = ("w-1", "w-2", "w-3")

@@ -1,0 +1,115 @@
+"""A consolidation run in-process: its scheduled event, a fake model's fold, what the table holds after."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from agent_memory import bootstrap
+from agent_memory.basics.clock import iso
+from agent_memory.domain.scope import Scope
+from agent_memory.storage.document_store import DocumentStore
+from local.template import load_handler
+from tests.events import event_body
+from tests.fakes import FakeChatModel
+from tests.support.scopes import PERSONAL
+
+RUN_AT = datetime(2026, 12, 3, 3, 0, tzinfo=UTC)
+
+
+NOTE_LINE = re.compile(r"^- \[(?P<day>[0-9-]+)\] \(id (?P<id>[0-9.-]+)\) (?P<text>.*)$", re.M)
+
+
+def merge(system: str, prompt: str) -> str | dict:
+    """The fake model's consolidation: each note's line added at the end of the document, as cited edits when
+    asked for edits, else as the whole document."""
+    if "edit_document" in system:
+        return {
+            "edits": [
+                {"op": "add", "after": None, "text": f"- [{n['day']}] {n['text']}", "notes": [n["id"]]}
+                for n in NOTE_LINE.finditer(prompt.split("<notes>")[1])
+            ]
+        }
+    document = re.search(r"<document>\n(.*)\n</document>", prompt, re.S).group(1)
+    notes = re.search(r"<notes>\n(.*)\n</notes>", prompt, re.S).group(1)
+    base = "" if document.startswith("(empty") else document + "\n"
+    return base + notes
+
+
+@pytest.fixture
+def model(monkeypatch):
+    fake = FakeChatModel(reply=merge)
+    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: fake)
+    return fake
+
+
+@dataclass(frozen=True)
+class Context:
+    remaining: int = 900_000
+    function_name: str = "ConsolidateFunction"
+    memory_limit_in_mb: int = 1024
+    invoked_function_arn: str = "arn:aws:lambda:eu-west-1:123456789012:function:ConsolidateFunction"
+    aws_request_id: str = "7d9b0c1e-0000-4000-8000-000000000001"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return self.remaining
+
+
+def consolidate(at: datetime = RUN_AT, *, context: Context | None = None, run_id: str | None = None) -> dict:
+    event = event_body("scheduled")
+    event["time"] = iso(at).replace(".000", "")
+    if run_id:
+        event["id"] = run_id
+    return load_handler("ConsolidateFunction")(event, context or Context())
+
+
+def notes_of(aws, scope: Scope = PERSONAL) -> list[dict]:
+    return aws.query(
+        TableName="MemoryTable",
+        KeyConditionExpression="pk = :p AND begins_with(sk, :n)",
+        ExpressionAttributeValues={":p": {"S": scope.key}, ":n": {"S": "note#"}},
+    )["Items"]
+
+
+def folded_counts(aws, scope: Scope = PERSONAL) -> dict[str, int]:
+    """How many document versions folded each note: exactly once is the invariant."""
+    store = DocumentStore(aws, "MemoryTable")
+    counts: dict[str, int] = {}
+    for version in range(1, store.current(scope, consistent=True).version + 1):
+        item = aws.get_item(
+            TableName="MemoryTable", Key={"pk": {"S": scope.key}, "sk": {"S": f"doc#v#{version:010d}"}}
+        )["Item"]
+        for note_id in item.get("folded_note_ids", {}).get("L", []):
+            counts[note_id["S"]] = counts.get(note_id["S"], 0) + 1
+    return counts
+
+
+def days_ago(days: float) -> datetime:
+    return RUN_AT - timedelta(days=days)
+
+
+class Worker:
+    """ConsolidateWorkerFunction as Lambda runs it: one SQS event, its answer."""
+
+    def __call__(self, event: dict) -> dict:
+        return load_handler("ConsolidateWorkerFunction")(event, Context(function_name="ConsolidateWorkerFunction"))
+
+
+class Died(BaseException):
+    """The function dying between two steps (a timeout, an out-of-memory): nothing after it runs."""
+
+
+def die_on(monkeypatch, target, name, *, after_calls=0):
+    original = getattr(target, name)
+    calls = {"n": 0}
+
+    def _maybe_die(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] > after_calls:
+            raise Died(name)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(target, name, _maybe_die)
