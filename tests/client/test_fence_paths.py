@@ -9,6 +9,7 @@ answering as it does. The TypeScript client has the same test in its own runner 
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import pkgutil
@@ -95,24 +96,31 @@ class FakeHostileMemory:
     def call_tool(self, context, name, arguments): return given["answers"][name]
 
 conversation = Conversation(FakeHostileMemory(), ConversationContext(user_id="u-1", thread_id="t-1"))
-tool = next(t for t in memory_tools(conversation) if t.tool_name == given["tool"])
-print(tool._tool_func({"toolUseId": "t-0", "input": {}})["content"][0]["text"])
+run = {tool.tool_name: tool._tool_func for tool in memory_tools(conversation)}
+print(json.dumps({name: func({"toolUseId": "t-0", "input": {}})["content"][0]["text"] for name, func in run.items()}))
 """
 
 
-def _strands_agents(tool: str) -> str:
-    """Strands lives in its own virtualenv (it pins an older ``mcp``): the tool runs there, on the same answers."""
+@functools.cache
+def _strands_results() -> dict[str, str]:
+    """Strands lives in its own virtualenv (it pins an older ``mcp``): its tools run there, on the same answers,
+    each tool once (one interpreter for all of them)."""
     python = Path(os.environ.get("STRANDS_PYTHON", ROOT_DIR / ".venv-strands" / "bin" / "python"))
     if not python.exists():
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(f"{python} is missing (CI=true: the Strands path must be checked)")
         pytest.skip(f"{python} is missing (make install creates .venv-strands)")
-    given = json.dumps({"tools": tool_definitions(), "answers": answers(), "tool": tool})
+    given = json.dumps({"tools": tool_definitions(), "answers": answers()})
     env = {**os.environ, "PYTHONPATH": str(ROOT_DIR / "client")}
     done = subprocess.run(
         [str(python), "-c", STRANDS_RUN], input=given, capture_output=True, text=True, env=env, timeout=120, check=True
     )
-    return done.stdout.rstrip("\n")
+    shown: dict[str, str] = json.loads(done.stdout)
+    return shown
+
+
+def _strands_agents(tool: str) -> str:
+    return _strands_results()[tool]
 
 
 # Every adapter module that hands a tool's answer to a model, and how a tool call goes through it.
