@@ -17,14 +17,13 @@
 
 import type { MemoryClient } from "./client.js";
 import { MemoryApiError, type ValidationDetail } from "./errors.js";
-import { fence, fenceLine } from "./fence.js";
+import { fencedAnswer } from "./fence.js";
 import { convert, type ToolFormat, type ToolShapes } from "./formats.js";
 import type {
   ConversationContext,
   FlushMessage,
   FlushResult,
   MemoryContext,
-  Note,
   Recalled,
   Remembered,
   SavedDocument,
@@ -42,29 +41,6 @@ export type ToolResult = Remembered | SavedDocument | Recalled | ToolRefusal;
 
 function refusal(code: string, message: string, details?: ValidationDetail[] | null): ToolRefusal {
   return { error: { code, message, ...(details ? { details } : {}) } };
-}
-
-/**
- * The answer with every stored text fenced as the service fences it in `system_prompt`: a note's text as
- * one line, the document's content as a block. A recalled note written by someone else (a teammate, a
- * prompt-injected model) cannot close the tool result or forge a tag of the prompt.
- */
-function fenced(name: ToolName, answer: Remembered | SavedDocument | Recalled): ToolResult {
-  const note = <N extends Note>(n: N): N => ({ ...n, text: fenceLine(n.text) });
-  switch (name) {
-    case "recall": {
-      const recalled = answer as Recalled;
-      return { ...recalled, notes: recalled.notes.map(note) };
-    }
-    case "remember": {
-      const remembered = answer as Remembered;
-      return { ...remembered, note: note(remembered.note) };
-    }
-    case "update_memory": {
-      const saved = answer as SavedDocument;
-      return { ...saved, document: { ...saved.document, content: fence(saved.document.content) } };
-    }
-  }
 }
 
 export class Conversation {
@@ -154,7 +130,7 @@ export class Conversation {
       // The model's own write is the version it now knows.
       this.context = { ...this.context, document_version: (answer as SavedDocument).document.version };
     }
-    return fenced(tool, answer);
+    return fencedAnswer(answer); // stored text reaches the model as in system_prompt (fence.ts)
   }
 
   /** Ask `FlushFunction` for a note of the conversation before summarizing it; never rejects. */

@@ -17,7 +17,7 @@ export {
 export type { PlatformOwner, ScopeOption, WriteOptions } from "./client.js";
 export { Conversation, type ToolRefusal, type ToolResult } from "./conversation.js";
 export * from "./errors.js";
-export { fence, fenceLine } from "./fence.js";
+export { fence, fencedAnswer, fenceLine } from "./fence.js";
 export { FLUSH_TIMEOUT_MS, flushBeforeCompaction, flushLambdaClient } from "./flush.js";
 export * from "./formats.js";
 export { type Credentials, isLoopback, regionOf, signRequest } from "./signing.js";

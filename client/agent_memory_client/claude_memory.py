@@ -13,7 +13,8 @@ thread: the user's personal memory; a shared one: the workspace's), never one th
 
 - ``/memories/MEMORY.md``: the curated document. ``view`` (with line numbers, ``view_range``), ``str_replace``,
   ``insert`` and ``create`` (the whole text) each save a new version with the version the tool last read: a
-  document changed meanwhile by someone else is not overwritten; the model is told to view it again.
+  document changed meanwhile by someone else is not overwritten; the model is told to view it again. Only a
+  ``view`` of ``MEMORY.md`` itself reads it: ``create`` over a document the model has not viewed is refused.
 - ``/memories/notes/YYYY-MM-DD.md``: the notes the turn's context holds (today's and yesterday's, UTC), one
   ``- text`` line each, oldest first; read-only. Writing into ``notes/`` (``insert`` into a day file, or
   ``create`` of a new file there) is a ``remember`` of each non-blank line that is not a heading: the notes are
@@ -22,6 +23,11 @@ thread: the user's personal memory; a shared one: the workspace's), never one th
   that leaves ``/memories`` once normalised or that holds an encoded separator, a backslash or a control
   character. Sizes are the service's: a note over 2,000 characters is cut (the model is told), a document
   over 25,000 characters is compressed or refused.
+
+Stored text is shown fenced as ``system_prompt`` shows it (:mod:`agent_memory_client.fence`): a note or a
+line of the document cannot close the tool result or open a tag (``<`` is shown ``&lt;``). The model's edits are
+read in the text it was shown: ``str_replace`` matches ``old_str`` there, and what it writes (``new_str``,
+``insert_text``, ``file_text``) is stored with ``&lt;`` and ``&amp;`` read back as ``<`` and ``&``.
 """
 
 from __future__ import annotations
@@ -44,6 +50,7 @@ from anthropic.types.beta import (
 
 from agent_memory_client.client import MemoryClient
 from agent_memory_client.errors import MemoryApiError, MemoryClientError, VersionConflict
+from agent_memory_client.fence import fence, fence_line, unfence
 from agent_memory_client.types import ConversationContext, Note
 
 ROOT = "/memories"
@@ -79,14 +86,15 @@ class ClaudeMemoryTool(BetaAbstractMemoryTool):
         super().__init__(**options)
         self.client = client
         self.context = replace(context, document_version=None)
-        self._read: tuple[int, str] | None = None  # the document's version and content the model last read
+        # The document's version and content as the model last read them by viewing MEMORY.md (or as its own
+        # save on what it had read, or its own whole text, left them); None until then.
+        self._read: tuple[int, str] | None = None
 
     # --- reading -------------------------------------------------------------------------------------------
 
     def _context(self) -> tuple[int, str, list[Note]]:
         answer = self._service(lambda: self.client.get_context(self.context))
         document = answer["document"]
-        self._read = (document["version"], document["content"])
         return document["version"], document["content"], list(answer["recent_notes"])
 
     def _days(self, notes: list[Note]) -> dict[str, list[Note]]:
@@ -108,9 +116,10 @@ class ClaudeMemoryTool(BetaAbstractMemoryTool):
         if path == DOCUMENT:
             if not version:
                 raise ToolError(f"The path {DOCUMENT} does not exist yet: write it with the create command.")
-            lines = content.split("\n")
+            self._read = (version, content)  # read only here: a directory's listing shows none of it
+            lines = fence(content).split("\n")
         elif (day := self._day(path)) in days:
-            lines = [f"- {note['text']}" for note in days[day]]
+            lines = [f"- {fence_line(note['text'])}" for note in days[day]]
         else:
             raise ToolError(f"The path {path} does not exist. Please provide a valid path (view {ROOT} lists them).")
         start = 1
@@ -135,9 +144,11 @@ class ClaudeMemoryTool(BetaAbstractMemoryTool):
             version = self._document_read()[0]
             if version and unread:  # never replaced blind: the model sees the text it would replace first
                 raise ToolError(f"{DOCUMENT} already exists: view it first, then create it again to replace it.")
-            return self._save(version, command.file_text, f"File created successfully at: {DOCUMENT}")
+            return self._save(
+                version, unfence(command.file_text), f"File created successfully at: {DOCUMENT}", whole=True
+            )
         if posixpath.dirname(path) == NOTES and path.endswith(".md"):
-            return self._remember(command.file_text)
+            return self._remember(unfence(command.file_text))
         raise self._refused(path)
 
     def str_replace(self, command: BetaMemoryTool20250818StrReplaceCommand) -> str:
@@ -145,23 +156,25 @@ class ClaudeMemoryTool(BetaAbstractMemoryTool):
         if path != DOCUMENT:
             raise self._refused(path, "notes are append-only: add a new note by inserting into a notes file")
         version, content = self._document()
-        count = content.count(command.old_str) if command.old_str else 0
+        shown = fence(content)  # old_str is matched in the text as the model was shown it
+        count = shown.count(command.old_str) if command.old_str else 0
         if count != 1:
             how = "did not appear verbatim" if count == 0 else f"appears {count} times; make it unique"
             raise ToolError(f"No replacement was performed: old_str `{command.old_str}` {how} in {DOCUMENT}.")
-        return self._save(version, content.replace(command.old_str, command.new_str, 1), f"{DOCUMENT} has been edited.")
+        edited = unfence(shown.replace(command.old_str, command.new_str, 1))
+        return self._save(version, edited, f"{DOCUMENT} has been edited.")
 
     def insert(self, command: BetaMemoryTool20250818InsertCommand) -> str:
         path = normalise(command.path)
         if self._day(path) is not None:
-            return self._remember(command.insert_text)
+            return self._remember(unfence(command.insert_text))
         if path != DOCUMENT:
             raise self._refused(path)
         version, content = self._document()
         lines = content.split("\n") if content else []
         if not 0 <= command.insert_line <= len(lines):
             raise ToolError(f"Invalid `insert_line` {command.insert_line}: it should be within [0, {len(lines)}].")
-        lines[command.insert_line : command.insert_line] = command.insert_text.rstrip("\n").split("\n")
+        lines[command.insert_line : command.insert_line] = unfence(command.insert_text.rstrip("\n")).split("\n")
         return self._save(version, "\n".join(lines), f"{DOCUMENT} has been edited.")
 
     def delete(self, command: BetaMemoryTool20250818DeleteCommand) -> str:
@@ -177,11 +190,12 @@ class ClaudeMemoryTool(BetaAbstractMemoryTool):
         raise ToolError(f"rename is not supported: nothing was moved. The files are {DOCUMENT} and {NOTES}/<day>.md.")
 
     def _document_read(self) -> tuple[int, str]:
-        """The document's version and content as the model last read them (read now if it has not)."""
-        if self._read is None:
-            self._context()
-        assert self._read is not None
-        return self._read
+        """The document's version and content as the model last read them; the service's now if it has not (an
+        edit of the unread document applies to what is there, and reads nothing for the model)."""
+        if self._read is not None:
+            return self._read
+        version, content, _ = self._context()
+        return version, content
 
     def _document(self) -> tuple[int, str]:
         """The document to edit, as the model last read it: edits apply to what it saw."""
@@ -190,8 +204,9 @@ class ClaudeMemoryTool(BetaAbstractMemoryTool):
             raise ToolError(f"The path {DOCUMENT} does not exist yet: write it with the create command.")
         return version, content
 
-    def _save(self, version: int, content: str, done: str) -> str:
-        """A new version, based on ``version``; a conflict is told to the model, and nothing is saved."""
+    def _save(self, version: int, content: str, done: str, *, whole: bool = False) -> str:
+        """A new version, based on ``version``; a conflict is told to the model, and nothing is saved. The saved
+        document counts as read when the model had read the one it edited, or wrote the ``whole`` text."""
         context = replace(self.context, document_version=version)
         try:
             saved = self.client.update_memory(context, content)
@@ -208,7 +223,8 @@ class ClaudeMemoryTool(BetaAbstractMemoryTool):
                 f"The memory service could not be reached; the edit may or may not be saved: {error}"
             ) from None
         document = saved["document"]
-        self._read = (document["version"], document["content"])
+        if whole or self._read is not None:
+            self._read = (document["version"], document["content"])
         notes = "".join(f" Note: {warning}." for warning in saved["warnings"])
         return f"{done.removesuffix('.')} (version {document['version']}).{notes}"
 

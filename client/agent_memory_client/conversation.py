@@ -22,7 +22,7 @@ from typing import Any, cast
 
 from agent_memory_client.client import MemoryClient
 from agent_memory_client.errors import MemoryApiError
-from agent_memory_client.fence import fenced_recall
+from agent_memory_client.fence import fenced_answer
 from agent_memory_client.formats import convert
 from agent_memory_client.types import ConversationContext, FlushResult, MemoryContext, SavedDocument, ToolDefinition
 
@@ -56,7 +56,7 @@ class Conversation:
 
     def handle(self, tool_name: str, arguments: Mapping[str, Any] | str | None) -> dict[str, Any]:
         """Run a model's tool call with this conversation's context and answer what to give back to the model:
-        the service's answer (a ``recall``'s notes fenced as ``system_prompt`` fences them: see
+        the service's answer with its stored text fenced as ``system_prompt`` fences it (every tool's: see
         :mod:`agent_memory_client.fence`), or ``{"error": {"code", "message"}}`` when the service refused the call (bad
         arguments, a stale document version, a quota), so that the model can correct itself.
 
@@ -83,9 +83,8 @@ class Conversation:
             return {"error": refusal}
         if tool_name == "update_memory":  # the model's own write is the version it now knows
             self.context = replace(self.context, document_version=cast(SavedDocument, answer)["document"]["version"])
-        if tool_name == "recall":  # stored text reaches the model fenced, as in system_prompt (fence.py)
-            return fenced_recall(dict(answer))
-        return dict(answer)
+        fenced: dict[str, Any] = fenced_answer(answer)  # stored text reaches the model as in system_prompt
+        return fenced
 
     def flush(self, compaction_id: str, messages: Sequence[Mapping[str, str]]) -> FlushResult:
         """Ask ``FlushFunction`` for a note of the conversation before summarizing it; never raises."""

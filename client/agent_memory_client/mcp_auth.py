@@ -3,14 +3,17 @@
 
 The token must be signed (HS256 with a shared secret, or RS256/ES256 by a key of the issuer's JWKS), name the
 issuer and the audience, carry ``exp`` (and ``nbf`` when present) within 60 s of the real clock, its time
-claims JSON numbers, and a ``sub`` of the id pattern; ``workspaces`` lists the workspaces its user belongs to (a
-JSON array of ids, or one string of ids separated by spaces or commas, optionally in brackets). Anything else: no
+claims finite JSON numbers, ``exp`` at most a year ahead, and a ``sub`` of the id pattern; ``workspaces`` lists
+the workspaces its user belongs to (a JSON array of ids, or one string of ids separated by spaces or commas,
+optionally in brackets). Anything else: no
 identity, and the SDK answers 401 with the protected-resource metadata's address in ``WWW-Authenticate``.
 """
 
 from __future__ import annotations
 
+import math
 import re
+import time
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +23,9 @@ import jwt
 from mcp.server.auth.provider import AccessToken
 
 LEEWAY_S = 60
+# A token is a session's identity for as long as it lives: one that claims to live longer than a year (or for
+# ever: 1e308, Infinity) is refused, as a token that could never be taken back.
+MAX_LIFETIME_S = 365 * 24 * 3600
 ID = re.compile(r"^[A-Za-z0-9._@-]{1,128}$")
 
 
@@ -74,9 +80,12 @@ class JwtVerifier:
         subject = claims.get("sub")
         if not isinstance(subject, str) or not ID.fullmatch(subject):
             return None
-        for name in ("exp", "nbf", "iat"):  # time claims are JSON numbers (pyjwt would read "123" as one)
-            if name in claims and (isinstance(claims[name], bool) or not isinstance(claims[name], int | float)):
+        for name in ("exp", "nbf", "iat"):  # finite JSON numbers (pyjwt would read "123" as one, and NaN passes)
+            value = claims.get(name, 0)
+            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
                 return None
+        if claims["exp"] > time.time() + MAX_LIFETIME_S:
+            return None
         return claims
 
     async def verify_token(self, token: str) -> AccessToken | None:
@@ -87,7 +96,8 @@ class JwtVerifier:
             token=token,
             client_id=claims["sub"],
             scopes=[],
-            expires_at=int(claims["exp"]),
+            # The SDK refuses a token once expires_at is past: the documented leeway is counted in it.
+            expires_at=int(claims["exp"]) + LEEWAY_S,
             subject=claims["sub"],
             claims={"workspaces": workspaces_of(claims.get("workspaces"))},
         )

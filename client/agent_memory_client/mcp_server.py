@@ -12,18 +12,21 @@
 
 Whose memory: the user, thread and workspace come from this server's configuration (flags, or the
 ``MEMORY_USER_ID``, ``MEMORY_THREAD_ID``, ``MEMORY_WORKSPACE_ID`` variables; a workspace makes the
-conversation shared, i.e. the team's memory). Over HTTP with ``--auth jwt`` the server serves many users: each
-session's user is the ``sub`` of its bearer token, verified as the dashboard's (``mcp_auth``), and a session
-chooses a workspace its token lists with ``?workspace=<id>`` on the endpoint's URL. A tool argument the tool's
-schema does not declare (a ``user_id``, a ``workspace_id``, a ``scope``...) is refused before anything is sent.
-The service is ``MEMORY_API_URL`` (default the local stack, ``http://127.0.0.1:3000``; an ``execute-api`` URL is
-SigV4-signed with the standard AWS credential chain), called with :class:`AsyncMemoryClient` on the server's own
-event loop.
+conversation shared, i.e. the team's memory). The thread is the user's own (``mcp-<user>`` unless ``--thread``
+names one): two members of a workspace never write under one thread. Over HTTP with ``--auth jwt`` the server
+serves many users: each session's user is the ``sub`` of its bearer token, verified as the dashboard's
+(``mcp_auth``), its thread that user's own, and a session chooses a workspace its token lists with
+``?workspace=<id>`` on the endpoint's URL (and nothing else: a thread is never the URL's to name). A tool
+argument the tool's schema does not declare (a ``user_id``, a ``workspace_id``, a ``scope``...) is refused
+before anything is sent. The service is ``MEMORY_API_URL`` (default the local stack,
+``http://127.0.0.1:3000``; an ``execute-api`` URL is SigV4-signed with the standard AWS credential chain), called
+with :class:`AsyncMemoryClient` on the server's own event loop.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -37,10 +40,11 @@ from mcp.server import Server, ServerRequestContext
 
 from agent_memory_client.client import AsyncMemoryClient
 from agent_memory_client.errors import MemoryApiError, MemoryClientError, MemoryTransportError
-from agent_memory_client.fence import fenced_recall
+from agent_memory_client.fence import fenced_answer
 from agent_memory_client.types import ConversationContext, ToolDefinition
 
 ID = re.compile(r"^[A-Za-z0-9._@-]{1,128}$")
+THREAD = "mcp"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 CONTEXT_URI = "memory://context"
@@ -60,6 +64,13 @@ def _text(payload: Any) -> list[types.TextContent]:
 def _refused(code: str, message: str, details: list[dict[str, Any]] | None = None) -> types.CallToolResult:
     error: dict[str, Any] = {"code": code, "message": message, **({"details": details} if details else {})}
     return types.CallToolResult(content=_text({"error": error}), structured_content={"error": error}, is_error=True)
+
+
+def thread_of(user: str, base: str = THREAD) -> str:
+    """``user``'s own thread: ``<base>-<user>`` (a digest of the user when that would pass 128 characters), so
+    that two members of a workspace never share one (its injection records, its flush keys)."""
+    thread = f"{base}-{user}"
+    return thread if len(thread) <= 128 else f"{base[:60]}-{hashlib.sha256(user.encode()).hexdigest()}"
 
 
 class Refused(Exception):
@@ -97,8 +108,9 @@ class MemoryMcp:
         return self._tools
 
     def context_of(self, ctx: ServerRequestContext[Any]) -> ConversationContext:
-        """This request's conversation: the configured one, or (per session) the token's user, in the workspace
-        the session's URL names if the token lists it."""
+        """This request's conversation: the configured one, or (per session) the token's user in that user's own
+        thread (``thread_of`` the configured thread), in the workspace the session's URL names if the token
+        lists it."""
         if not self.per_session:
             return self.context
         from mcp.server.auth.middleware.auth_context import get_access_token
@@ -108,12 +120,12 @@ class MemoryMcp:
             raise Refused("unauthorized", "no verified bearer token for this session")
         query = getattr(ctx.request, "query_params", None) or {}
         workspace = query.get("workspace") or self.context.workspace_id
-        thread = query.get("thread") or self.context.thread_id
-        if not ID.fullmatch(thread) or (workspace is not None and not ID.fullmatch(workspace)):
-            raise Refused("invalid_input", "`thread` and `workspace` must be ids (letters, digits, . _ @ -)")
+        if workspace is not None and not ID.fullmatch(workspace):
+            raise Refused("invalid_input", "`workspace` must be an id (letters, digits, . _ @ -)")
         if workspace is not None and workspace not in (token.claims or {}).get("workspaces", []):
             raise Refused("forbidden", f"the token's user is not a member of the workspace {workspace}")
         visibility: Literal["private", "shared"] = "shared" if workspace else "private"
+        thread = thread_of(token.subject, self.context.thread_id)
         return replace(
             self.context, user_id=token.subject, thread_id=thread, visibility=visibility, workspace_id=workspace
         )
@@ -152,13 +164,12 @@ class MemoryMcp:
                 f"never from a tool argument: {', '.join(undeclared)}",
             )
         try:
-            answer = dict(await self.client.call_tool(context, params.name, arguments))
+            # Stored text reaches the model fenced, as in system_prompt, whichever the tool (fence.py).
+            answer = fenced_answer(await self.client.call_tool(context, params.name, arguments))
         except MemoryApiError as error:
             return _refused(error.code, error.message, error.details)
         except MemoryTransportError as error:
             return _refused("unavailable", f"the memory service did not answer: {error}")
-        if params.name == "recall":  # stored text reaches the model fenced, as in system_prompt (fence.py)
-            answer = fenced_recall(dict(answer))
         return types.CallToolResult(content=_text(answer), structured_content=answer, is_error=False)
 
     async def list_resources(self, ctx: ServerRequestContext[Any], params: Any) -> types.ListResourcesResult:
@@ -243,7 +254,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--port", type=int, default=int(env("MEMORY_MCP_PORT", "8765")))
     parser.add_argument("--api-url", default=env("MEMORY_API_URL", "http://127.0.0.1:3000"))
     parser.add_argument("--user", default=env("MEMORY_USER_ID"), help="whose memory (required)")
-    parser.add_argument("--thread", default=env("MEMORY_THREAD_ID", "mcp"), help="this conversation's thread id")
+    parser.add_argument(
+        "--thread",
+        default=env("MEMORY_THREAD_ID"),
+        help=f"this conversation's thread id (default {THREAD}-<user>; with --auth jwt, each user's <thread>-<user>)",
+    )
     parser.add_argument("--workspace", default=env("MEMORY_WORKSPACE_ID"), help="a workspace: the team's memory")
     multi = parser.add_argument_group("many users (--transport http --auth jwt): each session's bearer token")
     multi.add_argument("--auth", choices=["none", "jwt"], default=env("MEMORY_MCP_AUTH", "none"))
@@ -279,18 +294,25 @@ def _auth(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def configured_context(args: argparse.Namespace, per_session: bool) -> ConversationContext:
+    """The conversation the flags configure. Its thread is the user's own (``thread_of``) unless ``--thread``
+    names one; with ``--auth jwt`` the configured thread is the base of each session's own."""
+    thread = args.thread or (THREAD if per_session else thread_of(args.user))
+    return ConversationContext(
+        user_id=args.user or "per-session",  # with --auth jwt: each session's token subject
+        thread_id=thread,
+        visibility="shared" if args.workspace else "private",
+        workspace_id=args.workspace,
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     args = _parser().parse_args(argv)
     auth = _auth(args)
     if not args.user and "verifier" not in auth:
         raise SystemExit("agent-memory-mcp: --user (or MEMORY_USER_ID) is required: whose memory this server serves")
-    context = ConversationContext(
-        user_id=args.user or "per-session",  # with --auth jwt: each session's token subject
-        thread_id=args.thread,
-        visibility="shared" if args.workspace else "private",
-        workspace_id=args.workspace,
-    )
-    memory = MemoryMcp(AsyncMemoryClient(args.api_url), context, per_session="verifier" in auth)
+    per_session = "verifier" in auth
+    memory = MemoryMcp(AsyncMemoryClient(args.api_url), configured_context(args, per_session), per_session=per_session)
     if args.transport == "stdio":
         anyio.run(memory.run_stdio)
     else:

@@ -210,12 +210,16 @@ def test_creating_over_an_unread_document_is_refused_until_it_is_read(
         tool,
         [
             {"command": "create", "path": "/memories/MEMORY.md", "file_text": "# Mine"},
+            {"command": "view", "path": "/memories"},  # the directory's listing shows none of the document
+            {"command": "create", "path": "/memories/MEMORY.md", "file_text": "# Mine"},
+            {"command": "view", "path": "/memories/MEMORY.md"},
             {"command": "create", "path": "/memories/MEMORY.md", "file_text": "# Mine"},
         ],
     )
 
     assert results[0][0] and "view it first" in results[0][1]
-    assert not results[1][0]
+    assert results[2][0] and "view it first" in results[2][1]
+    assert not results[4][0]
     assert memory.get_context(context)["document"]["content"] == "# Mine"
 
 

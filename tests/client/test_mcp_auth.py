@@ -11,6 +11,8 @@ import anyio
 import jwt
 import pytest
 from agent_memory_client.mcp_auth import JwtVerifier, workspaces_of
+from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend
+from starlette.requests import HTTPConnection
 
 SECRET = "unit-secret"
 VERIFIER = JwtVerifier("memory-local", "memory-dashboard", secret=SECRET)
@@ -43,6 +45,12 @@ def test_a_valid_token_gives_its_subject_and_workspaces() -> None:
         token(nbf=int(time.time()) + 600),  # not yet valid
         token(exp=None),  # no exp
         token(exp="9999999999"),  # exp of the wrong type
+        token(exp=1e308),  # for ever, as a number
+        token(exp=float("inf")),  # Infinity, which Python's JSON reads
+        token(exp=float("nan")),  # NaN, which no comparison refuses
+        token(exp=int(time.time()) + 400 * 86400),  # more than a year ahead
+        token(nbf=float("-inf")),
+        token(iat=float("nan")),
         token(sub=None),
         token(sub="u 1"),  # not an id
         token(aud="elsewhere"),
@@ -51,7 +59,25 @@ def test_a_valid_token_gives_its_subject_and_workspaces() -> None:
         unsigned(iss="memory-local", aud="memory-dashboard", sub="u-1", exp=int(time.time()) + 600),
         "not.a.jwt",
     ],
-    ids=["expired", "nbf", "no-exp", "exp-string", "no-sub", "sub-not-id", "aud", "iss", "forged", "alg-none", "junk"],
+    ids=[
+        "expired",
+        "nbf",
+        "no-exp",
+        "exp-string",
+        "exp-1e308",
+        "exp-infinity",
+        "exp-nan",
+        "exp-past-a-year",
+        "nbf-infinity",
+        "iat-nan",
+        "no-sub",
+        "sub-not-id",
+        "aud",
+        "iss",
+        "forged",
+        "alg-none",
+        "junk",
+    ],
 )
 def test_a_bad_token_gives_no_identity(bad: str) -> None:
     assert anyio.run(VERIFIER.verify_token, bad) is None
@@ -59,6 +85,22 @@ def test_a_bad_token_gives_no_identity(bad: str) -> None:
 
 def test_an_expiry_within_the_leeway_still_passes() -> None:
     assert anyio.run(VERIFIER.verify_token, token(exp=int(time.time()) - 30)) is not None
+
+
+def test_a_token_for_up_to_a_year_passes() -> None:
+    assert anyio.run(VERIFIER.verify_token, token(exp=int(time.time()) + 360 * 86400)) is not None
+
+
+def authenticated(bearer: str) -> bool:
+    """Whether the ``mcp`` SDK's own bearer middleware, with this verifier, lets the request through."""
+    backend = BearerAuthBackend(VERIFIER)
+    request = HTTPConnection({"type": "http", "headers": [(b"authorization", f"Bearer {bearer}".encode())]})
+    return anyio.run(backend.authenticate, request) is not None
+
+
+@pytest.mark.parametrize(("expired_s", "passes"), [(30, True), (55, True), (90, False)])
+def test_the_sdks_middleware_honours_the_60_s_leeway(expired_s: int, passes: bool) -> None:
+    assert authenticated(token(exp=int(time.time()) - expired_s)) is passes
 
 
 @pytest.mark.parametrize(

@@ -81,8 +81,8 @@ def node_suite(stack: Stack) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_fixtures_are_what_botocore_and_the_service_compute() -> None:
-    """``client-ts/test/fixtures`` (botocore's SigV4 signatures, the service's fence): regenerate with
-    ``PYTHONPATH=layers/shared .venv/bin/python -m tests.client_ts.vectors``."""
+    """``client-ts/test/fixtures`` (botocore's SigV4 signatures, the service's fence, the hostile tool answers):
+    regenerate with ``PYTHONPATH=layers/shared .venv/bin/python -m tests.client_ts.vectors``."""
     for name, text in rendered().items():
         assert (FIXTURES / name).read_text(encoding="utf-8") == text, name
 

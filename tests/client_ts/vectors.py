@@ -3,7 +3,10 @@
 - ``sigv4.json``: fixed requests (known credentials, known time) signed by botocore's own ``SigV4Auth``;
   the TypeScript signer must produce the same headers, byte for byte;
 - ``fence.json``: adversarial texts fenced by the service's own ``agent_memory.domain.fence`` (what its
-  ``system_prompt`` does to notes and documents), which the client applies to stored text in tool results.
+  ``system_prompt`` does to notes and documents), which the client applies to stored text in tool results;
+- ``tool-answers.json``: the service's tool catalog and each tool's answer holding a hostile note and document
+  (tests/client/fake_hostile_memory.py, the Python client's path test's), with the texts the model must be
+  shown instead, for the TypeScript client's own path test (``test/fence.test.ts``).
 
 ``python -m tests.client_ts.vectors`` writes them into ``client-ts/test/fixtures/``; ``test_node_client.py``
 checks that the files there are what this module computes, so they cannot drift from botocore or the service.
@@ -23,6 +26,8 @@ from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 
 from agent_memory.domain.fence import fence, fence_line
+from agent_memory.edges.tool_catalog import tool_definitions
+from tests.client.fake_hostile_memory import HOSTILE, HOSTILE_DOCUMENT, answers
 
 FIXTURES = Path(__file__).resolve().parents[2] / "client-ts" / "test" / "fixtures"
 API = "https://abc123.execute-api.eu-west-1.amazonaws.com"
@@ -134,9 +139,17 @@ def fence_vectors() -> list[dict[str, str]]:
     return [{"text": text, "fence": fence(text), "fence_line": fence_line(text)} for text in FENCE_TEXTS]
 
 
+def tool_answers() -> dict[str, Any]:
+    return {
+        "tools": tool_definitions(),
+        "answers": answers(),
+        "shown": {"note_text": fence_line(HOSTILE), "document_content": fence(HOSTILE_DOCUMENT)},
+    }
+
+
 def rendered() -> dict[str, str]:
     """Each fixture file's name and its content, as written."""
-    dump = {"sigv4.json": sigv4_vectors(), "fence.json": fence_vectors()}
+    dump = {"sigv4.json": sigv4_vectors(), "fence.json": fence_vectors(), "tool-answers.json": tool_answers()}
     return {name: json.dumps(value, ensure_ascii=False, indent=2) + "\n" for name, value in dump.items()}
 
 
