@@ -190,12 +190,16 @@ def test_the_invoke_api_still_hands_a_readable_payload_to_the_function(local_ser
 PATH_VALUES = {"{workspace_id}": "w-3", "{user_id}": "u-1", "{version}": "1", "{note_id}": "2026-12-03.1"}
 
 
-@pytest.mark.parametrize("body", [DEEP, json.dumps({f"k{index}": 0 for index in range(MAX_KEYS + 1)})])
+@pytest.mark.parametrize(
+    "body",
+    [DEEP, json.dumps({f"k{index}": 0 for index in range(MAX_KEYS + 1)}), json.dumps({f"k{i}": 0 for i in range(100)})],
+    ids=["deep-100000", "keys-10001", "unknown-keys-100"],
+)
 def test_every_route_of_the_http_api_answers_a_body_out_of_bounds(local_servers, body):
     from local.api_gateway import api_routes
 
     routes = api_routes()
-    statuses = {}
+    answers = {}
     for route in routes:
         path = route.path
         for name, value in PATH_VALUES.items():
@@ -203,10 +207,13 @@ def test_every_route_of_the_http_api_answers_a_body_out_of_bounds(local_servers,
         headers = {"Content-Type": "application/json"}
         if not path.startswith("/v1/platform/"):  # the backend's routes refuse a bearer token first
             headers["Authorization"] = f"Bearer {USER}"
-        statuses[route.route_key], _, _ = _send(local_servers["api"] + path, route.method, body.encode(), headers)
+        status, _, reply = _send(local_servers["api"] + path, route.method, body.encode(), headers)
+        answers[route.route_key] = (status, json.loads(reply) if reply else None)
 
-    assert len(statuses) == len(routes) > 10
-    assert {key: status for key, status in statuses.items() if status >= 500} == {}
+    assert len(answers) == len(routes) > 10
+    assert {key: status for key, (status, _) in answers.items() if status >= 500} == {}
+    details = {key: len(reply.get("details") or []) for key, (_, reply) in answers.items() if isinstance(reply, dict)}
+    assert max(details.values()) <= 20, details
 
 
 def test_the_dashboards_sign_in_answers_a_body_100000_deep():
