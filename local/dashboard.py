@@ -112,12 +112,16 @@ def _static(relative: str) -> PageReply | None:
 
 def dev_token(body: bytes) -> PageReply:
     """``{"sub", "workspaces": [..], "admin": bool}`` -> ``{"token"}``, HS256 with the local secret (local/token.py)."""
+    from agent_memory.basics.errors import InvalidInput, MalformedRequest
+    from agent_memory.edges.requests import parse_json
     from local.token import mint
 
-    try:
-        request = json.loads(body or b"null")
-    except ValueError:
+    try:  # the service's bounded reader: a body 100,000 deep is a 422, not a closed connection
+        request = parse_json(body or b"null")
+    except MalformedRequest:
         return _error(400, "bad_request", "the body must be JSON")
+    except InvalidInput as refused:
+        return _error(422, "invalid_input", refused.message)
     if not isinstance(request, dict):
         return _error(422, "invalid_input", "the body must be a JSON object")
     sub, workspaces, admin = request.get("sub"), request.get("workspaces", []), request.get("admin", False)

@@ -1,19 +1,29 @@
-"""The Lambda Invoke API, as ``sam local start-lambda`` serves it: what boto3's ``lambda.invoke`` sends."""
+"""The Lambda Invoke API, as ``sam local start-lambda`` serves it: what boto3's ``lambda.invoke`` sends.
+
+A payload is read with the service's own bounded reader (``agent_memory.edges.requests.parse_json``), never
+with a bare ``json.loads``, whose ``RecursionError`` on a payload 100,000 deep closed the connection with no
+answer. What is not JSON at all is Lambda's own 400 ``InvalidRequestContentException``; JSON the reader
+refuses (nested deeper than 32, more than 10,000 keys, a repeated key, a lone surrogate, an integer of more
+than 18 digits) never reaches the handler, and is answered as Lambda's Python runtime answers an event it
+cannot unmarshal: a function error, ``Runtime.UnmarshalError``, that the flush client reports as ``failed``.
+"""
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import traceback
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
 from local import functions as functions_module
 from local.environment import ACCOUNT_ID, log, utc_stamp
 from local.functions import Functions
 from local.httpd import Answer, Reply, RequestHandler, json_reply
+
+if TYPE_CHECKING:  # the layers are importable only once prepare_environment put them on sys.path
+    from agent_memory.basics.errors import InvalidInput
 
 INVOKE_PREFIX, INVOKE_SUFFIX = "/2015-03-31/functions/", "/invocations"
 # The stack's own frames, left out of a function's stack trace as Lambda's runtime leaves its own out.
@@ -30,6 +40,11 @@ def function_from_name(name: str) -> str:
     if ":function:" in name:
         name = name.split(":function:", 1)[1]
     return name.split(":", 1)[0]
+
+
+def unreadable_payload(error: InvalidInput) -> dict[str, Any]:
+    """What Lambda's Python runtime answers for a payload it cannot turn into an event (the handler never runs)."""
+    return {"errorMessage": f"Unable to unmarshal input: {error.message}", "errorType": "Runtime.UnmarshalError"}
 
 
 def function_error(error: BaseException) -> dict[str, Any]:
@@ -60,18 +75,24 @@ class InvokeHandler(RequestHandler):
         return Answer(reply, what, dict(reply.headers).get("X-Amz-Function-Error", ""))
 
     def invoke(self, function: str, name: str, invocation_type: str, body: bytes) -> Reply:
+        from agent_memory.basics.errors import InvalidInput, MalformedRequest
+        from agent_memory.edges.requests import parse_json
+
         functions = self.server.functions
         if function not in functions.names:
             region = os.environ["AWS_DEFAULT_REGION"]
             arn = name if name.startswith("arn:") else f"arn:aws:lambda:{region}:{ACCOUNT_ID}:function:{name}"
             return lambda_error(404, "ResourceNotFoundException", f"Function not found: {arn}")
-        try:
-            payload = json.loads(body) if body.strip() else {}
-        except ValueError as error:
-            message = f"Could not parse request body into json: {error}"
-            return lambda_error(400, "InvalidRequestContentException", message)
         request_id = str(uuid.uuid4())
         headers = [("X-Amz-Executed-Version", "$LATEST"), ("x-amzn-RequestId", request_id)]
+        unhandled = [*headers, ("X-Amz-Function-Error", "Unhandled")]
+        try:
+            payload = parse_json(body) if body.strip() else {}
+        except MalformedRequest as error:
+            message = f"Could not parse request body into json: {error.message}"
+            return lambda_error(400, "InvalidRequestContentException", message)
+        except InvalidInput as error:
+            return json_reply(200, {**unreadable_payload(error), "stackTrace": []}, unhandled)
         if invocation_type == "DryRun":
             return Reply(204, b"", headers)
         if invocation_type == "Event":
@@ -80,7 +101,6 @@ class InvokeHandler(RequestHandler):
         if invocation_type != "RequestResponse":
             message = f"InvocationType must be RequestResponse, Event or DryRun, not {invocation_type!r}"
             return lambda_error(400, "InvalidParameterValueException", message)
-        unhandled = [*headers, ("X-Amz-Function-Error", "Unhandled")]
         try:
             result = functions.invoke(function, payload, request_id)
         except Exception as error:  # noqa: BLE001 - whatever the function raises, Lambda reports it

@@ -25,6 +25,7 @@ export type ErrorCode =
   | "not_found"
   | "version_conflict"
   | "invalid_input"
+  | "validation_error"
   | "document_too_large"
   | "quota_exceeded"
   | "storage_unavailable"
@@ -70,7 +71,7 @@ export class Forbidden extends MemoryApiError {}
 export class NotFound extends MemoryApiError {}
 /** 409 `version_conflict`: the document changed since the version the write was based on. */
 export class VersionConflict extends MemoryApiError {}
-/** 422: `invalid_input`, `document_too_large`, `quota_exceeded` (characters)...; see `code`. */
+/** 422: `invalid_input`, `validation_error` (a recall query too long), `document_too_large`, `quota_exceeded` (characters)...; see `code`. */
 export class InvalidInput extends MemoryApiError {}
 /** 429, e.g. `quota_exceeded` (notes per day): `retryAfterS` says when to try again. */
 export class RateLimited extends MemoryApiError {}

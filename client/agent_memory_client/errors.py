@@ -60,7 +60,8 @@ class VersionConflict(MemoryApiError):
 
 
 class InvalidInput(MemoryApiError):
-    """422: ``invalid_input``, ``document_too_large``, ``quota_exceeded`` (characters)...; see ``code``."""
+    """422: ``invalid_input``, ``validation_error`` (a recall query too long), ``document_too_large``,
+    ``quota_exceeded`` (characters)...; see ``code``."""
 
 
 class RateLimited(MemoryApiError):

@@ -181,7 +181,7 @@ export function renderNotes(panel, { api, memory }) {
   });
 
   // --- search ---
-  const searchInput = el('input', { type: 'search', id: 'notes-search', name: 'q', maxlength: 1000, autocomplete: 'off' });
+  const searchInput = el('input', { type: 'search', id: 'notes-search', name: 'q', maxlength: 2000, autocomplete: 'off' });
   const searchButton = el('button', { type: 'submit' }, 'Search');
   const clear = el('button', { type: 'button', class: 'secondary', hidden: true }, 'Clear search');
   const results = el('section', { id: 'search-results', class: 'search-results', hidden: true, 'aria-labelledby': 'results-title' });

@@ -34,6 +34,11 @@ class InvalidInput(MemoryServiceError, status=422, code="invalid_input"):
     """The request is well-formed JSON but breaks a rule of the contract."""
 
 
+class QueryTooLong(MemoryServiceError, status=422, code="validation_error"):
+    """A recall query over its bound (``edges.requests.MAX_QUERY_CHARS``), on the tool and the dashboard's search
+    alike: refused before any search, so that no query's length decides how long a recall takes."""
+
+
 class Unauthorized(MemoryServiceError, status=401, code="unauthorized"):
     """No token, or one that does not verify."""
 

@@ -21,7 +21,7 @@ from botocore.exceptions import ConnectionError as BotocoreConnectionError
 from agent_memory.basics.errors import MalformedRequest, MemoryServiceError, UnsupportedMediaType
 from agent_memory.basics.observability import logger, metrics
 from agent_memory.domain.shapes import Answer
-from agent_memory.edges.requests import idempotency_key, media_type
+from agent_memory.edges.requests import idempotency_key, media_type, not_matching
 from agent_memory.edges.responses import ErrorBody
 
 if TYPE_CHECKING:
@@ -100,7 +100,7 @@ def error_result(error: MemoryServiceError) -> dict[str, Any]:
     return {
         "statusCode": error.status,
         "headers": {"Content-Type": content_types.APPLICATION_JSON},
-        "body": json.dumps(ErrorBody.of(error.code, error.message).json_body()),
+        "body": json.dumps(ErrorBody.of(error.code, error.message, error.details).json_body()),
     }
 
 
@@ -120,8 +120,8 @@ def make_resolver(*routers: APIGatewayHttpRouter, enable_validation: bool = Fals
 
     @app.exception_handler(RequestValidationError)
     def _invalid(error: RequestValidationError) -> Response[Any]:
-        details = [{"loc": list(e["loc"]), "msg": e.get("msg", ""), "type": e["type"]} for e in error.errors()]
-        return _counted(422, "invalid_input", "the request does not match the contract", details)
+        refusal = not_matching("the request does not match the contract", error.errors())
+        return _counted(refusal.status, refusal.code, refusal.message, refusal.details)
 
     @app.exception_handler(UnicodeDecodeError)
     def _not_text(error: UnicodeDecodeError) -> Response[Any]:

@@ -5,9 +5,12 @@ Every body (tools, context, flush, the dashboard's writes), every integer query 
 header the service reads goes through here before anything else looks at it. Which refusal is which:
 
 - not JSON at all (or ``NaN``/``Infinity``, which JSON does not have): 400 ``malformed_request``;
-- JSON, but not an object, a repeated key, nesting deeper than 32, a lone UTF-16 surrogate, an integer of
-  more than 18 digits: 422 ``invalid_input``; an integer not in plain decimal form (``+1``, ``1_0``,
-  ``1.0``) in a query parameter or a path: 422 too.
+- JSON, but not an object, a repeated key, nesting deeper than 32, more than 10,000 keys, a lone UTF-16
+  surrogate, an integer of more than 18 digits: 422 ``invalid_input``; an integer not in plain decimal form
+  (``+1``, ``1_0``, ``1.0``) in a query parameter or a path: 422 too.
+
+A 422 of a request that does not match its model names its first problem in the message (``context.visibility``
+is required) and lists them all in ``details`` (at most 20 reach the caller: ``domain.shapes.ErrorBody``).
 
 The tools' models are strict: nothing unknown is accepted. The conversation context comes from the chat
 backend; ``arguments`` come from the model. A tool call is parsed in three steps so that refusals come in a
@@ -19,17 +22,23 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Generic, Literal, TypeGuard, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, create_model
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationError, create_model
 
-from agent_memory.basics.errors import InvalidInput, MalformedRequest
+from agent_memory.basics.errors import InvalidInput, MalformedRequest, QueryTooLong
 from agent_memory.domain.scope import Scope, bind_scope
 
 MAX_DEPTH = 32
 MAX_INTEGER_DIGITS = 18
+# Keys in one body, every level counted. The largest body of the contract holds a few dozen (a flush payload
+# of 2,000 messages about 4,000); 200,000 unknown keys took seconds to validate and answered 16.7 MB.
+MAX_KEYS = 10_000
+MAX_QUERY_CHARS = 2_000
+# A key or a path part named back to the caller (a message, a detail's ``loc``) is cut to this many characters.
+MAX_NAMED_CHARS = 64
 ID_PATTERN = r"^[A-Za-z0-9._@-]{1,128}$"
 _ID = re.compile(ID_PATTERN)
 _PLAIN_INTEGER = re.compile(r"0|[1-9][0-9]{0,17}")
@@ -77,34 +86,48 @@ def _constant(name: str) -> Any:
 
 def parse_json_object(raw: str, *, loc: str = "body") -> dict[str, Any]:
     """``raw`` as a JSON object, or the contract's refusal; nothing is read from the body otherwise."""
+    payload = parse_json(raw, loc=loc)
+    if not isinstance(payload, dict):
+        raise _refused("the request body must be a JSON object", [loc], "not_an_object")
+    return payload
+
+
+def parse_json(raw: str | bytes, *, loc: str = "body") -> Any:
+    """``raw`` as any JSON value within the bounds (``check_value``), or the contract's refusal: 400
+    ``MalformedRequest`` for what is not JSON, 422 ``InvalidInput`` for JSON out of bounds. Never a
+    ``RecursionError``: the local Invoke API reads its payloads here too."""
     try:
         payload = json.loads(raw, object_pairs_hook=_object, parse_int=_integer, parse_constant=_constant)
     except _Duplicate as duplicate:
-        raise _refused(f"the key {str(duplicate)[:64]!r} appears twice", [loc], "duplicate_key") from None
+        raise _refused(f"the key {str(duplicate)[:MAX_NAMED_CHARS]!r} appears twice", [loc], "duplicate_key") from None
     except RecursionError:
         raise _refused(f"the JSON nests deeper than {MAX_DEPTH} levels", [loc], "too_deep") from None
     except _NotJson as constant:
         raise MalformedRequest(f"the request body is not valid JSON: {constant} is not a JSON value") from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise MalformedRequest(f"the request body is not valid JSON: {exc}") from None
-    if not isinstance(payload, dict):
-        raise _refused("the request body must be a JSON object", [loc], "not_an_object")
     check_value(payload, loc=loc)
     return payload
 
 
 def check_value(value: object, *, loc: str = "body") -> None:
-    """Depth at most 32, no lone surrogate, no integer over 18 digits, in an already decoded value.
+    """Depth at most 32, at most 10,000 keys, no lone surrogate, no integer over 18 digits, in an already
+    decoded value: checked before any model validates it, so that no body's size decides the validation's
+    time or the size of its refusal.
 
     Iterative, so that a value nested as deep as Python allowed it to be decoded is refused, not a crash.
     """
     stack: list[tuple[object, int]] = [(value, 1)]
+    keys = 0
     while stack:
         item, depth = stack.pop()
         if isinstance(item, dict | list):
             if depth > MAX_DEPTH:
                 raise _refused(f"the JSON nests deeper than {MAX_DEPTH} levels", [loc], "too_deep")
             if isinstance(item, dict):
+                keys += len(item)
+                if keys > MAX_KEYS:
+                    raise _refused(f"a body holds at most {MAX_KEYS:,} keys", [loc], "too_many_keys")
                 for key, child in item.items():
                     _check_text(key, loc)
                     stack.append((child, depth + 1))
@@ -202,11 +225,30 @@ class UpdateMemoryArgs(StrictModel):
     content: str = Field(description="The complete new Markdown document (it replaces the current one).")
 
 
+def bounded_query(query: str) -> str:
+    """A recall query of at most 2,000 characters, else 422 ``validation_error`` (``QueryTooLong``).
+
+    Raised from inside the validation (pydantic turns only ``ValueError`` and ``AssertionError`` into its own
+    errors; this one passes through to the error mapping), so a query of 4.5 MB is refused at once, on the
+    tool and the dashboard's search alike, before any search reads it."""
+    if len(query) > MAX_QUERY_CHARS:
+        raise QueryTooLong(f"a recall query is at most {MAX_QUERY_CHARS:,} characters, not {len(query):,}")
+    return query
+
+
+# Non-blank (at least one character that is not whitespace) and bounded: the schema tells the model both.
+RecallQuery = Annotated[
+    str,
+    StringConstraints(pattern=r"\S"),
+    AfterValidator(bounded_query),
+    Field(json_schema_extra={"maxLength": MAX_QUERY_CHARS}),
+]
+
+
 class RecallArgs(StrictModel):
     """Search this conversation's memory notes, best match first."""
 
-    # Non-blank: at least one character that is not whitespace (the schema tells the model so too).
-    query: Annotated[str, StringConstraints(pattern=r"\S")] = Field(description="What to look for (not blank).")
+    query: RecallQuery = Field(description="What to look for (not blank, at most 2,000 characters).")
     k: Annotated[int, Field(ge=1, le=20)] = Field(default=8, description="How many notes to return (1-20).")
 
 
@@ -251,7 +293,7 @@ def parse_flush_request(event: object) -> FlushRequest:
     try:
         return FlushRequest.model_validate(event)
     except ValidationError as exc:
-        raise InvalidInput("the flush payload does not match the contract", details=_details(exc)) from None
+        raise not_matching("the flush payload does not match the contract", exc.errors(include_url=False)) from None
 
 
 ArgsT = TypeVar("ArgsT", bound=StrictModel)
@@ -266,11 +308,28 @@ class _Envelope(BaseModel):
     arguments: dict[str, Any] | None = None
 
 
-def _details(error: ValidationError, prefix: tuple[str | int, ...] = ()) -> list[dict[str, Any]]:
-    return [
-        {"loc": [*prefix, *item["loc"]], "msg": item["msg"], "type": item["type"]}
-        for item in error.errors(include_url=False, include_input=False)
+def _named(part: str | int) -> str | int:
+    return part[:MAX_NAMED_CHARS] if isinstance(part, str) else part
+
+
+def _problem(detail: Mapping[str, Any]) -> str:
+    where = "`" + ".".join(str(part) for part in detail["loc"]) + "`"
+    if detail["type"] == "missing":
+        return f"{where} is required"
+    if detail["type"] == "extra_forbidden":
+        return f"{where} is not allowed"
+    return f"{where}: {detail['msg']}"
+
+
+def not_matching(message: str, errors: Iterable[Mapping[str, Any]], prefix: tuple[str | int, ...] = ()) -> InvalidInput:
+    """The 422 of a request that its model (pydantic's, or Powertools' validation of a route) refused: the
+    message names the first problem (``the request does not match the contract: `context.visibility` is
+    required``), ``details`` lists them all; a key named back is cut to 64 characters."""
+    details = [
+        {"loc": [_named(part) for part in (*prefix, *error["loc"])], "msg": error.get("msg", ""), "type": error["type"]}
+        for error in errors
     ]
+    return InvalidInput(f"{message}: {_problem(details[0])}" if details else message, details=details)
 
 
 def parse_envelope(raw_body: str | None, *, takes_arguments: bool) -> tuple[ConversationContext, dict[str, Any]]:
@@ -281,7 +340,7 @@ def parse_envelope(raw_body: str | None, *, takes_arguments: bool) -> tuple[Conv
     try:
         envelope = _Envelope.model_validate(payload)
     except ValidationError as exc:
-        raise InvalidInput("the request does not match the contract", details=_details(exc)) from None
+        raise not_matching("the request does not match the contract", exc.errors(include_url=False)) from None
     if takes_arguments and envelope.arguments is None:
         raise InvalidInput(
             "`arguments` is required", details=[{"loc": ["arguments"], "msg": "Field required", "type": "missing"}]
@@ -299,8 +358,8 @@ def parse_arguments(model: type[ArgsT], arguments: dict[str, Any]) -> ArgsT:
     try:
         return model.model_validate(arguments)
     except ValidationError as exc:
-        raise InvalidInput(
-            "the tool arguments do not match the tool's schema", details=_details(exc, ("arguments",))
+        raise not_matching(
+            "the tool arguments do not match the tool's schema", exc.errors(include_url=False), ("arguments",)
         ) from None
 
 

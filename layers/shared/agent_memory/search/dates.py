@@ -17,6 +17,10 @@ Memory is asked about the past, so every expression resolves against the questio
 
 The first expression found wins (a question names one time). Recall then boosts the notes *written* on
 those days (``recall.dated``), on both paths; the words of the question still rank within them.
+
+A query is untrusted text, so reading it never fails: only ASCII digits are digits (``\\d`` would take
+Arabic-Indic digits, which ``int`` reads: four zeros of them were the year 0), and a year no calendar
+holds (``0000``) is words, as if the expression named no year (``in January 0000`` is the latest January).
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from __future__ import annotations
 import calendar
 import re
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import MINYEAR, date, timedelta
 
 _MONTHS = {name.lower(): n for n, name in enumerate(calendar.month_name) if name}
 _MONTHS |= {name.lower(): n for n, name in enumerate(calendar.month_abbr) if name}
@@ -36,12 +40,12 @@ _NUMBERS = {
 }  # fmt: skip
 _MONTH = "(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
 _WEEKDAY = "(" + "|".join(_WEEKDAYS) + ")"
-_COUNT = r"(\d{1,3}|" + "|".join(sorted((re.escape(word) for word in _NUMBERS), key=len, reverse=True)) + ")"
-_YEAR = r"(?:,?\s+(\d{4}))?"
-_ORDINAL = r"(\d{1,2})(?:st|nd|rd|th)?"
+_COUNT = r"([0-9]{1,3}|" + "|".join(sorted((re.escape(word) for word in _NUMBERS), key=len, reverse=True)) + ")"
+_YEAR = r"(?:,?\s+([0-9]{4}))?"
+_ORDINAL = r"([0-9]{1,2})(?:st|nd|rd|th)?"
 
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("iso", re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")),
+    ("iso", re.compile(r"\b([0-9]{4})-([0-9]{2})-([0-9]{2})\b")),
     ("day_month", re.compile(rf"\b{_ORDINAL}(?:\s+of)?\s+{_MONTH}{_YEAR}\b")),
     ("month_day", re.compile(rf"\b{_MONTH}\s+{_ORDINAL}\b{_YEAR}")),
     ("ago", re.compile(rf"\b{_COUNT}\s+(day|week|month)s?\s+(?:ago|back|before)\b")),
@@ -78,14 +82,19 @@ def _months_back(today: date, count: int) -> tuple[int, int]:
     return index // 12, index % 12 + 1
 
 
+def _year(digits: str | None) -> int | None:
+    """The year four ASCII digits name, or None: absent, or out of the calendar's range (``0000``), which is words."""
+    return int(digits) if digits and int(digits) >= MINYEAR else None
+
+
 def _count(word: str) -> int:
     return int(word) if word.isdigit() else _NUMBERS[word]
 
 
-def _named_day(day: int, month: int, year: str | None, today: date) -> Days | None:
+def _named_day(day: int, month: int, year: int | None, today: date) -> Days | None:
     try:
-        if year:
-            named = date(int(year), month, day)
+        if year is not None:
+            named = date(year, month, day)
         else:
             named = date(today.year, month, day)
             if named > today:
@@ -103,9 +112,9 @@ def _resolve(kind: str, found: tuple[str, ...], today: date) -> Days | None:
             return None
         return _days(named, named, today)
     if kind == "day_month":
-        return _named_day(int(found[0]), _MONTHS[found[1]], found[2], today)
+        return _named_day(int(found[0]), _MONTHS[found[1]], _year(found[2]), today)
     if kind == "month_day":
-        return _named_day(int(found[1]), _MONTHS[found[0]], found[2], today)
+        return _named_day(int(found[1]), _MONTHS[found[0]], _year(found[2]), today)
     if kind == "ago":
         count, unit = _count(found[0]), found[1]
         if unit == "day":
@@ -132,8 +141,9 @@ def _resolve(kind: str, found: tuple[str, ...], today: date) -> Days | None:
         back = (today.weekday() - _WEEKDAYS[found[0]]) % 7 or 7
         named = today - timedelta(days=back)
         return _days(named, named, today)
-    month = _MONTHS[found[0]]
-    year = int(found[1]) if found[1] else (today.year if month <= today.month else today.year - 1)
+    month, year = _MONTHS[found[0]], _year(found[1])
+    if year is None:
+        year = today.year if month <= today.month else today.year - 1
     return _month(year, month, today)
 
 
@@ -147,4 +157,7 @@ def named_days(query: str, today: date) -> Days | None:
             earliest = (match.start(), kind, match.groups())
     if earliest is None:
         return None
-    return _resolve(earliest[1], earliest[2], today)
+    try:
+        return _resolve(earliest[1], earliest[2], today)
+    except (ValueError, OverflowError):  # days before the calendar's first (``999 months ago`` in the year 1)
+        return None

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from agent_memory.basics.errors import InvalidInput
 from agent_memory.bootstrap import services
@@ -28,7 +28,7 @@ from agent_memory.domain.shapes import (
     VersionWithEdits,
 )
 from agent_memory.edges.http import answer, idempotent, replied
-from agent_memory.edges.requests import ID_PATTERN, StrictModel
+from agent_memory.edges.requests import ID_PATTERN, MAX_QUERY_CHARS, StrictModel, bounded_query
 from agent_memory.edges.responses import documented
 from agent_memory.edges.routes.scoped import principal_of, scoped
 from agent_memory.memory.idempotency import Once, Reply
@@ -41,7 +41,10 @@ Limit = Annotated[int, Query(ge=1, le=100)]
 Cursor = Annotated[str | None, Query()]
 Day = Annotated[str | None, Query(pattern=r"^\d{4}-\d{2}-\d{2}$")]
 Days = Annotated[int, Query(ge=1, le=31)]
-SearchText = Annotated[str, Query(min_length=1, max_length=1000)]
+# The recall query's own bound (a 422 ``validation_error`` over 2,000 characters), as on the tool.
+SearchText = Annotated[
+    str, AfterValidator(bounded_query), Query(min_length=1, json_schema_extra={"maxLength": MAX_QUERY_CHARS})
+]
 SearchSize = Annotated[int, Query(ge=1, le=20)]
 Json = Response[dict[str, Any]]
 
