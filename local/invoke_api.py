@@ -2,10 +2,10 @@
 
 A payload is read with the service's own bounded reader (``agent_memory.edges.requests.parse_json``), never
 with a bare ``json.loads``, whose ``RecursionError`` on a payload 100,000 deep closed the connection with no
-answer. What is not JSON at all is Lambda's own 400 ``InvalidRequestContentException``; JSON the reader
+answer. What is not JSON at all is Lambda's own 400 ``InvalidRequestContentException``. JSON the reader
 refuses (nested deeper than 32, more than 10,000 keys, a repeated key, a lone surrogate, an integer of more
-than 18 digits) never reaches the handler, and is answered as Lambda's Python runtime answers an event it
-cannot unmarshal: a function error, ``Runtime.UnmarshalError``, that the flush client reports as ``failed``.
+than 18 digits) reaches the function as its text, not as an object, so the function answers it as it answers
+any bad input (the flush: ``{"status": "failed"}``).
 """
 
 from __future__ import annotations
@@ -14,16 +14,13 @@ import os
 import threading
 import traceback
 import uuid
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from local import functions as functions_module
 from local.environment import ACCOUNT_ID, log, utc_stamp
 from local.functions import Functions
 from local.httpd import Answer, Reply, RequestHandler, json_reply
-
-if TYPE_CHECKING:  # the layers are importable only once prepare_environment put them on sys.path
-    from agent_memory.basics.errors import InvalidInput
 
 INVOKE_PREFIX, INVOKE_SUFFIX = "/2015-03-31/functions/", "/invocations"
 # The stack's own frames, left out of a function's stack trace as Lambda's runtime leaves its own out.
@@ -40,11 +37,6 @@ def function_from_name(name: str) -> str:
     if ":function:" in name:
         name = name.split(":function:", 1)[1]
     return name.split(":", 1)[0]
-
-
-def unreadable_payload(error: InvalidInput) -> dict[str, Any]:
-    """What Lambda's Python runtime answers for a payload it cannot turn into an event (the handler never runs)."""
-    return {"errorMessage": f"Unable to unmarshal input: {error.message}", "errorType": "Runtime.UnmarshalError"}
 
 
 def function_error(error: BaseException) -> dict[str, Any]:
@@ -91,8 +83,8 @@ class InvokeHandler(RequestHandler):
         except MalformedRequest as error:
             message = f"Could not parse request body into json: {error.message}"
             return lambda_error(400, "InvalidRequestContentException", message)
-        except InvalidInput as error:
-            return json_reply(200, {**unreadable_payload(error), "stackTrace": []}, unhandled)
+        except InvalidInput:  # read no further than the bounds: the function refuses what is not an event
+            payload = body.decode("utf-8", "replace")
         if invocation_type == "DryRun":
             return Reply(204, b"", headers)
         if invocation_type == "Event":

@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 
 from agent_memory.edges.requests import MAX_KEYS, MAX_QUERY_CHARS
-from tests.conftest import private
-from tests.integration.test_management import SECRET, USER, manage
+from tests.support.management import SECRET, USER, manage
+from tests.support.scopes import private
 
 DEEP = "[" * 100_000 + "]" * 100_000
 DATES = ["in January 0000", "since may 0000", "in June \u0660\u0660\u0660\u0660", "on 3 May 0000", "999 months ago"]
@@ -173,9 +173,8 @@ def test_the_invoke_api_answers_a_payload_100000_deep(local_servers):
 
     status, headers, body = _send(url, "POST", DEEP.encode())
 
-    assert (status, headers.get("X-Amz-Function-Error")) == (200, "Unhandled")
-    assert json.loads(body)["errorType"] == "Runtime.UnmarshalError"
-    assert "deeper than 32" in json.loads(body)["errorMessage"]
+    assert (status, "X-Amz-Function-Error" in headers) == (200, False)
+    assert json.loads(body)["status"] == "failed"  # the flush's own answer to bad input
 
 
 def test_the_invoke_api_still_hands_a_readable_payload_to_the_function(local_servers):
