@@ -13,12 +13,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from aws_lambda_powertools.event_handler import api_gateway
 
 from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
 from agent_memory.edges.callers import ROUTES, Caller
 from local.api_gateway import HttpRequest, api_gateway_event
-from local.template import Route, http_routes, load_handler
+from local.template import Route, http_routes, load_handler, load_template
 from local.token import mint
 from tests.conftest import LambdaContext, write_note
 
@@ -101,28 +102,49 @@ def table(client: Any) -> list[dict[str, Any]]:
     return sorted(items, key=lambda item: (item["pk"]["S"], item["sk"]["S"]))
 
 
+def api_events() -> list[tuple[str, str]]:
+    """Every function's API events in template.yaml, REST (``Api``) or HTTP (``HttpApi``): (type, route key)."""
+    return [
+        (event["Type"], f"{event['Properties']['Method'].upper()} {event['Properties']['Path']}")
+        for resource in load_template()["Resources"].values()
+        if resource["Type"] == "AWS::Serverless::Function"
+        for event in resource["Properties"].get("Events", {}).values()
+        if event["Type"] in ("Api", "HttpApi")
+    ]
+
+
 def test_the_table_names_exactly_the_templates_routes_each_behind_the_authorizer_of_its_class():
     routes = http_routes()
 
-    assert sorted(ROUTES) == sorted(route.route_key for route in routes)
+    assert {kind for kind, _ in api_events()} == {"HttpApi"}  # one HTTP API: its resolvers check every route
+    assert sorted(ROUTES) == sorted(key for _, key in api_events()) == sorted(route.route_key for route in routes)
     assert {route.route_key: route.authorizer for route in routes} == {
         key: TEMPLATE_AUTHORIZERS[caller] for key, caller in ROUTES.items()
     }
 
 
 @pytest.mark.parametrize("route", http_routes(), ids=route_key)
-def test_each_route_answers_its_class_of_caller_and_refuses_every_other(aws, mode, route):
+def test_each_route_answers_its_class_of_caller_and_refuses_every_other(aws, monkeypatch, mode, route):
     for scope in (Scope("personal", "u-1"), Scope("personal", "u-9"), Scope("team", "w-3")):
         write_note(scope, datetime(2026, 12, 1, tzinfo=UTC), f"a note of {scope.key}")
     before = table(aws)
     welcome = admitted(route, mode)
+    ran: list[str] = []
+
+    def tripwire(self: api_gateway.Route, *args: Any, **kwargs: Any) -> None:
+        """Nothing of a route (its middlewares, its validation, its code) may run for a refused caller."""
+        ran.append(f"{self.method} {self.path}")
+        raise AssertionError("a route ran for a refused caller")
 
     for kind in sorted(set(KINDS) - welcome):
-        status, body = send(route, kind, mode)
+        with monkeypatch.context() as patched:
+            patched.setattr(api_gateway.Route, "__call__", tripwire)
+            status, body = send(route, kind, mode)
         needs_a_token = ROUTES[route.route_key] in (Caller.MEMBER, Caller.OPERATOR) and kind not in TOKENS
         expected = (401, "unauthorized") if needs_a_token else (403, "forbidden")
         assert (status, body["error"]["code"]) == expected, kind
         assert set(body) == {"error"} and set(body["error"]) == {"code", "message"}, kind
+    assert ran == []
     assert table(aws) == before
 
     for kind in sorted(welcome):
