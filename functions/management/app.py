@@ -1,8 +1,10 @@
 """ManagementFunction: the dashboard's API (docs/api.md §5), behind the HTTP API's JWT authorizer.
 
 Refusals come in the contract's order: who is calling (401) and whether they may touch this memory
-(403) are settled here, before routing, from the token and the path alone; only then does the resolver
-validate the request (422) and the operation look for what was asked (404).
+(403) are settled by the resolver before routing, from the token and the class of the route
+(``edges.callers``: a member's, with the path's workspace, or an operator's); then this function's checks
+of the request's parts (415, 422); only then does the resolver validate the request (422) and the
+operation look for what was asked (404).
 """
 
 from __future__ import annotations
@@ -14,12 +16,11 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEventV2
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from agent_memory.basics.errors import InvalidInput, MalformedRequest, MemoryServiceError, UnsupportedMediaType
+from agent_memory.basics.errors import InvalidInput, MalformedRequest, UnsupportedMediaType
 from agent_memory.basics.observability import logger, metrics
-from agent_memory.basics.settings import get_settings, require_valid_settings
+from agent_memory.basics.settings import require_valid_settings
 from agent_memory.bootstrap import services
-from agent_memory.edges.auth import Principal, principal_from_event
-from agent_memory.edges.http import body_text, error_result, make_resolver
+from agent_memory.edges.http import body_text, make_resolver
 from agent_memory.edges.requests import (
     check_integer_parameters,
     media_type,
@@ -33,31 +34,8 @@ from agent_memory.recall.index_check import require_matching_index
 require_valid_settings()  # a setting the service cannot use fails the initialisation, with one line
 require_matching_index(services().notes_index)  # vectors of another size than the index's fail it too
 
-app = make_resolver(enable_validation=True)
-app.include_router(memory.router)  # the document and the notes, personal and team (docs/api.md §5)
-app.include_router(people.router)  # export, erase, injections, usage (docs/api.md §6)
-app.include_router(admin.router)  # consolidation runs, for operators
-
-_WORKSPACE_PATH = re.compile(r"^/v1/memory/workspaces/([^/]*)(?:/|$)")
 _VERSION_PATH = re.compile(r"/document/versions/([^/]+)")
 INTEGER_QUERY = frozenset({"limit", "days", "k"})
-
-
-def authorize(event: dict[str, Any]) -> Principal:
-    """401 without a valid token, then 403 for a workspace the caller is not in or a non-operator on /v1/admin."""
-    principal = principal_from_event(event, get_settings().local_jwt_secret)
-    # The path the resolver routes on: without the stage's prefix on a named stage ("/prod/v1/..."), so
-    # that no route is ever reached by a path that this check reads differently.
-    path = APIGatewayProxyEventV2(event).path or ""
-    workspace = _WORKSPACE_PATH.match(path)
-    method = APIGatewayProxyEventV2(event).request_context.http.method
-    if workspace and method == "DELETE" and path.rstrip("/") == workspace.group(0).rstrip("/"):
-        principal.require_admin()  # erasing a whole workspace is for operators, members or not
-    elif workspace:
-        principal.require_member(workspace.group(1))
-    elif path.startswith("/v1/admin/"):
-        principal.require_admin()
-    return principal
 
 
 def require_json(event: dict[str, Any]) -> None:
@@ -85,14 +63,16 @@ def check_request(event: dict[str, Any]) -> None:
         plain_integer(version.group(1), loc=["path", "version"])
 
 
+app = make_resolver(
+    memory.router,  # the document and the notes, personal and team (docs/api.md §5)
+    people.router,  # export, erase, injections, usage (docs/api.md §6)
+    admin.router,  # consolidation runs, for operators
+    enable_validation=True,
+    checks=[require_json, check_request],
+)
+
+
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    try:
-        principal = authorize(event)
-        require_json(event)
-        check_request(event)
-    except MemoryServiceError as error:
-        return error_result(error)
-    app.append_context(principal=principal)
     return app.resolve(event, context)

@@ -11,7 +11,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from agent_memory.basics.observability import logger, metrics
 from agent_memory.basics.settings import require_valid_settings
 from agent_memory.bootstrap import services
-from agent_memory.edges.http import backend_refusal, make_resolver
+from agent_memory.edges.http import make_resolver
 from agent_memory.edges.routes import tools
 from agent_memory.recall.index_check import require_matching_index
 
@@ -24,4 +24,4 @@ app = make_resolver(tools.router)
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return backend_refusal(event) or app.resolve(event, context)
+    return app.resolve(event, context)

@@ -1,8 +1,10 @@
-"""With ``MEMORY_BACKEND_ROLE_ARN`` (the template's ``BackendRoleArn``), the tools and ``context`` answer only
-the chat backend's role: another SigV4 caller, even one IAM lets in, is a 403 and nothing is written
-(docs/deploying.md "The chat backend's IAM role")."""
+"""With ``MEMORY_BACKEND_ROLE_ARN`` (the template's ``BackendRoleArn``), the tools, ``context`` and the platform's
+routes answer only the chat backend's role: another SigV4 caller, even one IAM lets in, is a 403 and nothing is
+written or erased (docs/deploying.md "The chat backend's IAM role")."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
@@ -20,7 +22,7 @@ def send(name, body, caller, lambda_context):
         event["requestContext"]["authorizer"] = {}
     else:
         event["requestContext"]["authorizer"]["iam"]["userArn"] = caller
-    function = "ContextFunction" if name == "context" else "ToolsFunction"
+    function = {"context": "ContextFunction"}.get(name, "PlatformFunction" if "/" in name else "ToolsFunction")
     return load_handler(function)(event, lambda_context)
 
 
@@ -69,3 +71,16 @@ def test_unset_every_iam_caller_is_answered(aws, lambda_context):
     result = send("remember", {"context": private(), "arguments": {"text": "a fact"}}, caller, lambda_context)
 
     assert result["statusCode"] == 201
+
+
+@pytest.mark.parametrize("name", ["platform/user_export", "platform/user_erase", "platform/user_usage"])
+def test_the_platform_routes_refuse_another_role_exactly_as_the_tools_do(aws, lambda_context, backend_role, name):
+    """They answered 200 to any role IAM let in: an erase by another role erased the user's notes."""
+    backend, other = "arn:aws:sts::123456789012:assumed-role/chat-backend/s", ROLE.replace("chat-backend", "intern")
+    send("remember", {"context": private(), "arguments": {"text": "a fact"}}, backend, lambda_context)
+
+    refused = send(name, None, other, lambda_context)
+    tools = send("remember", {"context": private(), "arguments": {"text": "planted"}}, other, lambda_context)
+
+    assert (refused["statusCode"], json.loads(refused["body"])) == (403, json.loads(tools["body"]))
+    assert note_texts(aws, "user#u-1") == ["a fact"]

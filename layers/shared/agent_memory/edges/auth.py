@@ -103,16 +103,21 @@ def principal_from_event(event: dict[str, Any], local_secret: str | None) -> Pri
 
 
 def require_backend_caller(event: dict[str, Any], role_arn: str | None) -> None:
-    """With ``MEMORY_BACKEND_ROLE_ARN`` set, the tools and ``context`` answer only the chat backend's role: the
-    SigV4 caller the IAM authorizer passes on (``requestContext.authorizer.iam.userArn``, an assumed-role
-    session of that role, or the role itself) must be it. IAM lets in whoever may invoke the routes (a policy
-    granting ``execute-api:Invoke`` on ``*`` is enough); this is the role the conversation context is trusted
-    from. Unset (the local stack, which has no IAM), nothing is checked."""
-    if not role_arn:
-        return
-    caller = (((event.get("requestContext") or {}).get("authorizer") or {}).get("iam") or {}).get("userArn")
-    if not isinstance(caller, str) or not _same_role(caller, role_arn):
-        raise Forbidden("only the chat backend's role may call this route (MEMORY_BACKEND_ROLE_ARN)")
+    """The check of every chat backend's route (``edges.callers.BACKEND``: the tools, ``context``, the platform's
+    routes). With ``MEMORY_BACKEND_ROLE_ARN`` set, the SigV4 caller the IAM authorizer passes on
+    (``requestContext.authorizer.iam.userArn``, an assumed-role session of that role, or the role itself) must
+    be it: IAM lets in whoever may invoke the routes (a policy granting ``execute-api:Invoke`` on ``*`` is
+    enough), and this is the role the conversation context is trusted from. Unset (the local stack, which has
+    no IAM), no role is checked. Either way a dashboard token (``Authorization: Bearer``) never stands for the
+    backend: in AWS it cannot pass the ``AWS_IAM`` authorizer, and where nothing checks a signature it is
+    refused here."""
+    if role_arn:
+        caller = (((event.get("requestContext") or {}).get("authorizer") or {}).get("iam") or {}).get("userArn")
+        if not isinstance(caller, str) or not _same_role(caller, role_arn):
+            raise Forbidden("only the chat backend's role may call this route (MEMORY_BACKEND_ROLE_ARN)")
+    headers = {key.lower(): value for key, value in (event.get("headers") or {}).items()}
+    if str(headers.get("authorization", "")).lstrip().lower().startswith("bearer"):
+        raise Forbidden("a dashboard token grants nothing on the chat backend's routes; sign the request with SigV4")
 
 
 def _same_role(caller: str, role_arn: str) -> bool:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
@@ -21,11 +21,15 @@ from botocore.exceptions import ConnectionError as BotocoreConnectionError
 from agent_memory.basics.errors import MalformedRequest, MemoryServiceError, UnsupportedMediaType
 from agent_memory.basics.observability import logger, metrics
 from agent_memory.domain.shapes import Answer
+from agent_memory.edges.callers import admit, caller_of
 from agent_memory.edges.requests import idempotency_key, media_type, not_matching
 from agent_memory.edges.responses import ErrorBody
 
 if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.typing import LambdaContext
+
     from agent_memory.domain.scope import Scope
+    from agent_memory.edges.auth import Principal
     from agent_memory.memory.idempotency import IdempotencyStore, Once
 
 
@@ -104,13 +108,62 @@ def error_result(error: MemoryServiceError) -> dict[str, Any]:
     }
 
 
-def make_resolver(*routers: APIGatewayHttpRouter, enable_validation: bool = False) -> APIGatewayHttpResolver:
-    """A resolver whose every failure is a JSON error of the contract's shape, never a stack trace.
+RequestCheck = Callable[[dict[str, Any]], None]
+
+
+class CallerCheckedResolver(APIGatewayHttpResolver):
+    """A resolver that serves only routes with a class of caller (``edges.callers.ROUTES``) and checks it first.
+
+    A route the table does not name fails its registration (``UnclassifiedRoute``), so the function's module
+    does not import. Each request is matched to its route as the resolver routes it (the same rules, in the same
+    order, on the path without a named stage's prefix) and its caller checked against the route's class before
+    anything of the route runs, validation included: 401 and 403 come before 415 and 422, and a refusal
+    changes nothing. Then the function's own ``checks`` of the request's parts run, and the route.
+    """
+
+    def __init__(self, *, enable_validation: bool, checks: Sequence[RequestCheck]) -> None:
+        super().__init__(enable_validation=enable_validation)
+        self._checks = tuple(checks)
+
+    def route(self, rule: str, method: str | list[str] | tuple[str], *args: Any, **kwargs: Any) -> Any:
+        for each in (method,) if isinstance(method, str) else method:
+            caller_of(each, rule)
+        return super().route(rule, method, *args, **kwargs)
+
+    def resolve(self, event: Mapping[str, Any], context: LambdaContext) -> dict[str, Any]:
+        raw = cast("dict[str, Any]", event)  # a Lambda event is a dict; a check may normalise it in place
+        try:
+            principal = self._admit(raw)
+            for check in self._checks:
+                check(raw)
+        except MemoryServiceError as error:
+            return error_result(error)
+        if principal is not None:
+            self.append_context(principal=principal)  # the dashboard's caller, for its routes (``principal_of``)
+        return super().resolve(event, context)
+
+    def _admit(self, event: dict[str, Any]) -> Principal | None:
+        """The caller checked against the class of the route this request reaches; no route: the 404 runs nothing."""
+        proxy = self._to_proxy_event(event)
+        method, path = proxy.http_method.upper(), self._remove_prefix(proxy.path)
+        for route in self._static_routes + self._dynamic_routes:
+            if route.method == method and (match := route.rule.match(path)):
+                return admit(caller_of(route.method, route.path), event, match.groupdict())
+        return None
+
+
+def make_resolver(
+    *routers: APIGatewayHttpRouter, enable_validation: bool = False, checks: Sequence[RequestCheck] = ()
+) -> CallerCheckedResolver:
+    """A resolver whose every failure is a JSON error of the contract's shape, never a stack trace, and whose
+    every route is checked for its class of caller before it runs (``CallerCheckedResolver``).
 
     With ``enable_validation`` Powertools validates query parameters and bodies against the route's
-    annotations (and can describe them in OpenAPI); its refusals become the contract's 422.
+    annotations (and can describe them in OpenAPI); its refusals become the contract's 422. ``checks`` are the
+    function's checks of a request's own parts (its media type, its JSON), run after the caller's and before
+    routing.
     """
-    app = APIGatewayHttpResolver(enable_validation=enable_validation)
+    app = CallerCheckedResolver(enable_validation=enable_validation, checks=checks)
     for router in routers:
         app.include_router(router)
 
@@ -161,17 +214,3 @@ def make_resolver(*routers: APIGatewayHttpRouter, enable_validation: bool = Fals
         return _counted(500, "internal_error", "an unexpected error occurred; nothing was half-written")
 
     return app
-
-
-def backend_refusal(event: dict[str, Any]) -> dict[str, Any] | None:
-    """The refusal of a chat backend's route (the tools, ``context``) whose caller is not the backend's role
-    (``edges.auth.require_backend_caller``, ``MEMORY_BACKEND_ROLE_ARN``), or None: the handler routes the event.
-    Checked before routing, by the handler, so that nothing of the route runs for a refused caller."""
-    from agent_memory.basics.settings import get_settings
-    from agent_memory.edges.auth import require_backend_caller
-
-    try:
-        require_backend_caller(event, get_settings().backend_role_arn)
-    except MemoryServiceError as error:
-        return error_result(error)
-    return None

@@ -2,9 +2,9 @@
 any workspace's team memory, by id, when the platform deletes an account or answers a data-access request.
 
 PlatformFunction (``functions/platform/app.py``) serves this router behind the HTTP API's IAM authorization,
-as the tools are, never a dashboard token: in AWS a bearer token cannot pass the ``AWS_IAM`` authorizer, and
-where nothing checks a signature (the local stack) a request that carries one is refused before routing
-(``refuse_before_routing``), so that a token never stands for the backend. Each operation is the
+for the same class of caller as the tools (``edges.callers.BACKEND``): with ``MEMORY_BACKEND_ROLE_ARN`` set
+only the backend's role, and never a dashboard token (in AWS a bearer token cannot pass the ``AWS_IAM``
+authorizer; where nothing checks a signature, the local stack, it is refused before routing). Each operation is the
 dashboard's (``people.control``): the same receipts, paging and guarantees. Each call is logged with the
 caller's IAM principal, the operation and the scope it acted on.
 """
@@ -18,7 +18,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
-from agent_memory.basics.errors import Forbidden, InvalidInput
+from agent_memory.basics.errors import InvalidInput
 from agent_memory.basics.observability import logger
 from agent_memory.bootstrap import services
 from agent_memory.domain.scope import Scope, ScopeKind
@@ -50,12 +50,8 @@ ERASE = _answers(200, Receipt, "Erased (or finished an interrupted erase): the r
 USAGE = _answers(200, Usage, "Usage against the quotas.")
 
 
-def refuse_before_routing(event: dict[str, Any]) -> None:
-    """403 for a bearer token, which never stands for the backend on these routes (the local stack checks no
-    signature); then 422 for a path id off the id pattern, whatever the router would make of it."""
-    headers = {key.lower(): value for key, value in (event.get("headers") or {}).items()}
-    if str(headers.get("authorization", "")).lstrip().lower().startswith("bearer"):
-        raise Forbidden("a dashboard token grants nothing on the platform's routes; sign the request with SigV4")
+def require_path_ids(event: dict[str, Any]) -> None:
+    """422 for a path id off the id pattern, whatever the router would make of it (after the caller's check)."""
     for name, value in (event.get("pathParameters") or {}).items():
         if not is_id(value):
             raise InvalidInput(
