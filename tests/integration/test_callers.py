@@ -19,9 +19,10 @@ from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
 from agent_memory.edges.callers import ROUTES, Caller
 from local.api_gateway import HttpRequest, api_gateway_event
+from local.lambda_context import LambdaContext
 from local.template import Route, http_routes, load_handler, load_template
 from local.token import mint
-from tests.conftest import LambdaContext, write_note
+from tests.support.scopes import write_note
 
 ROLE = "arn:aws:iam::123456789012:role/chat-backend"
 ROLE_ARNS = {
