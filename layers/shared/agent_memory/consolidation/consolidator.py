@@ -2,7 +2,7 @@
 §6 "Consolidation at any scale"; docs/consolidation.md).
 
 The **planner** (the function the schedule invokes) takes the run lease, records the run, and walks the
-due markers of ``storage.scope_index`` oldest first, one item per scope and never a note, sending one
+due markers of ``storage.due_scopes`` oldest first, one item per scope and never a note, sending one
 message per due scope to the queue (``MEMORY_CONSOLIDATION_QUEUE_URL``), or, without a queue, folding
 the groups itself, ``MEMORY_CONSOLIDATION_CONCURRENCY`` at a time. It stops at
 ``MEMORY_CONSOLIDATION_MAX_GROUPS`` groups (0: no limit); the scopes beyond wait for the next night.

@@ -1,7 +1,7 @@
 """What the nightly consolidation reads and writes besides documents: a scope's due notes, marks, runs.
 
 - A worker reads one scope's due notes from the scope's own partition, from the day of its oldest
-  unconsolidated note (the due marker's ``floor``, ``storage.scope_index``), oldest first by true age
+  unconsolidated note (the due marker's ``floor``, ``storage.due_scopes``), oldest first by true age
   (instant, then day, then position as a number), only as far as one group's caps need.
 - A folded group leaves a pending-marks record (``sk = consolidation#pending``) written in the same
   transaction as the document version. It lists the notes still to mark and the token of the worker that
