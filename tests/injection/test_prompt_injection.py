@@ -29,6 +29,7 @@ from tests.events import event_body, load_event
 from tests.fakes import FakeChatModel
 from tests.injection.corpus import HOSTILE
 from tests.support.calls import Answer
+from tests.support.consolidation import night_context
 from tests.support.scopes import shared, write_note
 
 TEAM = Scope("team", "w-3")
@@ -109,13 +110,8 @@ def document_by_consolidation(call, text: str, i: int, monkeypatch) -> None:
     monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: FakeChatModel(reply=lambda s, p: text))
     event = event_body("scheduled")
     event["time"] = "2026-12-03T03:00:00Z"
-    result = load_handler("ConsolidateFunction")(event, _ConsolidationContext())
+    result = load_handler("ConsolidateFunction")(event, night_context())
     assert result["groups_done"] == 1, result
-
-
-class _ConsolidationContext(LambdaContext):
-    def get_remaining_time_in_millis(self) -> int:
-        return 900_000
 
 
 NOTE_PATHS = [note_by_remember, note_by_flush]

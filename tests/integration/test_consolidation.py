@@ -14,13 +14,13 @@ from tests.fakes import FakeChatModel
 from tests.support.consolidation import (
     PERSONAL,
     RUN_AT,
-    Context,
     Died,
     consolidate,
     days_ago,
     die_on,
     folded_counts,
     merge,
+    night_context,
     notes_of,
 )
 from tests.support.scopes import private, write_note
@@ -248,7 +248,7 @@ def test_a_document_changing_on_every_attempt_fails_the_group(call, aws, model):
 def test_no_new_group_starts_when_time_runs_short(aws, model):
     write_note(PERSONAL, days_ago(9), "x")
 
-    result = consolidate(context=Context(remaining=60_000))  # less than the 120 s reserve
+    result = consolidate(context=night_context(remaining_ms=60_000))  # less than the 120 s reserve
 
     assert (result["groups_done"], result["notes_remaining"]) == (0, 1)
     assert model.calls == []
@@ -282,7 +282,7 @@ def test_a_run_never_scans(aws, model):
 
 def test_an_event_without_time_is_refused(aws, model):
     with pytest.raises(ValueError, match="time"):
-        load_handler("ConsolidateFunction")({"id": "x"}, Context())
+        load_handler("ConsolidateFunction")({"id": "x"}, night_context())
 
 
 def test_a_run_whose_record_cannot_be_saved_still_releases_its_lease(aws, model, monkeypatch):

@@ -39,7 +39,7 @@ from local.token import mint
 from tests.events import event_body, load_event
 from tests.fakes import FakeChatModel
 from tests.support.calls import NOW, Answer, Call
-from tests.support.consolidation import Context, merge
+from tests.support.consolidation import merge, night_context
 from tests.support.management import manage
 from tests.support.scopes import private, shared, write_note
 
@@ -278,7 +278,7 @@ class Driver:
             write_note(scope, NOW_DT - timedelta(days=days), f"{MARK[scope.key]} {word} from the past")
             return None, 200, scope, False
         event = event_body("scheduled") | {"time": NOW, "id": f"run-{next(self.runs)}"}
-        result = load_handler("ConsolidateFunction")(event, Context())
+        result = load_handler("ConsolidateFunction")(event, night_context())
         return result, 200, None, True
 
     def manage(self, user: str, where: str, action: str, word: str, stage: str, *, before: dict[str, Any]) -> Any:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -12,6 +11,7 @@ from agent_memory import bootstrap
 from agent_memory.basics.clock import iso
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.document_store import DocumentStore
+from local.lambda_context import LambdaContext
 from local.template import load_handler
 from tests.events import event_body
 from tests.fakes import FakeChatModel
@@ -46,24 +46,17 @@ def model(monkeypatch):
     return fake
 
 
-@dataclass(frozen=True)
-class Context:
-    remaining: int = 900_000
-    function_name: str = "ConsolidateFunction"
-    memory_limit_in_mb: int = 1024
-    invoked_function_arn: str = "arn:aws:lambda:eu-west-1:123456789012:function:ConsolidateFunction"
-    aws_request_id: str = "7d9b0c1e-0000-4000-8000-000000000001"
-
-    def get_remaining_time_in_millis(self) -> int:
-        return self.remaining
+def night_context(*, remaining_ms: int = 900_000, function_name: str = "ConsolidateFunction") -> LambdaContext:
+    """The consolidation functions' Lambda context: 15 minutes and 1 GB, as template.yaml gives them."""
+    return LambdaContext(function_name=function_name, remaining_ms=remaining_ms, memory_limit_in_mb=1024)
 
 
-def consolidate(at: datetime = RUN_AT, *, context: Context | None = None, run_id: str | None = None) -> dict:
+def consolidate(at: datetime = RUN_AT, *, context: LambdaContext | None = None, run_id: str | None = None) -> dict:
     event = event_body("scheduled")
     event["time"] = iso(at).replace(".000", "")
     if run_id:
         event["id"] = run_id
-    return load_handler("ConsolidateFunction")(event, context or Context())
+    return load_handler("ConsolidateFunction")(event, context or night_context())
 
 
 def notes_of(aws, scope: Scope = PERSONAL) -> list[dict]:
@@ -95,7 +88,9 @@ class Worker:
     """ConsolidateWorkerFunction as Lambda runs it: one SQS event, its answer."""
 
     def __call__(self, event: dict) -> dict:
-        return load_handler("ConsolidateWorkerFunction")(event, Context(function_name="ConsolidateWorkerFunction"))
+        return load_handler("ConsolidateWorkerFunction")(
+            event, night_context(function_name="ConsolidateWorkerFunction")
+        )
 
 
 class Died(BaseException):
