@@ -105,7 +105,7 @@ def measure_flush(variant: FlushVariant, client: Any, counter: RequestCounter) -
     from agent_memory.basics.observability import metrics
     from agent_memory.domain.scope import bind_scope
     from agent_memory.edges.requests import parse_flush_request
-    from agent_memory.storage.keys import day_sk, note_sk
+    from agent_memory.storage.keys import day_sk, flush_sk, note_sk
     from agent_memory.storage.usage_store import member_counter
     from local.template import load_handler
     from tests.events import event_body, load_event
@@ -126,7 +126,8 @@ def measure_flush(variant: FlushVariant, client: Any, counter: RequestCounter) -
         """The note and its claim deleted, and the day's quotas given back as a note's delete does: the day's
         notes and the member's own stay under their quotas however many calls a run makes."""
         client.delete_item(TableName=TABLE, Key={"pk": pk, "sk": {"S": note_sk(note["day"], note["position"])}})
-        client.delete_item(TableName=TABLE, Key={"pk": pk, "sk": {"S": f"flush#{compaction_id}"}})  # the claim
+        claim = flush_sk(body["context"]["thread_id"], compaction_id)
+        client.delete_item(TableName=TABLE, Key={"pk": pk, "sk": {"S": claim}})
         client.update_item(
             TableName=TABLE,
             Key={"pk": pk, "sk": {"S": day_sk(note["day"])}},

@@ -44,7 +44,7 @@ def test_a_members_erase_voids_the_idempotency_record_that_held_the_text(call, a
     assert delete("/v1/memory/workspaces/w-3/notes", query={"author": "me"}).status == 200
 
     assert SECRET_PLAN not in stored(aws)
-    assert [sk for sk in partition(aws, TEAM) if sk.startswith("idem#")] == ["idem#remember#key-2"]
+    assert [sk for sk in partition(aws, TEAM) if sk.startswith("idem#")] == ["idem#remember#u-2#key-2"]
 
 
 def test_a_dashboard_delete_voids_it_too_and_a_repeat_does_not_answer_the_erased_text(call, aws, keyed):

@@ -12,7 +12,8 @@ from agent_memory import bootstrap
 from tests.events import event_body
 from tests.fake_openai import fake_openai_server
 from tests.fakes import FakeChatModel, fake_tokens
-from tests.support.scopes import note_texts, private, shared
+from tests.support.people import partition
+from tests.support.scopes import TEAM, note_texts, private, shared
 
 SUMMARY = "Planning the billing-service migration; open: payments sign-off from Dana, rollback plan draft."
 
@@ -62,8 +63,8 @@ def test_the_claim_expires_after_30_days_and_nothing_else_does(call, aws, model)
         TableName="MemoryTable", KeyConditionExpression="pk = :p", ExpressionAttributeValues={":p": {"S": "ws#w-3"}}
     )["Items"]
     expiring = {item["sk"]["S"]: int(item["expires_at"]["N"]) for item in items if "expires_at" in item}
-    assert list(expiring) == ["flush#cmp-1"]
-    assert abs(expiring["flush#cmp-1"] - (time.time() + 30 * 24 * 3600)) < 60
+    assert list(expiring) == ["flush#t-9#cmp-1"]
+    assert abs(expiring["flush#t-9#cmp-1"] - (time.time() + 30 * 24 * 3600)) < 60
 
 
 def test_the_note_shows_up_in_the_next_turns_context(call, model):
@@ -87,6 +88,67 @@ def test_the_same_compaction_id_in_another_scope_is_another_event(call, aws, mod
     assert _flush(call, context=shared("w-3"))["status"] == "written"
     assert _flush(call, context=private("u-1"))["status"] == "written"
     assert _notes(aws, "user#u-1") == [SUMMARY]
+
+
+def test_the_same_compaction_id_from_another_thread_is_another_event(call, aws, model):
+    """Bob's ``compaction-1`` in his thread is not a duplicate of Alice's in hers: his summary is written."""
+    model.reply = lambda system, prompt: "alice's summary" if "alice" in prompt else "bob's summary"
+    alice = _flush(call, "compaction-1", shared("w-3", user="u-alice", thread="t-alice"), [_says("alice")])
+    bob = _flush(call, "compaction-1", shared("w-3", user="u-bob", thread="t-bob"), [_says("bob")])
+    bob_again = _flush(call, "compaction-1", shared("w-3", user="u-bob", thread="t-bob"), [_says("bob")])
+
+    assert (alice["status"], bob["status"], bob_again["status"]) == ("written", "written", "duplicate")
+    assert bob["note"]["text"] == "bob's summary" and bob_again["note"] == bob["note"]
+    assert sorted(_notes(aws)) == ["alice's summary", "bob's summary"]
+
+
+def _says(who):
+    return {"role": "user", "content": f"{who} here: the plan for the week"}
+
+
+def _as_claimed_before_claims_named_their_thread(aws, thread, compaction_id):
+    """Move the claim to the shape a service without threads in its claims wrote."""
+    key = {"pk": {"S": "ws#w-3"}, "sk": {"S": f"flush#{thread}#{compaction_id}"}}
+    item = aws.get_item(TableName="MemoryTable", Key=key)["Item"]
+    aws.delete_item(TableName="MemoryTable", Key=key)
+    aws.put_item(TableName="MemoryTable", Item={**item, "sk": {"S": f"flush#{compaction_id}"}})
+
+
+def test_a_claim_written_before_the_upgrade_still_holds_its_threads_event_only(call, aws, model):
+    first = _flush(call)  # thread t-9 of events/flush.json
+    _as_claimed_before_claims_named_their_thread(aws, "t-9", "cmp-1")
+
+    again = _flush(call)
+    other_thread = _flush(call, context=shared("w-3", user="u-2", thread="t-other"))
+
+    assert again == {"status": "duplicate", "note": first["note"]}
+    assert other_thread["status"] == "written" and other_thread["note"]["origin"]["thread_id"] == "t-other"
+    assert len(model.calls) == 2 and _notes(aws) == [SUMMARY, SUMMARY]
+    assert sorted(sk for sk in partition(aws, TEAM) if sk.startswith("flush#")) == [
+        "flush#cmp-1",
+        "flush#t-other#cmp-1",
+    ]
+
+
+def test_a_flush_of_before_the_upgrade_still_running_fails_this_one_and_writes_nothing(call, aws, model):
+    now = int(time.time())
+    aws.put_item(
+        TableName="MemoryTable",
+        Item={
+            "pk": {"S": "ws#w-3"},
+            "sk": {"S": "flush#cmp-1"},
+            "token": {"S": "an-older-invocation"},
+            "status": {"S": "in_progress"},
+            "lease_until": {"N": str(now + 10)},
+            "expires_at": {"N": str(now + 3600)},
+        },
+    )
+
+    answer = _flush(call)
+
+    assert answer["status"] == "failed" and "running" in answer["reason"]
+    assert model.calls == [] and _notes(aws) == []
+    assert [sk for sk in partition(aws, TEAM) if sk.startswith("flush#")] == ["flush#cmp-1"]
 
 
 def test_a_long_answer_is_capped_at_500_characters(call, model):

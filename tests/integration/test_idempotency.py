@@ -3,15 +3,21 @@ within 24 hours, for the same scope and route, answers what the first call answe
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from agent_memory import bootstrap
+from local.token import mint
 from tests.support.management import (
     USER,
     local_auth,  # noqa: F401 - the fixture applies here
     manage,
 )
-from tests.support.scopes import private
+from tests.support.people import partition
+from tests.support.scopes import TEAM, note_texts, private, shared
+
+MEMBER = mint("u-2", ["w-3"])
 
 
 def _notes(call):
@@ -117,3 +123,81 @@ def test_a_quota_refusal_is_not_kept_under_its_key_so_the_same_retry_runs_again_
 
 def _notes_of(call, user):
     return [n["text"] for n in call("context", {"context": private(user=user)}).body["recent_notes"]]
+
+
+# --- a key is its caller's own (the same key from another member is another request) -----------------------
+
+
+def _team(user, text):
+    return {"context": shared("w-3", user=user, thread=f"t-{user}"), "arguments": {"text": text}}
+
+
+def _team_notes(aws):
+    return sorted(note_texts(aws, "ws#w-3"))
+
+
+def test_another_members_key_is_another_request(call, keyed, aws):
+    bob = keyed("remember", _team("u-bob", "bob's fact"), "msg-43")
+    alice = keyed("remember", _team("u-alice", "alice's fact"), "msg-43")
+    alice_again = keyed("remember", _team("u-alice", "alice's fact"), "msg-43")
+
+    assert (bob.status, alice.status, alice_again.status) == (201, 201, 201)
+    assert alice.body["note"]["origin"]["user_id"] == "u-alice" and alice_again.body == alice.body
+    assert _team_notes(aws) == ["alice's fact", "bob's fact"]
+    assert keyed("remember", _team("u-alice", "another"), "msg-43").status == 422  # her own key, reused
+
+
+def test_another_members_key_is_another_request_on_the_dashboard_too(aws):
+    path, headers = "/v1/memory/workspaces/w-3/document", {"Idempotency-Key": "put-43"}
+    first = manage(
+        "team_put_document", token=USER, path=path, body={"content": "u-1's", "expected_version": 0}, headers=headers
+    )
+    other = manage(
+        "team_put_document", token=MEMBER, path=path, body={"content": "u-2's", "expected_version": 1}, headers=headers
+    )
+
+    assert (first.status, other.status) == (200, 200)
+    assert other.body["document"]["version"] == 2 and other.body["document"]["content"] == "u-2's"
+
+
+def _as_written_before_keys_named_their_caller(aws, caller):
+    """Move the scope's idempotency records to the shape a service without callers in its keys wrote."""
+    for item in aws.query(
+        TableName="MemoryTable",
+        KeyConditionExpression="pk = :p AND begins_with(sk, :i)",
+        ExpressionAttributeValues={":p": {"S": "ws#w-3"}, ":i": {"S": "idem#"}},
+    )["Items"]:
+        aws.delete_item(TableName="MemoryTable", Key={"pk": item["pk"], "sk": item["sk"]})
+        item["sk"] = {"S": item["sk"]["S"].replace(f"#{caller}#", "#")}
+        aws.put_item(TableName="MemoryTable", Item=item)
+
+
+def test_a_record_written_before_the_upgrade_still_answers_its_own_request_once(call, keyed, aws):
+    first = keyed("remember", _team("u-alice", "alice's fact"), "msg-43")
+    _as_written_before_keys_named_their_caller(aws, "u-alice")
+
+    again = keyed("remember", _team("u-alice", "alice's fact"), "msg-43")
+    bob = keyed("remember", _team("u-bob", "bob's fact"), "msg-43")
+
+    assert again.status == 201 and again.body == first.body
+    assert bob.status == 201 and bob.body["note"]["origin"]["user_id"] == "u-bob"
+    assert _team_notes(aws) == ["alice's fact", "bob's fact"]
+    assert keyed("remember", _team("u-alice", "alice's fact"), "msg-43").body == first.body  # now under her key
+
+
+def test_a_request_still_running_under_a_record_of_before_the_upgrade_is_503_and_holds_no_key(call, keyed, aws):
+    body = _team("u-alice", "alice's fact")
+    assert keyed("remember", body, "msg-43").status == 201
+    _as_written_before_keys_named_their_caller(aws, "u-alice")
+    aws.update_item(  # as its call left it while still running: its answer not stored yet
+        TableName="MemoryTable",
+        Key={"pk": {"S": "ws#w-3"}, "sk": {"S": "idem#remember#msg-43"}},
+        UpdateExpression="SET #status = :running, lease_until = :until REMOVE answer, answer_status",
+        ExpressionAttributeNames={"#status": "status"},
+        ExpressionAttributeValues={":running": {"S": "in_progress"}, ":until": {"N": str(int(time.time()) + 30)}},
+    )
+
+    answer = keyed("remember", body, "msg-43")
+
+    assert answer.status == 503 and _team_notes(aws) == ["alice's fact"]
+    assert [sk for sk in partition(aws, TEAM) if sk.startswith("idem#")] == ["idem#remember#msg-43"]

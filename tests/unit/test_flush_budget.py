@@ -67,6 +67,7 @@ def test_a_malformed_event_is_failed_with_a_reason_and_touches_nothing(table: tu
 def test_no_chat_model_is_failed_and_the_claim_is_given_back(table: tuple[Any, Stubber]) -> None:
     client, stubber = table
     stubber.add_response("put_item", {}, None)  # the claim
+    stubber.add_response("get_item", {}, None)  # no claim of the shape written before claims named their thread
     stubber.add_response("delete_item", {}, None)  # given back
 
     answer = flush(service(client, None), EVENT)
@@ -78,6 +79,7 @@ def test_no_chat_model_is_failed_and_the_claim_is_given_back(table: tuple[Any, S
 def test_a_model_slower_than_the_budget_is_failed_within_the_budget(table: tuple[Any, Stubber]) -> None:
     client, stubber = table
     stubber.add_response("put_item", {}, None)
+    stubber.add_response("get_item", {}, None)
     stubber.add_response("delete_item", {}, None)
     model = FakeChatModel(delay_s=3.0)
     budget_s = WRITE_RESERVE_S + 0.4
@@ -95,6 +97,7 @@ def test_a_model_slower_than_the_budget_is_failed_within_the_budget(table: tuple
 def test_a_budget_spent_before_the_model_is_asked_is_failed_without_a_model_call(table: tuple[Any, Stubber]) -> None:
     client, stubber = table
     stubber.add_response("put_item", {}, None)
+    stubber.add_response("get_item", {}, None)
     stubber.add_response("delete_item", {}, None)
     model = FakeChatModel()
 
@@ -108,6 +111,7 @@ def test_a_budget_spent_before_the_model_is_asked_is_failed_without_a_model_call
 def test_a_model_failure_is_failed_with_its_message(table: tuple[Any, Stubber]) -> None:
     client, stubber = table
     stubber.add_response("put_item", {}, None)
+    stubber.add_response("get_item", {}, None)
     stubber.add_response("delete_item", {}, None)
 
     answer = flush(service(client, FakeChatModel(fail_with="the model is throttled")), EVENT)

@@ -59,11 +59,17 @@ def json_response(status: int, body: Any, headers: dict[str, str] | None = None)
 
 
 def idempotent(
-    store: IdempotencyStore, headers: Mapping[str, str] | None, scope: Scope, route: str, request: object
+    store: IdempotencyStore,
+    headers: Mapping[str, str] | None,
+    scope: Scope,
+    route: str,
+    caller: str,
+    request: object,
 ) -> AbstractContextManager[Once]:
     """The one path of every write that honours ``Idempotency-Key`` (docs/api.md §6), tools and dashboard alike:
-    a repeat of the key with the same ``request`` gets the first answer (``Once.earlier``) and writes nothing."""
-    return store.once(scope, route, idempotency_key(headers), request)
+    a repeat of ``caller``'s key with the same ``request`` gets the first answer (``Once.earlier``) and writes
+    nothing; the same key from another caller is another request."""
+    return store.once(scope, route, caller, idempotency_key(headers), request)
 
 
 def replied(write: Once) -> Response[Any]:

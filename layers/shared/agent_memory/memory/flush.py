@@ -73,15 +73,24 @@ class FlushService:
         scope, compaction_id = command.scope, command.compaction_id
         token = uuid.uuid4().hex
         try:
-            existing = self.flushes.claim(scope, compaction_id, token=token, now_epoch=int(time.time()))
+            now_epoch = int(time.time())
+            existing = self.flushes.claim(
+                scope, command.origin.thread_id, compaction_id, token=token, now_epoch=now_epoch
+            )
+            earlier = self._flushed_before(command, now_epoch) if existing is None else None
         except Exception as error:  # noqa: BLE001 - a flush never raises
             logger.exception("flush claim failed")
             # Its outcome is unknown: a claim applied with every answer lost would hold the event for the lease,
             # and the backend's retry would hear "duplicate" with no note. So it is given back, if it is there.
-            self._release(scope, compaction_id, token)
+            self._release(command, token)
             return self._answer("failed", reason=f"storage: {type(error).__name__}")
         if existing is not None:
             return self._duplicate(scope, existing)
+        if earlier is not None:
+            self._release(command, token)
+            if earlier.status != "written":
+                return self._answer("failed", reason="an earlier flush of this compaction id is running; try again")
+            return self._duplicate(scope, earlier)
         try:
             answer = self._ask_model(list(command.messages), deadline)
             # The model's text is cleaned, then checked for secrets, then cut (notes.clean_note_text).
@@ -93,7 +102,7 @@ class FlushService:
             )
         except Exception as error:  # noqa: BLE001 - every failure is an answer, and the claim is given back
             reason = str(error) if isinstance(error, FlushFailed | MemoryServiceError) else type(error).__name__
-            kept = self._release(scope, compaction_id, token)
+            kept = self._release(command, token)
             if kept is not None and kept.status == "written" and kept.token == token:
                 # The note and the claim's mark went in one transaction, whose answer was lost (a timeout
                 # after DynamoDB applied it): the note is written, and the answer must say so.
@@ -147,10 +156,21 @@ class FlushService:
             logger.exception("could not read the flush note")
             return None
 
-    def _release(self, scope: Scope, compaction_id: str, token: str) -> FlushMarker | None:
+    def _flushed_before(self, command: FlushCommand, now_epoch: int) -> FlushMarker | None:
+        """The claim of this compaction event in the shape written before claims named their thread
+        (``storage.flush_store``), if it is this thread's: ``written`` with a note of this thread, or still in
+        progress (whose thread cannot be told yet). A note of another thread, or none, is another event's."""
+        marker = self.flushes.earlier_claim(command.scope, command.compaction_id, now_epoch=now_epoch)
+        if marker is None or marker.status != "written":
+            return marker
+        where = parse_note_id(marker.note_id) if marker.note_id else None
+        note = self.notes.get(command.scope, *where) if where else None
+        return marker if note is not None and note.origin.thread_id == command.origin.thread_id else None
+
+    def _release(self, command: FlushCommand, token: str) -> FlushMarker | None:
         """Give the claim back; the marker that kept it, if any (None too when the release itself failed)."""
         try:
-            return self.flushes.release(scope, compaction_id, token=token)
+            return self.flushes.release(command.scope, command.origin.thread_id, command.compaction_id, token=token)
         except Exception:  # noqa: BLE001 - the claim's lease expires by itself
             logger.exception("could not release the flush claim; it expires by itself")
             return None

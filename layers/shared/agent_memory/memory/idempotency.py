@@ -1,9 +1,14 @@
 """``Idempotency-Key`` on the writes (docs/api.md §6 "Storage faults"): a retry is answered, not applied again.
 
-A record beside the scope's data, ``sk = idem#<route>#<key>``, holds the first call's answer for 24 hours
-(DynamoDB's TTL then removes it). A call first claims the key with a conditional put; when it is done it
-stores its answer (a success or a refusal the caller must see again: 4xx). A repeat of the key, for the
-same scope and route, gets that answer and writes nothing; with another body it is a 422.
+A key is its caller's own: a record beside the scope's data, ``sk = idem#<route>#<caller>#<key>``, holds the
+first call's answer for 24 hours (DynamoDB's TTL then removes it), so the same key from another member of a
+workspace is another request. A call first claims the key with a conditional put; when it is done it stores
+its answer (a success or a refusal the caller must see again: 4xx). A repeat of the key by the same caller,
+for the same scope and route, gets that answer and writes nothing; with another body it is a 422.
+
+A record written before records named their caller (``idem#<route>#<key>``) is still read for its 24 hours
+after an upgrade: a request whose fingerprint it holds is the same caller's same request (every route's
+fingerprinted request names its caller), answered as it was; one it does not hold runs as a new request.
 
 A claim whose call failed before it knew the outcome (a 5xx) is left as a lease of ``LEASE_S``: a repeat
 within it is a 503 (the first call may still be running); after it the call runs again. So the key makes a
@@ -30,8 +35,8 @@ from typing import Any
 from agent_memory.basics.errors import MemoryServiceError, StorageUnavailable
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.shapes import Answer, ErrorBody
-from agent_memory.storage.client import DynamoDB, claim_record
-from agent_memory.storage.keys import idempotency_sk
+from agent_memory.storage.client import DynamoDB, claim_record, live_record
+from agent_memory.storage.keys import idempotency_sk, legacy_idempotency_sk
 
 KEEP_S = 24 * 3600
 LEASE_S = 30  # longer than a write route's timeout (29 s): a live call never loses its claim to a repeat
@@ -78,17 +83,27 @@ class IdempotencyStore:
         self._table = table_name
 
     @contextmanager
-    def once(self, scope: Scope, route: str, key: str | None, request: object) -> Iterator[Once]:
-        """One write under ``key``: with an earlier answer to give (``Once.earlier``), the caller writes nothing;
-        else it writes and sets ``Once.reply``, which is stored for a repeat, and so is a refusal it raises."""
+    def once(self, scope: Scope, route: str, caller: str, key: str | None, request: object) -> Iterator[Once]:
+        """One write under ``caller``'s ``key``: with an earlier answer to give (``Once.earlier``), the caller
+        writes nothing; else it writes and sets ``Once.reply``, which is stored for a repeat, and so is a refusal
+        it raises. ``request`` names the caller too (what ``fingerprint`` digests)."""
         if key is None:
             yield Once()
             return
-        item_key = {"pk": {"S": scope.key}, "sk": {"S": idempotency_sk(route, key)}}
+        item_key = {"pk": {"S": scope.key}, "sk": {"S": idempotency_sk(route, caller, key)}}
         digest = fingerprint(request)
         earlier = self._claim(item_key, digest)
         if earlier is not None:
             yield Once(earlier=self._replay(earlier, digest))
+            return
+        try:
+            replay = self._answered_before(scope, route, key, digest)
+        except MemoryServiceError:
+            self._release(item_key)  # nothing was written: a repeat once the earlier call is done asks again
+            raise
+        if replay is not None:
+            self._store(item_key, replay)  # a repeat finds it under this key from now on
+            yield Once(earlier=replay)
             return
         write = Once()
         try:
@@ -107,6 +122,15 @@ class IdempotencyStore:
     def _claim(self, item_key: dict[str, Any], digest: str) -> dict[str, Any] | None:
         item = {**item_key, "request": {"S": digest}}
         return claim_record(self._client, self._table, item, now_epoch=int(time.time()), lease_s=LEASE_S, keep_s=KEEP_S)
+
+    def _answered_before(self, scope: Scope, route: str, key: str, digest: str) -> Reply | None:
+        """The answer a record of the shape written before records named their caller holds for this very request
+        (its fingerprint), if any; one still in progress is a 503, as a repeat of a live claim is."""
+        legacy = {"pk": {"S": scope.key}, "sk": {"S": legacy_idempotency_sk(route, key)}}
+        item = live_record(self._client, self._table, legacy, now_epoch=int(time.time()))
+        if item is None or item.get("request", {}).get("S") != digest:
+            return None  # none, or another request (another caller's): this one runs
+        return self._replay(item, digest)
 
     @staticmethod
     def _replay(item: dict[str, Any], digest: str) -> Reply:

@@ -211,3 +211,15 @@ def claim_record(
         if holder.get("claim_id", {}).get("S") == claim_id:
             return None  # this very put, its answer lost
         return holder
+
+
+def live_record(client: DynamoDB, table: str, key: dict[str, Any], *, now_epoch: int) -> dict[str, Any] | None:
+    """The record ``claim_record`` left under ``key`` if it still holds its key (a strongly consistent read): not
+    past its TTL, and not a claim whose holder's lease ran out. None otherwise, as ``claim_record`` would see it."""
+    item: dict[str, Any] | None = client.get_item(TableName=table, Key=key, ConsistentRead=True).get("Item")
+    if item is None or int(item.get("expires_at", {}).get("N", now_epoch)) < now_epoch:
+        return None
+    lapsed = (
+        item.get("status", {}).get("S") == "in_progress" and int(item.get("lease_until", {}).get("N", 0)) < now_epoch
+    )
+    return None if lapsed else item

@@ -1,9 +1,14 @@
 """At most one flush note per compaction event per scope: a claim marker beside the scope's notes.
 
-``sk = flush#<compaction_id>``. An invocation first claims the event with a conditional put (a duplicate
-is seen here, before any model call), then writes the note and marks the claim ``written`` in one
-transaction. A failed invocation releases its claim so that a retry can write; one that died without
-releasing leaves a lease that expires after ``LEASE_S``.
+A compaction event is a thread's: ``sk = flush#<thread_id>#<compaction_id>``, so the same ``compaction_id``
+from another thread (another member's, or the same member's other conversation) is another event. An
+invocation first claims the event with a conditional put (a duplicate is seen here, before any model call),
+then writes the note and marks the claim ``written`` in one transaction. A failed invocation releases its
+claim so that a retry can write; one that died without releasing leaves a lease that expires after ``LEASE_S``.
+
+A claim written before claims named their thread (``flush#<compaction_id>``) is still read for
+``CLAIM_TTL_S`` after an upgrade (``earlier_claim``): the flush answers it as a duplicate when its note came
+from the same thread, so a retry of an event flushed before the upgrade writes no second note.
 """
 
 from __future__ import annotations
@@ -14,8 +19,8 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from agent_memory.domain.scope import Scope
-from agent_memory.storage.client import DynamoDB, claim_record, condition_failed
-from agent_memory.storage.keys import flush_sk
+from agent_memory.storage.client import DynamoDB, claim_record, condition_failed, live_record
+from agent_memory.storage.keys import flush_sk, legacy_flush_sk
 
 # Longer than the flush's Lambda timeout, so a live invocation never loses its claim to a retry.
 LEASE_S = 10
@@ -32,8 +37,8 @@ class FlushMarker:
     token: str | None = None  # the claiming invocation's
 
 
-def _key(scope: Scope, compaction_id: str) -> dict[str, Any]:
-    return {"pk": {"S": scope.key}, "sk": {"S": flush_sk(compaction_id)}}
+def _key(scope: Scope, thread_id: str, compaction_id: str) -> dict[str, Any]:
+    return {"pk": {"S": scope.key}, "sk": {"S": flush_sk(thread_id, compaction_id)}}
 
 
 class FlushStore:
@@ -41,19 +46,28 @@ class FlushStore:
         self._client = DynamoDB(client)
         self._table = table_name
 
-    def claim(self, scope: Scope, compaction_id: str, *, token: str, now_epoch: int) -> FlushMarker | None:
+    def claim(
+        self, scope: Scope, thread_id: str, compaction_id: str, *, token: str, now_epoch: int
+    ) -> FlushMarker | None:
         """One request: None if this invocation now owns the event, else the marker that is already there."""
         holder = claim_record(
             self._client,
             self._table,
-            {**_key(scope, compaction_id), "token": {"S": token}},
+            {**_key(scope, thread_id, compaction_id), "token": {"S": token}},
             now_epoch=now_epoch,
             lease_s=LEASE_S,
             keep_s=CLAIM_TTL_S,
         )
         return None if holder is None else _marker(holder)
 
-    def release(self, scope: Scope, compaction_id: str, *, token: str) -> FlushMarker | None:
+    def earlier_claim(self, scope: Scope, compaction_id: str, *, now_epoch: int) -> FlushMarker | None:
+        """The live claim of ``compaction_id`` in the shape written before claims named their thread, if any: its
+        thread is known only from its note (``FlushService`` reads it)."""
+        key = {"pk": {"S": scope.key}, "sk": {"S": legacy_flush_sk(compaction_id)}}
+        holder = live_record(self._client, self._table, key, now_epoch=now_epoch)
+        return None if holder is None else _marker(holder)
+
+    def release(self, scope: Scope, thread_id: str, compaction_id: str, *, token: str) -> FlushMarker | None:
         """Give the event back after a failure (only if the claim is still ours and not written).
 
         None when it was given back; else the marker that kept it, in the same request: ``written`` with
@@ -62,7 +76,7 @@ class FlushStore:
         try:
             self._client.delete_item(
                 TableName=self._table,
-                Key=_key(scope, compaction_id),
+                Key=_key(scope, thread_id, compaction_id),
                 ConditionExpression="#status = :in_progress AND #token = :token",
                 ExpressionAttributeNames={"#status": "status", "#token": "token"},
                 ExpressionAttributeValues={":in_progress": {"S": "in_progress"}, ":token": {"S": token}},
@@ -75,13 +89,15 @@ class FlushStore:
             return _marker(error.response.get("Item") or {})
 
 
-def completion_update(table: str, scope: Scope, compaction_id: str, *, token: str, note_id: str) -> dict[str, Any]:
+def completion_update(
+    table: str, scope: Scope, thread_id: str, compaction_id: str, *, token: str, note_id: str
+) -> dict[str, Any]:
     """The transaction item that marks the claim ``written`` with its note (``NoteStore.append_completing_flush``
     writes it with the note); it fails if the claim is no longer ``token``'s."""
     return {
         "Update": {
             "TableName": table,
-            "Key": _key(scope, compaction_id),
+            "Key": _key(scope, thread_id, compaction_id),
             "UpdateExpression": "SET #status = :written, note_id = :note_id REMOVE lease_until",
             "ConditionExpression": "#status = :in_progress AND #token = :token",
             "ExpressionAttributeNames": {"#status": "status", "#token": "token"},

@@ -5,8 +5,8 @@ Sort keys (see docs/storage.md):
 - ``doc#v#<version:010>``     every saved version, immutable;
 - ``day#<YYYY-MM-DD>``        the day's position counter (atomic ADD keeps positions unique);
 - ``note#<YYYY-MM-DD>#<position:09>``  a note; one day in order, or two days newest first, is one Query;
-- ``flush#<compaction_id>``   the flush's claim on one compaction event (``storage.flush_store``);
-- ``idem#<route>#<key>``      the record of one ``Idempotency-Key`` (``memory.idempotency``);
+- ``flush#<thread>#<compaction_id>``  the flush's claim on one compaction event of one thread (``storage.flush_store``);
+- ``idem#<route>#<caller>#<key>``    the record of one caller's ``Idempotency-Key`` (``memory.idempotency``);
 - ``usage``                   the characters the scope stores (``storage.usage_store``);
 - ``inj#<at>#<thread>``       what one turn was shown (``people.injections``);
 - ``erase#<record>``          an erase in progress, with its counts (``storage.scope_items``);
@@ -16,6 +16,11 @@ Sort keys (see docs/storage.md):
 The due marker of a scope with unconsolidated notes carries ``uc_pk``/``uc_sk``, the keys of the sparse
 ``Unconsolidated`` index: the nightly planner reads it oldest first, one item per scope, never a note.
 A pending-marks record sits in that index too, under ``#pending#<scope>``.
+
+Ids and keys cannot contain ``#``, so a key of one caller or thread never meets another's. Claims and records of
+the shapes written before they named their caller or thread (``flush#<compaction_id>``, ``idem#<route>#<key>``)
+are read once more, where their owner can be told (``legacy_flush_sk``, ``legacy_idempotency_sk``), until they
+expire.
 
 One partition is not a scope's: ``consolidation`` holds the planners' lease (``lease``) and one item per run
 (``run#<started_at>#<run_id>``).
@@ -46,11 +51,23 @@ def version_sk(version: int) -> str:
     return f"{VERSION_PREFIX}{version:010d}"
 
 
-def flush_sk(compaction_id: str) -> str:
+def flush_sk(thread_id: str, compaction_id: str) -> str:
+    """The same compaction id from another thread is another compaction event."""
+    return f"flush#{thread_id}#{compaction_id}"
+
+
+def legacy_flush_sk(compaction_id: str) -> str:
+    """A claim written before claims named their thread; kept ``flush_store.CLAIM_TTL_S`` (30 days)."""
     return f"flush#{compaction_id}"
 
 
-def idempotency_sk(route: str, key: str) -> str:
+def idempotency_sk(route: str, caller: str, key: str) -> str:
+    """The same key from another caller is another request."""
+    return f"idem#{route}#{caller}#{key}"
+
+
+def legacy_idempotency_sk(route: str, key: str) -> str:
+    """A record written before records named their caller; kept ``idempotency.KEEP_S`` (24 hours)."""
     return f"idem#{route}#{key}"
 
 

@@ -148,7 +148,7 @@ class NoteStore:
         assert compaction_id is not None  # a flush note always carries its compaction event
 
         def completion(note: Note) -> dict[str, Any]:
-            return completion_update(self._table, scope, compaction_id, token=token, note_id=note.id)
+            return completion_update(self._table, scope, origin.thread_id, compaction_id, token=token, note_id=note.id)
 
         return self.append(scope, created=created, text=text, source="flush", origin=origin, completing=completion)
 

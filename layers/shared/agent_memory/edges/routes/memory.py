@@ -73,8 +73,9 @@ class RestoreBody(StrictModel):
 
 def _once(scope: Scope, route: str, request: dict[str, Any]) -> AbstractContextManager[Once]:
     """A dashboard write: a repeat of its key by the same user with the same request gets the first answer."""
-    request = {"user_id": principal_of(router).user_id, **request}
-    return idempotent(services().idempotency, router.current_event.headers, scope, route, request)
+    user_id = principal_of(router).user_id
+    request = {"user_id": user_id, **request}
+    return idempotent(services().idempotency, router.current_event.headers, scope, route, user_id, request)
 
 
 # --- document ---------------------------------------------------------------------------------------------

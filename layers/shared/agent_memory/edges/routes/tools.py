@@ -63,7 +63,8 @@ def _write(arguments: type[ArgsT], route: str, status: int, run: Callable[[ToolC
     gets the first answer and writes nothing."""
     call = parse_tool_call(json_body_text(router.current_event), arguments)
     request = {"context": call.context.model_dump(), "arguments": call.arguments.model_dump()}
-    with idempotent(services().idempotency, router.current_event.headers, call.scope, route, request) as write:
+    headers, caller = router.current_event.headers, call.context.user_id
+    with idempotent(services().idempotency, headers, call.scope, route, caller, request) as write:
         if write.earlier is None:
             write.reply = Reply.of(status, run(call))
     return replied(write)
