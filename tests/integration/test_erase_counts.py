@@ -91,6 +91,22 @@ def test_an_authored_erase_whose_every_write_lost_its_first_answer_counts_each_n
     assert sum(sk.startswith("note#") for sk in partition(aws, TEAM)) == 1
 
 
+def test_the_member_turns_an_authored_erase_deletes_are_counted_once_when_every_answer_was_lost_first(
+    call, aws, lost_answers, records_at_end
+):
+    call("remember", {"context": shared("w-3"), "arguments": {"text": "by u-1"}})
+    for user in ("u-1", "u-1", "u-2"):
+        assert call("context", {"context": shared("w-3", user=user)}).status == 200
+    lost_answers("update_item", "batch_write_item", "delete_item")
+
+    answer = delete("/v1/memory/workspaces/w-3/notes", query={"author": "me"})
+
+    assert answer.status == 200, answer.body
+    assert records_at_end == [{"notes": 1, "versions": 0, "other": 2}]
+    assert answer.body["erased"] == {"notes": 1, "versions": 0, "other": 2}
+    assert sum(sk.startswith("inj#") for sk in partition(aws, TEAM)) == 1  # u-2's
+
+
 # An erase of fill(notes=5)'s memory is 7 writes: the fence, the record, the head, a page's count, its deletes,
 # its release, the record's removal (the fence's last move meets no marker: the page erased it). Each in turn is
 # applied and its answer lost for good.

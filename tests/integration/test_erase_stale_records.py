@@ -1,7 +1,7 @@
 """Erased text gone from every record (docs/people.md "Erase"): a member's ``?author=me`` erase and a dashboard
 note delete also void the records the notes left behind: the ``remember``'s idempotency record (its answer
-held the text), the flush claim (it named the note) and the injection records (the author's turns, and the
-deleted ids in everyone else's)."""
+held the text), the flush claim (it named the note) and the injection records (the author's own turns, and the
+deleted ids in everyone else's, in a thread they shared too); the receipt counts the records that went."""
 
 from __future__ import annotations
 
@@ -93,3 +93,46 @@ def test_a_dashboard_delete_takes_the_note_id_out_of_the_injection_records(call,
     listed = get("/v1/memory/workspaces/w-3/injections", token=MEMBER).body["injections"]
 
     assert [entry["note_ids"] for entry in listed] == [[theirs]]
+
+
+def shared_turn(call, user, thread="t-shared"):
+    assert call("context", {"context": shared("w-3", user=user, thread=thread)}).status == 200
+
+
+def test_a_members_erase_leaves_the_other_members_turns_in_a_thread_they_shared(call, aws):
+    """Alice had 2 records of her own turns in a thread she shared with Mallory; Mallory erased her one note:
+    Alice keeps both, without Mallory's note; Mallory's own turn goes, and the receipt counts it."""
+    mallory = call("remember", {"context": shared("w-3", user="u-2", thread="t-shared"), "arguments": {"text": "m"}})
+    alice = call("remember", {"context": shared("w-3", user="u-1", thread="t-shared"), "arguments": {"text": "a"}})
+    mallorys, alices = mallory.body["note"]["id"], alice.body["note"]["id"]
+    shared_turn(call, "u-1")
+    shared_turn(call, "u-1")
+    shared_turn(call, "u-2")
+
+    receipt = delete("/v1/memory/workspaces/w-3/notes", token=MEMBER, query={"author": "me"})
+    listed = get("/v1/memory/workspaces/w-3/injections", token=MEMBER).body["injections"]
+
+    assert receipt.status == 200 and receipt.body["erased"] == {"notes": 1, "versions": 0, "other": 1}
+    assert [(entry["thread_id"], entry["note_ids"]) for entry in listed] == [("t-shared", [alices])] * 2
+    assert mallorys not in stored(aws)
+
+
+def test_the_receipt_counts_the_records_that_went_with_the_notes(call, aws, keyed, monkeypatch):  # noqa: F811
+    """Mallory's keyed remember, her flush's claim and her two turns go with her notes: 4 other items."""
+    remember_keyed(keyed, "u-2", "u-2's fact", "key-2")
+    model = FakeChatModel(reply=lambda s, p: "u-2's summary")
+    monkeypatch.setattr(bootstrap.services().flush_service, "chat_model", lambda: model)
+    event = event_body("flush")
+    event["context"] = shared("w-3", user="u-2", thread="t-u-2")
+    assert call("flush", event).body["status"] == "written"
+    team_turn(call, "u-2")
+    team_turn(call, "u-2")
+    team_turn(call, "u-1")
+
+    receipt = delete("/v1/memory/workspaces/w-3/notes", token=MEMBER, query={"author": "me"})
+
+    assert receipt.body["erased"] == {"notes": 2, "versions": 0, "other": 4}
+    assert [sk for sk in partition(aws, TEAM) if sk.startswith(("idem#", "flush#"))] == []
+    assert len(get("/v1/memory/workspaces/w-3/injections", token=MEMBER).body["injections"]) == 1  # u-1's
+    again = delete("/v1/memory/workspaces/w-3/notes", token=MEMBER, query={"author": "me"})
+    assert again.body["erased"] == {"notes": 0, "versions": 0, "other": 0}

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 EXPORT_FORMAT = "agent-memory-export/1"
 PAGE_VERSIONS = 40  # at most 25,000 characters each: about 1 MB
 PAGE_NOTES = 1000  # at most 2,000 characters each: about 2 MB, well within Lambda's 6 MB answer
+STALE_PAGE = 500  # sort keys an erase record holds at once: at most 300 characters each, 150 KB of its 400 KB
 _NOTES_HIGH = NOTE_PREFIX + "~"
 
 
@@ -184,7 +185,6 @@ class People:
         record = f"author#{author}"
         counts = {"notes": 0, "versions": 0, "other": 0, **self.items.begin_erase(scope, record, iso(utc_now()))}
         erased: set[str] = set()
-        threads: set[str] = set()
         for page in self.items.keys(scope, prefix=NOTE_PREFIX, author=author):
             sort_keys = [item["sk"]["S"] for item in page]
             page_id = self.items.erase_page(scope, record, sort_keys, {"notes": len(sort_keys)})
@@ -194,12 +194,17 @@ class People:
             erased.update(note_id(*parse_note_sk(sk)) for sk in sort_keys)
             for day, count in Counter(parse_note_sk(sk)[0] for sk in sort_keys).items():  # the days' quotas back
                 self.usage_store.give_back_notes(scope, day, count, {author: count}, once=page_id)
-            threads.update(item["origin_thread_id"]["S"] for item in page if "origin_thread_id" in item)
             self._remove_from_index(scope, [note_id(*parse_note_sk(sk)) for sk in sort_keys])
-        # What the notes left behind: their idempotency records, flush claims, and the author's turns in the
-        # injection records (a resumed erase, whose notes are gone, still voids the author's turns).
-        self.stale.void(scope, erased, author=author, threads=frozenset(threads))
+        # What the notes left behind: their idempotency records and flush claims go, and so do the author's own
+        # turns (a resumed erase, whose notes are gone, still finds those); the other members' turns stay, the
+        # erased ids taken out. What goes is counted on the erase record, page by page, as the notes are.
+        stale = self.stale.find(scope, erased, author=author)
+        for start in range(0, len(stale.gone), STALE_PAGE):
+            page_keys = stale.gone[start : start + STALE_PAGE]
+            self.items.erase_page(scope, record, page_keys, {"other": len(page_keys)})
+            counts["other"] += len(page_keys)
         self.items.end_erase(scope, record)
+        logger.info("other members' turns trimmed", extra={"scope": scope.kind, "records": stale.trimmed})
         return self._receipt(scope, counts, "authored notes erased")
 
     def _remove_from_index(self, scope: Scope, note_ids: list[str]) -> None:

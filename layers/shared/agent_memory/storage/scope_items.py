@@ -74,7 +74,7 @@ class ScopeItems:
             "TableName": self.table,
             "KeyConditionExpression": "pk = :pk" + (" AND begins_with(sk, :prefix)" if prefix else ""),
             "ExpressionAttributeValues": {":pk": {"S": scope.key}, **({":prefix": {"S": prefix}} if prefix else {})},
-            "ProjectionExpression": "sk, #text, origin_thread_id",
+            "ProjectionExpression": "sk, #text",
             "ExpressionAttributeNames": {"#text": "text"},
             "Limit": 1000,
         }

@@ -3,14 +3,17 @@
 A note's text and provenance are copied into three kinds of record beside it: the ``Idempotency-Key`` record
 of the ``remember`` that wrote it (its answer holds the note, text included), the flush claim of the
 compaction event that wrote it (``note_id``), and the injection records of the turns that were shown it
-(``note_ids``, and the thread of each turn). When notes are deleted (the dashboard's delete, a member's
-``?author=me`` erase), those records go too: an idempotency record or a flush claim naming a deleted note
-is deleted (a repeat of that key or that compaction event then runs again: the caller sends the text
-again, the service keeps none of it); an injection record loses the deleted ids, and one of the author's
-own turns (its ``user_id``, or a thread of theirs that wrote a deleted note) is deleted whole.
+(``note_ids``). When notes are deleted (the dashboard's delete, a member's ``?author=me`` erase), those
+records go too: an idempotency record or a flush claim naming a deleted note is deleted (a repeat of that key
+or that compaction event then runs again: the caller sends the text again, the service keeps none of it);
+an injection record loses the deleted ids. A member's erase also deletes that member's own turns (the
+record's ``user_id``) whole; every other member's turns stay, the deleted ids taken out. A record written
+before turns named their member has no ``user_id``: whose turn it was cannot be told, so it is only trimmed.
 
-Each kind is one Query on its prefix in the scope's partition, projected to what is needed: idempotency
-records live 24 hours, flush claims a day, injection records ``MEMORY_INJECTION_TTL_DAYS``.
+``find`` reads what is stale (each kind one Query on its prefix in the scope's partition, projected to what
+is needed: idempotency records live 24 hours, flush claims 30 days, injection records
+``MEMORY_INJECTION_TTL_DAYS``) and trims the others' injection records; the caller deletes what goes: a
+member's erase through its erase record, so each deleted record is counted in the receipt once.
 """
 
 from __future__ import annotations
@@ -24,18 +27,19 @@ from botocore.exceptions import ClientError
 
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import DynamoDB, condition_failed, query_pages
+from agent_memory.storage.keys import INJECTION_PREFIX
 
 IDEMPOTENT_REMEMBER = "idem#remember#"
 FLUSH_CLAIM = "flush#"
-INJECTION = "inj#"
 
 
 @dataclass(frozen=True, slots=True)
-class Voided:
-    idempotency: int = 0
-    flush_claims: int = 0
-    injections_deleted: int = 0
-    injections_trimmed: int = 0
+class Stale:
+    """What deleted notes left behind: the sort keys of the records that go whole, and how many injection
+    records of other turns lost ids."""
+
+    gone: list[str]
+    trimmed: int
 
 
 class StaleRecords:
@@ -43,34 +47,32 @@ class StaleRecords:
         self._client = DynamoDB(client)
         self._table = table_name
 
-    def void(
-        self, scope: Scope, note_ids: set[str], *, author: str | None = None, threads: frozenset[str] = frozenset()
-    ) -> Voided:
-        """Void every record of ``scope`` that names one of ``note_ids`` (and, with ``author``, that author's
-        turns: their ``user_id``, or one of ``threads``)."""
+    def find(self, scope: Scope, note_ids: set[str], *, author: str | None = None) -> Stale:
+        """The records of ``scope`` that name one of ``note_ids`` and must go (with ``author``, that member's own
+        turns too); the other turns' records that show one of them are trimmed here, in place."""
         if not note_ids and author is None:
-            return Voided()
-        idempotency = flush_claims = deleted = trimmed = 0
+            return Stale([], 0)
+        gone: list[str] = []
         for item in self._items(scope, IDEMPOTENT_REMEMBER, "sk, answer"):
             if _answered_note(item) in note_ids:
-                self._delete(scope, item["sk"]["S"])
-                idempotency += 1
+                gone.append(item["sk"]["S"])
         for item in self._items(scope, FLUSH_CLAIM, "sk, note_id"):
             if item.get("note_id", {}).get("S") in note_ids:
-                self._delete(scope, item["sk"]["S"])
-                flush_claims += 1
-        for item in self._items(scope, INJECTION, "sk, thread_id, user_id, note_ids"):
+                gone.append(item["sk"]["S"])
+        trimmed = 0
+        for item in self._items(scope, INJECTION_PREFIX, "sk, user_id, note_ids"):
+            if author is not None and item.get("user_id", {}).get("S") == author:
+                gone.append(item["sk"]["S"])
+                continue
             shown = [one["S"] for one in item.get("note_ids", {}).get("L", [])]
-            theirs = author is not None and (
-                item.get("user_id", {}).get("S") == author or item.get("thread_id", {}).get("S") in threads
-            )
-            if theirs:
-                self._delete(scope, item["sk"]["S"])
-                deleted += 1
-            elif note_ids.intersection(shown):
-                self._keep_only(scope, item["sk"]["S"], [one for one in shown if one not in note_ids])
-                trimmed += 1
-        return Voided(idempotency, flush_claims, deleted, trimmed)
+            if note_ids.intersection(shown):
+                trimmed += self._keep_only(scope, item["sk"]["S"], [one for one in shown if one not in note_ids])
+        return Stale(gone, trimmed)
+
+    def void(self, scope: Scope, note_ids: set[str]) -> None:
+        """Void what the deleted ``note_ids`` left (a dashboard's delete of a note: no receipt to count in)."""
+        for sk in self.find(scope, note_ids).gone:
+            self._client.delete_item(TableName=self._table, Key={"pk": {"S": scope.key}, "sk": {"S": sk}})
 
     def _items(self, scope: Scope, prefix: str, projection: str) -> Iterator[dict[str, Any]]:
         request = {
@@ -82,21 +84,21 @@ class StaleRecords:
         for page in query_pages(self._client, request):
             yield from page["Items"]
 
-    def _delete(self, scope: Scope, sk: str) -> None:
-        self._client.delete_item(TableName=self._table, Key={"pk": {"S": scope.key}, "sk": {"S": sk}})
-
-    def _keep_only(self, scope: Scope, sk: str, note_ids: list[str]) -> None:
+    def _keep_only(self, scope: Scope, sk: str, note_ids: list[str]) -> int:
+        """1 when the record now shows only ``note_ids``; 0 when it expired meanwhile (nothing to trim)."""
         try:
             self._client.update_item(
                 TableName=self._table,
                 Key={"pk": {"S": scope.key}, "sk": {"S": sk}},
                 UpdateExpression="SET note_ids = :ids",
-                ConditionExpression="attribute_exists(sk)",  # expired meanwhile: nothing to trim
+                ConditionExpression="attribute_exists(sk)",
                 ExpressionAttributeValues={":ids": {"L": [{"S": one} for one in note_ids]}},
             )
+            return 1
         except ClientError as error:
             if not condition_failed(error):
                 raise
+            return 0
 
 
 def _answered_note(item: dict[str, Any]) -> str | None:
