@@ -29,13 +29,18 @@ def _request(url: str, **options: Any) -> urllib.request.Request:
 
 
 def invoke_run(lambda_url: str, min_age_days: int | None) -> dict[str, Any]:
-    """``ConsolidateFunction``'s answer (the plan's counts); SystemExit with one line when the stack refuses."""
+    """``ConsolidateFunction``'s answer (the plan's counts); SystemExit with one line when the stack refuses.
+
+    The event's ``time``, the run's "now", is to the millisecond: a note acknowledged before the run started is
+    older than it (to the second, a note of the run's own second was not due, and not counted remaining)."""
+    from agent_memory.basics.clock import iso  # the layer is on the path once prepare_environment has run
+
     event: dict[str, Any] = {
         "version": "0",
         "id": f"local-{uuid.uuid4()}",
         "detail-type": "Scheduled Event",
         "source": "agent-memory.make-consolidate",
-        "time": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "time": iso(datetime.now(UTC)),
         "detail": {} if min_age_days is None else {"min_age_days": min_age_days},
     }
     url = f"{lambda_url}/2015-03-31/functions/ConsolidateFunction/invocations"

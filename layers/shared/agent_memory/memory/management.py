@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from agent_memory.basics.clock import utc_now
+from agent_memory.basics.clock import iso, utc_now
 from agent_memory.basics.errors import InvalidInput, NotFound
 from agent_memory.basics.observability import logger, metrics
 from agent_memory.domain import shapes
@@ -97,14 +97,15 @@ class Management:
         return shapes.Runs(runs=[shapes.Run.model_validate(run) for run in self.run_records.runs(limit)])
 
     def start_run(self, requested_by: str) -> shapes.RunStarted:
-        """Start a consolidation run now, asynchronously, with the event the schedule would send."""
+        """Start a consolidation run now, asynchronously, with the event the schedule would send; its ``time`` is
+        to the millisecond, so a note acknowledged before the run started is older than the run's "now"."""
         run_id = f"manual-{uuid.uuid4()}"
         event = {
             "version": "0",
             "id": run_id,
             "detail-type": "Scheduled Event",
             "source": "agent-memory.dashboard",
-            "time": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "time": iso(datetime.now(UTC)),
             "detail": {"requested_by": requested_by},
         }
         self.lambda_client.invoke(
