@@ -16,9 +16,9 @@ retry safe after a lost *answer*; after a storage fault whose outcome is unknown
 dashboard should also pass the version they based the write on, which refuses a second application (409).
 
 Why not Powertools' idempotency utility: it keys records on the event (or a JMESPath into it) and keeps
-them in a table of its own layout; here the key must be the header *and* the scope the token or the
-conversation binds (never the body's say), the record must sit in the scope's partition (erasure of a
-scope takes it too), and a refusal (409, 422) must be replayed as the answer it was. That is the 100
+them in a table of its own layout; here the key must be the header, its caller *and* the scope the token
+or the conversation binds (never the body's say), the record must sit in the scope's partition (erasure of
+a scope takes it too), and a refusal (409, 422) must be replayed as the answer it was. That is the 100
 lines below rather than a second table and a wrapper around the route.
 """
 
