@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 from agent_memory import bootstrap
+from agent_memory.storage.stale_records import StaleRecords
 from local.token import mint
 from tests.events import event_body
 from tests.fakes import FakeChatModel
@@ -136,3 +137,33 @@ def test_the_receipt_counts_the_records_that_went_with_the_notes(call, aws, keye
     assert len(get("/v1/memory/workspaces/w-3/injections", token=MEMBER).body["injections"]) == 1  # u-1's
     again = delete("/v1/memory/workspaces/w-3/notes", token=MEMBER, query={"author": "me"})
     assert again.body["erased"] == {"notes": 0, "versions": 0, "other": 0}
+
+
+def test_an_erase_that_died_after_its_notes_went_still_voids_their_records(
+    call,
+    aws,
+    keyed,  # noqa: F811 - the fixture
+    monkeypatch,
+):
+    """The second call no longer knows the erased ids (the notes are gone): the remember's record goes by its
+    note's author, the member's turns by theirs; the receipt counts both once."""
+    remember_keyed(keyed, "u-1", SECRET_PLAN, "key-1")
+    team_turn(call, "u-1")
+    real = StaleRecords.find
+    died = []
+
+    def die_once(self, *args, **kwargs):
+        if not died:
+            died.append(True)
+            raise RuntimeError("the function died here")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(StaleRecords, "find", die_once)
+
+    first = delete("/v1/memory/workspaces/w-3/notes", query={"author": "me"})
+    second = delete("/v1/memory/workspaces/w-3/notes", query={"author": "me"})
+
+    assert first.status == 500 and second.status == 200
+    assert second.body["erased"] == {"notes": 1, "versions": 0, "other": 2}
+    assert SECRET_PLAN not in stored(aws)
+    assert [sk for sk in partition(aws, TEAM) if sk.startswith(("idem#", "inj#"))] == []

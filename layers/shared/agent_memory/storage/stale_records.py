@@ -54,7 +54,8 @@ class StaleRecords:
             return Stale([], 0)
         gone: list[str] = []
         for item in self._items(scope, IDEMPOTENT_REMEMBER, "sk, answer"):
-            if _answered_note(item) in note_ids:
+            note = _answered_note(item)
+            if note and (note.get("id") in note_ids or (author is not None and _origin_user(note) == author)):
                 gone.append(item["sk"]["S"])
         for item in self._items(scope, FLUSH_CLAIM, "sk, note_id"):
             if item.get("note_id", {}).get("S") in note_ids:
@@ -101,10 +102,18 @@ class StaleRecords:
             return 0
 
 
-def _answered_note(item: dict[str, Any]) -> str | None:
+def _answered_note(item: dict[str, Any]) -> dict[str, Any] | None:
+    """The note a ``remember``'s stored answer holds, if it holds one (a refusal holds none)."""
     try:
         answer = json.loads(item.get("answer", {}).get("S", "null"))
     except ValueError:
         return None
     note = answer.get("note") if isinstance(answer, dict) else None
-    return note.get("id") if isinstance(note, dict) else None
+    return note if isinstance(note, dict) else None
+
+
+def _origin_user(note: dict[str, Any]) -> object:
+    """Whose note it is: a member's erase takes every note of theirs, so its record goes even when the erase
+    resumes after the notes themselves are gone (their ids no longer known)."""
+    origin = note.get("origin")
+    return origin.get("user_id") if isinstance(origin, dict) else None
