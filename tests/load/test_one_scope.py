@@ -75,7 +75,8 @@ def workload() -> list[tuple[str, Any]]:
         calls.append(("update_memory", body))
     for i in range(COMPACTIONS + DUPLICATE_FLUSHES):
         flush = event_body("flush")
-        flush["context"], flush["compaction_id"] = context(i), f"cmp-{i % COMPACTIONS}"
+        # A duplicate is the same thread's event again: the same id from another thread is another event.
+        flush["context"], flush["compaction_id"] = context(i % COMPACTIONS), f"cmp-{i % COMPACTIONS}"
         calls.append(("flush", flush))
     random.Random(7).shuffle(calls)
     for run in range(CONSOLIDATIONS):
