@@ -118,7 +118,7 @@ def test_a_members_erase_leaves_the_other_members_turns_in_a_thread_they_shared(
     assert mallorys not in stored(aws)
 
 
-def test_the_receipt_counts_the_records_that_went_with_the_notes(call, aws, keyed, monkeypatch):  # noqa: F811
+def test_the_receipt_counts_the_records_that_went_with_the_notes(call, aws, keyed, monkeypatch):
     """Mallory's keyed remember, her flush's claim and her two turns go with her notes: 4 other items."""
     remember_keyed(keyed, "u-2", "u-2's fact", "key-2")
     model = FakeChatModel(reply=lambda s, p: "u-2's summary")
@@ -142,7 +142,7 @@ def test_the_receipt_counts_the_records_that_went_with_the_notes(call, aws, keye
 def test_an_erase_that_died_after_its_notes_went_still_voids_their_records(
     call,
     aws,
-    keyed,  # noqa: F811 - the fixture
+    keyed,
     monkeypatch,
 ):
     """The second call no longer knows the erased ids (the notes are gone): the remember's record goes by its

@@ -15,13 +15,17 @@ import pytest
 from agent_memory import bootstrap
 from local.consolidate import invoke_run
 from local.template import load_handler
-from tests.conftest import write_note
-from tests.integration.test_consolidation import PERSONAL, Context, model  # noqa: F401 - the fixture
-from tests.integration.test_management import ADMIN, _local_auth, manage  # noqa: F401 - the fixture applies
+from tests.support.consolidation import Context
+from tests.support.management import (
+    ADMIN,
+    local_auth,  # noqa: F401 - the fixture applies here
+    manage,
+)
+from tests.support.scopes import PERSONAL, write_note
 
 
 @pytest.fixture
-def real_clock(monkeypatch: pytest.MonkeyPatch, model: Any) -> None:  # noqa: F811 - model is the fixture
+def real_clock(monkeypatch: pytest.MonkeyPatch, model: Any) -> None:
     """The clock the stack runs on (no frozen ``MEMORY_NOW``), the fake model kept."""
     monkeypatch.delenv("MEMORY_NOW")
     bootstrap.reset()
