@@ -15,7 +15,7 @@ import pytest
 from agent_memory import bootstrap
 from local.consolidate import invoke_run
 from local.template import load_handler
-from tests.support.consolidation import Context
+from tests.support.consolidation import night_context
 from tests.support.management import (
     ADMIN,
     local_auth,  # noqa: F401 - the fixture applies here
@@ -60,7 +60,9 @@ def test_make_consolidate_right_after_230_notes_folds_200_and_counts_30_remainin
     write_note(PERSONAL, early_in_a_second(), "n229")  # acknowledged just before the run starts
     monkeypatch.setattr(
         "urllib.request.urlopen",
-        lambda request, timeout: Answered(load_handler("ConsolidateFunction")(json.loads(request.data), Context())),
+        lambda request, timeout: Answered(
+            load_handler("ConsolidateFunction")(json.loads(request.data), night_context())
+        ),
     )
 
     planned = invoke_run("http://127.0.0.1:3001", 0)
@@ -80,6 +82,6 @@ def test_a_run_started_from_the_dashboard_folds_a_note_of_its_own_second_a_week_
     write_note(PERSONAL, early_in_a_second() - timedelta(days=7, milliseconds=1), "a week and a moment old")
 
     assert manage("start_run", token=ADMIN).status == 202
-    run = load_handler("ConsolidateFunction")(json.loads(invoked[0]["Payload"]), Context())
+    run = load_handler("ConsolidateFunction")(json.loads(invoked[0]["Payload"]), night_context())
 
     assert (run["notes_consolidated"], run["notes_remaining"]) == (1, 0)
