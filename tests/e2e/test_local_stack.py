@@ -101,7 +101,7 @@ def test_the_tool_list_has_the_three_tools(stack: Stack) -> None:
     assert sorted(tool["name"] for tool in tools.body["tools"]) == ["recall", "remember", "update_memory"]
 
 
-def test_recall_finds_a_note_by_keyword_in_its_own_scope_only(stack: Stack) -> None:
+def test_recall_finds_a_note_in_its_own_scope_only(stack: Stack) -> None:
     mine = {"user_id": "u-recall", "thread_id": "t-1", "visibility": "private"}
     team = {"user_id": "u-recall", "thread_id": "t-2", "visibility": "shared", "workspace_id": "w-recall"}
     remember(stack, team, "Deploys the billing service on Tuesdays")
@@ -110,10 +110,26 @@ def test_recall_finds_a_note_by_keyword_in_its_own_scope_only(stack: Stack) -> N
     found = http(stack, "POST", "/v1/tools/recall", {"context": mine, "arguments": {"query": "Kubernetes deploys"}})
 
     assert found.status == 200, found.body
-    assert found.body["mode"] == "keyword"
+    assert found.body["mode"] == "hybrid"  # local:minilm, the stack's default
     assert [{k: v for k, v in hit.items() if k != "score"} for hit in found.body["notes"]] == [note]
     blank = http(stack, "POST", "/v1/tools/recall", {"context": mine, "arguments": {"query": " "}})
     assert blank.status == 422
+
+
+def test_with_nothing_set_recall_is_hybrid_and_finds_a_note_that_shares_no_word_with_the_question(
+    stack: Stack,
+) -> None:
+    """A newcomer's first recall: the stack says it uses local:minilm, and finds the note by its meaning."""
+    context = {"user_id": "u-newcomer", "thread_id": "t-1", "visibility": "private"}
+    note = remember(stack, context, "Prefers metric units").body["note"]
+
+    question = {"query": "what measurement system does the user like?"}
+    found = http(stack, "POST", "/v1/tools/recall", {"context": context, "arguments": question})
+
+    assert found.status == 200, found.body
+    assert found.body["mode"] == "hybrid"
+    assert [hit["id"] for hit in found.body["notes"]] == [note["id"]]
+    assert "  Embeddings     local:minilm" in stack.stderr()
 
 
 def test_parallel_requests_each_get_their_own_answer(stack: Stack) -> None:

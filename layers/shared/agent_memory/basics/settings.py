@@ -115,10 +115,11 @@ class Settings(BaseModel):
     def _blank_is_unset(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
 
-    @field_validator("chat_model", mode="before")
+    @field_validator("chat_model", "embedding_model", mode="before")
     @classmethod
     def _none_is_no_model(cls, value: object) -> object:
-        """``MEMORY_CHAT_MODEL=none``: no chat model, said explicitly."""
+        """``MEMORY_CHAT_MODEL=none``, ``MEMORY_EMBEDDING_MODEL=none``: no such model, said explicitly (the local
+        stack reads an unset one as its in-process default)."""
         return None if isinstance(value, str) and value.strip().lower() == "none" else value
 
     @field_validator("memory_flush", mode="before")
@@ -136,9 +137,9 @@ class Settings(BaseModel):
             return None
         provider, _, name = value.partition(":")
         if value == "local:minilm" and info.field_name == "embedding_model":
-            return value  # in process (models.minilm), opt-in
+            return value  # in process (providers.minilm): the local stack's default
         if value == "local:extractive" and info.field_name == "chat_model":
-            return value  # in process (providers.chat.ExtractiveChatModel): the flush's note without a model
+            return value  # no model: the flush summarises the messages itself (memory.summary)
         if provider not in ("bedrock", "openai") or not name:
             raise ValueError(f"{_ENV[str(info.field_name)]} must be bedrock:<modelId> or openai:<model>")
         return value
