@@ -1,11 +1,12 @@
 """``make demo``: the offline agent conversation, with everything it needs started and stopped around it.
 
 It starts, on free ports of 127.0.0.1, the tests' fake OpenAI-compatible chat model (``tests/fake_openai.py``:
-the flush needs a chat model to write its note, and none can run here) and the local stack (``python -m
+the flush's note is then written as a model writes it, the same every run) and the local stack (``python -m
 local.server``, as ``make run``, with ``MEMORY_CHAT_MODEL=openai:fake``), then plays
 ``python -m examples.agent_chat --offline`` (or, with ``--example NAME``, another example of this folder, each
 with its scripted model) against them and stops both. With ``--api-url`` it uses a stack that is already
-running instead (then the flush writes only if that stack has a chat model).
+running instead, whose own ``MEMORY_CHAT_MODEL`` writes the flush's note (``make run``: ``local:extractive``, no
+model, the note made of the messages' own sentences).
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ def example(*args: str, **settings: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
 
 
-def test_offline_against_a_stack_with_no_model_the_flush_writes_an_extracted_note(tmp_path: Path) -> None:
+def test_offline_against_a_stack_with_no_model_the_flush_keeps_the_plan(tmp_path: Path) -> None:
     with running_stack(tmp_path) as stack:
         done = example(
             "--offline",
@@ -44,7 +44,9 @@ def test_offline_against_a_stack_with_no_model_the_flush_writes_an_extracted_not
     flushed = [line for line in done.stdout.splitlines() if line.startswith("flush: ")]
     assert len(flushed) == 1, done.stdout
     assert flushed[0].startswith("flush: written (no model: extracted from the messages) — note ")
-    assert "Conversation about: " in flushed[0]
+    # The plan of turn 4 is kept, with its date and its name; the greeting of turn 1 is not.
+    assert "User: Let's plan the billing migration: cutover the week of January 12, Dana signs off" in flushed[0]
+    assert "Hi! I'm Ana" not in flushed[0]
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,6 @@
 """docs/local-stack.md "The whole lifecycle, with no model", executed command by command against the local
-stack started as ``make run`` starts it with ``MEMORY_CHAT_MODEL`` unset: each answer is checked, the
-flush's extracted note and the folded document version among them."""
+stack started as the page says (``make run FRESH=1``, nothing set) on a data folder an earlier session
+wrote to: each answer is checked, the flush's note (as the page shows it) and the folded version among them."""
 
 from __future__ import annotations
 
@@ -12,21 +12,30 @@ from typing import Any
 
 import pytest
 
-from tests.support.stack import ROOT, Stack, running_stack, stack_environment
+from tests.support.stack import README_CONTEXT, ROOT, Stack, remember, running_stack, stack_environment
 
 pytestmark = pytest.mark.slow
 
 PAGE = ROOT / "docs" / "local-stack.md"
 SECTION = "## The whole lifecycle, with no model"
-QUESTION = "Can you help me plan the Q1 migration of the billing service?"
+
+
+def lifecycle_section() -> str:
+    text = PAGE.read_text()
+    assert SECTION in text, f"{PAGE} has no section {SECTION!r}"
+    return text.split(SECTION, 1)[1].split("\n## ", 1)[0]
+
+
+def shown(pattern: str) -> str:
+    """What the section's answers show for ``pattern``'s group (the flush's note, the version's size)."""
+    found = re.search(pattern, lifecycle_section())
+    assert found is not None, pattern
+    return found[1]
 
 
 def lifecycle_commands() -> list[str]:
     """The section's commands: one a ``sh`` block, its ``#`` lines being the answer shown."""
-    text = PAGE.read_text()
-    assert SECTION in text, f"{PAGE} has no section {SECTION!r}"
-    section = text.split(SECTION, 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"```sh\n(.*?)```", section, flags=re.DOTALL)
+    blocks = re.findall(r"```sh\n(.*?)```", lifecycle_section(), flags=re.DOTALL)
     return [" ".join(line for line in block.splitlines() if not line.startswith("#")).strip() for block in blocks]
 
 
@@ -48,7 +57,13 @@ def last_json(output: str) -> Any:
     return json.loads(output[output.index("{") if output.startswith("{") else output.index("\n{") :])
 
 
-def test_the_lifecycle_page_runs_command_by_command_with_no_model(tmp_path: Path) -> None:
+def test_the_lifecycle_page_runs_command_by_command_with_no_model_on_the_fresh_store_it_asks_for(
+    tmp_path: Path,
+) -> None:
+    assert "`make run FRESH=1`" in lifecycle_section()
+    data = tmp_path / "data"
+    with running_stack(tmp_path / "before", MEMORY_LOCAL_DATA=str(data)) as earlier:  # what make run kept
+        assert remember(earlier, README_CONTEXT, "Kept from an earlier session").status == 201
     commands = lifecycle_commands()
     expected = [
         "remember",
@@ -64,12 +79,15 @@ def test_the_lifecycle_page_runs_command_by_command_with_no_model(tmp_path: Path
     for command, names in zip(commands, expected, strict=True):
         assert names.strip() in command, (names, command)
 
-    with running_stack(tmp_path) as stack:  # no MEMORY_CHAT_MODEL: the stack's own default
+    fresh = {"MEMORY_LOCAL_DATA": str(data), "MEMORY_LOCAL_FRESH": "1"}  # make run FRESH=1; no model set
+    with running_stack(tmp_path / "fresh", **fresh) as stack:
         outputs = iter([run(command, stack) for command in commands])
         assert "Memory model   local:extractive" in stack.stderr()
+        assert "Embeddings     local:minilm" in stack.stderr()
 
     remembered = json.loads(next(outputs))
     assert remembered["note"]["text"] == "Prefers metric units"
+    assert remembered["note"]["position"] == 1  # the earlier session's note is not in the fresh store
     first_id = remembered["note"]["id"]
 
     context = json.loads(next(outputs))
@@ -78,9 +96,8 @@ def test_the_lifecycle_page_runs_command_by_command_with_no_model(tmp_path: Path
 
     flushed = json.loads(next(outputs))
     assert (flushed["status"], flushed["model_free"], flushed["note"]["source"]) == ("written", True, "flush")
-    assert flushed["note"]["text"] == (
-        f"Conversation about: {QUESTION} Last open question: Which week suits you for the cutover?"
-    )
+    assert flushed["note"]["text"] == shown(r'"text":"(User: [^"]+)"')
+    assert "Hi!" not in flushed["note"]["text"] and "Thanks!" not in flushed["note"]["text"]
     flush_id = flushed["note"]["id"]
 
     consolidated = next(outputs)
@@ -93,12 +110,13 @@ def test_the_lifecycle_page_runs_command_by_command_with_no_model(tmp_path: Path
     folded = json.loads(next(outputs))["document"]
     assert folded["version"] == 1
     assert folded["content"].startswith("## Notes\n- [")
-    assert "] Prefers metric units\n- [" in folded["content"] and QUESTION in folded["content"]
+    assert "] Prefers metric units\n- [" in folded["content"] and flushed["note"]["text"] in folded["content"]
 
     versions = json.loads(next(outputs))["versions"]
     assert [(v["version"], v["reason"], v["by"]) for v in versions] == [
         (1, "consolidation", {"run_id": record["run_id"]})
     ]
+    assert versions[0]["chars"] == int(shown(r'"chars":(\d+)'))
 
     version = json.loads(next(outputs))
     assert version["document"]["content"] == folded["content"]

@@ -306,7 +306,7 @@ def test_five_parallel_calls_for_one_event_write_one_note(fake_openai, sandboxes
     assert [n["text"] for n in context["recent_notes"]] == [SUMMARY]
 
 
-def test_with_the_local_extractive_model_the_note_is_taken_from_the_messages(call, aws, monkeypatch):
+def test_with_local_extractive_the_note_keeps_the_conversations_dates_and_names(call, aws, monkeypatch):
     monkeypatch.setenv("MEMORY_CHAT_MODEL", "local:extractive")
     bootstrap.reset()
 
@@ -314,9 +314,10 @@ def test_with_the_local_extractive_model_the_note_is_taken_from_the_messages(cal
 
     assert (answer["status"], answer["model_free"]) == ("written", True)
     assert answer["note"]["text"] == (
-        "Conversation about: Can you help me plan the Q1 migration of the billing service to the new cluster? "
-        "Last open question: Which week suits you?"
+        "User: Probably the week of January 12. I still need to ask Dana about the payments sign-off. "
+        "Assistant: Noted: tentative cutover week of Jan 12; open: payments sign-off (Dana), rollback plan draft."
     )
+    assert _notes(aws) == [answer["note"]["text"]]
 
 
 def test_with_none_there_is_no_model_and_the_flush_fails(call, aws, monkeypatch):

@@ -120,6 +120,7 @@ class Services:
             FlushStore(client, settings.table_name),
             chat_model=cache(lambda: chat_model_from_settings(settings, timeout_s=FLUSH_BUDGET_S)),
             enabled=settings.memory_flush,
+            extractive=settings.chat_model == "local:extractive",
             redact_extra=settings.redact_extra,
         )
 

@@ -22,7 +22,7 @@ from agent_memory.domain.prompts import (
     consolidation_prompt,
 )
 from agent_memory.domain.redaction import redact
-from agent_memory.providers.chat import Answer, ChatModel, Tool, document_writer
+from agent_memory.providers.chat import Answer, ChatModel, Tool
 
 # The rewrite answers the whole document; edits answer what changes, so far fewer tokens.
 REWRITE_MAX_TOKENS = 8192
@@ -58,7 +58,6 @@ class Proposal:
 
 def propose(model: ChatModel | None, current: Document, notes: list[DueNote]) -> Proposal:
     """The group's fold into ``current``; raises GroupFailed when neither edits nor a rewrite can be had."""
-    model = document_writer(model)
     if model is None:
         folded = edits.model_free(current.content, [(note.id, note.day, note.text) for note in notes])
         return Proposal("model_free", folded.content, folded.edits)

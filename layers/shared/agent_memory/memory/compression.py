@@ -6,7 +6,7 @@ from agent_memory.basics.errors import DocumentTooLarge
 from agent_memory.basics.observability import model_tokens
 from agent_memory.domain.document import HARD_LIMIT, SOFT_LIMIT
 from agent_memory.domain.prompts import COMPRESSION_SYSTEM, compression_prompt
-from agent_memory.providers.chat import ChatModel, document_writer
+from agent_memory.providers.chat import ChatModel
 
 # A rewrite under a fifth of the original has dropped facts, not merged them: we refuse to save it.
 MIN_FAITHFUL_RATIO = 0.2
@@ -39,7 +39,6 @@ def compress(model: ChatModel | None, content: str) -> str:
 
     ModelUnavailable (from the model) passes through: the write fails and nothing is saved.
     """
-    model = document_writer(model)
     if model is None:
         raise DocumentTooLarge(
             f"the document is {len(content):,} characters, over the hard limit of {HARD_LIMIT:,}, and no chat "

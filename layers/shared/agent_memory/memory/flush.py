@@ -22,6 +22,7 @@ from agent_memory.domain.notes import Note, clean_note_text, parse_note_id
 from agent_memory.domain.prompts import FLUSH_SYSTEM, flush_prompt
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.shapes import Note as NoteShape
+from agent_memory.memory.summary import summarise
 from agent_memory.providers.chat import Answer, ChatModel
 from agent_memory.storage.flush_store import FlushMarker, FlushStore
 from agent_memory.storage.note_store import NoteStore
@@ -55,6 +56,9 @@ class FlushService:
     chat_model: Callable[[], ChatModel | None]
     _: KW_ONLY
     enabled: bool
+    # No chat model, and the note summarised from the messages (``local:extractive``, ``memory.summary``);
+    # False with no chat model: the flush answers failed.
+    extractive: bool = False
     budget_s: float = FLUSH_BUDGET_S
     redact_extra: frozenset[str] = frozenset()
 
@@ -92,7 +96,7 @@ class FlushService:
                 return self._answer("failed", reason="an earlier flush of this compaction id is running; try again")
             return self._duplicate(scope, earlier)
         try:
-            answer = self._ask_model(list(command.messages), deadline)
+            answer = self._summary(list(command.messages), deadline)
             # The model's text is cleaned, then checked for secrets, then cut (notes.clean_note_text).
             cleaned = clean_note_text(answer.text, max_chars=FLUSH_NOTE_MAX_CHARS, redact_extra=self.redact_extra)
             if time.monotonic() + WRITE_RESERVE_S / 2 > deadline:  # the write needs about 0.3 s at worst
@@ -125,8 +129,11 @@ class FlushService:
             logger.warning("the flush model's note held secrets, redacted", extra={"redacted": cleaned.redacted})
         return self._answer("written", note=note, model_free=answer.model_free)
 
-    def _ask_model(self, messages: list[tuple[str, str]], deadline: float) -> Answer:
+    def _summary(self, messages: list[tuple[str, str]], deadline: float) -> Answer:
+        """The note's text: the chat model's, or without one the messages' own sentences (``extractive``)."""
         model = self.chat_model()
+        if model is None and self.extractive:
+            return Answer(summarise(messages, max_chars=FLUSH_NOTE_MAX_CHARS), model_free=True)
         if model is None:
             raise FlushFailed("no chat model is configured (MEMORY_CHAT_MODEL)")
         timeout = deadline - time.monotonic() - WRITE_RESERVE_S

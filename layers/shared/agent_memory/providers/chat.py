@@ -2,8 +2,8 @@
 
 - ``bedrock:<modelId>``: Bedrock Converse through boto3.
 - ``openai:<model>``: any OpenAI-compatible ``/chat/completions`` server (``OPENAI_BASE_URL``, ``OPENAI_API_KEY``).
-- ``local:extractive``: in process, for the memory's own calls without a model: the flush's note is taken
-  from the messages; it writes no document (compression and consolidation behave as without a model).
+- ``local:extractive``: no model at all: the flush's note is summarised from the messages by the flush itself
+  (``memory.summary``); compression and consolidation behave as without a model.
 
 Every call is bounded by the timeout given at construction, so a slow model fails instead of hanging.
 A call may offer the model one tool (``Tool``) and require it: an OpenAI-compatible server gets it as the
@@ -15,15 +15,12 @@ reported.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from agent_memory.basics.errors import ModelUnavailable
 from agent_memory.basics.settings import Settings
-from agent_memory.domain.fence import unfence
-from agent_memory.domain.prompts import FLUSH_SYSTEM
 from agent_memory.providers.clients import RemoteModel, provider_from_spec
 
 
@@ -40,8 +37,8 @@ class Tool:
 class Answer:
     """A model's answer: its ``text``, the ``arguments`` of its call of the offered tool (None when it answered
     in text only), and the input and output tokens the provider reported (0 when it reported none).
-    ``model_free`` marks an answer no model wrote (``local:extractive``), so that the answers built on it can
-    say so."""
+    ``model_free`` marks a text no model wrote (the flush's ``local:extractive`` summary), so that the answers
+    built on it can say so."""
 
     text: str
     arguments: dict[str, Any] | None = None
@@ -152,66 +149,10 @@ def _count(value: object) -> int:
     return value if isinstance(value, int) and value >= 0 else 0
 
 
-class ExtractiveChatModel:
-    """``local:extractive``: no model, only extraction. Asked for a flush note, it answers what the conversation
-    is about (its first user message's first sentence) and its last open question (the last sentence ending in
-    ``?``), at most 500 characters; asked for anything else (a document), it fails: ``document_writer`` keeps it
-    away from compression and consolidation, which then do what they do without a model."""
-
-    NOTE_MAX_CHARS = 500
-
-    def complete(self, *, system: str, prompt: str, max_tokens: int) -> str:
-        return self.ask(system=system, prompt=prompt, max_tokens=max_tokens).text
-
-    def ask(self, *, system: str, prompt: str, max_tokens: int, tool: Tool | None = None) -> Answer:
-        if system != FLUSH_SYSTEM:
-            raise ModelUnavailable("the local extractive model writes flush notes only")
-        return Answer(extractive_note(_transcript(prompt)), model_free=True)
-
-
-def _transcript(prompt: str) -> list[tuple[str, str]]:
-    """The ``(role, content)`` lines of ``domain.prompts.flush_prompt``'s conversation block."""
-    body = prompt.split("<conversation>\n", 1)[-1].rsplit("\n</conversation>", 1)[0]
-    messages = []
-    for line in body.split("\n"):
-        role, separator, content = line.partition(": ")
-        if separator and role in ("user", "assistant", "system", "tool"):
-            messages.append((role, unfence(content).strip()))
-    return messages
-
-
-def extractive_note(messages: list[tuple[str, str]]) -> str:
-    """What the conversation is about and its last open question, from the messages themselves."""
-    said = [(role, content) for role, content in messages if content]
-    opening = next((content for role, content in said if role == "user"), said[0][1] if said else "")
-    about = _sentences(opening)[0] if opening else "an unknown subject"
-    asked = [sentence for _, content in said for sentence in _sentences(content) if sentence.endswith("?")]
-    question = asked[-1] if asked else None
-    about = _clipped(about, 240)
-    note = f"Conversation about: {about}" + ("" if about.endswith((".", "!", "?")) else ".")
-    note += f" Last open question: {_clipped(question, 230)}" if question else " No open question."
-    return _clipped(note, ExtractiveChatModel.NOTE_MAX_CHARS)
-
-
-def _sentences(text: str) -> list[str]:
-    """``text`` cut after each ``.``, ``!`` or ``?`` that ends a word; never empty for a non-empty text."""
-    parts = [part.strip() for part in re.split(r"(?<=[.!?])\s+", " ".join(text.split()))]
-    return [part for part in parts if part] or [text.strip()]
-
-
-def _clipped(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
-def document_writer(model: ChatModel | None) -> ChatModel | None:
-    """The model to write a document with (compression, consolidation): None when there is none, or when the
-    configured one writes no documents (``local:extractive``)."""
-    return None if isinstance(model, ExtractiveChatModel) else model
-
-
 def chat_model_from_settings(settings: Settings, *, timeout_s: float) -> ChatModel | None:
-    """The deployment's default chat model, or None when ``MEMORY_CHAT_MODEL`` is unset or ``none``."""
+    """The deployment's default chat model, or None when ``MEMORY_CHAT_MODEL`` is unset, ``none`` or
+    ``local:extractive`` (no model: the flush summarises the messages itself, ``memory.summary``)."""
     if settings.chat_model == "local:extractive":
-        return ExtractiveChatModel()
+        return None
     makers: dict[str, Callable[[Any, str], ChatModel]] = {"bedrock": BedrockChatModel, "openai": OpenAIChatModel}
     return provider_from_spec(settings.chat_model, settings, makers, timeout_s=timeout_s, connect_timeout_s=5)
