@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from agent_memory import bootstrap
+from agent_memory.domain.notes import Origin
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.document_store import DocumentStore
 from local.token import mint
@@ -168,6 +169,47 @@ def test_with_the_local_extractive_model_the_fold_is_the_model_free_one(aws, mon
     assert manage_version(2)["edits"] == [
         {"op": "add", "after": None, "text": f"\n## Notes\n- [{day}] moved to Lisbon", "notes": [note]}
     ]
+
+
+def test_without_a_model_near_identical_notes_fold_into_one_bullet_citing_them_all(
+    aws, monkeypatch, document, manage_version, embedder
+):
+    """Read from the table with their stored vectors: the same terms join, and so do contained terms whose
+    vectors' cosine is at least 0.9 (the fake model: 8 shared concepts of 9, 0.94); another fact stays."""
+    monkeypatch.setenv("MEMORY_CHAT_MODEL", "local:extractive")
+    bootstrap.reset()
+    notes = bootstrap.services().memory_service.notes
+
+    def written(days: int, text: str) -> str:
+        return notes.append(
+            PERSONAL,
+            created=days_ago(days),
+            text=text,
+            source="remember",
+            origin=Origin("u-1", "t-1"),
+            vector=notes.vector_of(text),
+        ).id
+
+    coffee = written(12, "Drinks espresso every morning before the standup meeting at work")
+    metric = written(11, "Prefers metric units")
+    tea = written(10, "Likes green tea")
+    metric_again = written(9, "prefers the metric units.")
+    coffee_daily = written(9, "Drinks espresso every morning before the standup meeting at work daily")
+
+    assert consolidate()["groups_done"] == 1
+
+    day = days_ago(9).date().isoformat()
+    bullets = versions(aws)[1].content.split("## Notes\n", 1)[1]
+    assert bullets == (
+        f"- [{days_ago(10).date().isoformat()}] Likes green tea\n- [{day}] prefers the metric units.\n"
+        f"- [{day}] Drinks espresso every morning before the standup meeting at work daily"
+    )
+    assert [edit["notes"] for edit in manage_version(2)["edits"]] == [
+        [tea],
+        [metric, metric_again],
+        [coffee, coffee_daily],
+    ]
+    assert folded_counts(aws) == dict.fromkeys([coffee, metric, tea, metric_again, coffee_daily], 1)
 
 
 def manage_runs() -> dict:

@@ -159,7 +159,7 @@ def test_the_tool_schema_describes_the_three_operations():
 
 
 def test_the_model_free_fold_adds_dated_bullets_under_one_heading_at_the_end():
-    notes = [("2026-11-20.1", "2026-11-20", "moved to\nLisbon"), ("2026-11-21.1", "2026-11-21", "likes tea")]
+    notes = [(["2026-11-20.1"], "2026-11-20", "moved to\nLisbon"), (["2026-11-21.1"], "2026-11-21", "likes tea")]
 
     result = model_free("# Memory\n- x", notes)
 
@@ -172,8 +172,8 @@ def test_the_model_free_fold_adds_dated_bullets_under_one_heading_at_the_end():
 
 
 def test_the_next_model_free_fold_uses_the_same_heading_even_with_a_section_after_it():
-    first = model_free("# Memory", [("2026-11-20.1", "2026-11-20", "a")]).content
-    second = model_free(first + "\n\n## Work\n- y", [("2026-11-22.1", "2026-11-22", "b")])
+    first = model_free("# Memory", [(["2026-11-20.1"], "2026-11-20", "a")]).content
+    second = model_free(first + "\n\n## Work\n- y", [(["2026-11-22.1"], "2026-11-22", "b")])
 
     assert second.content == "# Memory\n\n## Notes\n- [2026-11-20] a\n- [2026-11-22] b\n\n## Work\n- y"
     assert second.edits == [
@@ -183,7 +183,7 @@ def test_the_next_model_free_fold_uses_the_same_heading_even_with_a_section_afte
 
 def test_a_model_free_fold_under_an_ambiguous_section_end_makes_a_heading_at_the_end():
     document = "## Notes\n- [2026-11-20] a\n## Other\n- [2026-11-20] a"
-    result = model_free(document, [("2026-11-22.1", "2026-11-22", "b")])
+    result = model_free(document, [(["2026-11-22.1"], "2026-11-22", "b")])
     assert result.content == document + "\n\n## Notes\n- [2026-11-22] b"
 
 

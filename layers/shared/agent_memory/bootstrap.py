@@ -147,6 +147,7 @@ class Services:
             concurrency=settings.consolidation_concurrency,
             reserve_s=settings.consolidation_reserve_s,
             queue=self.consolidation_queue,
+            vector_tag=self.table_vector_tag(),
         )
 
     @cached_property

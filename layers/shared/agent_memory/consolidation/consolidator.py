@@ -85,6 +85,7 @@ class Consolidator:
     concurrency: int
     reserve_s: float
     queue: GroupQueue | None = None  # without one, the planner folds the groups itself
+    vector_tag: int | None = None  # the tag of the vectors stored on notes: the fold without a model compares them
 
     # --- The planner ------------------------------------------------------------------------------------
 
@@ -254,7 +255,7 @@ class Consolidator:
             seen["due"] = len(group.notes) + group.remaining
             if finished or not group.notes:  # this claim's own fold, saved before a fault: it is the group
                 return finished, seen["due"] if finished else group.remaining, None
-            proposal = propose(model, current, group.notes)
+            proposal = propose(model, current, group.notes, vector_tag=self.vector_tag)
             seen["input"] += proposal.input_tokens
             seen["output"] += proposal.output_tokens
             try:

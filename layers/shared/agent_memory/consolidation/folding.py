@@ -1,6 +1,8 @@
 """What one group's fold makes of the document (docs/consolidation.md "The edits protocol"): the chat model's
 cited edits, applied by the service; one retry with the refusals listed; then a whole-document rewrite with its
-guard. Without a model, the group's notes as dated bullets (``domain.edits.model_free``).
+guard. Without a model, the group's notes as dated bullets (``domain.edits.model_free``), one for each set of
+near-identical notes (``search.near_duplicates``, the rule by which ``remember`` answers ``similar``): the
+newest wording, citing them all.
 
 Nothing here writes: the consolidator saves what ``propose`` answers, through ``update_memory``.
 """
@@ -23,6 +25,8 @@ from agent_memory.domain.prompts import (
 )
 from agent_memory.domain.redaction import redact
 from agent_memory.providers.chat import Answer, ChatModel, Tool
+from agent_memory.search.near_duplicates import near_identical, text_key
+from agent_memory.search.vectors import QueryVector, decode
 
 # The rewrite answers the whole document; edits answer what changes, so far fewer tokens.
 REWRITE_MAX_TOKENS = 8192
@@ -56,10 +60,14 @@ class Proposal:
     output_tokens: int = 0
 
 
-def propose(model: ChatModel | None, current: Document, notes: list[DueNote]) -> Proposal:
-    """The group's fold into ``current``; raises GroupFailed when neither edits nor a rewrite can be had."""
+def propose(
+    model: ChatModel | None, current: Document, notes: list[DueNote], *, vector_tag: int | None = None
+) -> Proposal:
+    """The group's fold into ``current``; raises GroupFailed when neither edits nor a rewrite can be had.
+    ``vector_tag``: the model tag of the vectors the notes carry (None: the table holds none), for the fold
+    without a model to compare them as ``remember`` does."""
     if model is None:
-        folded = edits.model_free(current.content, [(note.id, note.day, note.text) for note in notes])
+        folded = edits.model_free(current.content, bullets(notes, vector_tag))
         return Proposal("model_free", folded.content, folded.edits)
     spent = [Proposal("unchanged", current.content, None)]
     try:
@@ -67,6 +75,32 @@ def propose(model: ChatModel | None, current: Document, notes: list[DueNote]) ->
     except GroupFailed as failed:
         failed.tokens = (spent[0].input_tokens, spent[0].output_tokens)
         raise
+
+
+def bullets(notes: list[DueNote], vector_tag: int | None) -> list[tuple[list[str], str, str]]:
+    """One bullet for each set of near-identical notes (``notes`` oldest first): the newest note's day and
+    wording, citing every note of the set, oldest first; the bullets in the order of their newest notes.
+
+    A note joins the set of the newest note it is near-identical to, as ``remember``'s ``similar`` and
+    recall's one-slot-per-fact compare them: the same terms, or contained terms and a cosine of at least 0.9
+    between the vectors stored with the notes (``vector_tag``)."""
+    keys = {note.id: text_key(note.text) for note in notes}
+    stored = {note.id: decode(note.vector, tag=vector_tag) for note in notes if note.vector and vector_tag is not None}
+    vectors = {ident: vector for ident, vector in stored.items() if vector is not None}
+
+    def cosine(first: str, second: str) -> float | None:
+        if first not in vectors or second not in vectors:
+            return None
+        return QueryVector(vectors[first][0].tolist()).cosine(vectors[second])
+
+    sets: list[list[DueNote]] = []  # each newest first
+    for note in reversed(notes):
+        same = next((kept for kept in sets if near_identical(note.id, kept[0].id, keys, cosine)), None)
+        if same is None:
+            sets.append([note])
+        else:
+            same.append(note)
+    return [([note.id for note in reversed(kept)], kept[0].day, kept[0].text) for kept in reversed(sets)]
 
 
 def _asked(model: ChatModel, current: Document, notes: list[DueNote], spent: list[Proposal]) -> Proposal:

@@ -245,20 +245,21 @@ def _recorded(edit: Add | Replace | Delete) -> dict[str, Any]:
 MODEL_FREE_HEADING = "## Notes"
 
 
-def model_free(document: str, notes: list[tuple[str, str, str]]) -> Edited:
-    """The group's notes (``(id, day, text)``, oldest first) appended as ``- [YYYY-MM-DD] text`` bullets under
-    the document's ``## Notes`` heading (made at the end when the document has none), each cited as an ``add``."""
+def model_free(document: str, bullets: list[tuple[list[str], str, str]]) -> Edited:
+    """The group's bullets (``(note ids, day, text)``, oldest first; one for each group of near-identical notes,
+    ``consolidation.folding``) appended as ``- [YYYY-MM-DD] text`` under the document's ``## Notes`` heading
+    (made at the end when the document has none), each an ``add`` citing its notes."""
     lines = document.split("\n") if document else []
     anchor = _section_end(lines)
     edits: list[dict[str, Any]] = []
-    for number, (note, day, text) in enumerate(notes):
+    for number, (notes, day, text) in enumerate(bullets):
         bullet = f"- [{day}] " + " ".join(text.split())  # one line per note, whatever its line breaks
         if number == 0 and anchor is None:
             blank = "\n" if lines and lines[-1].strip() else ""
             bullet = f"{blank}{MODEL_FREE_HEADING}\n{bullet}"
-        edits.append({"op": "add", "after": anchor, "text": bullet, "notes": [note]})
-    result = apply(document, {"edits": edits}, [note for note, _, _ in notes])
-    if not isinstance(result, Edited):  # pragma: no cover - the anchor occurs once and every edit cites its note
+        edits.append({"op": "add", "after": anchor, "text": bullet, "notes": list(notes)})
+    result = apply(document, {"edits": edits}, [note for notes, _, _ in bullets for note in notes])
+    if not isinstance(result, Edited):  # pragma: no cover - the anchor occurs once and every edit cites its notes
         raise AssertionError(result.reasons)
     return result
 

@@ -43,6 +43,7 @@ class DueNote:
     position: int
     text: str
     created_at: str
+    vector: bytes | None = None  # as stored on the note (``search.vectors``), when the table holds vectors
 
     @property
     def id(self) -> str:

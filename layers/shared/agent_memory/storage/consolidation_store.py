@@ -356,4 +356,5 @@ def _due_note(item: dict[str, Any]) -> DueNote:
         position=int(item["position"]["N"]),
         text=item["text"]["S"],
         created_at=item["created_at"]["S"],
+        vector=item.get("vec", {}).get("B"),
     )
