@@ -1,12 +1,13 @@
 """``make demo``: the offline agent conversation, with everything it needs started and stopped around it.
 
-It starts, on free ports of 127.0.0.1, the tests' fake OpenAI-compatible chat model (``tests/fake_openai.py``:
-the flush's note is then written as a model writes it, the same every run) and the local stack (``python -m
-local.server``, as ``make run``, with ``MEMORY_CHAT_MODEL=openai:fake``), then plays
-``python -m examples.agent_chat --offline`` (or, with ``--example NAME``, another example of this folder, each
-with its scripted model) against them and stops both. With ``--api-url`` it uses a stack that is already
-running instead, whose own ``MEMORY_CHAT_MODEL`` writes the flush's note (``make run``: ``local:extractive``, no
-model, the note made of the messages' own sentences).
+It starts the tests' fake OpenAI-compatible chat model (``tests/fake_openai.py``: the flush's note is then
+written as a model writes it, the same every run) and the local stack (``python -m local.server``, as ``make
+run``, with ``MEMORY_CHAT_MODEL=openai:fake``) on 127.0.0.1, the stack on ``MEMORY_API_PORT`` and
+``MEMORY_LAMBDA_PORT`` when they are set (as ``make run``), else on free ports, then plays ``python -m
+examples.agent_chat --offline`` (or, with ``--example NAME``, another example of this folder, each with its
+scripted model) against them and stops both. With ``--api-url`` it uses a stack that is already running
+instead, whose own ``MEMORY_CHAT_MODEL`` writes the flush's note (``make run``: ``local:extractive``, no model,
+the note made of the messages' own sentences).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pathlib import Path
 
 from examples import agent_chat
 from examples.cli import free_port
+from local.environment import env_port
 from local.processes import stop
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,10 +65,16 @@ def _process(args: list[str], env: dict[str, str], ready_url: str) -> Iterator[N
         stop(process, timeout_s=15)
 
 
+def stack_port(name: str) -> int:
+    """The port ``name`` sets, as ``make run`` reads it (checked the same way), else a free one."""
+    return env_port(name, 0) if os.environ.get(name, "").strip() else free_port()
+
+
 @contextmanager
 def local_stack_with_fake_model() -> Iterator[str]:
-    """The fake chat model and the local stack on free ports; yields the API's URL."""
-    model_port, api_port, lambda_port = free_port(), free_port(), free_port()
+    """The fake chat model (on a free port) and the local stack (on ``stack_port``'s); yields the API's URL."""
+    model_port = free_port()
+    api_port, lambda_port = stack_port("MEMORY_API_PORT"), stack_port("MEMORY_LAMBDA_PORT")
     python_path = os.pathsep.join([str(ROOT / "layers" / "shared"), str(ROOT)])
     model_env = _clean_environment(FAKE_REPLY=FLUSH_NOTE, PYTHONPATH=python_path)
     stack_env = _clean_environment(
@@ -107,7 +115,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             api_url, lambda_url = running.enter_context(local_stack_with_fake_model()).split("|")
             endpoints = ["--api-url", api_url, "--lambda-url", lambda_url]
-        print(f"demo: memory API {endpoints[1]}, user {args.user!r}, scripted fake model (offline)\n", flush=True)
+        where = endpoints[1] + (f", Lambda Invoke API {endpoints[3]}" if len(endpoints) > 2 else "")
+        print(f"demo: memory API {where}, user {args.user!r}, scripted fake model (offline)\n", flush=True)
         if args.example == "agent_chat":
             code = agent_chat.main([*endpoints, "--offline", "--user", args.user, "--thread", "t-demo"])
         else:

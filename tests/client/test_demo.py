@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -13,6 +14,8 @@ from botocore.validate import ParamValidator
 from openai.types.chat import ChatCompletionMessageParam
 from pydantic import TypeAdapter
 
+from examples.cli import free_port
+from examples.demo import stack_port
 from examples.models import converse_messages, openai_messages
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,10 +34,15 @@ def memory_block(section: str) -> str:
 
 @pytest.mark.slow
 def test_make_demo_remembers_recalls_updates_and_flushes_before_the_compaction() -> None:
-    done = subprocess.run(
-        ["make", "-s", "--no-print-directory", "demo"], cwd=ROOT, capture_output=True, text=True, timeout=180
-    )
+    """On the stack's ports that ``MEMORY_API_PORT`` and ``MEMORY_LAMBDA_PORT`` set, as ``make run`` reads them."""
+    api_port, lambda_port = free_port(), free_port()
+    command = ["make", "-s", "--no-print-directory", "demo", f"MEMORY_API_PORT={api_port}"]
+    env = {**os.environ, "MEMORY_LAMBDA_PORT": str(lambda_port)}  # one from the command line, one exported
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith(
+        f"demo: memory API http://127.0.0.1:{api_port}, Lambda Invoke API http://127.0.0.1:{lambda_port}, "
+    ), done.stdout[:300]
     turns = sections(done.stdout)
     titles = list(turns)
 
@@ -85,3 +93,17 @@ def test_the_examples_requests_are_valid_for_bedrock_converse_and_openai() -> No
     assert [r["toolResult"].get("status") for r in results] == [None, "error"]
     assert all(valid_openai_message(message) for message in chat)
     assert [m["role"] for m in chat] == ["system", "user", "assistant", "tool", "tool", "assistant"]
+
+
+@pytest.mark.parametrize("value", ["abc", "70000", "0"])
+def test_a_port_that_is_not_one_stops_the_demo_with_one_line(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv("MEMORY_API_PORT", value)
+
+    with pytest.raises(SystemExit, match=f"MEMORY_API_PORT must be a TCP port number, not '{value}'"):
+        stack_port("MEMORY_API_PORT")
+
+
+def test_without_a_port_set_the_demo_takes_a_free_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MEMORY_LAMBDA_PORT", raising=False)
+
+    assert 0 < stack_port("MEMORY_LAMBDA_PORT") < 65536
