@@ -164,7 +164,9 @@ def measure_on_local_stack(clients: int = 200, seconds: float = 30.0) -> Figures
 @contextmanager
 def local_stack(**settings: str) -> Iterator[tuple[int, int]]:
     """``python -m local.server`` on free ports (embedded moto, ``settings`` added to a clean environment),
-    ready; yields its API port and process id, and stops it afterwards."""
+    ready; yields its API port and process id, and stops it afterwards. Without embeddings unless ``settings``
+    name a model: the figures are the stack's storage and HTTP (``make run`` embeds each note with
+    ``local:minilm``, docs/local-stack.md has what that adds)."""
     import os
     import socket
     import subprocess
@@ -183,6 +185,7 @@ def local_stack(**settings: str) -> Iterator[tuple[int, int]]:
     port = free_port()
     keep = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "MEMORY_", "POWERTOOLS_", "OPENAI_"))}
     env = {**keep, "MEMORY_API_PORT": str(port), "MEMORY_LAMBDA_PORT": str(free_port()), **settings}
+    env.setdefault("MEMORY_EMBEDDING_MODEL", "none")
     stack = subprocess.Popen(
         [sys.executable, "-m", "local.server"], cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )

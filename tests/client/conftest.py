@@ -41,14 +41,20 @@ def fake_model() -> Iterator[FakeOpenAI]:
 @pytest.fixture(scope="package")
 def stacks(tmp_path_factory: pytest.TempPathFactory, fake_model: FakeOpenAI) -> Iterator[Callable[[str], Stack]]:
     """``stacks(flavour)``: the flavour's own stack, started on first use. The async clients' tests write the
-    same users and scopes as the blocking ones', so each flavour starts from an empty stack."""
+    same users and scopes as the blocking ones', so each flavour starts from an empty stack. Without
+    embeddings (``make run``'s ``local:minilm`` is off): the clients' answers are checked exactly, and a
+    hybrid recall also answers the scope's other notes by meaning (tests/e2e/test_local_stack.py has it)."""
     started: dict[str, Stack] = {}
     with ExitStack() as running:
 
         def stack(flavour: str) -> Stack:
             if flavour not in started:
                 logs = tmp_path_factory.mktemp(f"client-stack-{flavour}")
-                settings = {"MEMORY_CHAT_MODEL": "openai:fake", "OPENAI_BASE_URL": fake_model.base_url}
+                settings = {
+                    "MEMORY_CHAT_MODEL": "openai:fake",
+                    "OPENAI_BASE_URL": fake_model.base_url,
+                    "MEMORY_EMBEDDING_MODEL": "none",
+                }
                 started[flavour] = running.enter_context(running_stack(logs, **settings))
             return started[flavour]
 

@@ -44,7 +44,8 @@ def _npm_or_skip() -> str:
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    """A local stack whose flush writes (the tests' fake chat model) and whose daily quota a test can reach."""
+    """A local stack whose flush writes (the tests' fake chat model) and whose daily quota a test can reach;
+    without embeddings, as the Python client's (tests/client/conftest.py): the answers are checked exactly."""
     _npm_or_skip()
     with (
         fake_openai_server(reply=FLUSH_NOTE) as model,
@@ -53,6 +54,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
             MEMORY_CHAT_MODEL="openai:fake",
             OPENAI_BASE_URL=model.base_url,
             MEMORY_QUOTA_NOTES_PER_DAY=str(NOTES_QUOTA),
+            MEMORY_EMBEDDING_MODEL="none",
         ) as running,
     ):
         yield running

@@ -143,6 +143,11 @@ def dynamodb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         log.close()
 
 
+# Without embeddings (make run's local:minilm off): the pages' search results and mode are checked exactly,
+# and a hybrid search also answers a scope's other notes by meaning.
+KEYWORD = {"MEMORY_EMBEDDING_MODEL": "none"}
+
+
 @pytest.fixture(scope="session")
 def site(playwright_browser: Any, dynamodb: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     logs = tmp_path_factory.mktemp("dashboard-stack")
@@ -150,7 +155,7 @@ def site(playwright_browser: Any, dynamodb: str, tmp_path_factory: pytest.TempPa
         if instant == NOW:
             continue
         with running_stack(
-            logs / instant.replace(":", ""), MEMORY_NOW=instant, AWS_ENDPOINT_URL_DYNAMODB=dynamodb
+            logs / instant.replace(":", ""), MEMORY_NOW=instant, AWS_ENDPOINT_URL_DYNAMODB=dynamodb, **KEYWORD
         ) as seeding:
             for owner, text in notes:
                 assert remember(seeding, context_for(owner), text).status == 201
@@ -163,6 +168,7 @@ def site(playwright_browser: Any, dynamodb: str, tmp_path_factory: pytest.TempPa
             MEMORY_CHAT_MODEL="openai:fake",
             OPENAI_BASE_URL=model.base_url,
             OPENAI_API_KEY="fake",
+            **KEYWORD,
         ) as stack,
     ):
         for owner, text in SEED[NOW]:
