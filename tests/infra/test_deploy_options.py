@@ -4,54 +4,22 @@ architecture, and the Serverless Application Repository's record of the applicat
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
 import tomllib
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from local.template import ROOT, load_template
 from tests.infra.cfn_rules import condition, parameter_values, refusals, resolve_conditions
-from tests.infra.test_template import SAM, needs_sam
+from tests.support.sam import needs_sam, transformed_template
 
 ISSUER = "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbCdEf123"
-
-# The SAM transform as CloudFormation runs it (samtranslator, from the SAM CLI's virtualenv), with the code
-# locations `sam package` would give.
-_TRANSLATE = """
-import json, sys
-from samtranslator.translator.transform import transform
-from samtranslator.yaml_helper import yaml_parse
-
-class NoManagedPolicyNames:  # the template names none; SAM asks IAM for the map only to resolve names
-    def load(self):
-        return {}
-
-template = yaml_parse(open(sys.argv[1]).read())
-for resource in template["Resources"].values():
-    for location in ("CodeUri", "ContentUri"):
-        if location in resource.get("Properties", {}):
-            resource["Properties"][location] = "s3://bucket/key"
-print(json.dumps(transform(template, {}, NoManagedPolicyNames())))
-"""
 
 
 @pytest.fixture(scope="module")
 def transformed() -> dict[str, Any]:
-    python = Path(SAM or "").parent / "python"
-    ran = subprocess.run(
-        [str(python), "-c", _TRANSLATE, str(ROOT / "template.yaml")],
-        env={**os.environ, "AWS_DEFAULT_REGION": "eu-west-1"},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    transformed: dict[str, Any] = json.loads(ran.stdout)
-    return transformed
+    return transformed_template()
 
 
 def deployed(template: dict[str, Any], **given: str) -> dict[str, Any]:

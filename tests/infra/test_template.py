@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,11 +12,7 @@ from pathlib import Path
 import pytest
 
 from local.template import ROOT, http_routes, load_template
-
-SAM = os.environ.get("SAM_CLI") or shutil.which("sam")
-needs_sam = pytest.mark.skipif(
-    not SAM or not Path(SAM).exists(), reason="the SAM CLI is installed by `make test` (.venv-sam)"
-)
+from tests.support.sam import SAM, needs_sam
 
 
 def _run(*command: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:

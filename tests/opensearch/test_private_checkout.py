@@ -15,8 +15,8 @@ import pytest
 
 from local.opensearch import CACHE, VERSION, java_home
 from local.template import ROOT
-from tests.conftest import _free_port
-from tests.opensearch.conftest import START_TIMEOUT_S, _unavailable
+from tests.support.calls import free_port
+from tests.support.opensearch import START_TIMEOUT_S, unavailable
 
 pytestmark = pytest.mark.slow
 
@@ -32,16 +32,16 @@ with throwaway_node(int(sys.argv[1]), start_timeout_s=float(sys.argv[2])) as end
 
 def test_a_checkout_under_a_private_folder_starts_its_node() -> None:
     if java_home() is None:
-        _unavailable("no Java 17+ (set JAVA_HOME or put java on PATH)")
+        unavailable("no Java 17+ (set JAVA_HOME or put java on PATH)")
     if not (CACHE / f"opensearch-{VERSION}" / "plugins" / "opensearch-knn").is_dir() and not shutil.which("mvn"):
-        _unavailable("OpenSearch is not installed and Maven (mvn) is not there to fetch it")
+        unavailable("OpenSearch is not installed and Maven (mvn) is not there to fetch it")
     private = Path(tempfile.mkdtemp(prefix="private-"))
     try:
         assert private.stat().st_mode & 0o777 == 0o700
         checkout = private / "p"
         shutil.copytree(ROOT / "local", checkout / "local", ignore=shutil.ignore_patterns("__pycache__"))
         ran = subprocess.run(
-            [sys.executable, "-c", _START_AND_ASK, str(_free_port()), str(START_TIMEOUT_S)],
+            [sys.executable, "-c", _START_AND_ASK, str(free_port()), str(START_TIMEOUT_S)],
             cwd=checkout,
             env={**os.environ, "PYTHONPATH": str(checkout)},
             capture_output=True,
