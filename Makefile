@@ -129,8 +129,8 @@ smoke: $(BIN)/.installed ## Check a stack end to end, then erase what it wrote: 
 	@test -n "$(API_URL)" || { echo 'API_URL=<the ApiUrl output> is required (http://127.0.0.1:3000 for make run)'; exit 2; }
 	@PYTHONPATH=client $(BIN)/python -m local.smoke --api-url "$(API_URL)" $(if $(FLUSH_FUNCTION),--flush-function "$(FLUSH_FUNCTION)",) $(if $(LAMBDA_URL),--lambda-url "$(LAMBDA_URL)",) $(if $(REGION),--region "$(REGION)",)
 
-build: $(SAM_VENV)/.installed ## sam build
-	$(SAM_CLI) build
+build: $(SAM_VENV)/.installed ## sam build, the layer for arm64 (the template's default): make build [ARCHITECTURE=x86_64]
+	$(SAM_CLI) build $(if $(ARCHITECTURE),--parameter-overrides Architecture=$(ARCHITECTURE),)
 
 validate: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed ## cfn-lint, sam validate --lint and checkov
 	$(BIN)/cfn-lint template.yaml

@@ -44,6 +44,7 @@ STORED_GB_PER_USER = 0.0015  # 100 versions of a 10 KB document (the history kep
 # Lambda: 512 MB (template.yaml's Globals), billed milliseconds an invocation. The flush and the fold wait for
 # the model: the flush on a one-second model (bench.flush's), the fold on fold_tokens' latency for its output.
 MEMORY_GB = 0.5
+ARCHITECTURE = "arm64"  # template.yaml's default Architecture: Graviton's GB-second price below
 TURN_MS = 60
 TOOL_MS = 80
 FLUSH_MS = 1_100
@@ -61,7 +62,7 @@ CHAT_PRICES = (fold_tokens.PRICE_INPUT_PER_M, fold_tokens.PRICE_OUTPUT_PER_M)
 PRICE = {
     "api_per_m": 1.00,  # HTTP API requests
     "lambda_per_m": 0.20,  # Lambda requests
-    "lambda_gb_s": 0.0000166667,  # x86_64
+    "lambda_gb_s": 0.0000133334,  # arm64 (x86_64: 0.0000166667)
     "dynamodb_write_per_m": 0.625,  # on-demand write request units
     "dynamodb_read_per_m": 0.125,  # on-demand read request units
     "dynamodb_gb_month": 0.25,

@@ -11,8 +11,11 @@ The notes index's English analyzer (stop words, Porter2: ``agent_memory.search.a
 ``analysis-common`` module, also published only as a jar (``org.opensearch.plugin:analysis-common:2.19.1``):
 it is assembled the same way, on first use, into an installation that lacks it.
 
-Everything lands in ``.cache/opensearch`` (ignored by git). ``throwaway_node()`` is shared with the
-tests (``tests/opensearch/conftest.py``) and ``make bench``, which start their own node on a free port.
+Everything lands where the node's user can reach it, whatever folder the checkout sits in: as a user, in
+``.cache/opensearch`` of the checkout (ignored by git); as root, where the node runs as ``nobody``, in
+``/var/cache/agent-memory/opensearch``, which only root writes, since ``nobody`` cannot enter a checkout under
+a private folder (a home directory of mode 0700, ``mktemp -d``). ``throwaway_node()`` is shared with the tests
+(``tests/opensearch/conftest.py``) and ``make bench``, which start their own node on a free port.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import fcntl
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -36,7 +40,10 @@ from local.processes import stop
 from local.template import ROOT
 
 VERSION = "2.19.1"
-CACHE = ROOT / ".cache" / "opensearch"
+# OpenSearch refuses to run as root: as root the node runs as this user (and group), who owns nothing here.
+NODE_USER = ("nobody", "nogroup")
+AS_ROOT = os.geteuid() == 0
+CACHE = Path("/var/cache/agent-memory/opensearch") if AS_ROOT else ROOT / ".cache" / "opensearch"
 HOME = CACHE / f"opensearch-{VERSION}"
 DISTRIBUTION = f"org.opensearch.distribution.integ-test-zip:opensearch:{VERSION}:zip"
 KNN = f"org.opensearch.plugin:opensearch-knn:{VERSION}.0:zip"
@@ -126,10 +133,41 @@ def prepare() -> Path:
 
     One process at a time: two test workers (or a test run and ``make bench``) that both find no home would
     otherwise remove and unpack it under each other."""
-    CACHE.mkdir(parents=True, exist_ok=True)
+    _make_reachable_folder(CACHE)
     with (CACHE / ".install.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
-        return _prepare()
+        home = _prepare()
+        if AS_ROOT:
+            _open_to_the_node(home)
+        return home
+
+
+def _make_reachable_folder(folder: Path) -> None:
+    """``folder`` and its missing parents, each one that is created open to all (a umask of 077 would leave
+    them root's alone); then check that the node's user can enter every folder on the way to it."""
+    missing = [path for path in (folder, *folder.parents) if not path.exists()]
+    for path in reversed(missing):
+        path.mkdir(exist_ok=True)
+        path.chmod(0o755)
+    if AS_ROOT:
+        closed = [str(path) for path in (folder, *folder.parents) if not path.stat().st_mode & stat.S_IXOTH]
+        if closed:
+            raise NodeUnavailable(f"{NODE_USER[0]}, who runs the node, cannot enter {', '.join(closed)}")
+
+
+def _open_to_the_node(home: Path) -> None:
+    """Every folder of the installation enterable and every file readable by the node's user, whatever the
+    umask it was unpacked and assembled under; its scripts executable."""
+    for path in (home, *home.rglob("*")):
+        mode = path.lstat().st_mode
+        if stat.S_ISDIR(mode) or (stat.S_ISREG(mode) and mode & stat.S_IXUSR):
+            wanted = mode | 0o555
+        elif stat.S_ISREG(mode):
+            wanted = mode | 0o444
+        else:
+            continue
+        if wanted != mode:
+            path.chmod(wanted)
 
 
 def _prepare() -> Path:
@@ -196,10 +234,11 @@ def start_node(port: int, data: Path, **popen: Any) -> subprocess.Popen[bytes]:
         f"-Epath.logs={data / 'logs'}",
         "-Ecluster.routing.allocation.disk.threshold_enabled=false",
     ]
-    if os.geteuid() == 0:
+    if AS_ROOT:
+        user, group = NODE_USER
         for path in (data, *data.rglob("*")):
-            shutil.chown(path, "nobody", "nogroup")
-        command = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--", *command]
+            shutil.chown(path, user, group)
+        command = ["setpriv", f"--reuid={user}", f"--regid={group}", "--clear-groups", "--", *command]
     home = java_home()
     env = {
         **os.environ,
@@ -221,13 +260,15 @@ def throwaway_node(port: int, *, start_timeout_s: float = 120) -> Iterator[str]:
     if java_home() is None:
         raise NodeUnavailable("no Java 17+ (set JAVA_HOME or put java on PATH)")
     if not (HOME / "plugins" / "opensearch-knn").is_dir() and shutil.which("mvn") is None:
-        raise NodeUnavailable("OpenSearch is not in .cache/opensearch and Maven (mvn) is not there to fetch it")
+        raise NodeUnavailable(f"OpenSearch is not in {CACHE} and Maven (mvn) is not there to fetch it")
     try:
         prepare()
     except (OSError, subprocess.CalledProcessError, RuntimeError) as error:
         raise NodeUnavailable(f"could not fetch or install OpenSearch: {error}") from error
-    # Not a private temporary folder: as root the node runs as nobody, who must reach it.
-    data = Path(tempfile.mkdtemp(prefix="opensearch-node-"))
+    # Beside the installation, not in a private temporary folder: as root the node runs as nobody, who must reach it.
+    nodes = CACHE / "nodes"
+    _make_reachable_folder(nodes)
+    data = Path(tempfile.mkdtemp(prefix="opensearch-node-", dir=nodes))
     data.chmod(0o755)
     endpoint = f"http://127.0.0.1:{port}"
     with (data / "node.log").open("wb") as log:

@@ -1,8 +1,8 @@
 /**
  * The API's shapes, named. Each is an alias of a schema of `docs/openapi.json`, which `npm run build`
- * generates into `generated/openapi.ts` (openapi-typescript) before compiling, so a change of the API is a
- * compile error here, never a silent drift; `test/openapi.test.ts` checks each method's alias against its
- * route's answer.
+ * generates into `generated/openapi.ts` (openapi-typescript, when the document changed) before compiling, so
+ * a change of the API is a compile error here, never a silent drift; `test/openapi.test.ts` checks each
+ * method's alias against its route's answer.
  */
 
 import type { components } from "./generated/openapi.js";

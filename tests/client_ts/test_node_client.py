@@ -60,16 +60,21 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         yield running
 
 
-def _in_client_ts(stack: Stack, command: list[str], timeout_s: float) -> subprocess.CompletedProcess[str]:
+SDK_NOTICE_OFF = "AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED"
+
+
+def _in_client_ts(
+    stack: Stack, command: list[str], timeout_s: float, *, sdk_notice_off: bool = True
+) -> subprocess.CompletedProcess[str]:
     """``command`` run in client-ts/, told where the stack is (the variables test/support/stack.ts reads)."""
     env = {
-        **os.environ,
+        **{name: value for name, value in os.environ.items() if name != SDK_NOTICE_OFF},
         "MEMORY_API_URL": f"http://127.0.0.1:{stack.api_port}",
         "MEMORY_LAMBDA_URL": f"http://127.0.0.1:{stack.lambda_port}",
         "MEMORY_TEST_FLUSH_NOTE": FLUSH_NOTE,
         "MEMORY_TEST_NOTES_QUOTA": str(NOTES_QUOTA),
         # The AWS SDK's notice that its releases after January 2027 need Node 22; the pinned ones run on 20.
-        "AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED": "true",
+        **({SDK_NOTICE_OFF: "true"} if sdk_notice_off else {}),
     }
     return subprocess.run(
         command, cwd=CLIENT_TS, env=env, capture_output=True, text=True, timeout=timeout_s, check=False
@@ -127,3 +132,24 @@ def test_python_and_typescript_give_the_same_tools_and_memory_block(
     assert ours["system_prompt"] == python_prompt
     assert ours["recall"] == python_recall
     assert "<system>" not in json.dumps(ours["recall"])
+
+
+def test_the_example_runs_again_without_regenerating_or_recompiling_and_without_the_sdks_notice(
+    stack: Stack, node_suite: subprocess.CompletedProcess[str]
+) -> None:
+    """``npm run example`` after ``npm test`` built everything: the types are not generated again (the
+    document did not change), nothing is recompiled, and the transcript holds no NodeVersionSupportWarning,
+    though the environment does not turn the SDK's notice off (the example does, for its own run)."""
+    assert node_suite.returncode == 0, node_suite.stdout + node_suite.stderr
+    outputs = [CLIENT_TS / "src" / "generated" / "openapi.ts", CLIENT_TS / "dist" / "examples" / "chat.js"]
+    built = [path.stat().st_mtime_ns for path in outputs]
+    api, lam = f"http://127.0.0.1:{stack.api_port}", f"http://127.0.0.1:{stack.lambda_port}"
+    command = [_npm_or_skip(), "run", "--silent", "example", "--", "--api-url", api, "--lambda-url", lam]
+
+    ran = _in_client_ts(stack, [*command, "--user", "example-again"], 120, sdk_notice_off=False)
+
+    transcript = ran.stdout + ran.stderr
+    assert ran.returncode == 0, transcript
+    assert "assistant> Going by memory:" in transcript
+    assert "NodeVersionSupportWarning" not in transcript
+    assert [path.stat().st_mtime_ns for path in outputs] == built

@@ -68,3 +68,23 @@ def refusals(**given: str) -> list[str]:
         if not all(evaluate(assertion["Assert"], values) for assertion in rule["Assertions"]):
             refused.append(name)
     return refused
+
+
+def resolve_conditions(node: Any, values: Mapping[str, Any]) -> Any:
+    """``node`` with every ``Fn::If`` replaced by its chosen branch and every ``AWS::NoValue`` left out, as
+    CloudFormation resolves a (transformed) template's properties; other functions are kept as written."""
+    if isinstance(node, list):
+        kept = (resolve_conditions(item, values) for item in node)
+        return [item for item in kept if item is not _NO_VALUE]
+    if not isinstance(node, dict):
+        return node
+    if node == {"Ref": "AWS::NoValue"}:
+        return _NO_VALUE
+    if list(node) == ["Fn::If"]:
+        name, chosen, otherwise = node["Fn::If"]
+        return resolve_conditions(chosen if condition(name, values) else otherwise, values)
+    resolved = {key: resolve_conditions(value, values) for key, value in node.items()}
+    return {key: value for key, value in resolved.items() if value is not _NO_VALUE}
+
+
+_NO_VALUE = object()

@@ -40,7 +40,9 @@ def resources() -> dict[str, Any]:
 def test_the_dashboard_exists_only_when_hosted() -> None:
     template = load_template()
     assert template["Parameters"]["DashboardHosting"]["Default"] == "false"
-    assert template["Conditions"]["HostDashboard"] == {"Fn::Equals": [{"Ref": "DashboardHosting"}, "true"]}
+    assert template["Conditions"]["HostDashboard"] == {
+        "Fn::And": [{"Fn::Condition": "HasDashboard"}, {"Fn::Equals": [{"Ref": "DashboardHosting"}, "true"]}]
+    }
     dashboard = {name for name in resources() if name.startswith("Dashboard")}
     assert dashboard == DASHBOARD_RESOURCES
     assert all(resources()[name]["Condition"] == "HostDashboard" for name in dashboard)

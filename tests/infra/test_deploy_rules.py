@@ -1,5 +1,5 @@
 """What template.yaml refuses before CloudFormation creates anything (its Rules), and that docs/deploying.md's
-parameter sets pass them: the placeholder issuer is refused, a real one is not."""
+parameter sets pass them: the defaults (no dashboard) pass, and so does a real issuer."""
 
 from __future__ import annotations
 
@@ -15,23 +15,18 @@ from tests.support.docs import OVERRIDE, code_blocks
 COGNITO = "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbCdEf123"
 
 
-def test_the_placeholder_issuer_is_refused_at_deploy_time() -> None:
-    assert refusals() == ["DashboardIssuerIsNamed"]
-    assert refusals(DashboardIssuer="https://auth.example.com/") == ["DashboardIssuerIsNamed"]
-    [assertion] = load_template()["Rules"]["DashboardIssuerIsNamed"]["Assertions"]
-    assert "auth.example.com" in assertion["AssertDescription"]
-
-
-def test_a_real_issuer_passes_the_rules() -> None:
+def test_the_defaults_and_a_real_issuer_pass_the_rules() -> None:
+    assert refusals() == []
     assert refusals(DashboardIssuer=COGNITO) == []
 
 
-@pytest.mark.parametrize("issuer", ["http://issuer.example.org/", "cognito-idp.eu-west-1.amazonaws.com/x", ""])
+@pytest.mark.parametrize("issuer", ["http://issuer.example.org/", "cognito-idp.eu-west-1.amazonaws.com/x", " "])
 def test_an_issuer_that_is_not_an_https_url_is_refused_by_its_pattern(issuer: str) -> None:
     pattern = load_template()["Parameters"]["DashboardIssuer"]["AllowedPattern"]
 
     assert re.fullmatch(pattern, issuer) is None
     assert re.fullmatch(pattern, COGNITO)
+    assert re.fullmatch(pattern, "")  # no dashboard
 
 
 def test_the_other_rules_still_refuse_what_they_name() -> None:

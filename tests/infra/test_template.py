@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,11 +12,7 @@ from pathlib import Path
 import pytest
 
 from local.template import ROOT, http_routes, load_template
-
-SAM = os.environ.get("SAM_CLI") or shutil.which("sam")
-needs_sam = pytest.mark.skipif(
-    not SAM or not Path(SAM).exists(), reason="the SAM CLI is installed by `make test` (.venv-sam)"
-)
+from tests.support.sam import SAM, needs_sam
 
 
 def _run(*command: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
@@ -37,12 +32,35 @@ def test_sam_validate_lint_passes():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+# ELF's e_machine (bytes 18-19, little-endian) of each architecture's shared objects.
+ELF_MACHINE = {"arm64": 183, "x86_64": 62}
+
+
 @pytest.mark.slow
 @needs_sam
-def test_sam_build_builds_every_function_and_the_layer(tmp_path):
+@pytest.mark.parametrize("architecture", ["arm64", "x86_64"])
+def test_sam_build_builds_every_function_and_the_layer_for_the_architecture(tmp_path, architecture):
     build = tmp_path / "build"
-    result = _run(SAM, "build", "--build-dir", str(build), "--cache-dir", str(tmp_path / "cache"))
+    result = _run(
+        SAM,
+        "build",
+        "--build-dir",
+        str(build),
+        "--cache-dir",
+        str(tmp_path / "cache"),
+        "--parameter-overrides",
+        f"Architecture={architecture}",
+    )
     assert result.returncode == 0, result.stdout + result.stderr
+    assert f"architecture: {architecture}" in result.stdout + result.stderr
+    compiled = {}  # every shared object of the layer's wheels (pydantic-core, numpy, PyStemmer...) and its machine
+    for path in (build / "SharedLayer" / "python").rglob("*.so*"):
+        with path.open("rb") as elf:
+            header = elf.read(20)
+        if header[:4] == b"\x7fELF":
+            compiled[path.name] = int.from_bytes(header[18:20], "little")
+    assert any(name.startswith("_pydantic_core") for name in compiled)
+    assert set(compiled.values()) == {ELF_MACHINE[architecture]}, compiled
     assert (build / "SharedLayer" / "python" / "agent_memory" / "bootstrap.py").exists()
     assert (build / "SharedLayer" / "python" / "aws_lambda_powertools").is_dir()
     assert (build / "SharedLayer" / "python" / "pydantic").is_dir()
@@ -78,7 +96,8 @@ def test_tool_and_context_routes_use_iam_dashboard_routes_jwt_and_only_health_is
     assert (auth["EnableIamAuthorizer"], auth["DefaultAuthorizer"]) == (True, "AWS_IAM")
     jwt = auth["Authorizers"]["DashboardJwt"]["JwtConfiguration"]
     client_id = {"Fn::If": ["HasDashboardClientId", {"Ref": "DashboardClientId"}, {"Ref": "AWS::NoValue"}]}
-    assert jwt == {"issuer": {"Ref": "DashboardIssuer"}, "audience": [{"Ref": "DashboardAudience"}, client_id]}
+    issuer = {"Fn::If": ["HasDashboard", {"Ref": "DashboardIssuer"}, "https://no-dashboard.invalid/"]}
+    assert jwt == {"issuer": issuer, "audience": [{"Ref": "DashboardAudience"}, client_id]}
     authorizers: dict[str, set[str]] = {}
     for name, function in _resources("AWS::Serverless::Function").items():
         for event in function["Properties"].get("Events", {}).values():

@@ -6,7 +6,6 @@ is skipped with one line saying why, except on CI (``CI=true``), where a node th
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -15,14 +14,7 @@ import pytest
 
 from agent_memory.search.notes_index import NotesIndex, make_opensearch_client
 from tests.support.calls import free_port
-
-START_TIMEOUT_S = 120
-
-
-def _unavailable(reason: str) -> None:
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"OpenSearch tier: {reason} (CI=true: the tier must run)")
-    pytest.skip(f"OpenSearch tier skipped: {reason}")
+from tests.support.opensearch import START_TIMEOUT_S, unavailable
 
 
 @pytest.fixture(scope="session")
@@ -33,7 +25,7 @@ def opensearch_endpoint() -> Iterator[str]:
         with throwaway_node(free_port(), start_timeout_s=START_TIMEOUT_S) as endpoint:
             yield endpoint
     except NodeUnavailable as why:
-        _unavailable(str(why))
+        unavailable(str(why))
 
 
 @pytest.fixture

@@ -78,6 +78,7 @@ def test_the_assumptions_that_the_template_decides_follow_it() -> None:
     alarms = [r for r in resources.values() if r["Type"] == "AWS::CloudWatch::Alarm"]
 
     assert template["Globals"]["Function"]["MemorySize"] / 1024 == cost.MEMORY_GB
+    assert parameters["Architecture"]["Default"] == cost.ARCHITECTURE
     assert cost.ALARMS == sum("Condition" not in alarm for alarm in alarms) == len(alarms) - 1
     assert parameters["NotesDomainVolumeSize"]["Default"] == cost.DOMAIN_GB
     assert parameters["NotesDomainInstanceType"]["Default"] == "t3.small.search"
