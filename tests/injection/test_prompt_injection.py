@@ -30,6 +30,7 @@ from tests.fakes import FakeChatModel
 from tests.injection.corpus import HOSTILE
 from tests.support.calls import Answer
 from tests.support.consolidation import night_context
+from tests.support.models import scripted_models
 from tests.support.scopes import shared, write_note
 
 TEAM = Scope("team", "w-3")
@@ -72,9 +73,7 @@ def note_by_remember(call, text: str, i: int) -> None:
 
 
 def note_by_flush(call, text: str, i: int, monkeypatch) -> None:
-    monkeypatch.setattr(
-        bootstrap.services().flush_service, "chat_model", lambda: FakeChatModel(reply=lambda s, p: text)
-    )
+    scripted_models().flush = FakeChatModel(reply=lambda s, p: text)
     body = event_body("flush")
     body["compaction_id"] = f"cmp-{i}"
     assert call("flush", body).body["status"] in ("written", "failed")
@@ -107,7 +106,7 @@ def document_by_restore(call, text: str, i: int, monkeypatch) -> None:
 
 def document_by_consolidation(call, text: str, i: int, monkeypatch) -> None:
     write_note(TEAM, datetime(2026, 11, 20, 9, 0, tzinfo=UTC), f"old fact {i}")
-    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: FakeChatModel(reply=lambda s, p: text))
+    scripted_models().fold = FakeChatModel(reply=lambda s, p: text)
     event = event_body("scheduled")
     event["time"] = "2026-12-03T03:00:00Z"
     result = load_handler("ConsolidateFunction")(event, night_context())

@@ -23,6 +23,7 @@ from tests.support.consolidation import (
     night_context,
     notes_of,
 )
+from tests.support.models import scripted_models
 from tests.support.scopes import private, write_note
 
 
@@ -118,7 +119,7 @@ def test_the_20000_character_cap_and_the_forced_compression_after_it(aws, model,
     for i in range(20):
         write_note(PERSONAL, days_ago(9) + timedelta(seconds=i), f"{i:02d} " + "x" * 1497)  # 1,500 characters
     compressor = FakeChatModel(reply=lambda system, prompt: "# compressed\n" + "y" * 17_000)
-    monkeypatch.setattr(bootstrap.services().consolidator.service, "chat_model", lambda: compressor)
+    scripted_models().compression = compressor
 
     first = consolidate()
     second = consolidate(RUN_AT + timedelta(days=1))  # 19,500 + 7 x 1,500 crosses the hard limit
@@ -163,7 +164,7 @@ def test_a_model_error_fails_the_group_only(aws, model):
 
 
 def test_without_a_model_the_notes_are_folded_as_dated_bullets(aws, monkeypatch):
-    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: None)
+    scripted_models().fold = None
     note = write_note(PERSONAL, days_ago(9), "x")
 
     result = consolidate()
@@ -301,7 +302,7 @@ def test_a_run_whose_record_cannot_be_saved_still_releases_its_lease(aws, model,
 
     first = consolidate()
     monkeypatch.undo()
-    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: model)
+    scripted_models().fold = model
     write_note(PERSONAL, days_ago(9), "y")
     second = consolidate(RUN_AT + timedelta(hours=1), run_id="next-run")
 

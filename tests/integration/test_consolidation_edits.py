@@ -13,6 +13,7 @@ from local.token import mint
 from tests.fakes import fake_tokens
 from tests.support.consolidation import PERSONAL, consolidate, days_ago, folded_counts, notes_of
 from tests.support.management import SECRET, manage
+from tests.support.models import scripted_models
 from tests.support.scopes import private, write_note
 
 DOCUMENT = "# Memory\n- lives in Porto\n- likes tea\n\n## Work\n- engineer at Acme\n\n## Home\n- a cat"
@@ -251,7 +252,7 @@ def test_each_run_lists_its_models_tokens_and_how_its_groups_were_folded(aws, mo
 
 
 def test_a_model_free_run_costs_no_tokens(aws, monkeypatch):
-    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: None)
+    scripted_models().fold = None
     write_note(PERSONAL, days_ago(9), "x")
 
     consolidate()

@@ -25,6 +25,7 @@ from tests.support.consolidation import (
     merge,
     notes_of,
 )
+from tests.support.models import scripted_models
 from tests.support.scopes import write_note
 
 
@@ -41,7 +42,7 @@ def queue(aws, monkeypatch):
 @pytest.fixture
 def model(queue, monkeypatch):
     fake = FakeChatModel(reply=merge)
-    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: fake)
+    scripted_models().fold = fake
     return fake
 
 
@@ -79,7 +80,7 @@ def test_the_planner_sends_one_message_per_due_scope_and_the_workers_finish_the_
 def test_max_groups_0_gives_every_due_scope_its_group_the_same_night(aws, queue, model, monkeypatch):
     monkeypatch.setenv("MEMORY_CONSOLIDATION_MAX_GROUPS", "0")
     bootstrap.reset()
-    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: model)
+    scripted_models().fold = model
     for i in range(60):
         write_note(Scope("team", f"w-{i:02d}"), days_ago(8) + timedelta(minutes=i), f"fact {i}")
 
@@ -228,7 +229,7 @@ def test_two_runs_whose_workers_overlap_fold_each_note_once(aws, queue, model):
 def test_notes_of_equal_instants_are_taken_by_position_as_a_number(aws, queue, model, monkeypatch):
     monkeypatch.setenv("MEMORY_CONSOLIDATION_MAX_NOTES", "10")
     bootstrap.reset()
-    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: model)
+    scripted_models().fold = model
     frozen = datetime(2026, 11, 24, 10, 0, tzinfo=UTC)
     ids = [write_note(PERSONAL, frozen, f"note {i + 1}") for i in range(12)]  # one instant, positions 1..12
 
@@ -243,7 +244,7 @@ def test_notes_of_equal_instants_are_taken_by_position_as_a_number(aws, queue, m
 def test_scopes_are_planned_by_their_oldest_note(aws, queue, model, monkeypatch):
     monkeypatch.setenv("MEMORY_CONSOLIDATION_MAX_GROUPS", "2")
     bootstrap.reset()
-    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: model)
+    scripted_models().fold = model
     write_note(Scope("team", "w-young"), days_ago(8), "young")
     write_note(Scope("team", "w-old"), days_ago(20), "old")
     write_note(Scope("team", "w-middle"), days_ago(10), "middle")

@@ -10,6 +10,7 @@ from typing import Any
 from agent_memory import bootstrap
 from tests.fakes import FakeChatModel
 from tests.support.consolidation import PERSONAL, RUN_AT, consolidate, folded_counts, merge, notes_of
+from tests.support.models import scripted_models
 from tests.support.scopes import write_note
 
 
@@ -28,7 +29,7 @@ def _save_sizes(monkeypatch: Any) -> list[int]:
 def test_a_fold_of_200_notes_saves_with_a_constant_number_of_items(aws, monkeypatch):
     for i in range(200):
         write_note(PERSONAL, RUN_AT - timedelta(days=9, seconds=200 - i), f"fact {i}")
-    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: FakeChatModel(reply=merge))
+    scripted_models().fold = FakeChatModel(reply=merge)
     sizes = _save_sizes(monkeypatch)
 
     run = consolidate()
@@ -51,9 +52,7 @@ def test_a_note_deleted_while_its_group_is_folded_never_reaches_a_version_and_th
             management.delete_note(PERSONAL, ids[1])
         return merge(system, prompt)
 
-    monkeypatch.setattr(
-        bootstrap.services().consolidator, "chat_model", lambda: FakeChatModel(reply=delete_while_folding)
-    )
+    scripted_models().fold = FakeChatModel(reply=delete_while_folding)
     first = consolidate()
     second = consolidate(RUN_AT + timedelta(days=1))
 
@@ -75,7 +74,7 @@ def test_a_group_whose_notes_keep_being_deleted_fails_for_the_night_after_its_at
         prompts.append(prompt)
         return merge(system, prompt)
 
-    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: FakeChatModel(reply=delete_every_time))
+    scripted_models().fold = FakeChatModel(reply=delete_every_time)
     run = consolidate()
 
     assert (run["groups_failed"], run["notes_consolidated"]) == (1, 0)
@@ -87,6 +86,7 @@ def test_a_group_whose_notes_keep_being_deleted_fails_for_the_night_after_its_at
 def test_a_fold_during_an_erase_is_refused_and_not_tried_again_while_it_runs(aws, monkeypatch):
     """An erase that is running (or stopped midway) keeps refusing every fold's save: the group fails for the
     night at the first refusal, and folds once the erase has ended."""
+    models = scripted_models()
     ids = [write_note(PERSONAL, RUN_AT - timedelta(days=9, minutes=n), f"fact {n}") for n in range(2)]
     consolidator = bootstrap.services().consolidator
     prompts: list[str] = []
@@ -97,7 +97,7 @@ def test_a_fold_during_an_erase_is_refused_and_not_tried_again_while_it_runs(aws
         prompts.append(prompt)
         return merge(system, prompt)
 
-    monkeypatch.setattr(consolidator, "chat_model", lambda: FakeChatModel(reply=erase_begins))
+    models.fold = FakeChatModel(reply=erase_begins)
     first = consolidate()
     consolidator.index.erasing(PERSONAL, running=False)
     second = consolidate(RUN_AT + timedelta(days=1))
@@ -119,7 +119,7 @@ def test_a_fold_that_changes_nothing_whose_note_was_deleted_meanwhile_marks_noth
             management.delete_note(PERSONAL, ids[1])
         return {"edits": []}
 
-    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: FakeChatModel(reply=delete_then_keep))
+    scripted_models().fold = FakeChatModel(reply=delete_then_keep)
     first = consolidate()
     second = consolidate(RUN_AT + timedelta(days=1))
 

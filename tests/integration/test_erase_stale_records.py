@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 
-from agent_memory import bootstrap
 from agent_memory.storage.stale_records import StaleRecords
 from local.token import mint
 from tests.events import event_body
@@ -15,6 +14,7 @@ from tests.fakes import FakeChatModel
 from tests.support.management import (
     local_auth,  # noqa: F401 - the fixture applies here
 )
+from tests.support.models import scripted_models
 from tests.support.people import delete, get, partition
 from tests.support.scopes import TEAM, shared
 
@@ -61,7 +61,7 @@ def test_a_dashboard_delete_voids_it_too_and_a_repeat_does_not_answer_the_erased
 
 def test_a_members_erase_voids_the_flush_claim_of_their_note(call, aws, monkeypatch):
     model = FakeChatModel(reply=lambda s, p: SECRET_PLAN)
-    monkeypatch.setattr(bootstrap.services().flush_service, "chat_model", lambda: model)
+    scripted_models().flush = model
     event = event_body("flush")
     event["context"] = shared("w-3", user="u-1", thread="t-u-1")
     assert call("flush", event).body["status"] == "written"
@@ -122,7 +122,7 @@ def test_the_receipt_counts_the_records_that_went_with_the_notes(call, aws, keye
     """Mallory's keyed remember, her flush's claim and her two turns go with her notes: 4 other items."""
     remember_keyed(keyed, "u-2", "u-2's fact", "key-2")
     model = FakeChatModel(reply=lambda s, p: "u-2's summary")
-    monkeypatch.setattr(bootstrap.services().flush_service, "chat_model", lambda: model)
+    scripted_models().flush = model
     event = event_body("flush")
     event["context"] = shared("w-3", user="u-2", thread="t-u-2")
     assert call("flush", event).body["status"] == "written"

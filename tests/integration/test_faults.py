@@ -27,6 +27,7 @@ from tests.fakes import FakeChatModel
 from tests.support.consolidation import consolidate, folded_counts, merge, notes_of
 from tests.support.faults import FaultyClient, document_items, items, notes
 from tests.support.management import manage
+from tests.support.models import scripted_models
 from tests.support.scopes import private, write_note
 
 PERSONAL = Scope("personal", "u-1")
@@ -103,9 +104,7 @@ def test_a_flush_whose_transaction_answer_was_lost_is_written_once_and_says_so(
     call, aws, lost_answers, monkeypatch, then_raise
 ):
     lost_answers("transact_write_items", then_raise=then_raise)
-    monkeypatch.setattr(
-        bootstrap.services().flush_service, "chat_model", lambda: FakeChatModel(reply=lambda s, p: "Summary.")
-    )
+    scripted_models().flush = FakeChatModel(reply=lambda s, p: "Summary.")
     body = event_body("flush")
     body["context"] = private()
 
@@ -198,7 +197,7 @@ RUN_AT = datetime(2026, 12, 3, 3, 0, tzinfo=UTC)
 
 
 def _consolidation_model(monkeypatch) -> None:
-    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: FakeChatModel(reply=merge))
+    scripted_models().fold = FakeChatModel(reply=merge)
 
 
 @pytest.mark.parametrize("code", UNAVAILABLE)

@@ -12,6 +12,7 @@ from agent_memory import bootstrap
 from tests.events import event_body
 from tests.fake_openai import fake_openai_server
 from tests.fakes import FakeChatModel, fake_tokens
+from tests.support.models import scripted_models
 from tests.support.people import partition
 from tests.support.scopes import TEAM, note_texts, private, shared
 
@@ -22,7 +23,7 @@ SUMMARY = "Planning the billing-service migration; open: payments sign-off from 
 def model(monkeypatch):
     """The flush's chat model replaced by a named fake (no model can run here)."""
     fake = FakeChatModel(reply=lambda system, prompt: SUMMARY)
-    monkeypatch.setattr(bootstrap.services().flush_service, "chat_model", lambda: fake)
+    scripted_models().flush = fake
     return fake
 
 
@@ -164,7 +165,7 @@ def test_a_long_answer_is_capped_at_500_characters(call, model):
 def test_the_toggle_disables_in_every_spelling(call, aws, model, monkeypatch, value):
     monkeypatch.setenv("SURFSENSE_MEMORY_FLUSH", value)
     bootstrap.reset()
-    monkeypatch.setattr(bootstrap.services().flush_service, "chat_model", lambda: model)
+    scripted_models().flush = model
 
     assert _flush(call) == {"status": "disabled", "note": None}
     assert model.calls == []
@@ -175,7 +176,7 @@ def test_the_toggle_disables_in_every_spelling(call, aws, model, monkeypatch, va
 def test_other_toggle_values_leave_it_on(call, model, monkeypatch, value):
     monkeypatch.setenv("SURFSENSE_MEMORY_FLUSH", value)
     bootstrap.reset()
-    monkeypatch.setattr(bootstrap.services().flush_service, "chat_model", lambda: model)
+    scripted_models().flush = model
 
     assert _flush(call)["status"] == "written"
 
@@ -281,7 +282,7 @@ def test_throttled_write_is_failed_and_the_claim_is_released(call, aws, model, m
     _assert_failed_and_nothing_written(_flush(call), aws, "storage")
 
     monkeypatch.undo()
-    monkeypatch.setattr(bootstrap.services().flush_service, "chat_model", lambda: model)
+    scripted_models().flush = model
     assert _flush(call)["status"] == "written"
 
 

@@ -23,6 +23,7 @@ from tests.fakes import FakeChatModel
 from tests.support.faults import document_items, notes
 from tests.support.faults import items as everything
 from tests.support.management import manage
+from tests.support.models import scripted_models
 from tests.support.scopes import private, shared
 
 PERSONAL = Scope("personal", "u-1")
@@ -167,9 +168,7 @@ def test_a_flush_whose_claim_answer_was_lost_writes_its_note_and_says_written(
     call, aws, lost_answers, monkeypatch, lost
 ):
     lost_answers(*lost, tokens=False)
-    monkeypatch.setattr(
-        bootstrap.services().flush_service, "chat_model", lambda: FakeChatModel(reply=lambda s, p: "Summary.")
-    )
+    scripted_models().flush = FakeChatModel(reply=lambda s, p: "Summary.")
     body = event_body("flush")
     body["context"] = private()
 
@@ -190,12 +189,12 @@ def test_a_flush_whose_claim_outcome_stayed_unknown_gives_it_back_so_the_retry_w
     body = event_body("flush")
     body["context"] = private()
     summary = FakeChatModel(reply=lambda s, p: "Summary.")
-    monkeypatch.setattr(bootstrap.services().flush_service, "chat_model", lambda: summary)
+    scripted_models().flush = summary
 
     first = call("flush", body)
     bootstrap.provide(make_dynamodb_client=make_dynamodb_client)
     bootstrap.reset()
-    monkeypatch.setattr(bootstrap.services().flush_service, "chat_model", lambda: summary)
+    scripted_models().flush = summary
     again = call("flush", body)
 
     assert first.body["status"] == "failed", first.body
@@ -286,7 +285,7 @@ def test_a_fold_whose_answers_were_lost_folds_each_note_once_and_counts_the_grou
 
     ids = [write_note(PERSONAL, RUN_AT - timedelta(days=9, minutes=i), f"old fact {i}") for i in range(3)]
     clients = lost_answers("transact_write_items", "update_item", tokens=tokens)  # the save, the marks, the settle
-    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: FakeChatModel(reply=merge))
+    scripted_models().fold = FakeChatModel(reply=merge)
 
     run = consolidate()
 

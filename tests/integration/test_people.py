@@ -16,6 +16,7 @@ from tests.fake_index import FakeNotesIndex
 from tests.fakes import FakeChatModel
 from tests.support.consolidation import consolidate
 from tests.support.management import ADMIN, USER, local_auth, manage  # noqa: F401 - the fixture applies
+from tests.support.models import scripted_models
 from tests.support.people import delete, erasable, export_all, fill, get, partition
 from tests.support.scopes import PERSONAL, TEAM, private, shared, write_note
 
@@ -210,9 +211,7 @@ def test_an_erased_note_never_reaches_a_consolidation_written_version(aws, monke
         prompts.append(prompt)
         return "# Team\n" + "\n".join(f"- {text}" for text in texts if text in prompt)
 
-    monkeypatch.setattr(
-        bootstrap.services().consolidator, "chat_model", lambda: FakeChatModel(reply=erase_while_folding)
-    )
+    scripted_models().fold = FakeChatModel(reply=erase_while_folding)
     first = consolidate()
     second = consolidate(datetime(2026, 12, 4, 3, tzinfo=UTC))
 

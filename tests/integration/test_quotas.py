@@ -7,6 +7,7 @@ from agent_memory import bootstrap
 from tests.events import event_body
 from tests.fakes import FakeChatModel
 from tests.support.management import USER, local_auth, manage  # noqa: F401 - the fixture applies here
+from tests.support.models import scripted_models
 from tests.support.scopes import note_texts, private, shared
 
 SECONDS_TO_MIDNIGHT = 13 * 3600 + 45 * 60  # the tests' clock is 10:15:00 UTC
@@ -45,9 +46,7 @@ def test_the_daily_count_is_per_scope(call, aws, quotas):
 def test_a_flush_over_the_daily_count_fails_with_that_reason_and_writes_nothing(call, aws, quotas, monkeypatch):
     quotas(notes=1)
     assert _remember(call, "today's only note", shared("w-3", thread="t-9")).status == 201
-    monkeypatch.setattr(
-        bootstrap.services().flush_service, "chat_model", lambda: FakeChatModel(reply=lambda s, p: "Summary.")
-    )
+    scripted_models().flush = FakeChatModel(reply=lambda s, p: "Summary.")
 
     answer = call("flush", event_body("flush")).body
 

@@ -15,6 +15,7 @@ from tests.fakes import FakeChatModel
 from tests.secrets_samples import SAMPLES
 from tests.support.consolidation import consolidate
 from tests.support.management import USER, local_auth, manage  # noqa: F401 - the fixture applies here
+from tests.support.models import scripted_models
 from tests.support.scopes import private, write_note
 
 KINDS = sorted(SAMPLES)
@@ -76,9 +77,7 @@ def test_dashboard_edit(aws, kind, capsys, caplog):
 @pytest.mark.parametrize("kind", KINDS)
 def test_flush(call, aws, kind, monkeypatch, capsys, caplog):
     text, secret = SAMPLES[kind]
-    monkeypatch.setattr(
-        bootstrap.services().flush_service, "chat_model", lambda: FakeChatModel(reply=lambda s, p: text)
-    )
+    scripted_models().flush = FakeChatModel(reply=lambda s, p: text)
 
     answer = call("flush", event_body("flush")).body
 
@@ -94,7 +93,7 @@ def test_consolidation_result(aws, kind, monkeypatch, capsys, caplog):
     scope = Scope("personal", "u-1")
     write_note(scope, datetime(2026, 11, 20, tzinfo=UTC), "an old note")
     model = FakeChatModel(reply=lambda s, p: f"# Memory\n- an old note\n- {text}")
-    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: model)
+    scripted_models().fold = model
 
     result = consolidate()
 

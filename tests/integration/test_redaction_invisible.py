@@ -16,6 +16,7 @@ from tests.events import event_body
 from tests.fakes import FakeChatModel
 from tests.support.consolidation import consolidate
 from tests.support.management import USER, local_auth, manage  # noqa: F401 - the fixture applies here
+from tests.support.models import scripted_models
 from tests.support.scopes import private, write_note
 
 KEY = "AKIAIOSFODNN7EXAMPLE"
@@ -69,7 +70,7 @@ def test_a_dashboard_edit_too(aws, text, secret, kind):
 @pytest.mark.parametrize(("text", "secret", "kind"), SPLIT)
 def test_the_flush_checks_the_models_note_once_clean(call, aws, monkeypatch, text, secret, kind):
     model = FakeChatModel(reply=lambda s, p: f"Working on the deploy; the key {text} is in use.")
-    monkeypatch.setattr(bootstrap.services().flush_service, "chat_model", lambda: model)
+    scripted_models().flush = model
 
     answer = call("flush", event_body("flush")).body
 
@@ -82,7 +83,7 @@ def test_a_consolidation_result_is_checked_through_invisible_characters(aws, mon
     scope = Scope("personal", "u-1")
     write_note(scope, datetime(2026, 11, 20, tzinfo=UTC), "an old note")
     model = FakeChatModel(reply=lambda s, p: "# Memory\n- an old note\n- key AKIA\u200bIOSFODNN7EXAMPLE")
-    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: model)
+    scripted_models().fold = model
 
     assert consolidate()["groups_done"] == 1
 
@@ -93,7 +94,7 @@ def test_a_consolidation_result_is_checked_through_invisible_characters(aws, mon
 @pytest.fixture
 def model(monkeypatch):
     fake = FakeChatModel()
-    monkeypatch.setattr(bootstrap.services().memory_service, "chat_model", lambda: fake)
+    scripted_models().compression = fake
     return fake
 
 

@@ -24,6 +24,7 @@ from agent_memory.storage.keys import run_sk
 from tests.fakes import FakeChatModel
 from tests.support.consolidation import NOTE_LINE, RUN_AT, consolidate, folded_counts, merge, notes_of
 from tests.support.faults import SeededLoss
+from tests.support.models import scripted_models
 from tests.support.scopes import write_note
 
 # Every write of a fold (its claim, save, marks, pending record, settle and counts); the planner's own lease and
@@ -80,7 +81,7 @@ def seeded_losses(aws, monkeypatch) -> Any:
         monkeypatch.setattr("time.sleep", lambda _s: None)  # the retries' pauses: the schedule decides, not time
         bootstrap.provide(make_dynamodb_client=_losing)
         bootstrap.reset()
-        monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: FakeChatModel(reply=merge_or_keep))
+        scripted_models().fold = FakeChatModel(reply=merge_or_keep)
         return made
 
     return _inject
@@ -151,7 +152,7 @@ def test_a_failed_group_whose_count_lost_its_answer_is_counted_once(aws, lost_an
     clients = lost_answers("transact_write_items", tokens=False)
     failing = FakeChatModel(reply=merge)
     failing.fail_with = "the chat model failed: ThrottlingException"
-    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: failing)
+    scripted_models().fold = failing
 
     consolidate()
     for _ in range(5):  # delivered until its last receive, which counts the failure
@@ -164,7 +165,7 @@ def test_a_failed_group_whose_count_lost_its_answer_is_counted_once(aws, lost_an
 
 
 def _keep_model(monkeypatch: Any) -> None:
-    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: FakeChatModel(reply=merge_or_keep))
+    scripted_models().fold = FakeChatModel(reply=merge_or_keep)
 
 
 def _pending(aws: Any, scope: Scope) -> list[str]:
@@ -231,7 +232,7 @@ def test_a_group_whose_storage_failed_after_its_save_is_counted_folded_when_stor
     scope = SCOPES[0]
     for n in range(3):
         write_note(scope, RUN_AT - timedelta(days=9, minutes=n), f"fact {n} of {scope.key}")
-    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: FakeChatModel(reply=merge))
+    scripted_models().fold = FakeChatModel(reply=merge)
     monkeypatch.setattr("time.sleep", lambda _s: None)
     real, refused = ConsolidationStore.mark_consolidated, []
 

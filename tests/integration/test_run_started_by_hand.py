@@ -21,6 +21,7 @@ from tests.support.management import (
     local_auth,  # noqa: F401 - the fixture applies here
     manage,
 )
+from tests.support.models import scripted_models
 from tests.support.scopes import PERSONAL, write_note
 
 
@@ -29,7 +30,7 @@ def real_clock(monkeypatch: pytest.MonkeyPatch, model: Any) -> None:
     """The clock the stack runs on (no frozen ``MEMORY_NOW``), the fake model kept."""
     monkeypatch.delenv("MEMORY_NOW")
     bootstrap.reset()
-    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: model)
+    scripted_models().fold = model
 
 
 def early_in_a_second() -> datetime:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.document_store import DocumentStore
 from tests.fakes import FakeChatModel
+from tests.support.models import scripted_models
 from tests.support.scopes import private, shared
 
 
@@ -25,11 +25,10 @@ def _history(aws, scope=PERSONAL):
 
 
 @pytest.fixture
-def model(monkeypatch):
+def model():
     """The service's chat model replaced by a named fake (no model can run here)."""
     fake = FakeChatModel()
-    service = bootstrap.services().memory_service
-    monkeypatch.setattr(service, "chat_model", lambda: fake)
+    scripted_models().compression = fake
     return fake
 
 

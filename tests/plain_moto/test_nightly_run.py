@@ -28,6 +28,7 @@ from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
 from tests.fakes import FakeChatModel
 from tests.support.consolidation import PERSONAL, RUN_AT, consolidate, merge
+from tests.support.models import scripted_models
 from tests.support.scopes import write_note
 
 SCOPES = int(os.environ.get("PLAIN_MOTO_SCOPES", "120"))
@@ -38,7 +39,7 @@ def _fold_with_default_timeouts(monkeypatch: pytest.MonkeyPatch) -> dict:
     """The night's run, with the service's default DynamoDB timeouts (what is under test)."""
     monkeypatch.delenv("MEMORY_DYNAMODB_READ_TIMEOUT_S")
     bootstrap.reset()
-    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: FakeChatModel(reply=merge))
+    scripted_models().fold = FakeChatModel(reply=merge)
     return consolidate()
 
 

@@ -41,6 +41,7 @@ from tests.fakes import FakeChatModel
 from tests.support.calls import NOW, Answer, Call
 from tests.support.consolidation import merge, night_context
 from tests.support.management import manage
+from tests.support.models import scripted_models
 from tests.support.scopes import private, shared, write_note
 
 USERS = ("u-1", "u-2", "u-3")
@@ -330,8 +331,8 @@ def driver(call: Call, aws: Any, monkeypatch: pytest.MonkeyPatch) -> Driver:
         found = re.search(r"(zz[a-z0-9]+q|plain) \w+", prompt)
         return f"{found.group(0) if found else 'nothing'} and open threads"
 
-    monkeypatch.setattr(bootstrap.services().flush_service, "chat_model", lambda: FakeChatModel(reply=summary))
-    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: FakeChatModel(reply=merge))
+    scripted_models().flush = FakeChatModel(reply=summary)
+    scripted_models().fold = FakeChatModel(reply=merge)
     return Driver(call, aws)
 
 

@@ -7,7 +7,6 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from agent_memory import bootstrap
 from agent_memory.basics.clock import iso
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.document_store import DocumentStore
@@ -15,6 +14,7 @@ from local.lambda_context import LambdaContext
 from local.template import load_handler
 from tests.events import event_body
 from tests.fakes import FakeChatModel
+from tests.support.models import scripted_models
 from tests.support.scopes import PERSONAL
 
 RUN_AT = datetime(2026, 12, 3, 3, 0, tzinfo=UTC)
@@ -42,7 +42,7 @@ def merge(system: str, prompt: str) -> str | dict:
 @pytest.fixture
 def model(monkeypatch):
     fake = FakeChatModel(reply=merge)
-    monkeypatch.setattr(bootstrap.services().consolidator, "chat_model", lambda: fake)
+    scripted_models().fold = fake
     return fake
 
 

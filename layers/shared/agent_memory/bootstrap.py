@@ -18,7 +18,7 @@ from agent_memory.consolidation.consolidator import Caps, Consolidator
 from agent_memory.memory.flush import FLUSH_BUDGET_S, FlushService
 from agent_memory.memory.management import Management
 from agent_memory.memory.service import MemoryService
-from agent_memory.providers.chat import chat_model_from_settings
+from agent_memory.providers.chat import ChatModels, ConfiguredChatModels
 from agent_memory.recall.ranking import Tuning
 from agent_memory.recall.service import RecallService
 from agent_memory.storage.client import bounded_client, make_dynamodb_client
@@ -92,16 +92,23 @@ class Services:
         return self._memory_service(self.notes, self.documents)
 
     def _memory_service(self, notes: NoteStore, documents: DocumentStore) -> MemoryService:
-        """The chat model is only built when a compression needs it."""
+        """The chat model is only built when a compression needs it (``chat_models``)."""
         settings = self.settings
         return MemoryService(
             notes,
             documents,
             notes.usage,
-            chat_model=cache(lambda: chat_model_from_settings(settings, timeout_s=settings.chat_timeout_s)),
+            chat_model=lambda: self.chat_models("compression"),
             redact_extra=settings.redact_extra,
             vector_tag=self.table_vector_tag(),
         )
+
+    @cached_property
+    def chat_models(self) -> ChatModels:
+        """The chat model of each use, made on its first need: the flush's within its 5-second answer, a
+        compression's and the fold's within ``MEMORY_CHAT_TIMEOUT_S``."""
+        timeout_s = self.settings.chat_timeout_s
+        return ConfiguredChatModels(self.settings, {"compression": timeout_s, "flush": FLUSH_BUDGET_S, "fold": timeout_s})
 
     @cached_property
     def idempotency(self) -> IdempotencyStore:
@@ -118,7 +125,7 @@ class Services:
         return FlushService(
             NoteStore(client, settings.table_name, self.quota, vectors=self.note_vectors(FLUSH_VECTOR_BUDGET_S)),
             FlushStore(client, settings.table_name),
-            chat_model=cache(lambda: chat_model_from_settings(settings, timeout_s=FLUSH_BUDGET_S)),
+            chat_model=lambda: self.chat_models("flush"),
             enabled=settings.memory_flush,
             extractive=settings.chat_model == "local:extractive",
             redact_extra=settings.redact_extra,
@@ -137,7 +144,7 @@ class Services:
             documents,
             ConsolidationStore(client, settings.table_name),
             DueScopes(client, settings.table_name),
-            chat_model=cache(lambda: chat_model_from_settings(settings, timeout_s=settings.chat_timeout_s)),
+            chat_model=lambda: self.chat_models("fold"),
             caps=Caps(
                 min_age_days=settings.consolidation_min_age_days,
                 max_groups=settings.consolidation_max_groups,
@@ -303,6 +310,11 @@ def built(part: str) -> bool:
     """Whether this process's graph holds ``part`` already (nothing is built, nor the settings read, to answer):
     a test waits for the injection writer only if it was started."""
     return services.cache_info().currsize > 0 and part in vars(services())
+
+
+def provided(part: str) -> Any:
+    """The part every graph of this process is built around (``provide``), or None."""
+    return _provided.get(part)
 
 
 def provide(**parts: Any) -> None:

@@ -17,7 +17,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from functools import cache
+from typing import Any, Literal, Protocol
 
 from agent_memory.basics.errors import ModelUnavailable
 from agent_memory.basics.settings import Settings
@@ -147,6 +148,34 @@ def _object(arguments: object) -> dict[str, Any] | None:
 
 def _count(value: object) -> int:
     return value if isinstance(value, int) and value >= 0 else 0
+
+
+# What the service asks a chat model for: a document over its limit compressed, a conversation's flush note,
+# and the nightly fold. Each has its own time budget, so each gets a model made with that budget.
+ModelUse = Literal["compression", "flush", "fold"]
+
+
+class ChatModels(Protocol):
+    """The chat model a use (``ModelUse``) asks, or None when the deployment has none. A part of the object graph
+    (``bootstrap.Services.chat_models``): a test hands in its scripted models instead of patching a use case."""
+
+    def __call__(self, use: ModelUse) -> ChatModel | None: ...
+
+
+class ConfiguredChatModels:
+    """The deployment's chat model (``MEMORY_CHAT_MODEL``), made on a use's first need with that use's time budget
+    (seconds) and kept: a client costs tens of milliseconds to build, a warm sandbox reuses it."""
+
+    def __init__(self, settings: Settings, budgets_s: dict[ModelUse, float]) -> None:
+        self._settings = settings
+        self._budgets_s = budgets_s
+        self._made = cache(self._make)
+
+    def __call__(self, use: ModelUse) -> ChatModel | None:
+        return self._made(use)
+
+    def _make(self, use: ModelUse) -> ChatModel | None:
+        return chat_model_from_settings(self._settings, timeout_s=self._budgets_s[use])
 
 
 def chat_model_from_settings(settings: Settings, *, timeout_s: float) -> ChatModel | None:
