@@ -24,6 +24,7 @@ from bench import (
     local_load,
     local_workload,
     people,
+    recall_locomo,
     recall_quality,
     redaction,
     scale,
@@ -184,6 +185,9 @@ def main(argv: list[str] | None = None) -> int:
     quality = recall_quality.measure_quality(log, on_node=True), recall_quality.measure_latency(log)
     sections["Recall quality (dev set) and hybrid recall without OpenSearch"] = "\n".join(
         recall_quality.report(*quality)
+    )
+    sections["Recall on two real conversations (LoCoMo dev)"] = "\n".join(
+        recall_locomo.report(recall_locomo.measure(log))
     )
     print("\n\n".join(sections.values()))
     meta = {
