@@ -1,6 +1,6 @@
 """Recall on two real conversations: LoCoMo's 49 and 50, read as the held-out measurement reads the other eight.
 
-    PYTHONPATH=layers/shared .venv/bin/python -m bench.recall_locomo   # ``make bench`` runs it too
+    PYTHONPATH=layers/shared .venv/bin/python -m bench.recall_locomo [--ablation]   # ``make bench`` runs both
 
 The data (LoCoMo, Maharana et al. 2024: two long two-person conversations, 1,077 turns, 308 questions
 with evidence) is read from ``../shared/datasets/locomo-dev`` beside the repository, or from the folder
@@ -24,6 +24,9 @@ vectors of all-MiniLM-L6-v2, ``local:minilm``). In the same run, the three refer
 notes: Okapi BM25 (k1 1.2, b 0.75, lower-cased ``\\w+`` tokens, no stop words, no stemming), cosine over
 the MiniLM vectors (float, as the model answers), and their reciprocal rank fusion (constant 60, the
 first 100 of each). Each text is embedded once per run, and every ranking measured reuses the vectors.
+
+**The ablation** (``--ablation``): every ranking setting moved alone from the defaults, on these two
+conversations and on the synthetic dev set side by side (``bench.recall_knobs``).
 """
 
 from __future__ import annotations
@@ -293,8 +296,12 @@ def main(argv: list[str] | None = None) -> int:
     from bench.runner import configure
 
     configure()
-    del argv
-    print("\n".join(report(measure(log))), flush=True)
+    result = measure(log)
+    print("\n".join(report(result)), flush=True)
+    if result is not None and "--ablation" in (sys.argv[1:] if argv is None else argv):
+        from bench import recall_knobs
+
+        print("\n".join(["", *recall_knobs.report(recall_knobs.measure(result, log))]), flush=True)
     return 0
 
 
