@@ -1,6 +1,6 @@
 """Every ranking setting moved alone from the defaults, on the synthetic dev set and on two real conversations.
 
-    PYTHONPATH=layers/shared .venv/bin/python -m bench.recall_locomo --ablation   # ``make bench`` runs it too
+    PYTHONPATH=layers/shared .venv/bin/python -m bench.recall_knobs   # ``make bench`` runs it too
 
 Each row is recall's own ranking of the table's hybrid path (``recall.ranking.rank_rows``) with one
 setting moved from the defaults, measured on both sets in the same run with the same vectors
@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 from unittest import mock
 
 from bench.recall_locomo import CATEGORIES, MODEL, LocomoResult, recall_with
+from bench.recall_locomo import measure as measure_locomo
+from bench.recall_locomo import report as report_locomo
 
 
 @dataclass(frozen=True)
@@ -115,3 +118,23 @@ def report(result: KnobResult) -> list[str]:
             + f" | {real['multi-hop'][10]:.3f} | {worst} {margin:+.3f} |"
         )
     return lines
+
+
+def main() -> int:
+    """The two conversations' figures, then the ablation (skipped, with one line, without them)."""
+
+    def log(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    from bench.runner import configure
+
+    configure()
+    locomo = measure_locomo(log)
+    print("\n".join(report_locomo(locomo)), flush=True)
+    if locomo is not None:
+        print("\n".join(["", *report(measure(locomo, log))]), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

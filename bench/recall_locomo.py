@@ -1,6 +1,6 @@
 """Recall on two real conversations: LoCoMo's 49 and 50, read as the held-out measurement reads the other eight.
 
-    PYTHONPATH=layers/shared .venv/bin/python -m bench.recall_locomo [--ablation]   # ``make bench`` runs both
+    PYTHONPATH=layers/shared .venv/bin/python -m bench.recall_locomo   # ``make bench`` runs it too
 
 The data (LoCoMo, Maharana et al. 2024: two long two-person conversations, 1,077 turns, 308 questions
 with evidence) is read from ``../shared/datasets/locomo-dev`` beside the repository, or from the folder
@@ -12,7 +12,8 @@ saying so and measures nothing.
 - every turn of every ``session_N``, in session order, is one note written with ``remember`` into one
   personal scope per conversation, with the text ``[<session_N_date_time>] <speaker>: <text>`` (and
   `` (shares <blip_caption>)`` when the turn shares a picture). The notes are written in one run, so they
-  all carry that run's day, and one conversation (thread) writes them all;
+  all carry that run's day; one conversation (thread) writes them all here (which thread the held-out
+  measurement writes with is not stated; one per session would only part the sessions' edges);
 - every question of category 1 to 4 (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop; 5 has no
   evidence) whose evidence names turns of the conversation is asked with ``recall(k=20)``;
 - the score is evidence recall@k: the share of a question's (distinct, known) evidence turns among the
@@ -25,8 +26,8 @@ notes: Okapi BM25 (k1 1.2, b 0.75, lower-cased ``\\w+`` tokens, no stop words, n
 the MiniLM vectors (float, as the model answers), and their reciprocal rank fusion (constant 60, the
 first 100 of each). Each text is embedded once per run, and every ranking measured reuses the vectors.
 
-**The ablation** (``--ablation``): every ranking setting moved alone from the defaults, on these two
-conversations and on the synthetic dev set side by side (``bench.recall_knobs``).
+**The ablation** (``python -m bench.recall_knobs``): every ranking setting moved alone from the defaults,
+on these two conversations and on the synthetic dev set side by side.
 """
 
 from __future__ import annotations
@@ -296,12 +297,8 @@ def main(argv: list[str] | None = None) -> int:
     from bench.runner import configure
 
     configure()
-    result = measure(log)
-    print("\n".join(report(result)), flush=True)
-    if result is not None and "--ablation" in (sys.argv[1:] if argv is None else argv):
-        from bench import recall_knobs
-
-        print("\n".join(["", *recall_knobs.report(recall_knobs.measure(result, log))]), flush=True)
+    del argv
+    print("\n".join(report(measure(log))), flush=True)
     return 0
 
 
