@@ -4,11 +4,11 @@ Run by ``bench.recall_quality`` (``python -m bench.recall_quality``): on the dev
 each scope's rows as the table's Query reads them (newest first, with their days and int8 vectors),
 ``recall.ranking.rank_rows`` answers 10 notes on the table's two paths (``keyword``: no vectors;
 ``hybrid``: with them, the fusion the index's path uses too), first as today's recall ranked them (the
-first k of BM25 or of the fusion), then with one note per fact, diversity, time and feedback added in
+first k of BM25 or of the fusion), then with one note per fact, time, feedback and neighbours added in
 turn; then each new setting is swept with the others at their defaults. Reported as recall@1/5/10 over
-all questions and per kind. Neighbours (``recall.neighbours``, off by default) come last, on the dev set
-as generated and on the same set with each several-note fact told in one conversation (``one_sitting``),
-with the reads the index's path would add for them.
+all questions and per kind. Diversity (off by default: it cost real conversations, ``bench.recall_knobs``)
+comes last; neighbours are also measured on the same set with each several-note fact told in one
+conversation (``one_sitting``), with the reads the index's path would add for them.
 """
 
 from __future__ import annotations
@@ -31,11 +31,11 @@ def _ablation_steps() -> list[tuple[str, Any]]:
 
     return [
         ("before: today's recall (first k of BM25 / of the fusion)", None),
-        ("+ one note per fact (near-duplicates)", Tuning(diversity_weight=1.0, expansion_terms=0, date_boost=0.0)),
-        ("+ diversity (MMR)", Tuning(expansion_terms=0, date_boost=0.0)),
-        ("+ time in the question", Tuning(expansion_terms=0)),
-        ("+ relevance feedback: all, the defaults", Tuning()),
-        ("+ neighbours, 1 each side (not a default)", Tuning(neighbours=1)),
+        ("+ one note per fact (near-duplicates)", Tuning(expansion_terms=0, date_boost=0.0, neighbours=0)),
+        ("+ time in the question", Tuning(expansion_terms=0, neighbours=0)),
+        ("+ relevance feedback", Tuning(neighbours=0)),
+        ("+ neighbours, 1 each side: all, the defaults", Tuning()),
+        ("+ diversity (MMR) at 0.4 (not a default)", Tuning(diversity_weight=0.4)),
     ]
 
 

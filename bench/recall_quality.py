@@ -9,8 +9,8 @@ and ``hybrid`` (``search.fusion.weighted_fusion`` at the default weight: recall 
 the fusion of the index path). Each reports evidence recall@1, @5 and @10 (the share of a question's
 evidence notes in the first k, averaged), overall and per question kind, and a sweep of the keyword
 weight. Then the **ablation**: recall's own ranking (``recall.ranking.rank_rows``) on the table's two paths
-(keyword, hybrid), with each mechanism added in turn (one note per fact, diversity, time, feedback), and a
-sweep of each new setting with the others at their defaults. The vectors are
+(keyword, hybrid), with each mechanism added in turn (one note per fact, time, feedback, neighbours,
+then diversity), and a sweep of each new setting with the others at their defaults. The vectors are
 all-MiniLM-L6-v2's (``local:minilm``, int8 as stored with notes) when its wheel
 is installed, else the test suite's fake model (and the report says so: its figures mean little).
 
@@ -81,23 +81,29 @@ def _embedder() -> tuple[str, Any, float]:
         return "the fake model of tests/ (local:minilm not installed)", FakeEmbeddingModel(), 0.0
 
 
+_EMBEDDED: dict[str, list[list[float]]] = {}  # within a run: the dev set and the ablation embed once
+
+
 def _cached(texts: list[str], embedder: Any, *, vectors: list[list[float]] | None = None) -> list[list[float]]:
-    """The texts' vectors; with ``RECALL_QUALITY_CACHE`` (a folder) kept there between runs (tuning only)."""
+    """The texts' vectors, once per run; with ``RECALL_QUALITY_CACHE`` (a folder) kept there between runs
+    (tuning only)."""
     import hashlib
     import os
     import pickle
     from pathlib import Path
 
+    key = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:16]
+    if key in _EMBEDDED and vectors is None:
+        return _EMBEDDED[key]
     folder = os.environ.get("RECALL_QUALITY_CACHE")
-    if not folder:
-        return vectors if vectors is not None else embedder.embed(texts)
-    path = Path(folder) / (hashlib.sha256("\n".join(texts).encode()).hexdigest()[:16] + ".pickle")
-    if path.exists():
+    path = Path(folder) / (key + ".pickle") if folder else None
+    if path is not None and path.exists():
         cached: list[list[float]] = pickle.loads(path.read_bytes())  # noqa: S301 - our own file
         return cached
-    result = vectors if vectors is not None else embedder.embed(texts)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(pickle.dumps(result))
+    result = _EMBEDDED[key] = vectors if vectors is not None else embedder.embed(texts)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(pickle.dumps(result))
     return result
 
 

@@ -24,6 +24,8 @@ from bench import (
     local_load,
     local_workload,
     people,
+    recall_knobs,
+    recall_locomo,
     recall_quality,
     redaction,
     scale,
@@ -184,6 +186,10 @@ def main(argv: list[str] | None = None) -> int:
     quality = recall_quality.measure_quality(log, on_node=True), recall_quality.measure_latency(log)
     sections["Recall quality (dev set) and hybrid recall without OpenSearch"] = "\n".join(
         recall_quality.report(*quality)
+    )
+    locomo = recall_locomo.measure(log)  # bench/recall_locomo.py: skipped without the two conversations
+    sections["Recall on two real conversations (LoCoMo dev)"] = "\n".join(
+        recall_locomo.report(locomo) + (["", *recall_knobs.report(recall_knobs.measure(locomo, log))] if locomo else [])
     )
     print("\n\n".join(sections.values()))
     meta = {

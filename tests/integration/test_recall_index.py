@@ -120,7 +120,9 @@ def _hit(position, score=1.0, scope="user#u-1"):
     return IndexHit(scope, "2026-12-03", position, score)
 
 
-def test_with_embeddings_both_rankings_are_fused_by_weighted_normalised_scores(call, index, embedder):
+def test_with_embeddings_both_rankings_are_fused_by_weighted_normalised_scores(call, index, embedder, monkeypatch):
+    monkeypatch.setenv("MEMORY_RECALL_NEIGHBOURS", "0")  # the fused scores alone, without the hit's neighbours
+    bootstrap.reset()
     first, second, third = (_remember(call, text) for text in ("tea at nine", "green tea", "a kitten named Tea"))
     index.hits = [_hit(2, 7.0), _hit(1, 3.0)]  # BM25
     index.semantic_hits = [_hit(3, 0.9), _hit(2, 0.8)]  # kNN

@@ -51,7 +51,9 @@ def test_the_scopes_statistics_decide_the_order_not_the_nodes(call, index):
     ]
 
 
-def test_without_the_scopes_statistics_the_nodes_order_stands_counted(call, index, capsys):
+def test_without_the_scopes_statistics_the_nodes_order_stands_counted(call, index, capsys, monkeypatch):
+    monkeypatch.setenv("MEMORY_RECALL_NEIGHBOURS", "0")  # the node's own scores, without the hit's neighbours
+    bootstrap.reset()
     hiking = _remember(call, "Maya went hiking with Maya's sister")
     kitten = _remember(call, "The kitten is called Miso")
     hits = [_hit(hiking, 5.0), _hit(kitten, 1.0)]  # collection None: the node's count failed

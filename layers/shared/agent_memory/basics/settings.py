@@ -49,14 +49,14 @@ class Settings(BaseModel):
     embedding_dimensions: int = Field(default=1024, ge=1, le=16_000, description="checked against every vector")
     recall_keyword_weight: float = Field(default=0.8, ge=0, le=1, description="BM25's share of the fused score")
     recall_diversity_weight: float = Field(
-        default=0.4, ge=0, le=1, description="relevance's share of each MMR pick; 1: no diversity"
+        default=1.0, ge=0, le=1, description="relevance's share of each MMR pick; 1: no diversity"
     )
     recall_expansion_terms: int = Field(default=3, ge=0, le=10, description="feedback terms added to BM25; 0: off")
     recall_date_boost: float = Field(
         default=1.0, ge=0, le=10, description="added to notes written on the days a query names (x the best score)"
     )
     recall_neighbours: int = Field(
-        default=0, ge=0, le=3, description="same-conversation notes each side of a strong hit joining recall; 0: off"
+        default=1, ge=0, le=3, description="same-conversation notes each side of a strong hit joining recall; 0: off"
     )
     redact_extra: frozenset[str] = Field(default=frozenset(), description="email, phone: also redacted")
     quota_notes_per_day: int = Field(default=500, ge=1)
