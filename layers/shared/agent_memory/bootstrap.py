@@ -107,8 +107,8 @@ class Services:
     def chat_models(self) -> ChatModels:
         """The chat model of each use, made on its first need: the flush's within its 5-second answer, a
         compression's and the fold's within ``MEMORY_CHAT_TIMEOUT_S``."""
-        timeout_s = self.settings.chat_timeout_s
-        return ConfiguredChatModels(self.settings, {"compression": timeout_s, "flush": FLUSH_BUDGET_S, "fold": timeout_s})
+        turn_s = self.settings.chat_timeout_s
+        return ConfiguredChatModels(self.settings, {"compression": turn_s, "flush": FLUSH_BUDGET_S, "fold": turn_s})
 
     @cached_property
     def idempotency(self) -> IdempotencyStore:
