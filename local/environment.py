@@ -136,7 +136,7 @@ def start_embedded_dynamodb() -> Any:
     The variable is boto3's own, so the handlers' clients follow it without knowing about the local stack.
     moto runs as the tests run it (local/moto_fast.py, for the life of the process): requests serialised,
     transactions idempotent by their token, and backups of only what a transaction names, so memory and
-    write latency stay flat however many notes it holds.
+    write latency stay flat however many notes it holds; and DynamoDB's vector indexes (local/moto_vectors.py).
     """
     if os.environ.get("AWS_ENDPOINT_URL_DYNAMODB"):
         return None
@@ -145,9 +145,11 @@ def start_embedded_dynamodb() -> Any:
     from moto.server import ThreadedMotoServer
 
     from local.moto_fast import embedded_moto, plain_item_answers
+    from local.moto_vectors import vector_indexes
 
     _PATCHES.enter_context(embedded_moto())  # the server answers on this process's threads, for the process's life
     _PATCHES.enter_context(plain_item_answers())
+    _PATCHES.enter_context(vector_indexes())
 
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per DynamoDB call
     server = ThreadedMotoServer(ip_address=HOST, port=0, verbose=False)

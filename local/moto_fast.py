@@ -76,7 +76,10 @@ def _transaction_request(handler: Any) -> tuple[str, str] | None:
 
 TOKEN_SECONDS = 600  # how long DynamoDB answers a repeated ClientRequestToken as it did the first time
 # The requests that only read: every other one may change a table (local/saved_data.py counts those).
-_READS = {"GetItem", "BatchGetItem", "Query", "Scan", "TransactGetItems", "DescribeTable", "ListTables"}
+_READS = {
+    *("GetItem", "BatchGetItem", "Query", "Scan", "SearchVectors", "TransactGetItems"),
+    *("DescribeTable", "ListTables"),
+}
 
 
 class _Requests:
