@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import boto3
@@ -217,6 +218,7 @@ def test_an_undefined_placeholder_is_refused(products: Any) -> None:
 def test_wrong_dimensions_are_refused(products: Any) -> None:
     _refused(products, moto_vectors.WRONG_DIMENSIONS.format(2, INDEX, 3), vector=_vector(1, 0))
     _refused(products, moto_vectors.NOT_A_VECTOR, vector=[{"S": "1"}, {"N": "0"}, {"N": "0"}])
+    _refused(products, moto_vectors.NOT_A_VECTOR, vector=[{"N": "NaN"}, {"N": "0"}, {"N": "0"}])
 
 
 def test_top_k_bounds(products: Any) -> None:
@@ -295,3 +297,11 @@ def test_the_local_stacks_server_answers_search_vectors(moto_server: Any) -> Non
     _put(moto_server)
     results = _search(moto_server)["SearchResults"]
     assert [r["Item"]["ProductId"]["S"] for r in results] == ["p1", "p4", "p3", "p2"]
+
+
+def test_no_lambda_code_imports_the_double() -> None:
+    """A test double of the AWS API: the functions and their layer reach it only through boto3, never by import."""
+    root = Path(__file__).resolve().parents[2]
+    sources = [*(root / "layers").rglob("*.py"), *(root / "functions").rglob("*.py")]
+    assert sources
+    assert [path for path in sources if "moto_vectors" in path.read_text()] == []
