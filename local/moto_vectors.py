@@ -72,13 +72,16 @@ def _indexes(table: Any) -> dict[str, dict[str, Any]]:
     return indexes
 
 
-def _declare(table: Any, attributes: list[dict[str, str]], declared: list[dict[str, Any]]) -> None:
-    """Check and keep new indexes: [guide] on-demand tables only; [trouble] every SearchSchema attribute in the
-    table's AttributeDefinitions; [model] the enums and the required members."""
-    if table.billing_mode != "PAY_PER_REQUEST":
+def _checked(
+    billing: str | None, attributes: list[dict[str, str]], declared: list[dict[str, Any]], existing: set[str]
+) -> dict[str, dict[str, Any]]:
+    """New indexes, by name, once checked (before anything is changed: a refused request changes nothing):
+    [guide] on-demand tables only; [trouble] every SearchSchema attribute in the table's AttributeDefinitions;
+    [model] the enums; a name not already the table's."""
+    if billing != "PAY_PER_REQUEST":
         raise _validation(ON_DEMAND_ONLY)
     defined = {definition["AttributeName"] for definition in attributes}
-    indexes = _indexes(table)
+    indexes: dict[str, dict[str, Any]] = {}
     for index in declared:
         if any(element["AttributeName"] not in defined for element in index.get("SearchSchema", [])):
             raise _validation(NOT_DEFINED)
@@ -86,9 +89,10 @@ def _declare(table: Any, attributes: list[dict[str, str]], declared: list[dict[s
             raise _validation(f"DistanceFunction must be one of {', '.join(DISTANCES)} (emulated message)")
         if index["Projection"].get("ProjectionType", "ALL") not in PROJECTIONS:
             raise _validation(f"ProjectionType must be one of {', '.join(PROJECTIONS)} (emulated message)")
-        if index["IndexName"] in indexes:
+        if index["IndexName"] in existing or index["IndexName"] in indexes:
             raise _validation(f"Vector index {index['IndexName']} already exists (emulated message)")
         indexes[index["IndexName"]] = {key: index[key] for key in _DECLARED if key in index}
+    return indexes
 
 
 _DECLARED = ("IndexName", "VectorAttribute", "SearchSchema", "Projection", "Dimensions", "DistanceFunction")
@@ -338,13 +342,9 @@ def vector_indexes() -> Iterator[None]:
         declared = self.body.get("VectorIndexes", [])
         if not declared:
             return create_table(self)
-        if self.body.get("BillingMode") != "PAY_PER_REQUEST":
-            raise _validation(ON_DEMAND_ONLY)
-        defined = {definition["AttributeName"] for definition in self.body["AttributeDefinitions"]}
-        if any(e["AttributeName"] not in defined for index in declared for e in index.get("SearchSchema", [])):
-            raise _validation(NOT_DEFINED)  # checked before moto makes the table: a refused request changes nothing
+        new = _checked(self.body.get("BillingMode"), self.body["AttributeDefinitions"], declared, set())
         table, _ = with_indexes(self, create_table, declared)
-        _declare(table, table.attr, declared)
+        _indexes(table).update(new)
         return DynamoResult(table.describe())
 
     def update(self: DynamoHandler) -> Any:
@@ -356,12 +356,13 @@ def vector_indexes() -> Iterator[None]:
         for update in updates:
             if "Delete" in update and update["Delete"]["IndexName"] not in _indexes(table):
                 raise _validation(NO_INDEX.format(update["Delete"]["IndexName"]))
-        attributes = {a["AttributeName"]: a for a in [*table.attr, *self.body.get("AttributeDefinitions", [])]}
-        _declare(table, list(attributes.values()), created)
+        attributes = [*table.attr, *self.body.get("AttributeDefinitions", [])]
+        new = _checked(table.billing_mode, attributes, created, set(_indexes(table)))
         with_indexes(self, update_table, created)
         for update in updates:
             if "Delete" in update:
                 del _indexes(table)[update["Delete"]["IndexName"]]
+        _indexes(table).update(new)
         return DynamoResult(table.describe())
 
     def describe_with_indexes(self: Table, base_key: str = "TableDescription") -> dict[str, Any]:

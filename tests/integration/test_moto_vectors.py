@@ -253,9 +253,11 @@ def test_a_missing_index_or_table(products: Any) -> None:
 
 def test_create_table_refusals_change_nothing(aws: Any) -> None:
     unknown = _index(SearchSchema=[{"AttributeName": "Brand", "SearchSchemaElementType": "HASH"}])
+    dot = "DistanceFunction must be one of COSINE, DOT_PRODUCT, EUCLIDEAN (emulated message)"
     for index, billing, message in [
         (unknown, "PAY_PER_REQUEST", moto_vectors.NOT_DEFINED),
         (_index(), "PROVISIONED", moto_vectors.ON_DEMAND_ONLY),
+        (_index(DistanceFunction="MANHATTAN"), "PAY_PER_REQUEST", dot),
     ]:
         with pytest.raises(ClientError) as raised:
             _table(aws, index, billing=billing)
@@ -268,6 +270,10 @@ def test_update_table_adds_an_index_over_existing_items_and_deletes_it(aws: Any)
     _put(aws)
     assert "VectorIndexes" not in aws.describe_table(TableName=TABLE)["Table"]
     aws.update_table(TableName=TABLE, AttributeDefinitions=SEARCHED, VectorIndexUpdates=[{"Create": _index()}])
+    with pytest.raises(ClientError) as raised:  # a second index of the same name changes nothing
+        aws.update_table(TableName=TABLE, VectorIndexUpdates=[{"Create": _index(DistanceFunction="EUCLIDEAN")}])
+    assert raised.value.response["Error"]["Message"] == f"Vector index {INDEX} already exists (emulated message)"
+    assert aws.describe_table(TableName=TABLE)["Table"]["VectorIndexes"][0]["DistanceFunction"] == "COSINE"
     assert [r["Item"]["ProductId"]["S"] for r in _search(aws, top_k=1)["SearchResults"]] == ["p1"]
     aws.update_table(TableName=TABLE, VectorIndexUpdates=[{"Delete": {"IndexName": INDEX}}])
     assert "VectorIndexes" not in aws.describe_table(TableName=TABLE)["Table"]
