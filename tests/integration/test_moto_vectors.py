@@ -311,3 +311,15 @@ def test_no_lambda_code_imports_the_double() -> None:
     sources = [*(root / "layers").rglob("*.py"), *(root / "functions").rglob("*.py")]
     assert sources
     assert [path for path in sources if "moto_vectors" in path.read_text()] == []
+
+
+def test_the_local_stacks_snapshot_keeps_the_index(products: Any) -> None:
+    """local/saved_data.py pickles moto's tables: the index is kept on the table, so a restart still searches."""
+    import pickle
+
+    from moto.core import DEFAULT_ACCOUNT_ID
+    from moto.dynamodb.models import dynamodb_backends
+
+    backend = dynamodb_backends[DEFAULT_ACCOUNT_ID][products.meta.region_name]
+    backend.tables[TABLE] = pickle.loads(pickle.dumps(backend.tables[TABLE]))  # noqa: S301 - written just above
+    assert [r["Item"]["ProductId"]["S"] for r in _search(products, top_k=1)["SearchResults"]] == ["p1"]
