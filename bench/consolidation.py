@@ -92,6 +92,7 @@ def measure_consolidation(
     from agent_memory.basics.settings import get_settings
     from agent_memory.domain.notes import Origin
     from agent_memory.domain.scope import Scope
+    from agent_memory.domain.text_pipeline import NOTE, prepare
     from local.template import load_handler
     from tests.events import event_body
     from tests.fakes import FakeChatModel
@@ -107,7 +108,12 @@ def measure_consolidation(
                 notes.append(
                     scope,
                     created=at,
-                    text=toolkit.fact_text(scope_index * notes_each + index).removeprefix("- "),
+                    text=prepare(
+                        toolkit.fact_text(scope_index * notes_each + index).removeprefix("- "),
+                        "remember",
+                        NOTE,
+                        extra=frozenset(),
+                    ).text,
                     source="remember",
                     origin=Origin(user, "t-1"),
                 )

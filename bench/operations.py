@@ -180,12 +180,18 @@ def seed_context_scope(client: Any) -> None:
     """A realistic scope for the per-turn read: a 3,000-character document and 10 notes over two days."""
     from agent_memory.domain.document import Author
     from agent_memory.domain.scope import Scope
+    from agent_memory.domain.text_pipeline import DOCUMENT, prepare
     from agent_memory.storage.document_store import DocumentStore
 
     scope = Scope("personal", CONTEXT_USER)
     author = Author(user_id=CONTEXT_USER, thread_id="t-1")
     DocumentStore(client, TABLE).save(
-        scope, document_text(3000, 0), expected_version=0, updated_at=NOW_MS, reason="tool", by=author
+        scope,
+        prepare(document_text(3000, 0), "tool", DOCUMENT, extra=frozenset()).text,
+        expected_version=0,
+        updated_at=NOW_MS,
+        reason="tool",
+        by=author,
     )
     seed_notes(client, CONTEXT_USER, 10, days=(YESTERDAY, TODAY))
 
@@ -195,6 +201,7 @@ def seed_notes(client: Any, user_id: str, count: int, *, days: tuple[str, ...]) 
     items have exactly the service's shape."""
     from agent_memory.domain.notes import Origin
     from agent_memory.domain.scope import Scope
+    from agent_memory.domain.text_pipeline import NOTE, prepare
     from agent_memory.storage.note_store import NoteStore
 
     scope = Scope("personal", user_id)
@@ -204,7 +211,8 @@ def seed_notes(client: Any, user_id: str, count: int, *, days: tuple[str, ...]) 
         origin = Origin(user_id=user_id, thread_id=f"t-{index}")
         text = fact_text(index).removeprefix("- ")
         created = datetime.fromisoformat(f"{day}T09:{index % 60:02d}:00+00:00")
-        notes.append(scope, created=created, text=text, source="remember", origin=origin)
+        stored = prepare(text, "remember", NOTE, extra=frozenset()).text
+        notes.append(scope, created=created, text=stored, source="remember", origin=origin)
 
 
 @dataclass

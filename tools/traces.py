@@ -97,6 +97,7 @@ def main() -> None:
     from agent_memory import bootstrap
     from agent_memory.domain.notes import Origin
     from agent_memory.domain.scope import Scope
+    from agent_memory.domain.text_pipeline import NOTE, prepare
     from local.lambda_context import LambdaContext
     from local.template import load_handler, table_definitions
     from tests.fakes import FakeChatModel
@@ -117,7 +118,7 @@ def main() -> None:
             services.notes.append(
                 Scope("personal", "u-9"),
                 created=created + timedelta(minutes=i),
-                text=f"fact {i}",
+                text=prepare(f"fact {i}", "remember", NOTE, extra=frozenset()).text,
                 source="remember",
                 origin=Origin("u-9", "t-1"),
             )

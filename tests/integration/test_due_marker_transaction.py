@@ -15,7 +15,7 @@ from agent_memory.domain.scope import Scope
 from agent_memory.storage.due_scopes import DueScopes
 from agent_memory.storage.keys import DUE_SK
 from agent_memory.storage.note_store import NoteStore
-from tests.support.scopes import note_texts, private
+from tests.support.scopes import note_texts, private, stored
 
 TABLE = "MemoryTable"
 CUTOFF = "2026-12-31T00:00:00.000Z"
@@ -71,7 +71,9 @@ class AnswerLostOnce:
 
 
 def _append(client: Any, scope: Scope, created: datetime, text: str) -> None:
-    NoteStore(client, TABLE).append(scope, created=created, text=text, source="remember", origin=Origin("u-1", "t-1"))
+    NoteStore(client, TABLE).append(
+        scope, created=created, text=stored(text), source="remember", origin=Origin("u-1", "t-1")
+    )
 
 
 def _marker(client: Any, scope: Scope) -> dict[str, Any]:
@@ -124,7 +126,7 @@ def test_a_loaded_note_makes_its_scope_due_with_it_and_once(aws):
     scope = Scope("personal", "u-load")
     store = NoteStore(aws, TABLE)
     _append(aws, scope, datetime(2026, 11, 25, 9, 0, tzinfo=UTC), "today's")
-    old = Note("2026-11-02", 3, "imported", "2026-11-02T07:00:00.000Z", "remember", Origin("u-1", "t-1"))
+    old = Note("2026-11-02", 3, stored("imported"), "2026-11-02T07:00:00.000Z", "remember", Origin("u-1", "t-1"))
 
     store.load(scope, old)
     store.load(scope, old)  # a resumed import

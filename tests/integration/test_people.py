@@ -18,7 +18,7 @@ from tests.support.consolidation import consolidate
 from tests.support.management import ADMIN, USER, local_auth, manage  # noqa: F401 - the fixture applies
 from tests.support.models import scripted_models
 from tests.support.people import delete, erasable, export_all, fill, get, partition
-from tests.support.scopes import PERSONAL, TEAM, private, shared, write_note
+from tests.support.scopes import PERSONAL, TEAM, private, shared, stored, write_note
 
 MEMBER = mint("u-2", ["w-3"])
 
@@ -201,7 +201,7 @@ def test_an_erased_note_never_reaches_a_consolidation_written_version(aws, monke
     texts = ("u-1's secret plan", "someone else's fact")
     for author, text in zip(("u-1", "u-2"), texts, strict=True):
         bootstrap.services().memory_service.notes.append(
-            TEAM, created=old, text=text, source="remember", origin=Origin(author, "t")
+            TEAM, created=old, text=stored(text), source="remember", origin=Origin(author, "t")
         )
     prompts: list[str] = []
 

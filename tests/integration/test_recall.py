@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent_memory.recall import service as recall
-from tests.support.scopes import private, shared
+from tests.support.scopes import private, shared, stored
 
 
 def _remember(call, text, context=None):
@@ -198,7 +198,7 @@ def _store_with_notes(client, count):
         store.append(
             scope,
             created=datetime(2026, 12, 3, 10, tzinfo=UTC),
-            text=f"n{i}",
+            text=stored(f"n{i}"),
             source="remember",
             origin=Origin("u", "t"),
         )

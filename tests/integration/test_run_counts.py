@@ -25,7 +25,7 @@ from tests.fakes import FakeChatModel
 from tests.support.consolidation import NOTE_LINE, RUN_AT, consolidate, folded_counts, merge, notes_of
 from tests.support.faults import SeededLoss
 from tests.support.models import scripted_models
-from tests.support.scopes import write_note
+from tests.support.scopes import stored_document, write_note
 
 # Every write of a fold (its claim, save, marks, pending record, settle and counts); the planner's own lease and
 # record are PutItems, whose loss fails the invocation, which Lambda then sends again.
@@ -49,7 +49,7 @@ def hold_notes_in_documents(scopes: list[Scope]) -> None:
         content = "\n".join(f"- fact {n} of {scope.key}" for n in range(3))
         store.save(
             scope,
-            content,
+            stored_document(content),
             expected_version=0,
             updated_at="2026-11-20T00:00:00.000Z",
             reason="tool",

@@ -10,7 +10,7 @@ from agent_memory.domain.notes import Note, Origin
 from agent_memory.search.notes_index import document_id
 from local import reindex
 from tests.fake_embeddings import FakeEmbeddingModel, fake_vector
-from tests.support.scopes import private, shared
+from tests.support.scopes import private, shared, stored
 
 pytestmark = pytest.mark.slow
 
@@ -102,7 +102,7 @@ def test_reindex_pages_through_a_scope_bigger_than_one_bulk_and_one_search_page(
         notes.append(
             scope,
             created=datetime(2026, 12, 1, 8, tzinfo=UTC),
-            text=f"note {number}",
+            text=stored(f"note {number}"),
             source="remember",
             origin=Origin("u-1", "t-1"),
         )
@@ -125,7 +125,7 @@ def test_a_note_written_after_the_query_began_is_not_removed(aws, notes_index):
         written = notes.append(
             scope,
             created=datetime(2026, 12, 3, 10, tzinfo=UTC),
-            text=text,
+            text=stored(text),
             source="remember",
             origin=Origin("u-1", "t-1"),
         )

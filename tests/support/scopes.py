@@ -8,17 +8,28 @@ from typing import Any
 from agent_memory import bootstrap
 from agent_memory.domain.notes import Origin
 from agent_memory.domain.scope import Scope
+from agent_memory.domain.text_pipeline import DOCUMENT, NOTE, StoredText, prepare
 
 PERSONAL = Scope("personal", "u-1")
 TEAM = Scope("team", "w-3")
 
 
+def stored(text: str) -> StoredText:
+    """``text`` as remember's text pipeline stores it: what a test writing through a store hands it."""
+    return prepare(text, "remember", NOTE, extra=frozenset()).text
+
+
+def stored_document(content: str) -> StoredText:
+    """``content`` as a tool write's text pipeline stores it."""
+    return prepare(content, "tool", DOCUMENT, extra=frozenset()).text
+
+
 def write_note(scope: Scope, created: datetime, text: str) -> str:
-    """A note written at ``created`` through the same store as ``remember``; returns its id."""
+    """A note written at ``created`` through the same pipeline and store as ``remember``; returns its id."""
     note = bootstrap.services().memory_service.notes.append(
         scope,
         created=created,
-        text=text,
+        text=stored(text),
         source="remember",
         origin=Origin("u-1", "t-1"),
     )

@@ -199,6 +199,7 @@ class Services:
             self.stale_records,
             index=self.notes_index,
             quota=self.quota,
+            redact_extra=settings.redact_extra,
         )
 
     @cached_property

@@ -23,7 +23,7 @@ from agent_memory.domain.prompts import (
     consolidation_edits_prompt,
     consolidation_prompt,
 )
-from agent_memory.domain.redaction import redact
+from agent_memory.domain.text_pipeline import DOCUMENT, prepare
 from agent_memory.providers.chat import Answer, ChatModel, Tool
 from agent_memory.search.near_duplicates import near_identical, text_key
 from agent_memory.search.vectors import QueryVector, decode
@@ -166,12 +166,18 @@ def _rewritten(text: str, current: Document) -> str:
     return content
 
 
-def redacted(applied: list[dict[str, Any]] | None, extra: Any) -> list[dict[str, Any]] | None:
-    """The edits as the version records them: their texts redacted like the document they made."""
+def redacted(applied: list[dict[str, Any]] | None, extra: frozenset[str]) -> list[dict[str, Any]] | None:
+    """The edits as the version records them: their texts through the pipeline, like the document they made."""
     if applied is None:
         return None
-    keys = ("after", "line", "text")
     return [
-        {**edit, **{key: redact(edit[key], extra=extra).text for key in keys if isinstance(edit.get(key), str)}}
+        {
+            **edit,
+            **{
+                key: prepare(edit[key], "consolidation", DOCUMENT, extra=extra).text
+                for key in edits.RECORDED_TEXTS
+                if isinstance(edit.get(key), str)
+            },
+        }
         for edit in applied
     ]

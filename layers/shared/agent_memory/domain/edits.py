@@ -226,8 +226,12 @@ def _applied(lines: list[str], replaced: dict[int, Replace | Delete], after: dic
     return "\n".join(out)
 
 
+RECORDED_TEXTS = ("after", "line", "text")  # the keys of a recorded edit that hold the document's text
+
+
 def _recorded(edit: Add | Replace | Delete) -> dict[str, Any]:
-    """An edit as the version records it and the history answers it."""
+    """An edit as the version records it and the history answers it (its ``RECORDED_TEXTS`` go through the text
+    pipeline before they are stored)."""
     if isinstance(edit, Add):
         return {"op": "add", "after": edit.after, "text": "\n".join(_text_lines(edit.text)), "notes": list(edit.notes)}
     if isinstance(edit, Replace):

@@ -8,7 +8,6 @@ from datetime import date
 
 from agent_memory.basics.errors import InvalidInput
 from agent_memory.domain.fence import INVISIBLE, LINE_BREAK_TABLE
-from agent_memory.domain.redaction import redact
 
 NOTE_MAX_CHARS = 2000
 # What of a note's text is read at all: the rest is cut before cleaning or any secret detector runs (the
@@ -16,9 +15,9 @@ NOTE_MAX_CHARS = 2000
 NOTE_INPUT_MAX_CHARS = 100_000
 _BULLETS = ("- ", "* ", "• ")
 _HEADING = re.compile(r"^#{1,6} ")
-# What cleaning removes once line breaks are spaces: control characters (category Cc, U+0000-U+001F and
-# U+007F-U+009F) and the invisible format characters (``fence.INVISIBLE``).
-_HIDDEN = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f]|{INVISIBLE.pattern}")
+# What cleaning removes: the control characters (category Cc, U+0000-U+001F and U+007F-U+009F) that are not
+# line breaks (``fence.LINE_BREAKS``, which become spaces) and the invisible format characters (``fence.INVISIBLE``).
+_HIDDEN = re.compile(f"[\\x00-\\x08\\x0e-\\x1b\\x1f\\x7f-\\x84\\x86-\\x9f]|{INVISIBLE.pattern}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,24 +66,25 @@ def parse_note_id(value: str) -> tuple[str, int] | None:
 class CleanText:
     text: str
     truncated: bool
-    redacted: list[str] = field(default_factory=list)  # the kinds of secret replaced
 
 
-def clean_note_text(
-    raw: str, *, max_chars: int = NOTE_MAX_CHARS, redact_extra: frozenset[str] | None = None
-) -> CleanText:
-    """Make model-written text safe to store and re-inject: one line, no control characters, a bullet's body.
+def normalise_note(raw: str) -> tuple[str, bool]:
+    """``raw`` cut to what is read of a note, without the characters cleaning removes; and whether it was cut."""
+    return _HIDDEN.sub("", raw[:NOTE_INPUT_MAX_CHARS]), len(raw) > NOTE_INPUT_MAX_CHARS
 
-    With ``redact_extra`` (the extra kinds a deployment turns on, ``MEMORY_REDACT_EXTRA``; empty for none),
-    secrets are redacted from the cleaned text, before it is cut to ``max_chars``: what is checked for secrets
-    is what is stored, so no character that cleaning removes can hide a secret from it, and no cut can leave
-    half a secret behind. Without it the text is only cleaned (what a reader of stored notes compares).
+
+def clean_note_text(raw: str, *, max_chars: int = NOTE_MAX_CHARS) -> CleanText:
+    """Make text safe to store and re-inject as a note: one line, no control characters, a bullet's body.
+
+    Cleaning only: every write path stores a note through ``text_pipeline.prepare``, which redacts secrets
+    between normalising and this (so what is checked for secrets is what is stored, and no cut can leave half
+    a secret behind); this alone is what a reader of stored notes compares with.
     Raises InvalidInput for text that is empty after cleaning or that is a Markdown heading.
     """
-    capped = raw[:NOTE_INPUT_MAX_CHARS]
+    normalised, cut = normalise_note(raw)
     # Line and paragraph separators become spaces (a note is one line); control characters and invisible
     # format characters (zero-width, bidi controls) are removed (docs/api.md §6).
-    text = _HIDDEN.sub("", capped.translate(LINE_BREAK_TABLE)).strip()
+    text = normalised.translate(LINE_BREAK_TABLE).strip()
     for bullet in _BULLETS:
         if text.startswith(bullet) or text == bullet.rstrip():  # a bare marker is an empty bullet
             text = text[len(bullet) :].strip()
@@ -99,10 +99,6 @@ def clean_note_text(
             "a note cannot be a heading; write the fact as a plain sentence",
             details=[{"loc": ["arguments", "text"], "msg": "headings are not allowed", "type": "heading"}],
         )
-    kinds: list[str] = []
-    if redact_extra is not None:
-        redacted = redact(text, extra=redact_extra)
-        text, kinds = redacted.text, redacted.kinds
     if len(text) <= max_chars:
-        return CleanText(text, truncated=len(capped) < len(raw), redacted=kinds)
-    return CleanText(text[:max_chars].rstrip(), truncated=True, redacted=kinds)
+        return CleanText(text, truncated=cut)
+    return CleanText(text[:max_chars].rstrip(), truncated=True)

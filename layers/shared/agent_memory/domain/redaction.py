@@ -5,11 +5,12 @@ deployment extends it by adding rows (e.g. an internal token format) with ``regi
 ``phone`` are off unless ``MEMORY_REDACT_EXTRA`` names them. Each secret found is replaced by
 ``[redacted: <kind>]``; the text around it is kept.
 
-The detectors read a *view* of the text in which invisible format characters (zero-width, bidi controls,
-the BOM: what note cleaning removes) are left out and every other space or line separator (U+00A0,
-U+2028...) is a plain space, so that no invisible character can split a secret that a reader, a model or
-cleaning would put back together. What a detector finds in the view is replaced in the text itself,
-invisible characters inside the secret included.
+The detectors read a *view* of the text in which the invisible format characters (zero-width, bidi
+controls, the BOM) and the other control characters (what note cleaning removes) are left out, so that none
+of them can split a secret that a reader, a model or cleaning would put back together. A text holding a
+separator nobody types inside a secret (U+2028, U+2029, U+0085, NBSP...: ``SEPARATORS``) is read twice,
+once with each of them a space and once with them left out, and what either reading finds is replaced. What
+a detector finds in a view is replaced in the text itself, the characters left out inside it included.
 
 Work is bounded: a text longer than ``MAX_CHARS`` is refused before any detector runs (the write paths cap
 or refuse their inputs below it first), and every detector is linear (``secret_detectors``).
@@ -17,13 +18,14 @@ or refuse their inputs below it first), and every detector is linear (``secret_d
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
 from agent_memory.basics.errors import InvalidInput
 from agent_memory.basics.observability import metrics
 from agent_memory.domain.fence import INVISIBLE
-from agent_memory.domain.secret_detectors import DETECTORS, KINDS, Detector, find, luhn, register
+from agent_memory.domain.secret_detectors import DETECTORS, KINDS, Detector, Span, find, luhn, register
 
 __all__ = [
     "DETECTORS",
@@ -42,13 +44,20 @@ __all__ = [
 # the hard limit is at most 125,000 characters (docs/api.md §3); 200,000 leaves room and bounds the work.
 MAX_CHARS = 200_000
 
-# Every other space and line separator reads as a plain space: NBSP, the typographic spaces, U+2028...
-_SPACES = str.maketrans(
-    dict.fromkeys(
-        "\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\x85\x0b\x0c\x1c\x1d\x1e",
-        " ",
-    )
+# The separators nobody types between the characters of a secret: every white space character but the space,
+# the tab and the line break (U+2028, U+2029, U+0085, the vertical tab, NBSP, the typographic spaces...).
+# Cleaning turns the line-like ones into a space; one inserted into a secret splits it for a detector that
+# reads it as a space, and a reader, a model or a copy joins it again. So the detectors read a text that
+# holds one twice: each of them a space, and each of them left out.
+SEPARATORS = "\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000" + "".join(
+    map(chr, range(0x2000, 0x200B))
 )
+_SEPARATOR = re.compile(f"[{SEPARATORS}]")
+_AS_SPACE = str.maketrans(dict.fromkeys(SEPARATORS, " "))
+# What the detectors read through as if it were not there: the invisible characters (``fence.INVISIBLE``) and
+# the control characters that are not white space (note cleaning removes both).
+_ABSENT = re.compile(f"[\\x00-\\x08\\x0e-\\x1b\\x7f-\\x84\\x86-\\x9f]|{INVISIBLE.pattern}")
+_ABSENT_OR_SEPARATOR = re.compile(f"{_ABSENT.pattern}|{_SEPARATOR.pattern}")
 
 
 def marker(kind: str) -> str:
@@ -78,23 +87,39 @@ class _View:
         return index + bisect_right(self.removed, index)
 
 
-def _view(text: str) -> _View:
-    if text.isascii():
-        return _View(text, [])
-    spaced = text.translate(_SPACES)
-    if INVISIBLE.search(spaced) is None:
-        return _View(spaced, [])
+def _view(text: str, *, joined: bool) -> _View:
+    """The detectors' view: what they read through left out, and the separators spaces (or, ``joined``, left out)."""
+    spaced = text if joined else text.translate(_AS_SPACE)  # same length: every index stays where it was
     removed: list[int] = []
     pieces: list[str] = []
     kept = 0  # characters of the view so far
     last = 0
-    for found in INVISIBLE.finditer(spaced):
+    for found in (_ABSENT_OR_SEPARATOR if joined else _ABSENT).finditer(spaced):  # each match is one character
         pieces.append(spaced[last : found.start()])
         kept += found.start() - last
         removed.append(kept)
         last = found.end()
+    if not removed:
+        return _View(spaced, [])
     pieces.append(spaced[last:])
     return _View("".join(pieces), removed)
+
+
+def _found(text: str, extra: frozenset[str], *, joined: bool) -> list[Span]:
+    """The spans the detectors find in one view of ``text``, as offsets of ``text``."""
+    view = _view(text, joined=joined)
+    return [(view.original(start), view.original(end - 1) + 1, kind) for start, end, kind in find(view.text, extra)]
+
+
+def _merged(spans: list[Span]) -> list[Span]:
+    """Overlapping spans (of the two views) as one, with the kind of the one that starts first."""
+    merged: list[Span] = []
+    for start, end, kind in sorted(spans):
+        if merged and start < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]), merged[-1][2])
+        else:
+            merged.append((start, end, kind))
+    return merged
 
 
 def redact(text: str, *, extra: frozenset[str] = frozenset()) -> Redacted:
@@ -107,18 +132,18 @@ def redact(text: str, *, extra: frozenset[str] = frozenset()) -> Redacted:
             f"the text is {len(text):,} characters; at most {MAX_CHARS:,} can be checked for secrets",
             details=[{"loc": ["text"], "msg": "too long to check for secrets", "type": "too_long"}],
         )
-    view = _view(text)
-    spans = find(view.text, extra)
+    spans = _found(text, extra, joined=False)
+    if _SEPARATOR.search(text) is not None:
+        spans = _merged(spans + _found(text, extra, joined=True))
     if not spans:
         return Redacted(text, [])
     pieces: list[str] = []
     found: list[str] = []
     last = 0
     for start, end, kind in spans:
-        begin, finish = view.original(start), view.original(end - 1) + 1
-        pieces.append(text[last:begin])
+        pieces.append(text[last:start])
         pieces.append(marker(kind))
-        last = finish
+        last = end
         if kind not in found:
             found.append(kind)
     pieces.append(text[last:])

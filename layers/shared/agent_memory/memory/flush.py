@@ -18,10 +18,11 @@ from agent_memory.basics.deadline import DeadlineExceeded, within
 from agent_memory.basics.errors import MemoryServiceError, ModelUnavailable
 from agent_memory.basics.observability import logger, metrics, model_tokens
 from agent_memory.domain.commands import FlushCommand
-from agent_memory.domain.notes import Note, clean_note_text, parse_note_id
+from agent_memory.domain.notes import Note, parse_note_id
 from agent_memory.domain.prompts import FLUSH_SYSTEM, flush_prompt
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.shapes import Note as NoteShape
+from agent_memory.domain.text_pipeline import Form, prepare
 from agent_memory.memory.summary import summarise
 from agent_memory.providers.chat import Answer, ChatModel
 from agent_memory.storage.flush_store import FlushMarker, FlushStore
@@ -29,6 +30,7 @@ from agent_memory.storage.note_store import NoteStore
 
 FLUSH_BUDGET_S = 5.0
 FLUSH_NOTE_MAX_CHARS = 500
+FLUSH_NOTE = Form(one_line=True, max_chars=FLUSH_NOTE_MAX_CHARS)
 FLUSH_MAX_TOKENS = 300
 # Kept back from the budget for the write after the model answers (two DynamoDB requests).
 WRITE_RESERVE_S = 0.6
@@ -97,8 +99,7 @@ class FlushService:
             return self._duplicate(scope, earlier)
         try:
             answer = self._summary(list(command.messages), deadline)
-            # The model's text is cleaned, then checked for secrets, then cut (notes.clean_note_text).
-            cleaned = clean_note_text(answer.text, max_chars=FLUSH_NOTE_MAX_CHARS, redact_extra=self.redact_extra)
+            cleaned = prepare(answer.text, "flush", FLUSH_NOTE, extra=self.redact_extra)  # the summary's text
             if time.monotonic() + WRITE_RESERVE_S / 2 > deadline:  # the write needs about 0.3 s at worst
                 raise FlushFailed("the 5-second budget ran out before the note could be written")
             note = self.notes.append_completing_flush(

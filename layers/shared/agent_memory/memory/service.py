@@ -22,12 +22,12 @@ from agent_memory.domain.document import (
     Document,
     soft_limit_warnings,
 )
-from agent_memory.domain.notes import Note, Origin, clean_note_text, note_id
-from agent_memory.domain.redaction import Redacted, redact
+from agent_memory.domain.notes import Note, Origin, note_id
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.shapes import Document as DocumentShape
 from agent_memory.domain.shapes import MemoryContext, Remembered, SavedDocument
 from agent_memory.domain.shapes import Note as NoteShape
+from agent_memory.domain.text_pipeline import DOCUMENT, NOTE, StoredText, WritePath, prepare
 from agent_memory.memory.compression import compress, refuse_incompressible
 from agent_memory.providers.chat import ChatModel
 from agent_memory.search.near_duplicates import newest_of_each, similar_to
@@ -62,7 +62,7 @@ class MemoryService:
 
     def remember(self, scope: Scope, origin: Origin, text: str) -> Remembered:
         """Append ``text`` as a note of ``scope`` written by ``origin``'s conversation."""
-        cleaned = clean_note_text(text, redact_extra=self.redact_extra)  # redacted once clean, before it is stored
+        cleaned = prepare(text, "remember", NOTE, extra=self.redact_extra)
         vector = self.notes.vector_of(cleaned.text)  # kept: the repeat check compares it with the recent notes'
         note = self.notes.append(
             scope,
@@ -121,8 +121,9 @@ class MemoryService:
                     cosines[ident] = query.cosine(stored)
         return similar_to(note.text, [(ident, row.text) for ident, row in others], cosines=cosines)
 
-    def _redact(self, text: str) -> Redacted:
-        return redact(text, extra=self.redact_extra)
+    def _prepared(self, text: str, path: WritePath) -> tuple[StoredText, list[str]]:
+        prepared = prepare(text, path, DOCUMENT, extra=self.redact_extra)
+        return prepared.text, prepared.redacted
 
     def update_memory(self, write: DocumentWrite, *, allow_empty: bool = False) -> SavedDocument:
         """The one validated write path: limits, compression, history, optimistic concurrency.
@@ -131,14 +132,14 @@ class MemoryService:
         current, re-reading under contention, so it never overwrites a version it has not seen as the head.
         A compressed tool write is recorded as ``compression``; dashboard and consolidation writes keep
         their own reason. A consolidation's ``fold`` is saved with the version (its pending marks, in one transaction).
-        Secrets are redacted first, whoever writes (tool, dashboard, restore, consolidation's result), and
-        again in what a compression returns; a text that no compression could bring under the hard limit is
-        refused before either (``compression.refuse_incompressible``).
+        The content goes through the text pipeline first, whoever writes (tool, dashboard, restore,
+        consolidation's result: the write's reason is its path), and a compression's rewrite goes through it
+        again; a text that no compression could bring under the hard limit is refused before either
+        (``compression.refuse_incompressible``).
         """
         refuse_incompressible(write.content)
-        redacted = self._redact(write.content)
-        kinds = list(redacted.kinds)
-        write = replace(write, content=redacted.text)
+        content, kinds = self._prepared(write.content, write.reason)
+        write = replace(write, content=content)
         if not write.content.strip() and not allow_empty:
             raise InvalidInput(
                 "the document cannot be empty; clearing memory is a dashboard action",
@@ -148,13 +149,12 @@ class MemoryService:
         if compressed:
             if write.expected_version is not None:
                 self._check_current(write.scope, write.expected_version)  # fail fast before a minute-long model call
-            shorter = self._redact(compress(self.chat_model(), write.content))  # the model's text: checked again
-            kinds += [kind for kind in shorter.kinds if kind not in kinds]
-            write = replace(
-                write, content=shorter.text, reason="compression" if write.reason == "tool" else write.reason
-            )
+            shorter, found = self._prepared(compress(self.chat_model(), write.content), "compression")
+            kinds += [kind for kind in found if kind not in kinds]
+            content = shorter
+            write = replace(write, content=content, reason="compression" if write.reason == "tool" else write.reason)
             metrics.add_metric(name="Compressions", unit="Count", value=1)
-        document = self._save(write)
+        document = self._save(write, content)
         metrics.add_metric(name="DocumentWrites", unit="Count", value=1)
         logger.info(
             "document saved",
@@ -176,8 +176,9 @@ class MemoryService:
                 f"the document is no longer at version {expected_version}; read it again and reapply the change"
             )
 
-    def _save(self, write: DocumentWrite) -> Document:
-        scope, content, expected_version = write.scope, write.content, write.expected_version
+    def _save(self, write: DocumentWrite, content: StoredText) -> Document:
+        """Save ``content`` (``write.content`` as the text pipeline made it)."""
+        scope, expected_version = write.scope, write.expected_version
         attempt = 0
         give_up_at = time.monotonic() + UNVERSIONED_WRITE_BUDGET_S
         while True:

@@ -28,6 +28,7 @@ from agent_memory.basics.observability import logger, metrics
 from agent_memory.domain import shapes
 from agent_memory.domain.notes import note_id
 from agent_memory.domain.scope import Scope
+from agent_memory.domain.text_pipeline import DOCUMENT, NOTE, prepare
 from agent_memory.people.injections import list_injections
 from agent_memory.storage.document_store import DocumentStore, version_from_item
 from agent_memory.storage.keys import DOC_HEAD, NOTE_PREFIX, VERSION_PREFIX, parse_note_sk, version_sk
@@ -95,6 +96,7 @@ class People:
     stale: StaleRecords  # what an erase of notes leaves behind: idempotency records, flush claims, turns
     index: NotesIndex | None
     quota: Quota
+    redact_extra: frozenset[str] = frozenset()  # a loaded export goes through the text pipeline as any write
 
     # --- export -----------------------------------------------------------------------------------------
 
@@ -140,7 +142,7 @@ class People:
             for saved in page["versions"]:
                 self.documents.save(
                     scope,
-                    saved["content"],
+                    prepare(saved["content"], "load", DOCUMENT, extra=self.redact_extra).text,
                     expected_version=version,
                     updated_at=saved["updated_at"],
                     reason=saved["reason"],
@@ -152,7 +154,7 @@ class People:
                 note = Note(
                     day=raw["day"],
                     position=raw["position"],
-                    text=raw["text"],
+                    text=prepare(raw["text"], "load", NOTE, extra=self.redact_extra).text,
                     created_at=raw["created_at"],
                     source=raw["source"],
                     origin=Origin(origin["user_id"], origin["thread_id"], origin.get("compaction_id")),

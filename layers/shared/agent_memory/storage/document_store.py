@@ -11,8 +11,10 @@ from botocore.exceptions import ClientError
 
 from agent_memory.basics.errors import MemoryServiceError, VersionConflict
 from agent_memory.domain.document import EMPTY_DOCUMENT, Author, Document, Reason
+from agent_memory.domain.edits import RECORDED_TEXTS
 from agent_memory.domain.fold import Fold
 from agent_memory.domain.scope import Scope
+from agent_memory.domain.text_pipeline import StoredText, checked
 from agent_memory.storage.client import DynamoDB, cancellation_codes, cancelled_item, request_token
 from agent_memory.storage.consolidation_store import pending_marks_put
 from agent_memory.storage.due_scopes import fence_check
@@ -120,7 +122,7 @@ class DocumentStore:
     def save(
         self,
         scope: Scope,
-        content: str,
+        content: StoredText,
         *,
         expected_version: int,
         updated_at: str,
@@ -154,7 +156,7 @@ class DocumentStore:
         document = Document(content=content, version=expected_version + 1, updated_at=updated_at)
         attributes: dict[str, Any] = {
             "pk": {"S": scope.key},
-            "content": {"S": content},
+            "content": {"S": checked(content)},
             "chars": {"N": str(document.chars)},
             "version": {"N": str(document.version)},
             "updated_at": {"S": updated_at},
@@ -167,6 +169,10 @@ class DocumentStore:
         if folded_note_ids:
             version_item["folded_note_ids"] = {"L": [{"S": note_id} for note_id in folded_note_ids]}
         if fold is not None and fold.edits is not None:
+            for edit in fold.edits:  # an edit's texts are stored with the version: the pipeline's too
+                for key in RECORDED_TEXTS:
+                    if isinstance(edit.get(key), str):
+                        checked(edit[key])
             version_item["edits"] = {"S": json.dumps(fold.edits, ensure_ascii=False, separators=(",", ":"))}
         items = [
             {

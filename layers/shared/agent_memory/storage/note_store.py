@@ -15,6 +15,7 @@ from agent_memory.basics.clock import iso
 from agent_memory.basics.errors import NothingWritten, StorageUnavailable
 from agent_memory.domain.notes import Note, Origin
 from agent_memory.domain.scope import Scope
+from agent_memory.domain.text_pipeline import StoredText, checked
 from agent_memory.storage.client import DynamoDB, cancellation_codes, condition_failed, query_pages, request_token
 from agent_memory.storage.due_scopes import MarkerWrite, fence_move, write_with_marker
 from agent_memory.storage.flush_store import completion_update
@@ -75,7 +76,7 @@ class NoteStore:
         scope: Scope,
         *,
         created: datetime,
-        text: str,
+        text: StoredText,
         source: str,
         origin: Origin,
         vector: bytes | _Unset | None = COMPUTE,
@@ -93,6 +94,7 @@ class NoteStore:
         it; by default the store computes it. ``completing``: one more item of the transaction, built from the
         note (the flush's claim). ``created`` (UTC) gives the note its day and its ``created_at``. The scope's
         due marker (``storage.due_scopes.MarkerWrite``) is the transaction's last item."""
+        text = checked(text)  # what the text pipeline made, nothing else (``domain.text_pipeline``)
         usage = self.usage.change_item(scope, len(text))  # the characters quota, in the note's own transaction
         day, created_at = created.date().isoformat(), iso(created)
         write_id = uuid.uuid4().hex
@@ -139,7 +141,7 @@ class NoteStore:
         raise StorageUnavailable("could not find a free position for the note; nothing was written, try again")
 
     def append_completing_flush(
-        self, scope: Scope, *, created: datetime, text: str, origin: Origin, token: str
+        self, scope: Scope, *, created: datetime, text: StoredText, origin: Origin, token: str
     ) -> Note:
         """Append the flush's note and mark its compaction event's claim ``written`` together, in one
         transaction (``storage.flush_store``): both or neither. A claim that is no longer ``token``'s fails
@@ -200,6 +202,7 @@ class NoteStore:
         """Write a note as it was exported (same day, position, origin, flag, with its vector when recall keeps
         them in the table); its day's counter moves past it, its characters are counted once, and an
         unconsolidated note makes its scope due. Loading the same note again changes nothing."""
+        checked(note.text)  # what the text pipeline made, nothing else (``domain.text_pipeline``)
         vector = self._vectors(note.text) if self._vectors is not None else None
         item = note_item(scope, note) | ({"vec": {"B": vector}} if vector is not None else {})
         put = {"TableName": self._table, "Item": item, "ConditionExpression": "attribute_not_exists(sk)"}
