@@ -3,8 +3,9 @@
 - Every detector's time on each 200 KB input of tests/redos_inputs.py (built to make a backtracking pattern
   slow), the best of five runs, and the whole table's (``redact`` with email and phone on).
 - The corpus of tests/secrets_samples.py on every write path (remember, update_memory, the dashboard's PUT,
-  the flush, a consolidation's and a compression's result; tests/redaction_paths.py): how many secrets
-  survive, as written and with invisible and separator characters inserted, and how many benign texts change.
+  the flush, a consolidation's and a compression's result, a restore, a loaded export;
+  tests/redaction_paths.py): how many secrets survive, as written and with each invisible and separator
+  character inserted, and how many benign texts change (tests/benign_samples.py's too).
 """
 
 from __future__ import annotations
@@ -93,18 +94,22 @@ def report(result: RedactionResult) -> str:
 
 def paths_report(paths: dict[str, dict[str, Any]]) -> list[str]:
     first = next(iter(paths.values()))
+    ways = list(first["surviving"])
     lines = [
-        f"The corpus ({first['secrets']} secrets, each also with a zero-width, a bidi and a separator character "
-        f"inserted: {first['variants']} texts; {first['benign']} benign look-alikes) on every write path:",
+        f"The corpus ({first['secrets']} secrets, as written and with each character inserted inside them or, "
+        f"`separator`, at their white space; {first['benign']} benign look-alikes; {first['technical']} benign "
+        "technical texts: identifiers, paths, code, URLs without credentials) on every write path. Secrets "
+        "surviving:",
         "",
-        "| write path | secrets surviving (as written) | surviving (characters inserted) | benign changed |",
-        "|---|---|---|---|",
+        f"| write path | {' | '.join(ways)} | benign changed | technical changed |",
+        f"|---|{'---|' * len(ways)}---|---|",
     ]
     for path, figures in paths.items():
+        surviving = " | ".join(str(figures["surviving"][way]) for way in ways)
         lines.append(
-            f"| {path} | {figures['surviving']} of {figures['secrets']} | {figures['surviving_inserted']} of "
-            f"{figures['variants']} | {figures['benign_changed']} of {figures['benign']} "
-            f"({100 * figures['benign_changed'] / figures['benign']:.1f}%) |"
+            f"| {path} | {surviving} | {figures['benign_changed']} of {figures['benign']} | "
+            f"{figures['technical_changed']} of {figures['technical']} "
+            f"({100 * figures['technical_changed'] / figures['technical']:.1f}%) |"
         )
     return lines
 

@@ -1,9 +1,11 @@
 """The secrets corpus (tests/secrets_samples.py) through every write path, and what survives in the table.
 
 One function per path writes texts the way that path does and returns what it stored for each; ``measure``
-runs the corpus as written, with characters inserted, and the benign look-alikes, each in scopes of their
-own, then reads the whole table: a secret survives if it is anywhere in its scopes' items (notes, versions,
-markers), white space and invisible characters taken out. Used by tests/integration/test_redaction_corpus.py
+runs the corpus as written and with each character inserted, the benign look-alikes and the larger benign
+technical corpus (tests/benign_samples.py), each in scopes of their own, then reads the whole table: a secret
+survives if it is anywhere in its scopes' items (notes, versions, markers), white space and invisible
+characters taken out. ``PATHS`` holds one entry per path that stores text (``text_pipeline.WritePath``;
+tests/integration/test_write_paths.py checks that they are the same). Used by tests/integration/test_redaction_corpus.py
 and by ``bench/redaction.py`` (the figures in docs/benchmarks.md).
 """
 
@@ -19,8 +21,10 @@ from agent_memory.domain.commands import DocumentWrite, FlushCommand
 from agent_memory.domain.document import Author
 from agent_memory.domain.notes import Origin, clean_note_text
 from agent_memory.domain.scope import Scope
+from agent_memory.people.control import EXPORT_FORMAT
+from tests.benign_samples import BENIGN_TECHNICAL
 from tests.fakes import FakeChatModel
-from tests.secrets_samples import BENIGN, CORPUS, inserted, survives
+from tests.secrets_samples import BENIGN, CORPUS, Secret, inserted, survives
 
 DELIMITER = "\n\n§§\n\n"
 CHUNK_CHARS = 12_000  # a document chunk: under the soft limit, and room for a compression's filler
@@ -106,6 +110,44 @@ def dashboard_put(prefix: str, texts: list[str]) -> list[str]:
 FILLER = "\n\n" + "- a long-standing fact kept as it was.\n" * 170  # about 6,600 characters
 
 
+def restore(prefix: str, texts: list[str]) -> list[str]:
+    """A dashboard restore of the version the texts were saved as, after another version."""
+    management = bootstrap.services().management
+
+    def save(scope: Scope, content: str) -> str:
+        management.save(scope, content, 0, scope.owner_id)
+        management.save(scope, "# replaced for a while", 1, scope.owner_id)
+        return management.restore(scope, 1, 2, scope.owner_id).document.content
+
+    return _documents(prefix, texts, save)
+
+
+def load(prefix: str, texts: list[str]) -> list[str]:
+    """An export loaded into empty scopes (the operator's restore): each chunk as a version, each text as a note."""
+    people = bootstrap.services().people
+    stored: list[str] = []
+    for index, chunk in enumerate(_chunks(texts)):
+        scope = _scope(prefix, index)
+        by = {"user_id": scope.owner_id, "thread_id": None, "run_id": None}
+        version = {"version": 1, "content": DELIMITER.join(chunk), "updated_at": "2026-11-20T09:00:00.000Z"}
+        notes = [
+            {
+                "day": "2026-11-20",
+                "position": position,
+                "text": text,
+                "created_at": "2026-11-20T09:00:00.000Z",
+                "source": "remember",
+                "origin": {"user_id": scope.owner_id, "thread_id": "t-1"},
+                "consolidated": True,
+            }
+            for position, text in enumerate(chunk, start=1)
+        ]
+        page = {"format": EXPORT_FORMAT, "versions": [{**version, "reason": "tool", "by": by}], "notes": notes}
+        people.load(scope, [page])
+        stored += [note.text for note in sorted(people.notes.every_note(scope), key=lambda note: note.position)]
+    return stored
+
+
 def compression(prefix: str, texts: list[str]) -> list[str]:
     """A tool write over the hard limit; the model's rewrite holds the texts (and enough to be faithful)."""
     service = bootstrap.services().memory_service
@@ -157,52 +199,76 @@ PATHS: dict[str, Callable[[str, list[str]], list[str]]] = {
     "flush": flush,
     "consolidation": consolidation,
     "compression": compression,
+    "restore": restore,
+    "load": load,
 }
-NOTE_PATHS = {"remember", "flush"}
+NOTE_PATHS = {"remember", "flush", "load"}
 
 
-def _stored_text(client: Any, prefix: str) -> str:
-    """Every string of every item in the scopes named ``<prefix>-N``."""
-    strings: list[str] = []
+def _stored_texts(client: Any) -> dict[str, str]:
+    """Every string of every item in the scopes named ``<prefix>-N``, by prefix: one scan of the table."""
+    strings: dict[str, list[str]] = {}
 
-    def walk(value: Any) -> None:
+    def walk(value: Any, into: list[str]) -> None:
         if isinstance(value, dict):
             for key, inner in value.items():
-                strings.append(inner) if key == "S" and isinstance(inner, str) else walk(inner)
+                into.append(inner) if key == "S" and isinstance(inner, str) else walk(inner, into)
         elif isinstance(value, list):
             for inner in value:
-                walk(inner)
+                walk(inner, into)
 
     pages = client.get_paginator("scan").paginate(TableName="MemoryTable")
     for page in pages:
         for item in page["Items"]:
-            if item["pk"]["S"].startswith(f"user#{prefix}-"):
-                walk(item)
-    return "\n".join(strings)
+            owner = item["pk"]["S"].removeprefix("user#")
+            walk(item, strings.setdefault(owner.rpartition("-")[0], []))
+    return {prefix: "\n".join(found) for prefix, found in strings.items()}
 
 
 def _expected(path: str, text: str) -> str:
     return clean_note_text(text, max_chars=500 if path == "flush" else 2000).text if path in NOTE_PATHS else text
 
 
+def _changed(path: str, texts: list[str], stored: list[str]) -> list[str]:
+    return [text for text, kept in zip(texts, stored, strict=True) if kept != _expected(path, text)]
+
+
 def measure(path: str, client: Any) -> dict[str, Any]:
-    """The corpus's figures on one write path, in the table behind ``client``."""
+    """The corpus's figures on one write path, in the table behind ``client``: the secrets surviving as written
+    and with each character inserted (each way in scopes of its own), and the benign texts changed."""
     write = PATHS[path]
-    variants = [variant for secret in CORPUS for _, variant in inserted(secret)]
-    write("written", [secret.text for secret in CORPUS])
-    write("inserted", [variant.text for variant in variants])
-    stored_benign = write("benign", BENIGN)
-    written, with_characters = _stored_text(client, "written"), _stored_text(client, "inserted")
-    survivors = [secret for secret in CORPUS if survives(secret.secret, written)]
-    survivors_inserted = [variant for variant in variants if survives(variant.secret, with_characters)]
-    changed = [text for text, kept in zip(BENIGN, stored_benign, strict=True) if kept != _expected(path, text)]
+    surviving: dict[str, int] = {}
+    kinds: set[str] = set()
+    ways: dict[str, list[Secret]] = {"none": list(CORPUS)}
+    for secret in CORPUS:
+        for name, variant in inserted(secret):
+            ways.setdefault(name, []).append(variant)
+    for number, secrets in enumerate(ways.values()):
+        write(f"way{number}", [secret.text for secret in secrets])
+    changed = _changed(path, BENIGN, write("benign", BENIGN))
+    changed_technical = _changed(path, BENIGN_TECHNICAL, write("technical", BENIGN_TECHNICAL))
+    stored = _stored_texts(client)
+    for number, (name, secrets) in enumerate(ways.items()):
+        survivors = [secret for secret in secrets if survives(secret.secret, stored.get(f"way{number}", ""))]
+        surviving[name] = len(survivors)
+        kinds |= {secret.kind for secret in survivors}
     return {
         "secrets": len(CORPUS),
-        "surviving": len(survivors),
-        "variants": len(variants),
-        "surviving_inserted": len(survivors_inserted),
+        "surviving": surviving,
         "benign": len(BENIGN),
         "benign_changed": len(changed),
-        "survivor_kinds": sorted({s.kind for s in survivors + survivors_inserted}),
-        "changed_examples": changed[:3],
+        "technical": len(BENIGN_TECHNICAL),
+        "technical_changed": len(changed_technical),
+        "survivor_kinds": sorted(kinds),
+        "changed_examples": (changed + changed_technical)[:3],
     }
+
+
+def summary(path: str, figures: dict[str, Any]) -> str:
+    """One line of a path's figures, as the test prints it and ``make bench`` records it."""
+    surviving = ", ".join(f"{name} {count}" for name, count in figures["surviving"].items())
+    return (
+        f"redaction corpus, {path}: secrets surviving of {figures['secrets']}: {surviving}; benign changed "
+        f"{figures['benign_changed']} of {figures['benign']}, technical {figures['technical_changed']} of "
+        f"{figures['technical']}"
+    )

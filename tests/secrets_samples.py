@@ -30,9 +30,9 @@ EXTRA = {"email", "phone"}
 # Every value is made up here, from a seeded generator, in the shape its provider documents: none is a real
 # credential. ``Secret.secret`` is what must never be stored: a survivor is a secret whose characters, with
 # white space and invisible characters taken out, appear in what was stored (taken out the same way).
-# Each secret is also written three more ways (``inserted``): a zero-width space inside it, a bidi override
-# inside it, and a line or paragraph separator where it has white space (a card's groups, a key block's
-# lines, a label's space) or, when it has none, around it.
+# Each secret is also written six more ways (``inserted``): U+200B, U+202E, U+2060, U+2028 or U+2029 inside
+# it, and a line or paragraph separator where it has white space (a card's groups, a key block's lines, a
+# label's space) or, when it has none, around it.
 
 import random  # noqa: E402
 import re  # noqa: E402
@@ -319,6 +319,16 @@ def _corpus() -> list[Secret]:
     for number, sizes, separator, after in cards:
         written = _groups(number, sizes, separator) if separator else number
         add(Secret("card-number", f"card on file: {written}{after}, billing monthly", written))
+    for template in (  # passwords in prose, Wi-Fi passwords among them
+        "my password is {}",
+        "the password for the staging box is {} until Friday",
+        "the Wi-Fi password is {}",
+        "Wi-Fi: AcmeGuest, password {}",
+        "the wifi key is {} (guest network)",
+        "the admin password was changed to {} yesterday",
+    ):
+        value = _password(12)
+        add(Secret("password", template.format(value), value))
     add(_pem("RSA PRIVATE KEY", 3, end=False))  # last: an unterminated block runs to the end of its text
     return secrets
 
@@ -326,8 +336,14 @@ def _corpus() -> list[Secret]:
 CORPUS: list[Secret] = _corpus()
 
 
+# The characters inserted inside each secret: invisible ones (a zero-width space, a bidi override, a word
+# joiner) and the separators cleaning turns into a space (a line and a paragraph separator).
+INSIDE = {"U+200B": "\u200b", "U+202E": "\u202e", "U+2060": "\u2060", "U+2028": "\u2028", "U+2029": "\u2029"}
+
+
 def inserted(secret: Secret) -> list[tuple[str, Secret]]:
-    """The three ways of writing ``secret`` with an invisible or separator character inserted."""
+    """The ways of writing ``secret`` with a character inserted: each of ``INSIDE`` in its middle (a bidi
+    override a quarter in), and a separator where it has white space or around it."""
     value = secret.secret
     middle = len(value) // 2
 
@@ -350,8 +366,10 @@ def inserted(secret: Secret) -> list[tuple[str, Secret]]:
         after = "\u2028" + after[1:] if after.startswith((" ", "\n")) else "\u2028" + after
         separated = before + word + after
     return [
-        ("zero-width", within("\u200b", middle)),
-        ("bidi", within("\u202e", max(1, middle // 2))),
+        *(
+            (name, within(character, max(1, middle // 2) if name == "U+202E" else middle))
+            for name, character in INSIDE.items()
+        ),
         ("separator", Secret(secret.kind, separated, secret.secret)),
     ]
 
@@ -437,6 +455,8 @@ def _benign() -> list[str]:
         "color #1f6feb and #ffffff",
         "meeting 2026-12-03 10:15 UTC, room 4B",
         "call extension 4021 at 09:30",
+        "sk-learn-compatible-transformer-api wraps the model",
+        "the handler is in src/main/java/com/acme/auth/OAuth2Config for now",
     ]
     return texts
 

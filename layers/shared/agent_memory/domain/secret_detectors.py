@@ -252,8 +252,11 @@ def _key_before(text: str, label_start: int, label_end: int) -> str | None:
 
 def _labelled(match: re.Match[str]) -> Iterator[Span]:
     """The value of ``key = value`` (``key: value``, ``"key": "value"``, ``Key=value;``) whose key names a
-    secret, with the kind the key says; placeholders (``${X}``, ``<password>``, ``****``) are kept."""
+    secret, with the kind the key says; placeholders (``${X}``, ``<password>``, ``****``) are kept, and so is
+    code: an unquoted value that is called or indexed (``token = os.environ['X']``, ``secret: load(path)``)."""
     name = "dq" if match.group("dq") is not None else "sq" if match.group("sq") is not None else "bare"
+    if name == "bare" and match.string[match.end() : match.end() + 1] in ("(", "["):
+        return
     key = _key_before(match.string, match.start(), match.end("label"))
     kind = _key_kind(key) if key is not None else None
     value = match.group(name)
@@ -263,10 +266,64 @@ def _labelled(match: re.Match[str]) -> Iterator[Span]:
     yield start, end, kind
 
 
+_WORD = re.compile(r"[a-z]{3,}|[A-Z][a-z]{2,}")
+
+
+# --- passwords in prose: "the password for the staging box is Tr0ub4dor&3", "Wi-Fi: Home, password Falcon88" ---
+
+# Anchored on the word (``password``, ``passphrase``, ``pw``, a Wi-Fi or network ``key``...), then how the value
+# is given: ``is``, ``was``, ``set to``, ``:`` or ``=``, after at most four words of what it is for (``for the
+# guest network``), or nothing but a space. Every repetition is bounded: the work per start is constant.
+_PROSE = re.compile(
+    r"(?<![A-Za-z0-9_-])(?i:(?:wi-?fi|wlan|wpa2?|network)[ \t]?+(?:key|code)|password|passphrase|passcode|passwd"
+    r"|pwd|pw|pass)(?P<link>(?:[ \t]{1,4}+(?i:for|of|to|on|at)(?:[ \t]{1,4}+[^\s:=]{1,40}+){1,4}?)?"
+    r"(?:[ \t]{0,4}+[:=][ \t]{0,4}+"
+    r"|[ \t]{1,4}+(?i:(?:(?:is|was|has been)[ \t]{1,4}+)?+(?:now|(?:set|changed|reset)[ \t]{1,4}+to)|is|was)"
+    r"[ \t]{1,4}+)"
+    r"|[ \t]{1,4}+)"
+    r"(?P<value>[\"']?+[^\s\"'`<>]{6,64}+)"
+)
+_SYMBOLS = frozenset("!#$%&*+=?@^_|~/\\")
+_TRAILING = ".,;:)]}\"'"
+
+
+def _prose_password(match: re.Match[str]) -> Iterator[Span]:
+    """The value given for a password in prose, when it looks like one: letters with digits or symbols (when
+    the value only follows the word, a space between them, it also needs upper case or a symbol, and eight
+    characters). ``the password is stored in Vault`` and ``rotate the password every 90 days`` keep theirs."""
+    start, end = match.span("value")
+    text = match.string
+    while start < end and text[start] in "\"'":
+        start += 1
+    while end > start and text[end - 1] in _TRAILING:
+        end -= 1
+    value = text[start:end]
+    if len(value) < 6 or _PLACEHOLDER.match(value.lower()) or not any(c.isalpha() for c in value):
+        return
+    digits, symbols = any(c.isdigit() for c in value), any(c in _SYMBOLS for c in value)
+    if not (digits or symbols):
+        return
+    if not match.group("link").strip() and (len(value) < 8 or not (symbols or any(c.isupper() for c in value))):
+        return
+    yield start, end, "password"
+
+
 def _mixed(match: re.Match[str]) -> bool:
-    """A bare 40-character AWS secret key looks random: upper and lower case letters and digits."""
+    """A bare 40-character AWS secret key looks random: upper and lower case letters and digits, and it is not a
+    path whose parts are mostly words (``src/main/java/com/acme/auth/OAuth2Config``: 47 in a million random
+    keys are taken for one)."""
     value = match.group(0)
-    return any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)
+    if not (any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)):
+        return False
+    parts = value.split("/")
+    return len(parts) < 3 or 2 * sum(1 for part in parts if _WORD.fullmatch(part)) < len(parts)
+
+
+def _not_words(match: re.Match[str]) -> bool:
+    """An OpenAI or Anthropic key is random, not lower-case words joined by dashes (``sk-learn-compatible-api``)."""
+    body = match.group("body")
+    parts = [part for part in re.split(r"[-_]", body) if part]
+    return any(c.isupper() for c in body) or len(parts) < 2 or any(len(part) > 20 for part in parts)
 
 
 def _basic_credentials(match: re.Match[str]) -> bool:
@@ -285,7 +342,6 @@ _TOKEN_PREFIXES = (
     r"gh[pousr]_[A-Za-z0-9]{36,255}+",  # GitHub
     r"github_pat_[A-Za-z0-9_]{22,255}+",
     r"gl(?:pat|dt|rt|ptt)-[A-Za-z0-9_-]{20,255}+",  # GitLab
-    r"sk-(?:proj-|svcacct-|admin-|ant-(?:api|admin|sid)\d{2}-)?[A-Za-z0-9_-]{20,255}+",  # OpenAI, Anthropic
     r"xox[abposre]-[A-Za-z0-9-]{10,255}+",  # Slack
     r"xapp-[0-9]-[A-Za-z0-9-]{10,255}+",  # Slack app-level tokens
     r"AIza[0-9A-Za-z_-]{35}",  # Google API keys
@@ -329,11 +385,20 @@ DETECTORS: list[Detector] = [
         ),
     ),
     Detector("password", _KEY_VALUE, locate=_labelled, lower=True),  # the kind is the key's: password, api-token...
+    Detector("password", _PROSE, locate=_prose_password),
     Detector(
         "aws-session-token",
         re.compile(r"(?<![A-Za-z0-9/+])(?:IQoJb3JpZ2luX2Vj|FwoGZXIvYXdz)[A-Za-z0-9/+=]{60,4096}+"),
     ),
     Detector("api-token", re.compile(_BOUNDARY + r"(?:" + "|".join(_TOKEN_PREFIXES) + r")(?![A-Za-z0-9_-])")),
+    Detector(  # OpenAI, Anthropic
+        "api-token",
+        re.compile(
+            _BOUNDARY + r"sk-(?:proj-|svcacct-|admin-|ant-(?:api|admin|sid)\d{2}-)?"
+            r"(?P<body>[A-Za-z0-9_-]{20,255}+)(?![A-Za-z0-9_-])"
+        ),
+        accept=_not_words,
+    ),
     Detector(
         "api-token",
         re.compile(r"(?<![A-Za-z0-9])(?i:bearer)[ \t]{1,8}+(?P<secret>[A-Za-z0-9._~+/-]{20,4096}+=*+)"),

@@ -1,0 +1,120 @@
+"""Every path that stores text goes through the one text pipeline (``domain.text_pipeline``), by construction.
+
+- The stores take only a ``StoredText``, what ``prepare`` made: a plain string is refused (TypeError) before
+  anything is written, and every function of ``storage/`` that builds an item's text attribute checks it.
+- Running every path of tests/redaction_paths.py (the corpus's paths), each storage write of text is seen with
+  the path the pipeline made it for, and together they are exactly ``WRITE_PATHS``: a write path registered
+  but not run by the corpus fails here, and so does a corpus path whose text reaches a store any other way.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_memory import bootstrap
+from agent_memory.domain.document import Author
+from agent_memory.domain.notes import Note, Origin
+from agent_memory.domain.scope import Scope
+from agent_memory.domain.text_pipeline import WRITE_PATHS
+from agent_memory.storage.document_store import DocumentStore
+from agent_memory.storage.note_store import NoteStore
+from tests.redaction_paths import PATHS
+
+STORAGE = Path(__file__).parents[2] / "layers" / "shared" / "agent_memory" / "storage"
+TEXT_ATTRIBUTES = {"text", "content", "edits"}  # the item attributes that hold a stored text
+BUILDERS = {"note_item"}  # pure builders of an item: their callers check the text
+
+
+def _writes_text(function: ast.FunctionDef) -> bool:
+    """Whether ``function`` builds an item attribute of ``TEXT_ATTRIBUTES`` or calls a builder of one."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values, strict=True):
+                if isinstance(key, ast.Constant) and key.value in TEXT_ATTRIBUTES and isinstance(value, ast.Dict):
+                    return True
+        stored = isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store)
+        if stored and isinstance(node.slice, ast.Constant) and node.slice.value in TEXT_ATTRIBUTES:
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in BUILDERS:
+            return True
+    return False
+
+
+def _checks(function: ast.FunctionDef) -> bool:
+    return any(
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "checked"
+        for node in ast.walk(function)
+    )
+
+
+def test_every_storage_function_that_writes_a_text_checks_it_came_from_the_pipeline():
+    writers = {
+        f"{module.stem}.{function.name}": _checks(function)
+        for module in sorted(STORAGE.glob("*.py"))
+        for function in ast.walk(ast.parse(module.read_text()))
+        if isinstance(function, ast.FunctionDef) and function.name not in BUILDERS and _writes_text(function)
+    }
+
+    assert {"note_store.append", "note_store.load", "document_store.save"} <= set(writers)
+    assert [writer for writer, checks in writers.items() if not checks] == []
+
+
+def test_a_store_refuses_a_text_the_pipeline_did_not_make_and_writes_nothing(aws):
+    scope = Scope("personal", "u-plain")
+    notes, documents = bootstrap.services().notes, bootstrap.services().documents
+    created, origin = datetime(2026, 12, 3, 9, tzinfo=UTC), Origin("u-1", "t-1")
+    writes: list[Callable[[], Any]] = [
+        lambda: notes.append(scope, created=created, text="plain", source="remember", origin=origin),  # type: ignore[arg-type]
+        lambda: notes.load(scope, Note("2026-12-03", 1, "plain", "2026-12-03T09:00:00.000Z", "remember", origin)),
+        lambda: documents.save(
+            scope,
+            "plain",  # type: ignore[arg-type]
+            expected_version=0,
+            updated_at="2026-12-03T09:00:00.000Z",
+            reason="tool",
+            by=Author(user_id="u-1"),
+        ),
+    ]
+
+    for write in writes:
+        with pytest.raises(TypeError, match=r"text_pipeline\.prepare"):
+            write()
+
+    assert (
+        aws.query(
+            TableName="MemoryTable",
+            KeyConditionExpression="pk = :pk",
+            ExpressionAttributeValues={":pk": {"S": scope.key}},
+        )["Items"]
+        == []
+    )
+
+
+def test_the_corpus_runs_every_write_path_and_each_stores_only_through_the_pipeline(aws, monkeypatch):
+    seen: dict[str, set[str]] = {}
+    running: list[str] = []
+
+    def spy(real: Callable[..., Any], text_of: Callable[..., Any]) -> Callable[..., Any]:
+        def write(self: Any, *args: Any, **kwargs: Any) -> Any:
+            seen.setdefault(running[-1], set()).add(getattr(text_of(*args, **kwargs), "path", "<not the pipeline>"))
+            return real(self, *args, **kwargs)
+
+        return write
+
+    monkeypatch.setattr(NoteStore, "append", spy(NoteStore.append, lambda scope, **kwargs: kwargs["text"]))
+    monkeypatch.setattr(NoteStore, "load", spy(NoteStore.load, lambda scope, note: note.text))
+    monkeypatch.setattr(DocumentStore, "save", spy(DocumentStore.save, lambda scope, content, **kwargs: content))
+    texts = ["the deploy key is ghp_" + "A1b2C3d4E5" * 3 + "\u2028Q7r8S9t0U1v2", "rotate it every 90 days"]
+
+    for number, (name, write) in enumerate(PATHS.items()):
+        running.append(name)
+        write(f"paths{number}", texts)
+
+    assert {name for name in PATHS if name not in seen} == set()
+    assert set().union(*seen.values()) == WRITE_PATHS, seen
