@@ -5,8 +5,9 @@ A folder per layer, inside out; a module imports its own folder and those below 
 
 - ``basics/``: settings, the clock, deadlines, typed errors (mapped to HTTP once, in ``edges.http``), logs
   and metrics.
-- ``domain/``: the records and rules (scope, notes, document, fold, the per-turn block, the fence, redaction,
-  prompts), the commands the use cases take and the shapes they answer. No I/O.
+- ``domain/``: the records and rules (scope, notes, document, fold, the per-turn block, the fence, the text
+  pipeline every stored text goes through, redaction, prompts), the commands the use cases take and the
+  shapes they answer. No I/O.
 - ``storage/`` (DynamoDB: keys, the one client and its error mapping, the stores), ``search/`` (the notes
   index, BM25, fusion, vectors) and ``providers/`` (the chat, embedding and reranking models).
 - the use cases, by capability: ``memory/`` (remember, update_memory, the context, compression, the flush,
