@@ -44,4 +44,10 @@ ADVERSARIAL: dict[str, str] = {
     "dots": _repeat("a."),
     "zero-width": _repeat("a\u200b"),
     "separators": _repeat("4\u2028"),
+    "separators in a token": _repeat("ghp_A1b2C3d4\u2028"),
+    "password for": _repeat("password for a "),
+    "password is": _repeat("the password is a "),
+    "wi-fi key": _repeat("wi-fi key "),
+    "sk- words": _repeat("sk-learn-compatible-"),
+    "path parts": _repeat("src/main/java/Auth2/"),
 }
