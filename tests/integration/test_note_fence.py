@@ -20,7 +20,7 @@ from agent_memory.storage.scope_items import ScopeItems
 from local.token import mint
 from tests.support.faults import items, notes
 from tests.support.management import manage
-from tests.support.scopes import private, shared
+from tests.support.scopes import private, shared, stored
 
 PERSONAL = Scope("personal", "u-1")
 TEAM = Scope("team", "w-3")
@@ -87,7 +87,7 @@ def _erase_then_write(real: Any, request: dict[str, Any]) -> None:
     ScopeItems(real, "MemoryTable").delete(PERSONAL, [item["sk"]["S"] for item in held])
     origin = Origin(user_id="u-1", thread_id="t-new")
     created = datetime.fromisoformat(f"{_place(request)[0]}T12:00:00+00:00")  # the lost note's day
-    NoteStore(real, "MemoryTable").append(PERSONAL, created=created, text="new", source="tool", origin=origin)
+    NoteStore(real, "MemoryTable").append(PERSONAL, created=created, text=stored("new"), source="tool", origin=origin)
 
 
 @pytest.fixture
