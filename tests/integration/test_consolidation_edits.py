@@ -14,7 +14,7 @@ from tests.fakes import fake_tokens
 from tests.support.consolidation import PERSONAL, consolidate, days_ago, folded_counts, notes_of
 from tests.support.management import SECRET, manage
 from tests.support.models import scripted_models
-from tests.support.scopes import private, write_note
+from tests.support.scopes import private, stored, write_note
 
 DOCUMENT = "# Memory\n- lives in Porto\n- likes tea\n\n## Work\n- engineer at Acme\n\n## Home\n- a cat"
 
@@ -185,7 +185,7 @@ def test_without_a_model_near_identical_notes_fold_into_one_bullet_citing_them_a
         return notes.append(
             PERSONAL,
             created=days_ago(days),
-            text=text,
+            text=stored(text),
             source="remember",
             origin=Origin("u-1", "t-1"),
             vector=notes.vector_of(text),
