@@ -418,7 +418,7 @@ def test_post_starts_a_run_asynchronously(aws, monkeypatch):
             invoked.append(kwargs)
             return {"StatusCode": 202}
 
-    monkeypatch.setattr(bootstrap.services().management, "lambda_client", FakeLambda())
+    bootstrap.provide(lambda_client=FakeLambda())
 
     answer = manage("start_run", token=ADMIN)
 

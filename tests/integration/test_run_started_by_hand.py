@@ -79,7 +79,7 @@ def test_a_run_started_from_the_dashboard_folds_a_note_of_its_own_second_a_week_
             invoked.append(kwargs)
             return {"StatusCode": 202}
 
-    monkeypatch.setattr(bootstrap.services().management, "lambda_client", FakeLambda())
+    bootstrap.provide(lambda_client=FakeLambda())
     write_note(PERSONAL, early_in_a_second() - timedelta(days=7, milliseconds=1), "a week and a moment old")
 
     assert manage("start_run", token=ADMIN).status == 202

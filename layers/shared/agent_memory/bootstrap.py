@@ -174,10 +174,15 @@ class Services:
             self.documents,
             self.notes,
             ConsolidationStore(self.dynamodb, settings.table_name),
-            lambda_client=bounded_client("lambda", settings),  # starting a run is one asynchronous Invoke
+            lambda_client=self.lambda_client,
             consolidate_function=settings.consolidate_function,
             stale=self.stale_records,
         )
+
+    @cached_property
+    def lambda_client(self) -> Any:
+        """The dashboard's run button starts a consolidation with one asynchronous Invoke of this client."""
+        return bounded_client("lambda", self.settings)
 
     @cached_property
     def stale_records(self) -> StaleRecords:
