@@ -89,6 +89,16 @@ def test_a_benign_look_alike_is_kept(text):
     assert redact(text).text == text
 
 
+@pytest.mark.parametrize(
+    "text", ["client_secret=Zq8fK2mPx7Lw(prod)", "api_key: 9fK2mPx7LwQz4rT1[old]", "secret=Zq8fK2mP.x7Lw(eu)"]
+)
+def test_a_labelled_secret_followed_by_a_bracket_is_still_redacted(text):
+    """Only a value of names and dots that is called or indexed is code; a secret followed by a note is not."""
+    result = redact(text)
+
+    assert result.kinds and "[redacted:" in result.text, result.text
+
+
 def test_a_random_key_with_sk_is_still_a_token_and_a_random_path_like_key_still_a_secret_key():
     assert redact("sk-" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5bC7dE9fG1hJ3").kinds == ["api-token"]
     assert redact("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY").kinds == ["aws-secret-key"]

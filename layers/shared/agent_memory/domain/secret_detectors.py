@@ -250,12 +250,18 @@ def _key_before(text: str, label_start: int, label_end: int) -> str | None:
     return text[start:label_end]
 
 
+_CODE_NAME = re.compile(r"[A-Za-z_][A-Za-z_.]*")  # os.environ, load, config.get: a name, never a secret
+
+
 def _labelled(match: re.Match[str]) -> Iterator[Span]:
     """The value of ``key = value`` (``key: value``, ``"key": "value"``, ``Key=value;``) whose key names a
     secret, with the kind the key says; placeholders (``${X}``, ``<password>``, ``****``) are kept, and so is
-    code: an unquoted value that is called or indexed (``token = os.environ['X']``, ``secret: load(path)``)."""
+    code: an unquoted value of names and dots that is called or indexed (``token = os.environ['X']``,
+    ``secret: load(path)``). A value holding a digit or a symbol stays a secret whatever follows it
+    (``client_secret=Zq8fK2mPx7Lw(prod)``)."""
     name = "dq" if match.group("dq") is not None else "sq" if match.group("sq") is not None else "bare"
-    if name == "bare" and match.string[match.end() : match.end() + 1] in ("(", "["):
+    called = match.string[match.end() : match.end() + 1] in ("(", "[")
+    if name == "bare" and called and _CODE_NAME.fullmatch(match.group(name)):
         return
     key = _key_before(match.string, match.start(), match.end("label"))
     kind = _key_kind(key) if key is not None else None
