@@ -321,6 +321,19 @@ def test_with_local_extractive_the_note_keeps_the_conversations_dates_and_names(
     assert _notes(aws) == [answer["note"]["text"]]
 
 
+def test_with_local_extractive_a_secret_is_redacted_before_a_sentence_is_cut(call, aws, monkeypatch):
+    """The summary cuts a long sentence; a cut through a secret would leave a piece that no detector knows."""
+    monkeypatch.setenv("MEMORY_CHAT_MODEL", "local:extractive")
+    bootstrap.reset()
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    for filler in (150, 170, 190):  # the token crosses the summary's cut of a sentence at one of these
+        long = "We decided on 12 January to deploy with " + "x" * filler + " " + token + " as the deploy token."
+        answer = _flush(call, compaction_id=f"cmp-{filler}", messages=[{"role": "user", "content": long}])
+
+        assert answer["status"] == "written"
+        assert "ghp_" not in answer["note"]["text"] and token[8:20] not in answer["note"]["text"]
+
+
 def test_with_none_there_is_no_model_and_the_flush_fails(call, aws, monkeypatch):
     monkeypatch.setenv("MEMORY_CHAT_MODEL", "none")
     bootstrap.reset()

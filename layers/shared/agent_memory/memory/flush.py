@@ -20,6 +20,7 @@ from agent_memory.basics.observability import logger, metrics, model_tokens
 from agent_memory.domain.commands import FlushCommand
 from agent_memory.domain.notes import Note, parse_note_id
 from agent_memory.domain.prompts import FLUSH_SYSTEM, flush_prompt
+from agent_memory.domain.redaction import redact
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.shapes import Note as NoteShape
 from agent_memory.domain.text_pipeline import Form, prepare
@@ -134,7 +135,9 @@ class FlushService:
         """The note's text: the chat model's, or without one the messages' own sentences (``extractive``)."""
         model = self.chat_model()
         if model is None and self.extractive:
-            return Answer(summarise(messages, max_chars=FLUSH_NOTE_MAX_CHARS), model_free=True)
+            # Redacted before any sentence is chosen or cut: a cut through a secret leaves a piece no detector knows.
+            redacted = [(role, redact(content, extra=self.redact_extra).text) for role, content in messages]
+            return Answer(summarise(redacted, max_chars=FLUSH_NOTE_MAX_CHARS), model_free=True)
         if model is None:
             raise FlushFailed("no chat model is configured (MEMORY_CHAT_MODEL)")
         timeout = deadline - time.monotonic() - WRITE_RESERVE_S
@@ -167,12 +170,13 @@ class FlushService:
     def _flushed_before(self, command: FlushCommand, now_epoch: int) -> FlushMarker | None:
         """The claim of this compaction event in the shape written before claims named their thread
         (``storage.flush_store``), if it is this thread's: ``written`` with a note of this thread, or still in
-        progress (whose thread cannot be told yet). A note of another thread, or none, is another event's."""
+        progress (whose thread cannot be told yet). A note of another thread, or none, is another event's: the
+        note is read consistently, as the claim was written with it (a delete of the note takes its claim too)."""
         marker = self.flushes.earlier_claim(command.scope, command.compaction_id, now_epoch=now_epoch)
         if marker is None or marker.status != "written":
             return marker
         where = parse_note_id(marker.note_id) if marker.note_id else None
-        note = self.notes.get(command.scope, *where) if where else None
+        note = self.notes.get(command.scope, *where, consistent=True) if where else None
         return marker if note is not None and note.origin.thread_id == command.origin.thread_id else None
 
     def _release(self, command: FlushCommand, token: str) -> FlushMarker | None:

@@ -92,7 +92,8 @@ def summarise(messages: list[tuple[str, str]], *, max_chars: int) -> str:
     """The note for ``messages`` (``(role, content)``, oldest first): the sentences that carry the conversation's
     decisions, dates, names and numbers, then its last open question; at most ``max_chars`` characters."""
     sentences = _scored(messages)
-    asked = [sentence for sentence in sentences if sentence.question and _open(sentence, messages)]
+    last_spoken = {role: index for index, (role, _) in enumerate(messages)}  # each role's last message
+    asked = [sentence for sentence in sentences if sentence.question and _open(sentence, last_spoken)]
     question = f"Open question: {_clipped(asked[-1].text, QUESTION_MAX_CHARS)}" if asked else ""
     room = max_chars - len(question) - 1
     facts = [sentence for sentence in sentences if not sentence.question and sentence.score >= MIN_SCORE]
@@ -112,11 +113,12 @@ def summarise(messages: list[tuple[str, str]], *, max_chars: int) -> str:
     return _clipped(note or "Nothing to keep: the conversation held only small talk.", max_chars)
 
 
-def _open(question: _Sentence, messages: list[tuple[str, str]]) -> bool:
+def _open(question: _Sentence, last_spoken: dict[str, int]) -> bool:
     """A question that is not small talk and that the other side has not spoken after (its next message is
-    taken as the answer; a tool's answer is not one)."""
-    later = messages[question.message + 1 :]
-    return not question.small_talk and all(role in (question.role, "system", "tool") for role, _ in later)
+    taken as the answer; a tool's answer is not one). ``last_spoken``: each role's last message, so a long
+    conversation is read once, not once per question."""
+    others = (index for role, index in last_spoken.items() if role not in (question.role, "system", "tool"))
+    return not question.small_talk and all(index <= question.message for index in others)
 
 
 def _written(sentences: list[_Sentence]) -> str:

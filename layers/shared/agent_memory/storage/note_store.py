@@ -229,9 +229,9 @@ class NoteStore:
                 raise
         self.usage.add(scope, len(note.text))
 
-    def get(self, scope: Scope, day: str, position: int) -> Note | None:
+    def get(self, scope: Scope, day: str, position: int, *, consistent: bool = False) -> Note | None:
         key = {"pk": {"S": scope.key}, "sk": {"S": note_sk(day, position)}}
-        item = self._client.get_item(TableName=self._table, Key=key).get("Item")
+        item = self._client.get_item(TableName=self._table, Key=key, ConsistentRead=consistent).get("Item")
         return note_from_item(item) if item else None
 
     def delete(self, scope: Scope, day: str, position: int) -> bool:
