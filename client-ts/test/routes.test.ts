@@ -462,6 +462,7 @@ type Call = (client: ManagementClient, scope: ScopeOption) => Promise<unknown>;
 const EVERY_SCOPED_CALL: [string, Call][] = [
   ["getDocument", (c, s) => c.getDocument(s)],
   ["putDocument", (c, s) => c.putDocument("# x", 0, s)],
+  ["getProvenance", (c, s) => c.getProvenance(s)],
   ["listVersions", (c, s) => c.listVersions(s)],
   ["getVersion", (c, s) => c.getVersion(1, s)],
   ["restoreVersion", (c, s) => c.restoreVersion(1, 0, s)],

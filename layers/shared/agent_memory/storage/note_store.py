@@ -13,7 +13,7 @@ from botocore.exceptions import ClientError
 
 from agent_memory.basics.clock import iso
 from agent_memory.basics.errors import NothingWritten, StorageUnavailable
-from agent_memory.domain.notes import Note, Origin
+from agent_memory.domain.notes import Note, Origin, note_id
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.text_pipeline import StoredText, checked
 from agent_memory.storage.client import DynamoDB, cancellation_codes, condition_failed, query_pages, request_token
@@ -22,12 +22,14 @@ from agent_memory.storage.flush_store import completion_update
 from agent_memory.storage.keys import NOTE_PREFIX, day_sk, note_sk, notes_of_days
 from agent_memory.storage.note_fence import place_abandoned, settle_lost_note, unless_abandoned
 from agent_memory.storage.note_items import (
+    SUPERSEDES,
     KeyedNote,
     NoteText,
     holder_write_id,
     note_from_item,
     note_item,
     position_taken,
+    unlinked_items,
 )
 from agent_memory.storage.usage_store import Quota, UsageStore, member_counter, notes_quota_error
 
@@ -37,6 +39,7 @@ _POSITION_ATTEMPTS = 5
 _NOTES_PER_DAY_PAGE = 10
 _DAY_PAGE_MAX = 200
 _BATCH_GET_ATTEMPTS = 3
+_DELETE_ATTEMPTS = 3
 _TEXT = {"#text": "text"}  # ``text`` is a reserved word in expressions
 
 
@@ -246,21 +249,27 @@ class NoteStore:
         if old is None:
             return False
         gone = {"TableName": self._table, "Key": key, "ConditionExpression": "attribute_exists(sk)"}
-        once, items = f"delete#{note_sk(day, position)}", [{"Delete": gone}, fence_move(self._table, scope)]
-        try:
-            self._client.transact_write_items(TransactItems=items, ClientRequestToken=request_token(once, items))
-        except ClientError as error:
-            codes = cancellation_codes(error)
-            if codes[:1] == ["ConditionalCheckFailed"]:
-                return False  # deleted meanwhile: by the other call, which gave its usage back
-            if codes[1:2] != ["ConditionalCheckFailed"]:
-                raise
+        once, fence = f"delete#{note_sk(day, position)}", [fence_move(self._table, scope)]
+        # The notes it superseded lose its id in the same transaction: no note is superseded by a note that is gone.
+        links = sorted(old.get(SUPERSEDES, {}).get("SS", []))
+        for _ in range(_DELETE_ATTEMPTS):
+            unlinks = unlinked_items(self._table, scope, note_id(day, position), links)
+            items = [{"Delete": gone}, *fence, *unlinks]
             try:
-                self._client.delete_item(**gone)
-            except ClientError as refused:
-                if condition_failed(refused):
-                    return False
-                raise
+                self._client.transact_write_items(TransactItems=items, ClientRequestToken=request_token(once, items))
+                break
+            except ClientError as error:
+                codes = cancellation_codes(error)
+                if codes[:1] == ["ConditionalCheckFailed"]:
+                    return False  # deleted meanwhile: by the other call, which gave its usage back
+                failed = [code == "ConditionalCheckFailed" for code in codes[1 + len(fence) :]]
+                if not (fence and codes[1:2] == ["ConditionalCheckFailed"]) and not any(failed):
+                    raise
+                if fence and codes[1:2] == ["ConditionalCheckFailed"]:
+                    fence = []  # no due marker: no consolidation to refuse, the note leaves without the fence
+                links = [link for link, refused in zip(links, failed, strict=False) if not refused]  # notes gone
+        else:
+            raise StorageUnavailable("the note's delete kept meeting changes; nothing was deleted, try again")
         self.usage.give_back_note(scope, day, old, once=once)
         return True
 

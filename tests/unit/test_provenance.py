@@ -1,0 +1,79 @@
+"""domain/provenance.py: which notes each line rests on after a fold's edits, and which notes the edits supersede."""
+
+from __future__ import annotations
+
+from agent_memory.domain.edits import Edited, apply
+from agent_memory.domain.provenance import follow, in_note_order
+
+BEFORE = "# Memory\n- lives in Lisbon\n- likes tea\n- Lisbon office on Fridays\n"
+NOTES = [[], ["d.1"], ["d.2"], ["d.1", "d.3"], []]
+
+
+def edited(edits: list[dict], document: str = BEFORE) -> Edited:
+    result = apply(document, {"edits": edits}, [note for edit in edits for note in edit["notes"]])
+    assert isinstance(result, Edited)
+    return result
+
+
+def test_kept_lines_keep_their_notes_and_written_lines_get_the_edits():
+    result = edited([{"op": "add", "after": "- likes tea", "text": "- reads\n- runs", "notes": ["n.1"]}])
+
+    followed = follow(BEFORE, NOTES, result.edits, result.content)
+
+    assert followed.line_notes == [[], ["d.1"], ["d.2"], ["n.1"], ["n.1"], ["d.1", "d.3"], []]
+    assert followed.superseded == {}
+
+
+def test_a_replace_supersedes_only_the_notes_no_remaining_line_cites():
+    result = edited(
+        [{"op": "replace", "line": "- Lisbon office on Fridays", "text": "- Porto office", "notes": ["n.2"]}]
+    )
+
+    followed = follow(BEFORE, NOTES, result.edits, result.content)
+
+    assert followed.superseded == {"d.3": ["n.2"]}  # d.1 still rests under "- lives in Lisbon"
+    assert followed.line_notes[3] == ["n.2"]
+
+
+def test_a_delete_supersedes_its_lines_notes_by_the_notes_it_cites():
+    edits = [
+        {"op": "delete", "line": "- lives in Lisbon", "notes": ["2026-12-01.10"]},
+        {"op": "delete", "line": "- Lisbon office on Fridays", "notes": ["2026-12-01.9"]},
+    ]
+    result = edited(edits)
+
+    followed = follow(BEFORE, NOTES, result.edits, result.content)
+
+    assert followed.superseded == {"d.1": ["2026-12-01.9", "2026-12-01.10"], "d.3": ["2026-12-01.9"]}
+    assert followed.line_notes == [[], ["d.2"], []]
+
+
+def test_a_note_the_edit_cites_again_stays_current():
+    result = edited([{"op": "replace", "line": "- likes tea", "text": "- likes green tea", "notes": ["d.2", "n.1"]}])
+
+    assert follow(BEFORE, NOTES, result.edits, result.content).superseded == {}
+
+
+def test_a_document_without_recorded_notes_supersedes_nothing():
+    result = edited([{"op": "delete", "line": "- likes tea", "notes": ["n.1"]}])
+
+    followed = follow(BEFORE, None, result.edits, result.content)
+
+    assert followed.superseded == {} and followed.line_notes == [[], [], [], []]
+
+
+def test_a_saved_document_of_other_lines_rests_on_no_note_but_still_supersedes():
+    result = edited([{"op": "delete", "line": "- likes tea", "notes": ["n.1"]}])
+
+    followed = follow(BEFORE, NOTES, result.edits, "# Memory\n- compressed")
+
+    assert followed.line_notes == [[], []]
+    assert followed.superseded == {"d.2": ["n.1"]}
+
+
+def test_note_ids_are_ordered_by_day_then_position_as_a_number():
+    assert in_note_order({"2026-12-01.10", "2026-12-01.9", "2026-11-30.20"}) == [
+        "2026-11-30.20",
+        "2026-12-01.9",
+        "2026-12-01.10",
+    ]
