@@ -203,6 +203,30 @@ def test_a_superseded_note_deleted_first_lets_its_superseding_note_go_too(aws, m
     assert [line["notes"] for line in provenance()["lines"]] == [[], [ids["tea"]]]  # the deleted notes left out
 
 
+def test_a_fold_retiring_a_line_whose_note_was_deleted_before_saves_and_supersedes_the_rest(aws, model):
+    ids = first_night(model)
+    assert manage("personal_delete_note", path=f"/v1/memory/personal/notes/{ids['office']}", token=USER).status == 204
+    porto = write_note(PERSONAL, days_ago(8), "moved to Porto")
+    office = {"op": "replace", "line": "- Lisbon office on Fridays", "text": "- Porto office", "notes": [porto]}
+    home = {"op": "replace", "line": "- lives in Lisbon", "text": "- lives in Porto", "notes": [porto]}
+
+    second_night(model, [office, home])
+
+    assert superseded_by(ids["lisbon"]) == [porto]
+    assert [line["line"] for line in provenance()["lines"]] == ["- lives in Porto", "- likes tea", "- Porto office"]
+    notes = [item for item in partition_items(aws) if item["sk"]["S"].startswith("note#")]
+    assert all("text" in item for item in notes)  # the deleted note's update made no item of its own
+
+
+def partition_items(aws, scope: Scope = PERSONAL) -> list[dict]:
+    """Every item of the scope's partition: a supersession never makes an item of its own."""
+    return aws.query(
+        TableName="MemoryTable",
+        KeyConditionExpression="pk = :p",
+        ExpressionAttributeValues={":p": {"S": scope.key}},
+    )["Items"]
+
+
 def test_erasing_a_members_notes_takes_their_ids_out_of_the_others_links(aws, model):
     ids = first_night(model, TEAM)  # written by u-2
     porto = _note(TEAM, 8, "moved to Porto")  # by u-1
@@ -253,3 +277,17 @@ def test_dying_at_any_step_of_the_fold_supersedes_exactly_once(aws, model, monke
     ]
     versions = manage("personal_versions", token=USER).body["versions"]
     assert [version["reason"] for version in versions] == ["consolidation", "consolidation"]
+
+
+@pytest.mark.parametrize("tokens", [True, False])
+def test_a_fold_save_whose_answer_was_lost_supersedes_once(aws, model, lost_answers, tokens):
+    ids = first_night(model)
+    coffee = write_note(PERSONAL, days_ago(8), "stopped drinking tea")
+    clients = lost_answers("transact_write_items", tokens=tokens)
+
+    second_night(model, [{"op": "delete", "line": "- likes tea", "notes": [coffee]}])
+
+    assert sum(client.lost for client in clients) > 0
+    assert superseded_by(ids["tea"]) == [coffee]
+    versions = manage("personal_versions", token=USER).body["versions"]
+    assert [version["version"] for version in versions] == [2, 1]

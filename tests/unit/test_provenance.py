@@ -4,6 +4,12 @@ from __future__ import annotations
 
 from agent_memory.domain.edits import Edited, apply
 from agent_memory.domain.provenance import follow, in_note_order
+from agent_memory.domain.scope import Scope
+from agent_memory.storage.document_store import supersession_within
+from agent_memory.storage.keys import note_sk
+from agent_memory.storage.note_items import superseded_items
+
+PERSONAL = Scope("personal", "u-1")
 
 BEFORE = "# Memory\n- lives in Lisbon\n- likes tea\n- Lisbon office on Fridays\n"
 NOTES = [[], ["d.1"], ["d.2"], ["d.1", "d.3"], []]
@@ -77,3 +83,25 @@ def test_note_ids_are_ordered_by_day_then_position_as_a_number():
         "2026-12-01.9",
         "2026-12-01.10",
     ]
+
+
+def test_a_note_both_superseded_and_superseding_is_one_transaction_item():
+    items = superseded_items("T", PERSONAL, {"2026-12-01.1": ["2026-12-02.1"], "2026-12-02.1": ["2026-12-03.1"]})
+
+    keys = [item["Update"]["Key"]["sk"]["S"] for item in items]
+    assert len(keys) == len(set(keys)) == 3
+    both = next(item["Update"] for item in items if item["Update"]["Key"]["sk"]["S"] == note_sk("2026-12-02", 1))
+    assert both["UpdateExpression"] == "ADD #superseded_by :superseded_by, #supersedes :supersedes"
+    assert both["ExpressionAttributeValues"] == {
+        ":superseded_by": {"SS": ["2026-12-03.1"]},
+        ":supersedes": {"SS": ["2026-12-01.1"]},
+    }
+
+
+def test_the_supersession_fits_the_transaction_oldest_notes_first():
+    superseded = {f"2026-12-01.{n}": ["2026-12-09.1"] for n in range(1, 11)}
+
+    kept = supersession_within(superseded, room=6)  # the superseding note's item, then five superseded notes
+
+    assert list(kept) == [f"2026-12-01.{n}" for n in range(1, 6)]
+    assert supersession_within(superseded, room=11) == superseded

@@ -203,7 +203,7 @@ class DocumentStore:
                 {"Delete": {"TableName": self._table, "Key": {"pk": {"S": scope.key}, "sk": {"S": version_sk(prune)}}}}
             )
         linked = len(items)  # the supersession's items come last: a note gone long ago fails only its own
-        superseded = _within_transaction(followed.superseded, room=_TRANSACTION_MAX_ITEMS - linked)
+        superseded = supersession_within(followed.superseded, room=_TRANSACTION_MAX_ITEMS - linked)
         attempts = 0
         while True:
             attempts += 1
@@ -315,7 +315,7 @@ _TRANSACTION_MAX_ITEMS = 100  # DynamoDB's bound on one TransactWriteItems
 LINE_NOTES = "line_notes"
 
 
-def _within_transaction(superseded: dict[str, list[str]], *, room: int) -> dict[str, list[str]]:
+def supersession_within(superseded: dict[str, list[str]], *, room: int) -> dict[str, list[str]]:
     """The supersession that fits in the save's transaction beside its other items (``room``): each superseded
     note takes one item, and each note superseding it one more the first time. A fold that retires lines citing
     more notes than that supersedes those that fit, oldest first, and logs the rest (they stay current)."""

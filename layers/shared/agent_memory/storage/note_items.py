@@ -39,35 +39,35 @@ def note_item(scope: Scope, note: Note) -> dict[str, Any]:
 
 def superseded_items(table: str, scope: Scope, superseded: dict[str, list[str]]) -> list[dict[str, Any]]:
     """The transaction items of a fold's supersession (``domain.provenance.Followed.superseded``): each superseded
-    note gains the ids of the notes that superseded it, and each of those the ids it superseded. A set's ``ADD``
-    applies once however often it is sent; a note that is gone fails its item's condition (nothing is made)."""
-    links: dict[str, set[str]] = {}
+    note gains the ids of the notes that superseded it, and each of those the ids it superseded (one item per
+    note: a transaction names an item once). A set's ``ADD`` applies once however often it is sent; a note that is
+    gone fails its item's condition (nothing is made)."""
+    links: dict[str, dict[str, set[str]]] = {}
     for old, by in superseded.items():
+        links.setdefault(old, {}).setdefault(SUPERSEDED_BY, set()).update(by)
         for new in by:
-            links.setdefault(new, set()).add(old)
-    return [
-        *(_link(table, scope, old, SUPERSEDED_BY, set(by)) for old, by in superseded.items()),
-        *(_link(table, scope, new, SUPERSEDES, olds) for new, olds in links.items()),
-    ]
+            links.setdefault(new, {}).setdefault(SUPERSEDES, set()).add(old)
+    return [_link(table, scope, ident, sets) for ident, sets in links.items()]
 
 
 def unlinked_items(table: str, scope: Scope, gone: str, superseded: list[str]) -> list[dict[str, Any]]:
     """The transaction items taking the id of ``gone`` (a note being deleted) out of the ``superseded_by`` of each
     note it ``superseded``: a note whose last superseding note goes is current again (the attribute leaves with
     its set's last id). A note that is gone fails its item's condition."""
-    return [_link(table, scope, old, SUPERSEDED_BY, {gone}, action="DELETE") for old in superseded]
+    return [_link(table, scope, old, {SUPERSEDED_BY: {gone}}, action="DELETE") for old in superseded]
 
 
-def _link(table: str, scope: Scope, ident: str, name: str, ids: set[str], *, action: str = "ADD") -> dict[str, Any]:
+def _link(table: str, scope: Scope, ident: str, sets: dict[str, set[str]], *, action: str = "ADD") -> dict[str, Any]:
     day, position = parse_note_id(ident) or ("", 0)
+    names = sorted(sets)
     return {
         "Update": {
             "TableName": table,
             "Key": {"pk": {"S": scope.key}, "sk": {"S": note_sk(day, position)}},
-            "UpdateExpression": f"{action} #links :ids",
+            "UpdateExpression": f"{action} " + ", ".join(f"#{name} :{name}" for name in names),
             "ConditionExpression": "attribute_exists(sk)",
-            "ExpressionAttributeNames": {"#links": name},
-            "ExpressionAttributeValues": {":ids": {"SS": sorted(ids)}},
+            "ExpressionAttributeNames": {f"#{name}": name for name in names},
+            "ExpressionAttributeValues": {f":{name}": {"SS": sorted(sets[name])} for name in names},
         }
     }
 
