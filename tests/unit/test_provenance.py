@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from agent_memory.domain.edits import Edited, apply
 from agent_memory.domain.provenance import follow, in_note_order
 from agent_memory.domain.scope import Scope
@@ -105,3 +108,43 @@ def test_the_supersession_fits_the_transaction_oldest_notes_first():
 
     assert list(kept) == [f"2026-12-01.{n}" for n in range(1, 6)]
     assert supersession_within(superseded, room=11) == superseded
+
+
+@st.composite
+def folds(draw: st.DrawFn) -> tuple[str, list[list[str]], list[dict]]:
+    """A document of distinct lines, the notes each rests on, and an accepted list of edits citing new notes."""
+    lines = draw(st.lists(st.sampled_from([f"- fact {n}" for n in range(12)]), unique=True, max_size=8))
+    notes = [draw(st.lists(st.sampled_from([f"2026-11-01.{n}" for n in range(1, 6)]), max_size=3)) for _ in lines]
+    named = draw(st.lists(st.sampled_from(lines), unique=True)) if lines else []
+    edits = []
+    for line in named:
+        cited = draw(
+            st.lists(st.sampled_from(["2026-12-01.1", "2026-12-01.2", "2026-11-01.1"]), min_size=1, max_size=2)
+        )
+        op = draw(st.sampled_from(["add", "replace", "delete"]))
+        if op == "add":
+            edits.append({"op": "add", "after": line, "text": "- new", "notes": cited})
+        elif op == "replace":
+            edits.append({"op": "replace", "line": line, "text": "- changed\n- again", "notes": cited})
+        else:
+            edits.append({"op": "delete", "line": line, "notes": cited})
+    return "\n".join(lines), notes, edits
+
+
+@given(folds())
+def test_exactly_the_retired_lines_notes_that_no_line_cites_are_superseded_by_the_edits_retiring_them(case):
+    document, notes, edits = case
+    result = edited(edits, document) if edits else Edited(document, [])
+
+    followed = follow(document, notes, result.edits, result.content)
+
+    lines = document.split("\n") if document else []
+    assert len(followed.line_notes) == len(result.content.split("\n") if result.content else [])
+    still = {note for line_notes in followed.line_notes for note in line_notes}
+    retiring: dict[str, set[str]] = {}
+    for edit in edits:
+        if edit["op"] != "add":
+            for note in notes[lines.index(edit["line"])]:
+                retiring.setdefault(note, set()).update(edit["notes"])
+    expected = {note: in_note_order(by - {note}) for note, by in retiring.items() if note not in still and by - {note}}
+    assert followed.superseded == expected

@@ -49,8 +49,9 @@ def follow(before: str, before_notes: LineNotes | None, applied: list[dict[str, 
     superseded: dict[str, list[str]] = {}
     for index, by in sorted(placed.retired.items()):
         for note in notes_of[index]:
-            if note not in still_cited:
-                superseded[note] = in_note_order({*superseded.get(note, []), *by})
+            newer = {*superseded.get(note, []), *by} - {note}  # a note never supersedes itself
+            if note not in still_cited and newer:
+                superseded[note] = in_note_order(newer)
     kept = edited if len(edited) == len(saved_lines) else [[] for _ in saved_lines]
     return Followed(kept, superseded)
 
