@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent_memory.domain.edits import Edited, apply
-from agent_memory.domain.provenance import follow, in_note_order
+from agent_memory.domain.provenance import Followed, follow, in_note_order
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.document_store import supersession_within
 from agent_memory.storage.keys import note_sk
@@ -148,3 +148,9 @@ def test_exactly_the_retired_lines_notes_that_no_line_cites_are_superseded_by_th
                 retiring.setdefault(note, set()).update(edit["notes"])
     expected = {note: in_note_order(by - {note}) for note, by in retiring.items() if note not in still and by - {note}}
     assert followed.superseded == expected
+
+
+def test_edits_that_no_longer_quote_the_document_leave_its_lines_without_notes():
+    edits = [{"op": "delete", "line": "- likes [redacted: email]", "notes": ["n.1"]}]
+
+    assert follow(BEFORE, NOTES, edits, BEFORE) == Followed([[], [], [], [], []])

@@ -42,8 +42,8 @@ def follow(before: str, before_notes: LineNotes | None, applied: list[dict[str, 
     notes_of = before_notes if before_notes is not None and len(before_notes) == len(old) else [[] for _ in old]
     placed = placement(before, applied)
     saved_lines = saved.split("\n") if saved else []
-    if placed is None:  # pragma: no cover - the fold's own accepted list always applies to its document
-        return Followed([[] for _ in saved_lines])
+    if placed is None:  # its recorded lines no longer quote the document (a redaction rule added since it was
+        return Followed([[] for _ in saved_lines])  # saved redacted them differently): as after a rewrite
     edited = [list(notes_of[origin]) if isinstance(origin, int) else list(origin) for _, origin in placed.lines]
     still_cited = {note for notes in edited for note in notes}
     superseded: dict[str, list[str]] = {}
