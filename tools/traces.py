@@ -123,7 +123,8 @@ def main() -> None:
                 origin=Origin("u-9", "t-1"),
             )
         folded = "# Memory\n- fact 0\n- fact 1\n- fact 2\n"
-        services.consolidator.chat_model = lambda: FakeChatModel(reply=lambda system, prompt: folded)
+        bootstrap.provide(chat_models=lambda use: FakeChatModel(reply=lambda system, prompt: folded))
+        assert bootstrap.services().planner  # built before the trace, as in a warm sandbox
         scheduled = json.loads((ROOT / "events" / "scheduled.json").read_text())
         context = LambdaContext(function_name="ConsolidateFunction", remaining_ms=900_000)
         report(

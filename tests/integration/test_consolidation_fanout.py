@@ -47,7 +47,7 @@ def model(queue, monkeypatch):
 
 
 def last_run() -> dict:
-    return bootstrap.services().consolidator.store.runs(1)[0]
+    return bootstrap.services().consolidation_store.runs(1)[0]
 
 
 def test_the_planner_sends_one_message_per_due_scope_and_the_workers_finish_the_run(aws, queue, model):
@@ -102,7 +102,7 @@ def test_a_worker_dying_after_the_version_is_saved_and_before_the_marks_is_finis
     ids = [write_note(PERSONAL, days_ago(9) + timedelta(seconds=i), f"n{i}") for i in range(5)]
     consolidate()
     with monkeypatch.context() as patch:
-        die_on(patch, bootstrap.services().consolidator.store, "mark_consolidated", after_calls=2)
+        die_on(patch, bootstrap.services().consolidation_store, "mark_consolidated", after_calls=2)
         with pytest.raises(Died):
             queue.drain()
 
@@ -124,7 +124,7 @@ def test_a_worker_dying_before_its_save_is_redelivered_and_folds_once(aws, queue
     ids = [write_note(PERSONAL, days_ago(9) + timedelta(seconds=i), f"n{i}") for i in range(3)]
     consolidate()
     with monkeypatch.context() as patch:
-        die_on(patch, bootstrap.services().consolidator.service, "update_memory")
+        die_on(patch, bootstrap.services().worker.service, "update_memory")
         with pytest.raises(Died):
             queue.drain()
 
@@ -221,7 +221,7 @@ def test_two_runs_whose_workers_overlap_fold_each_note_once(aws, queue, model):
     assert first["groups_planned"] == second["groups_planned"] == 5
     for scope, note_ids in ids.items():
         assert folded_counts(aws, scope) == dict.fromkeys(note_ids, 1)
-    runs = bootstrap.services().consolidator.store.runs(2)
+    runs = bootstrap.services().consolidation_store.runs(2)
     assert all(run["status"] == "finished" for run in runs)
     assert sum(run["notes_consolidated"] for run in runs) == 20
 

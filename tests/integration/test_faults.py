@@ -295,11 +295,11 @@ def test_every_dynamodb_client_retries_in_standard_mode_with_bounded_attempts_an
     _assert_bounded(bootstrap.services().recall_service.notes._client, max_attempts=3, read_timeout=2)
     _assert_bounded(bootstrap.services().management.run_records._client, max_attempts=3, read_timeout=2)
     # The nightly job waits longer than a turn (a request given up on is sent again while the first still runs).
-    consolidator = bootstrap.services().consolidator
-    for client in (consolidator.store._client, consolidator.index._client, consolidator.documents._client):
+    worker = bootstrap.services().worker
+    for client in (worker.store._client, worker.markers._client, worker.documents._client):
         _assert_bounded(client, max_attempts=3, read_timeout=CONSOLIDATION_READ_TIMEOUT_S)
         assert client.meta.config.read_timeout == CONSOLIDATION_READ_TIMEOUT_S
-    assert consolidator.service.documents is consolidator.documents
+    assert worker.service.documents is worker.documents
     flush = bootstrap.services().flush_service
     # The flush answers within 5 s whatever happens: at most 2 attempts of at most 0.5 s each.
     _assert_bounded(flush.notes._client, max_attempts=2, read_timeout=0.5)
