@@ -23,6 +23,7 @@ from tests.support.consolidation import (
     night_context,
     notes_of,
 )
+from tests.support.faults import on_events, provide_clients
 from tests.support.models import scripted_models
 from tests.support.scopes import private, write_note
 
@@ -271,9 +272,7 @@ def test_a_run_never_scans(aws, model):
     for i in range(3):
         write_note(Scope("team", f"w-{i}"), days_ago(9), "x")
     operations = []
-    worker = bootstrap.services().worker
-    for client in {id(c): c for c in (worker.store._client, worker.documents._client)}.values():
-        client.meta.events.register("before-call.dynamodb.*", lambda model, **_: operations.append(model.name))
+    provide_clients(on_events("before-call.dynamodb.*", lambda model, **_: operations.append(model.name)))
 
     consolidate()
 

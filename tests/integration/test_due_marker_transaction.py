@@ -8,13 +8,12 @@ from contextlib import suppress
 from datetime import UTC, datetime
 from typing import Any
 
-from botocore.exceptions import ClientError
-
 from agent_memory.domain.notes import Origin
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.due_markers import DueMarkers
 from agent_memory.storage.keys import DUE_SK
 from agent_memory.storage.note_store import NoteStore
+from tests.support.faults import FaultyClient, provide_clients
 from tests.support.scopes import note_texts, private, stored
 
 TABLE = "MemoryTable"
@@ -139,15 +138,8 @@ def test_a_loaded_note_makes_its_scope_due_with_it_and_once(aws):
     )
 
 
-def test_a_failed_note_transaction_writes_neither_the_note_nor_the_marker(call, aws, monkeypatch):
-    from agent_memory import bootstrap
-
-    client = bootstrap.services().memory_service.notes._client
-
-    def throttled(**request: Any) -> Any:
-        raise ClientError({"Error": {"Code": "ThrottlingException", "Message": "slow down"}}, "TransactWriteItems")
-
-    monkeypatch.setattr(client, "transact_write_items", throttled)
+def test_a_failed_note_transaction_writes_neither_the_note_nor_the_marker(call, aws):
+    provide_clients(lambda client: FaultyClient(client, {"transact_write_items": "ThrottlingException"}))
     answer = call("remember", {"context": private(user="u-none"), "arguments": {"text": "lost"}})
 
     assert answer.status == 503

@@ -10,19 +10,19 @@ from typing import Any
 from agent_memory import bootstrap
 from tests.fakes import FakeChatModel
 from tests.support.consolidation import PERSONAL, RUN_AT, consolidate, folded_counts, merge, notes_of
+from tests.support.faults import on_events, provide_clients
 from tests.support.models import scripted_models
 from tests.support.scopes import write_note
 
 
-def _save_sizes(monkeypatch: Any) -> list[int]:
+def _save_sizes() -> list[int]:
     """The number of items of every TransactWriteItems the consolidation sends."""
     sizes: list[int] = []
-    client = bootstrap.services().worker.documents._client.raw  # botocore event hooks on the raw client
 
     def _count(params: dict[str, Any], **_: Any) -> None:
         sizes.append(len(params["TransactItems"]))
 
-    client.meta.events.register("provide-client-params.dynamodb.TransactWriteItems", _count)
+    provide_clients(on_events("provide-client-params.dynamodb.TransactWriteItems", _count))
     return sizes
 
 
@@ -30,7 +30,7 @@ def test_a_fold_of_200_notes_saves_with_a_constant_number_of_items(aws, monkeypa
     for i in range(200):
         write_note(PERSONAL, RUN_AT - timedelta(days=9, seconds=200 - i), f"fact {i}")
     scripted_models().fold = FakeChatModel(reply=merge)
-    sizes = _save_sizes(monkeypatch)
+    sizes = _save_sizes()
 
     run = consolidate()
 
