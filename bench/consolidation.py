@@ -119,6 +119,7 @@ def measure_consolidation(
                 )
         model = FakeChatModel(reply=merge, delay_s=options.consolidation_model_s)
         bootstrap.provide(chat_models=lambda use: model)  # the graph's chat model: the bench's fake, for every use
+        assert bootstrap.services().planner  # built before the timing, as it was
         concurrency = get_settings().consolidation_concurrency
         handler = load_handler("ConsolidateFunction")
         context = Context("ConsolidateFunction", remaining_ms=900_000, memory_limit_in_mb=1024)
