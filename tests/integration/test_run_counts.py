@@ -144,9 +144,9 @@ def test_a_failed_group_whose_count_lost_its_answer_is_counted_once(aws, lost_an
     """A worker's group failing for good tonight: its count's transaction is applied, its answer lost, and sent
     again without the engine's token (plain moto): the marker's ``last_run`` refuses the second count."""
     from local.sqs_mapping import LocalQueueMapping
-    from tests.support.consolidation import Worker
+    from tests.support.consolidation import WorkerFunction
 
-    mapping = LocalQueueMapping(None, Worker(), visibility_s=0)
+    mapping = LocalQueueMapping(None, WorkerFunction(), visibility_s=0)
     monkeypatch.setenv("MEMORY_CONSOLIDATION_QUEUE_URL", mapping.url)
     write_note(SCOPES[0], RUN_AT - timedelta(days=9), "a fact")
     clients = lost_answers("transact_write_items", tokens=False)
