@@ -180,7 +180,7 @@ def consolidation(prefix: str, texts: list[str]) -> list[str]:
     event = event_body("scheduled")
     event["time"] = "2026-12-03T03:00:00Z"
     event["id"] = f"redaction-{prefix}"
-    with _model(bootstrap.services().consolidator, reply):
+    with _model(bootstrap.services().worker, reply):
         result = load_handler("ConsolidateFunction")(
             event, LambdaContext(function_name="ConsolidateFunction", remaining_ms=900_000, memory_limit_in_mb=1024)
         )

@@ -254,12 +254,12 @@ def test_dying_at_any_step_of_the_fold_supersedes_exactly_once(aws, model, monke
     coffee = write_note(PERSONAL, days_ago(8), "stopped drinking tea")
     novels = write_note(PERSONAL, days_ago(8), "reads novels")
     edits = [{"op": "delete", "line": "- likes tea", "notes": [coffee]}, add("- reads novels", novels)]
-    consolidator = bootstrap.services().consolidator
+    worker = bootstrap.services().worker
     with monkeypatch.context() as patch:
         if where == "before the save":
-            die_on(patch, consolidator.service, "update_memory")
+            die_on(patch, worker.service, "update_memory")
         else:
-            die_on(patch, consolidator.store, "mark_consolidated", after_calls=0 if where == "after the save" else 1)
+            die_on(patch, worker.store, "mark_consolidated", after_calls=0 if where == "after the save" else 1)
         model.reply = Edits(edits)
         with pytest.raises(Died):
             consolidate(RUN_AT + timedelta(hours=1))
