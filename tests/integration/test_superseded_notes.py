@@ -12,6 +12,7 @@ from agent_memory import bootstrap
 from agent_memory.domain.notes import Origin, parse_note_id
 from agent_memory.domain.scope import Scope
 from tests.support.consolidation import PERSONAL, RUN_AT, Died, consolidate, days_ago, die_on
+from tests.support.faults import ScriptedClient, provide_clients
 from tests.support.management import USER, local_auth, manage  # noqa: F401 - the fixture applies
 from tests.support.people import delete
 from tests.support.scopes import TEAM, private, stored, write_note
@@ -187,6 +188,26 @@ def test_deleting_the_superseding_note_makes_the_old_one_current_again(aws, mode
     path = f"/v1/memory/personal/notes/{coffee}"
     assert manage("personal_delete_note", path=path, token=USER).status == 204
 
+    assert superseded_by(ids["tea"]) is None
+
+
+def test_a_delete_that_read_its_note_before_a_fold_linked_it_still_unlinks(aws, model):
+    ids = first_night(model)
+    coffee = write_note(PERSONAL, days_ago(8), "stopped drinking tea")
+    second_night(model, [{"op": "delete", "line": "- likes tea", "notes": [coffee]}])
+    reads = []
+
+    def read_before_the_fold(get_item, **request):  # the delete's read, as it was before the fold saved
+        answer = get_item(**request)
+        if not reads and "supersedes" in answer.get("Item", {}):
+            reads.append(answer["Item"].pop("supersedes"))
+        return answer
+
+    provide_clients(lambda real: ScriptedClient(real, get_item=read_before_the_fold))
+    bootstrap.reset()
+    assert manage("personal_delete_note", path=f"/v1/memory/personal/notes/{coffee}", token=USER).status == 204
+
+    assert reads == [{"SS": [ids["tea"]]}]
     assert superseded_by(ids["tea"]) is None
 
 
