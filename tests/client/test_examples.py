@@ -92,6 +92,19 @@ def test_strands_agent_remembers_recalls_updates_and_flushes(client_stack: Stack
     agent_transcript_checks(played.stdout, memory, conversation_context("ex-strands", "t-ex"))
 
 
+def test_langgraph_agent_writes_and_searches_through_langmem_and_is_refused_a_delete(
+    client_stack: Stack, memory: MemoryClient
+) -> None:
+    from examples import langgraph_agent
+
+    transcript = play(langgraph_agent.main, client_stack, "--user", "ex-langgraph", "--thread", "t-ex")
+
+    context = conversation_context("ex-langgraph", "t-ex")
+    assert [n["text"] for n in memory.get_context(context)["recent_notes"]] == [FACT]  # the refused delete kept it
+    assert f"assistant> From my notes: {FACT}." in transcript  # LangMem's search found it through recall
+    assert "I could not: Error: StoreRefusal('notes are not deleted through the agent" in transcript
+
+
 def test_mcp_many_users_keeps_two_sessions_apart_and_refuses_a_forged_token(
     client_stack: Stack, memory: MemoryClient
 ) -> None:

@@ -1,6 +1,7 @@
 """Everything of the Python client that reaches a model is fenced (docs/security.md "What reaches the model"):
 every tool's answer through every adapter (the conversation helper, the MCP server, the OpenAI Agents and
-Strands tools), and every view of Claude's memory tool, shown a hostile stored note and document.
+Strands tools), every view of Claude's memory tool, and every item of the LangGraph store (through LangMem's
+search tool too), shown a hostile stored note and document.
 
 The paths are enumerated: each module of ``agent_memory_client`` is either a path listed here or declared to hand
 nothing to a model, and each tool of the service's catalog has a hostile answer (tests/client/fake_hostile_memory.py),
@@ -130,8 +131,8 @@ TOOL_RESULT_PATHS: dict[str, Callable[[str], str]] = {
     "openai_agents": _openai_agents,
     "strands_agents": _strands_agents,
 }
-# The modules that show stored text otherwise (a view of a file), tested below.
-VIEW_PATHS = {"claude_memory"}
+# The modules that show stored text otherwise (a view of a file, a store's items), tested below.
+VIEW_PATHS = {"claude_memory", "langgraph_store"}
 
 
 def test_every_module_is_a_fenced_path_or_hands_nothing_to_a_model():
@@ -179,6 +180,20 @@ def test_every_view_of_the_claude_memory_tool_is_fenced():
     shown = [line.split("\t", 1)[1] for line in views[DOCUMENT].split("\n")[1:]]
     assert shown == fence(HOSTILE_DOCUMENT).split("\n")
     assert views[f"{NOTES}/{DAY}.md"].split("\n")[1:] == [f"     1\t- {fence_line(HOSTILE)}"]
+
+
+def test_every_item_of_the_langgraph_store_is_fenced() -> None:
+    from agent_memory_client.langgraph_store import AgentMemoryStore
+    from langmem import create_search_memory_tool
+
+    store = AgentMemoryStore(FakeHostileMemory(tool_definitions()), CONTEXT)  # type: ignore[arg-type]
+    searched = json.loads(create_search_memory_tool(namespace=("memories",), store=store).invoke({"query": "x"}))
+    listed = [item.dict() for item in store.search(("memories",))]
+    document = store.get(("memories",), "document")
+
+    assert document is not None and document.value["content"] == fence(HOSTILE_DOCUMENT)
+    assert [item["value"]["content"] for item in searched + listed] == [fence_line(HOSTILE)] * 3
+    assert "<" not in json.dumps([searched, listed, document.dict()], ensure_ascii=False)
 
 
 @pytest.mark.parametrize("text", [HOSTILE, HOSTILE_DOCUMENT, *CORPUS])
