@@ -106,6 +106,7 @@ EXAMPLES = (
     "strands_agent",
     "mcp_many_users",
     "langgraph_agent",
+    "llama_index_chat",
 )
 
 

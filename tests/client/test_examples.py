@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from agent_memory_client import ConversationContext, MemoryClient
 
-from tests.client.conftest import conversation_context
+from tests.client.conftest import FLUSH_SUMMARY, conversation_context
 from tests.support.stack import ROOT, Stack, stack_environment
 
 pytestmark = pytest.mark.slow
@@ -103,6 +103,25 @@ def test_langgraph_agent_writes_and_searches_through_langmem_and_is_refused_a_de
     assert [n["text"] for n in memory.get_context(context)["recent_notes"]] == [FACT]  # the refused delete kept it
     assert f"assistant> From my notes: {FACT}." in transcript  # LangMem's search found it through recall
     assert "I could not: Error: StoreRefusal('notes are not deleted through the agent" in transcript
+
+
+def test_llama_index_chat_flushes_what_leaves_the_window_and_recalls_it(
+    client_stack: Stack, memory: MemoryClient
+) -> None:
+    from examples import llama_index_chat
+
+    transcript = play(llama_index_chat.main, client_stack, "--user", "ex-llamaindex", "--thread", "t-ex")
+
+    page = memory.admin.export(user="ex-llamaindex")  # every note of the user's memory, page after page
+    notes = page["notes"]
+    while page["next_cursor"]:
+        page = memory.admin.export(user="ex-llamaindex", cursor=page["next_cursor"])
+        notes += page["notes"]
+    flushed = re.findall(r"^flush: written — note (\S+): ", transcript, re.MULTILINE)
+    assert len(flushed) >= 2 and [n["id"] for n in notes] == flushed  # one note per flush, nothing else
+    assert {(n["source"], n["text"]) for n in notes} == {("flush", FLUSH_SUMMARY)}
+    last_turn = transcript.split("── turn 4 ──")[1]
+    assert f"assistant> From memory: {FLUSH_SUMMARY}" in last_turn  # the block recalled the flush's note
 
 
 def test_mcp_many_users_keeps_two_sessions_apart_and_refuses_a_forged_token(

@@ -1,7 +1,7 @@
 """Everything of the Python client that reaches a model is fenced (docs/security.md "What reaches the model"):
 every tool's answer through every adapter (the conversation helper, the MCP server, the OpenAI Agents and
-Strands tools), every view of Claude's memory tool, and every item of the LangGraph store (through LangMem's
-search tool too), shown a hostile stored note and document.
+Strands tools), every view of Claude's memory tool, every item of the LangGraph store (through LangMem's
+search tool too) and the LlamaIndex memory block, shown a hostile stored note and document.
 
 The paths are enumerated: each module of ``agent_memory_client`` is either a path listed here or declared to hand
 nothing to a model, and each tool of the service's catalog has a hostile answer (tests/client/fake_hostile_memory.py),
@@ -132,7 +132,7 @@ TOOL_RESULT_PATHS: dict[str, Callable[[str], str]] = {
     "strands_agents": _strands_agents,
 }
 # The modules that show stored text otherwise (a view of a file, a store's items), tested below.
-VIEW_PATHS = {"claude_memory", "langgraph_store"}
+VIEW_PATHS = {"claude_memory", "langgraph_store", "llama_index_memory"}
 
 
 def test_every_module_is_a_fenced_path_or_hands_nothing_to_a_model():
@@ -194,6 +194,17 @@ def test_every_item_of_the_langgraph_store_is_fenced() -> None:
     assert document is not None and document.value["content"] == fence(HOSTILE_DOCUMENT)
     assert [item["value"]["content"] for item in searched + listed] == [fence_line(HOSTILE)] * 3
     assert "<" not in json.dumps([searched, listed, document.dict()], ensure_ascii=False)
+
+
+def test_the_llama_index_memory_block_is_fenced() -> None:
+    from agent_memory_client.llama_index_memory import AgentMemoryBlock
+    from llama_index.core.base.llms.types import ChatMessage
+
+    conversation = Conversation(FakeHostileMemory(tool_definitions()), CONTEXT)  # type: ignore[arg-type]
+    shown = anyio.run(AgentMemoryBlock(conversation=conversation).aget, [ChatMessage(role="user", content="x")])
+
+    assert "<" not in shown
+    assert [line.split("] ", 1)[1] for line in shown.split("\n")[1:]] == [fence_line(HOSTILE)] * 2
 
 
 @pytest.mark.parametrize("text", [HOSTILE, HOSTILE_DOCUMENT, *CORPUS])
