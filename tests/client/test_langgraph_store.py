@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from agent_memory_client import ConversationContext
 from agent_memory_client.langgraph_store import AgentMemoryStore, StoreRefusal
+from langgraph.func import entrypoint
 from langgraph.store.base import GetOp, InvalidNamespaceError, PutOp, SearchOp
 from langmem import create_manage_memory_tool, create_search_memory_tool
 
@@ -163,3 +164,21 @@ def test_langmem_tools_create_and_search_on_the_store_and_a_delete_is_refused(
     assert created.startswith("created memory ")
     assert [item["key"] for item in found] == [f"{DAY}.1", f"{DAY}.2"]
     assert memory.calls == [("remember", "Prefers metric units"), ("recall", ("units", 2))]
+
+
+def test_a_langmem_namespace_template_filled_with_another_user_is_refused(memory: RecordingMemory) -> None:
+    """The store made for u-1 under ("memories", "u-1"): a run configured for u-2 is refused, not written."""
+    store = AgentMemoryStore(memory, CONTEXT, namespace=("memories", "u-1"))  # type: ignore[arg-type]
+    manage = create_manage_memory_tool(namespace=("memories", "{langgraph_user_id}"))
+
+    @entrypoint(store=store)
+    def remember(content: str) -> str:
+        answer: str = manage.invoke({"content": content})
+        return answer
+
+    assert remember.invoke("Prefers metric units", {"configurable": {"langgraph_user_id": "u-1"}}).startswith(
+        "created memory "
+    )
+    with pytest.raises(InvalidNamespaceError, match="not this store's namespace"):
+        remember.invoke("Ana's secret", {"configurable": {"langgraph_user_id": "u-2"}})
+    assert memory.calls == [("remember", "Prefers metric units")]
