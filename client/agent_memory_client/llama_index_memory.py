@@ -19,18 +19,24 @@ LlamaIndex's ``Memory`` keeps the recent messages itself and asks its blocks two
   limit): the block asks the service for a note of them, the flush (``FlushFunction``, the service's model writes
   it; it never raises). Raw messages are never stored as notes: a note is a durable fact.
 
-Whose memory it is comes from the conversation's context, never from the messages.
+An agent (``FunctionAgent``, ``ReActAgent``) writes a fact when it decides to, with :func:`memory_tools`:
+``remember``, ``recall`` and ``update_memory`` as LlamaIndex tools, each call through :meth:`Conversation.handle`
+(its answer fenced, a refusal an ``error`` the model reads). Whose memory it is comes from the conversation's
+context, never from the messages or a tool's arguments.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
+from dataclasses import dataclass, field
 from typing import Any
 
 from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.bridge.pydantic import Field
 from llama_index.core.memory import BaseMemoryBlock
+from llama_index.core.tools import FunctionTool, ToolMetadata
 
 from agent_memory_client.conversation import Conversation
 
@@ -66,3 +72,31 @@ class AgentMemoryBlock(BaseMemoryBlock[str]):
         if said:
             compaction_id = f"llamaindex-{uuid.uuid4().hex}"
             self.flushes.append(dict(await asyncio.to_thread(self.conversation.flush, compaction_id, said)))
+
+
+@dataclass
+class _ServiceToolMetadata(ToolMetadata):
+    """A tool's metadata whose arguments' schema is the service's own (``GET /v1/tools``), handed to the model as
+    it is: the service checks the arguments strictly, so no second schema is made to drift from it."""
+
+    parameters: dict[str, Any] = field(default_factory=dict)
+
+    def get_parameters_dict(self) -> dict[str, Any]:
+        return self.parameters
+
+
+def memory_tools(conversation: Conversation) -> list[FunctionTool]:
+    """The three memory tools as LlamaIndex tools bound to ``conversation``; each answers the service's JSON (fenced)
+    or ``{"error": ...}``, as text. The async call runs the blocking client on a worker thread."""
+
+    def tool(name: str, description: str, parameters: dict[str, Any]) -> FunctionTool:
+        def call(**arguments: Any) -> str:
+            return json.dumps(conversation.handle(name, arguments), ensure_ascii=False)
+
+        async def acall(**arguments: Any) -> str:
+            return await asyncio.to_thread(call, **arguments)
+
+        metadata = _ServiceToolMetadata(description=description, name=name, fn_schema=None, parameters=parameters)
+        return FunctionTool(fn=call, async_fn=acall, metadata=metadata)
+
+    return [tool(t["name"], t["description"], t["parameters"]) for t in conversation.tool_definitions()]

@@ -124,12 +124,21 @@ def _strands_agents(tool: str) -> str:
     return _strands_results()[tool]
 
 
+def _llama_index(tool: str) -> str:
+    from agent_memory_client.llama_index_memory import memory_tools
+
+    conversation = Conversation(FakeHostileMemory(tool_definitions()), CONTEXT)  # type: ignore[arg-type]
+    function = next(t for t in memory_tools(conversation) if t.metadata.name == tool)
+    return str(function.call().content)
+
+
 # Every adapter module that hands a tool's answer to a model, and how a tool call goes through it.
 TOOL_RESULT_PATHS: dict[str, Callable[[str], str]] = {
     "conversation": _conversation,
     "mcp_server": _mcp_server,
     "openai_agents": _openai_agents,
     "strands_agents": _strands_agents,
+    "llama_index_memory": _llama_index,
 }
 # The modules that show stored text otherwise (a view of a file, a store's items), tested below.
 VIEW_PATHS = {"claude_memory", "langgraph_store", "llama_index_memory"}

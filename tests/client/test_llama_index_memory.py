@@ -1,15 +1,16 @@
 """The memory service as a LlamaIndex memory block (docs/client.md "LlamaIndex"), offline: recall of the last user
-message on ``aget``, the flush of the messages LlamaIndex's ``Memory`` drops on ``aput``. The example plays it
-against the local stack (tests/client/test_examples.py)."""
+message on ``aget``, the flush of the messages LlamaIndex's ``Memory`` drops on ``aput``, and the memory tools.
+The example plays it against the local stack (tests/client/test_examples.py)."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
 from agent_memory_client import Conversation, ConversationContext, InvalidInput
-from agent_memory_client.llama_index_memory import PREAMBLE, AgentMemoryBlock
+from agent_memory_client.llama_index_memory import PREAMBLE, AgentMemoryBlock, memory_tools
 from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.memory import Memory
 
@@ -95,3 +96,18 @@ def test_llama_index_memory_flushes_what_leaves_its_window_and_shows_the_block_i
     flushed = [arguments[2] for name, arguments in memory.calls if name == "flush"]
     assert flushed and flushed[0][0] == {"role": "user", "content": "message 0 with some words in it"}
     assert messages[0].role.value == "system" and "Cutover the week of January 12" in (messages[0].content or "")
+
+
+def test_memory_tools_hand_the_model_the_services_schemas_and_call_through_the_conversation() -> None:
+    memory = RecordingMemory()
+    tools = {tool.metadata.get_name(): tool for tool in memory_tools(Conversation(memory, CONTEXT))}  # type: ignore[arg-type]
+
+    assert {name: tool.metadata.to_openai_tool()["function"]["parameters"] for name, tool in tools.items()} == {
+        tool["name"]: tool["parameters"] for tool in tool_definitions()
+    }
+    shown = tools["recall"].call(query="cutover", k=2)
+    awaited = asyncio.run(tools["recall"].acall(query="cutover"))
+
+    assert json.loads(shown.content)["notes"][0]["text"] == "Cutover the week of January 12"
+    assert json.loads(awaited.content) == json.loads(shown.content)
+    assert memory.calls == [("recall", {"query": "cutover", "k": 2}), ("recall", {"query": "cutover"})]
