@@ -35,8 +35,9 @@ and a ``ttl``. A batch with a refused operation sends none of its operations.
 
 Every text the store gives back goes to a model (LangMem's search tool hands the items to it as they are), so it
 is fenced as ``system_prompt`` fences stored text (:mod:`agent_memory_client.fence`): a note's ``content`` one
-line, the document a block, neither able to close the tool result or open a tag. ``MemoryClient`` gives the text
-as stored.
+line, the document a block, neither able to close the tool result or open a tag. What is put is read as text in
+that form (``&lt;`` and ``&amp;`` stored as ``<`` and ``&``), so a document read, edited and put back is stored as
+it was meant, never escaped twice. ``MemoryClient`` gives the text as stored.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ from langgraph.store.base import (
 )
 
 from agent_memory_client.client import MemoryClient
-from agent_memory_client.fence import fence, fence_line
+from agent_memory_client.fence import fence, fence_line, unfence
 from agent_memory_client.types import ConversationContext, Note
 
 NAMESPACE = ("memories",)
@@ -139,7 +140,7 @@ class AgentMemoryStore(BaseStore):
         return Item(value=value, key=DOCUMENT, namespace=self.namespace, created_at=when, updated_at=when)
 
     def _put(self, op: PutOp) -> None:
-        text = op.value["content"] if op.value else ""  # _check_put: {"content": str}
+        text = unfence(op.value["content"] if op.value else "")  # _check_put: {"content": str}
         if op.key == DOCUMENT:
             context = replace(self.context, document_version=self._document_version)
             saved = self.client.update_memory(context, text)

@@ -90,6 +90,19 @@ def test_the_document_is_read_then_saved_on_the_version_read(store: AgentMemoryS
     ]
 
 
+def test_a_document_read_edited_and_put_back_is_stored_as_meant_not_escaped_twice(memory: RecordingMemory) -> None:
+    memory.document["content"] = "# Code\n- Wrap code in <code>, R&amp;D"
+    store = AgentMemoryStore(memory, CONTEXT)  # type: ignore[arg-type]
+    shown = store.get(NS, "document")
+    assert shown is not None and shown.value["content"] == "# Code\n- Wrap code in &lt;code>, R&amp;amp;D"
+
+    store.put(NS, "document", {"content": shown.value["content"] + "\n- Keep &lt;pre> too"})
+    store.put(NS, "k", {"content": "Prefers &lt;kbd>"})
+
+    assert memory.document["content"] == "# Code\n- Wrap code in <code>, R&amp;D\n- Keep <pre> too"
+    assert memory.remembered == ["Prefers <kbd>"]
+
+
 @pytest.mark.parametrize(
     ("op", "refusal"),
     [
