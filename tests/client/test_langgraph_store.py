@@ -90,6 +90,14 @@ def test_the_document_is_read_then_saved_on_the_version_read(store: AgentMemoryS
     ]
 
 
+def test_a_document_put_without_a_get_is_saved_on_the_current_version(
+    store: AgentMemoryStore, memory: RecordingMemory
+) -> None:
+    store.put(NS, "document", {"content": "# About\n- Porto"})
+
+    assert memory.calls == [("update_memory", ("# About\n- Porto", None))]
+
+
 def test_a_document_read_edited_and_put_back_is_stored_as_meant_not_escaped_twice(memory: RecordingMemory) -> None:
     memory.document["content"] = "# Code\n- Wrap code in <code>, R&amp;D"
     store = AgentMemoryStore(memory, CONTEXT)  # type: ignore[arg-type]
