@@ -19,6 +19,9 @@ SERVICE_MODULES = (
     "anthropic",  # only agent_memory_client.claude_memory, imported by who uses it, loads it
     "agents",  # only agent_memory_client.openai_agents
     "strands",  # only agent_memory_client.strands_agents
+    "langgraph",  # only agent_memory_client.langgraph_store
+    "langmem",
+    "llama_index",  # only agent_memory_client.llama_index_memory
 )
 
 
@@ -44,3 +47,5 @@ def test_the_package_declares_only_httpx_and_botocore() -> None:
     assert project["optional-dependencies"]["anthropic"] == ["anthropic>=2.10.0,<3"]
     assert project["optional-dependencies"]["openai-agents"] == ["openai-agents>=0.24.0,<0.25"]
     assert project["optional-dependencies"]["strands"] == ["strands-agents>=1.62.0,<2"]
+    assert project["optional-dependencies"]["langgraph"] == ["langgraph>=1.2.22,<2", "langmem>=0.0.30,<0.1"]
+    assert project["optional-dependencies"]["llamaindex"] == ["llama-index-core>=0.14.25,<0.15"]
