@@ -147,7 +147,7 @@ validate: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed ##
 	$(CHECKOV) --config-file .checkov.yaml
 
 clean: ## Remove build output and virtualenvs
-	rm -rf .aws-sam $(VENV) $(SAM_VENV) $(CHECKOV_VENV) $(STRANDS_VENV) node_modules client-ts/node_modules client-ts/dist .pytest_cache .mypy_cache .ruff_cache .coverage .hypothesis
+	rm -rf .aws-sam dist client/build client/agent_memory_client.egg-info $(VENV) $(SAM_VENV) $(CHECKOV_VENV) $(STRANDS_VENV) node_modules client-ts/node_modules client-ts/dist .pytest_cache .mypy_cache .ruff_cache .coverage .hypothesis
 
 .PHONY: demo
 demo: $(BIN)/.installed ## An offline, scripted agent conversation (examples/agent_chat.py, or EXAMPLE=claude_memory_tool...) against a local stack it starts
