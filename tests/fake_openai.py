@@ -7,8 +7,9 @@ with ``tests.fake_embeddings``' vectors, for ``MEMORY_EMBEDDING_MODEL=openai:fak
 
 Asked to call a tool (``tool_choice``), it calls it when ``FAKE_EDITS`` is set: ``edit_document`` with one
 ``add`` at the end per note of the prompt, citing it (the consolidation's minimal edits); else it answers
-``FAKE_REPLY`` as text, like a server without tool calls. Every answer reports ``usage`` (about four
-characters a token).
+``FAKE_REPLY`` as text, like a server without tool calls. With ``FAKE_EDITS_FILE``, the edits are that file's
+JSON list as it is when the call comes (a test writes each fold's edits there: a ``replace``, a ``delete``).
+Every answer reports ``usage`` (about four characters a token).
 """
 
 from __future__ import annotations
@@ -50,7 +51,13 @@ class _Handler(BaseHTTPRequestHandler):
         time.sleep(float(os.environ.get("FAKE_DELAY_S", "0")))
         prompt = "".join(message["content"] for message in request["messages"])
         if request.get("tool_choice") and os.environ.get("FAKE_EDITS"):
-            arguments = json.dumps({"edits": _added_notes(request["messages"][-1]["content"])})
+            scripted = Path(os.environ.get("FAKE_EDITS_FILE") or "")
+            edits = (
+                json.loads(scripted.read_text())
+                if scripted.is_file()
+                else _added_notes(request["messages"][-1]["content"])
+            )
+            arguments = json.dumps({"edits": edits})
             call = {"id": "call-1", "type": "function", "function": {"name": "edit_document", "arguments": arguments}}
             message: dict[str, object] = {"role": "assistant", "content": None, "tool_calls": [call]}
             answered = arguments
@@ -95,8 +102,11 @@ class FakeOpenAI:
 
 
 @contextmanager
-def fake_openai_server(*, reply: str, delay_s: float = 0.0, edits: bool = False) -> Iterator[FakeOpenAI]:
-    """Run the fake in its own process on a free port until the block ends; ``edits``: it answers tool calls."""
+def fake_openai_server(
+    *, reply: str, delay_s: float = 0.0, edits: bool = False, edits_file: Path | None = None
+) -> Iterator[FakeOpenAI]:
+    """Run the fake in its own process on a free port until the block ends; ``edits``: it answers tool calls,
+    with the list in ``edits_file`` when that file exists."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
@@ -104,6 +114,7 @@ def fake_openai_server(*, reply: str, delay_s: float = 0.0, edits: bool = False)
     python_path = os.pathsep.join(filter(None, [shared, os.environ.get("PYTHONPATH")]))
     env = {**os.environ, "FAKE_REPLY": reply, "FAKE_DELAY_S": str(delay_s), "PYTHONPATH": python_path}
     env["FAKE_EDITS"] = "1" if edits else ""
+    env["FAKE_EDITS_FILE"] = str(edits_file or "")
     process = subprocess.Popen([sys.executable, "-m", "tests.fake_openai", str(port)], env=env)
     fake = FakeOpenAI(f"http://127.0.0.1:{port}/v1")
     try:

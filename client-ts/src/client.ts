@@ -31,6 +31,7 @@ import {
   type Injections,
   type MemoryContext,
   type NotesByDay,
+  type Provenance,
   type OneVersion,
   type VersionWithEdits,
   type Receipt,
@@ -221,6 +222,11 @@ export class ManagementClient {
       body: { content, expected_version: expectedVersion },
       idempotencyKey: options.idempotencyKey ?? newIdempotencyKey(),
     })) as SavedDocument;
+  }
+
+  /** Each line of the current document with the ids of the notes cited for it (empty: written by hand). */
+  async getProvenance(options: ScopeOption = {}): Promise<Provenance> {
+    return (await this.call("GET", `${ManagementClient.base(options)}/document/provenance`)) as Provenance;
   }
 
   /** The saved versions, newest first; follow `next_cursor`. */

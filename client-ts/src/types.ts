@@ -29,6 +29,8 @@ export type Recalled = Schemas["Recalled"];
 export type MemoryContext = Schemas["MemoryContext"];
 export type CurrentDocument = Schemas["CurrentDocument"];
 export type OneVersion = Schemas["OneVersion"];
+/** Each line of the current document with the ids of the notes cited for it (empty: written by hand). */
+export type Provenance = Schemas["Provenance"];
 /** A version with the cited edits that made it (a consolidation's), or `edits: null`. */
 export type VersionWithEdits = Schemas["VersionWithEdits"];
 export type Versions = Schemas["Versions"];

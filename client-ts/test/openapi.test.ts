@@ -42,6 +42,8 @@ const SAME_TYPES: true[] = [
   true as Equal<Resolves<M, "getContext">, Answer<"/v1/context", "post">>,
   true as Equal<Resolves<D, "getDocument">, Answer<`${Personal}/document`, "get"> & Answer<`${Team}/document`, "get">>,
   true as Equal<Resolves<D, "putDocument">, Answer<`${Personal}/document`, "put"> & Answer<`${Team}/document`, "put">>,
+  true as Equal<Resolves<D, "getProvenance">, Answer<`${Personal}/document/provenance`, "get">>,
+  true as Equal<Resolves<D, "getProvenance">, Answer<`${Team}/document/provenance`, "get">>,
   true as Equal<Resolves<D, "listVersions">, Answer<`${Personal}/document/versions`, "get">>,
   true as Equal<Resolves<D, "listVersions">, Answer<`${Team}/document/versions`, "get">>,
   true as Equal<Resolves<D, "getVersion">, Answer<`${Personal}/document/versions/{version}`, "get">>,

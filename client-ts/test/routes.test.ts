@@ -277,6 +277,7 @@ for (const kind of ["personal", "workspace"] as const) {
       const restored = await client.restoreVersion(1, 2, scope);
       await refused(client.restoreVersion(1, 2, scope), VersionConflict, 409, "version_conflict");
       await refused(client.restoreVersion(42, 3, scope), NotFound, 404, "not_found");
+      const provenance = await client.getProvenance(scope);
 
       assert.deepEqual([empty.document.version, empty.document.content], [0, ""]);
       assert.deepEqual(empty.limits, { soft: 18000, hard: 25000 });
@@ -291,6 +292,13 @@ for (const kind of ["personal", "workspace"] as const) {
       );
       assert.equal(one.document.content, "# Notes\n- one");
       assert.deepEqual([restored.document.version, restored.document.content], [3, "# Notes\n- one"]);
+      assert.deepEqual(provenance, {
+        version: 3,
+        lines: [
+          { line: "# Notes", notes: [] },
+          { line: "- one", notes: [] },
+        ],
+      }); // written by hand: no line rests on a note
     },
   );
 }
@@ -462,6 +470,7 @@ type Call = (client: ManagementClient, scope: ScopeOption) => Promise<unknown>;
 const EVERY_SCOPED_CALL: [string, Call][] = [
   ["getDocument", (c, s) => c.getDocument(s)],
   ["putDocument", (c, s) => c.putDocument("# x", 0, s)],
+  ["getProvenance", (c, s) => c.getProvenance(s)],
   ["listVersions", (c, s) => c.listVersions(s)],
   ["getVersion", (c, s) => c.getVersion(1, s)],
   ["restoreVersion", (c, s) => c.restoreVersion(1, 0, s)],

@@ -24,6 +24,7 @@ from agent_memory_client.types import (
     MemoryContext,
     NotesByDay,
     OneVersion,
+    Provenance,
     Recalled,
     Receipt,
     Remembered,
@@ -149,6 +150,11 @@ class ManagementRoutes:
         body = {"content": content, "expected_version": expected_version}
         key = idempotency_key or new_idempotency_key()
         return Call("PUT", f"{_base(workspace)}/document", body=body, idempotency_key=key)
+
+    @route
+    def get_provenance(self, *, workspace: str | None = None) -> Call[Provenance]:
+        """Each line of the current document with the ids of the notes cited for it (empty: written by hand)."""
+        return Call("GET", f"{_base(workspace)}/document/provenance")
 
     @route
     def list_versions(

@@ -49,6 +49,17 @@ class Note(TypedDict):
     source: str
     consolidated: bool
     origin: Origin
+    superseded_by: list[str] | None  # the notes that replaced it in the document; None while it is current
+
+
+class ProvenanceLine(TypedDict):
+    line: str
+    notes: list[str]
+
+
+class Provenance(TypedDict):
+    version: int
+    lines: list[ProvenanceLine]
 
 
 class ScoredNote(Note):

@@ -1,10 +1,12 @@
 // The Curated memory tab: the document in an editor with a live count against the limits and a Markdown
 // preview, Save with expected_version, a 409 that keeps the typed text and shows it against the server's,
-// and the history (view a version, restore it, compare any two).
+// the history (view a version, restore it, compare any two), and where each line comes from: the notes a
+// consolidation cited for it, with their text and date.
 
 import { memoryBase, query } from './api.js';
 import { diffView } from './diff.js';
 import { renderMarkdown } from './markdown.js';
+import { notesById } from './notes.js';
 import { busy, confirmDialog, el, formatCount, formatInstant, say, timeEl, viewDialog } from './ui.js';
 
 const DEFAULT_LIMITS = { soft: 18000, hard: 25000 };
@@ -98,6 +100,32 @@ export function renderCurated(panel, { api, memory }) {
     showDocument(answer.document);
   }
 
+  // --- where each line comes from (GET {base}/document/provenance) ---
+  const provenance = el('section', { class: 'provenance', id: 'provenance', 'aria-labelledby': 'provenance-title' });
+  const provenanceHeading = el('h3', { id: 'provenance-title' }, 'Where each line comes from');
+
+  function sourceItem(id, note) {
+    if (!note) return el('li', { class: 'source muted' }, 'a note no longer in this memory');
+    return el('li', { class: 'source', 'data-note-id': id }, el('span', { class: 'source-text' }, note.text), ' ', timeEl(note.created_at));
+  }
+
+  async function loadProvenance() {
+    try {
+      const answer = await api.request('GET', `${base}/document/provenance`);
+      const notes = await notesById(api, base, answer.lines.flatMap((line) => line.notes));
+      const rows = answer.lines.filter((line) => line.line.trim()).map((line) => el('li', { class: 'provenance-line' },
+        el('code', { class: 'line' }, line.line),
+        line.notes.length
+          ? el('ul', { class: 'sources', 'aria-label': 'The notes it comes from' }, line.notes.map((id) => sourceItem(id, notes.get(id))))
+          : el('p', { class: 'muted no-source' }, 'Written by hand, by the agent or by a rewrite: no note.')));
+      provenance.replaceChildren(provenanceHeading,
+        el('p', { class: 'muted' }, `Version ${answer.version}: each line with the notes a consolidation cited for it.`),
+        rows.length ? el('ol', { id: 'provenance-lines' }, rows) : el('p', { class: 'empty' }, 'The document is empty.'));
+    } catch (failure) {
+      provenance.replaceChildren(provenanceHeading, el('div', { role: 'alert', class: 'message error' }, failure.message));
+    }
+  }
+
   async function onSave(event) {
     event.preventDefault();
     say(error, '');
@@ -116,7 +144,7 @@ export function renderCurated(panel, { api, memory }) {
       }
       for (const warning of answer.warnings || []) lines.push(el('p', { class: 'warning' }, `Warning: ${warning}`));
       say(status, el('div', {}, lines), answer.compressed || answer.warnings?.length ? 'warning' : 'success');
-      await loadHistory();
+      await Promise.all([loadHistory(), loadProvenance()]);
     } catch (failure) {
       if (failure.status === 409) await showConflict(failure);
       else say(error, failure.message, 'error');
@@ -304,9 +332,9 @@ export function renderCurated(panel, { api, memory }) {
     preview,
   );
   history.append(el('h3', { id: 'history-title' }, 'History'), compareForm, compareResult, historyError, historyList, moreVersions);
-  panel.replaceChildren(form, conflict, status, error, history);
+  panel.replaceChildren(form, conflict, status, error, history, provenance);
 
-  return load().then(() => loadHistory()).catch((failure) => {
+  return load().then(() => Promise.all([loadHistory(), loadProvenance()])).catch((failure) => {
     panel.replaceChildren(el('div', { role: 'alert', class: 'message error' }, failure.message));
   });
 }

@@ -2,6 +2,8 @@
 // (semantic, keyword fallback; the answer's mode shown discreetly), and delete behind a confirm dialog.
 // Each note shows where it came from (its thread, linked to what that thread's turns were shown) and, on
 // request, the turns it was injected into (docs/api.md §6 injections, kept MEMORY_INJECTION_TTL_DAYS).
+// A superseded note (a consolidation replaced the line it was cited for) is struck through, with links to
+// the notes that replaced it.
 
 import { memoryBase, query } from './api.js';
 import { busy, confirmDialog, el, formatCount, formatDay, say, timeEl } from './ui.js';
@@ -28,6 +30,32 @@ async function turnsThatSaw(api, base, noteId) {
   }
   return { turns, complete: false };
 }
+/** The day after `day` (YYYY-MM-DD, UTC). */
+function nextDay(day) {
+  const date = new Date(`${day}T00:00:00Z`);
+  date.setUTCDate(date.getUTCDate() + 1);
+  return date.toISOString().slice(0, 10);
+}
+
+/**
+ * The notes of these ids (`<day>.<position>`), read from the day listing, 31 days that have notes a page,
+ * from the newest id's day down to the oldest's: a Map of id to note. An id no longer listed (the note was
+ * deleted) is left out.
+ */
+export async function notesById(api, base, ids) {
+  const wanted = new Set(ids);
+  const found = new Map();
+  if (!wanted.size) return found;
+  const days = [...wanted].map((id) => id.split('.')[0]).sort();
+  let before = nextDay(days[days.length - 1]);
+  while (before && before > days[0] && found.size < wanted.size) {
+    const answer = await api.request('GET', `${base}/notes${query({ before, days: 31 })}`);
+    for (const day of answer.days) for (const note of day.notes) if (wanted.has(note.id)) found.set(note.id, note);
+    before = answer.next_before;
+  }
+  return found;
+}
+
 const MODES = { semantic: 'semantic search', hybrid: 'hybrid search', keyword: 'keyword search' };
 
 export function renderNotes(panel, { api, memory }) {
@@ -124,8 +152,44 @@ export function renderNotes(panel, { api, memory }) {
     return [button, region];
   }
 
+  // --- superseded notes: struck through, with links to the notes that replaced them ---
+  async function goTo(id, link) {
+    let target = daysList.querySelector(`[id="note-${CSS.escape(id)}"]`);
+    while (!target && nextBefore) {
+      busy(link, true);
+      try {
+        await loadDays(nextBefore);
+      } finally {
+        busy(link, false);
+      }
+      target = daysList.querySelector(`[id="note-${CSS.escape(id)}"]`);
+    }
+    if (!target) {
+      say(error, 'The note that replaced it is no longer in this memory.', 'error');
+      return;
+    }
+    target.scrollIntoView({ block: 'center' });
+    target.focus();
+  }
+
+  function replacedBy(note) {
+    const links = note.superseded_by.map((id) => el('a', {
+      href: `#note-${id}`, class: 'replacement', 'data-replacement-id': id,
+      onclick: (event) => { event.preventDefault(); goTo(id, event.currentTarget); },
+    }, `a note of ${formatDay(id.split('.')[0])}`));
+    notesById(api, base, note.superseded_by).then((found) => {
+      for (const link of links) {
+        const replacement = found.get(link.dataset.replacementId);
+        if (replacement) link.replaceChildren(`“${replacement.text}” (`, timeEl(replacement.created_at), ')');
+      }
+    }, () => {}); // the links still work with their days as text
+    const parts = links.flatMap((link, index) => (index ? [', ', link] : [link]));
+    return el('p', { class: 'superseded-by' }, 'Out of date, replaced in the document by ', ...parts);
+  }
+
   function noteItem(note, { withDay = false, score } = {}) {
-    const item = el('li', { class: 'note', 'data-note-id': note.id });
+    // In the day listing each note is a target of the links from the notes it replaced.
+    const item = el('li', { class: 'note', 'data-note-id': note.id, id: withDay ? null : `note-${note.id}`, tabindex: withDay ? null : '-1' });
     const del = el('button', {
       type: 'button', class: 'danger small', 'aria-label': `Delete note: ${note.text.slice(0, 80)}`,
       onclick: () => remove(note, item, del),
@@ -133,7 +197,7 @@ export function renderNotes(panel, { api, memory }) {
     const [turnsButton, turns] = seenIn(note, item);
     item.append(
       timeEl(note.created_at, { timeOnly: !withDay }),
-      el('p', { class: 'note-text' }, note.text),
+      el('p', { class: 'note-text' }, note.superseded_by ? el('del', {}, note.text) : note.text),
       el('span', { class: 'note-meta' },
         el('span', { class: `badge source-${note.source}` }, note.source),
         note.consolidated ? el('span', { class: 'badge' }, 'consolidated') : null,
@@ -141,6 +205,7 @@ export function renderNotes(panel, { api, memory }) {
           title: `What the turns of thread ${note.origin.thread_id} were shown` }, `from thread ${note.origin.thread_id}`) : null,
         score !== undefined ? el('span', { class: 'muted' }, `score ${Number(score).toFixed(2)}`) : null),
       el('span', { class: 'row-actions' }, turnsButton, del),
+      note.superseded_by ? replacedBy(note) : null,
       turns,
     );
     return item;

@@ -25,6 +25,7 @@ CLIENT_METHODS = {
     "POST /v1/context": MemoryClient.get_context,
     "GET {base}/document": ManagementClient.get_document,
     "PUT {base}/document": ManagementClient.put_document,
+    "GET {base}/document/provenance": ManagementClient.get_provenance,
     "GET {base}/document/versions": ManagementClient.list_versions,
     "GET {base}/document/versions/{version}": ManagementClient.get_version,
     "POST {base}/document/versions/{version}/restore": ManagementClient.restore_version,

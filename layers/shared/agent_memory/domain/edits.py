@@ -128,11 +128,43 @@ def parse(arguments: object) -> EditList | Refused:
 def apply(document: str, answer: object, note_ids: list[str]) -> Edited | Refused:
     """Check the model's answer against ``document`` and the group's ``note_ids``; apply it if every edit is
     accepted. A refused answer changes nothing."""
+    placed = _placements(document, answer, set(note_ids))
+    if isinstance(placed, Refused):
+        return placed
+    accepted, lines = placed
+    return Edited(lines.content, [_recorded(edit) for edit in accepted])
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """Where each line of an edited document comes from: ``lines`` holds each new line with the index of the
+    line of the old document it keeps, or the notes cited by the edit that wrote it; ``retired`` maps each old
+    line a ``replace`` or ``delete`` named to the notes that edit cites."""
+
+    lines: list[tuple[str, int | tuple[str, ...]]]
+    retired: dict[int, tuple[str, ...]]
+
+    @property
+    def content(self) -> str:
+        return "\n".join(text for text, _ in self.lines)
+
+
+def placement(document: str, applied: list[dict[str, Any]]) -> Placement | None:
+    """Where each line comes from once ``applied`` (an accepted list, as ``Edited.edits`` records it) is applied
+    to ``document``; None when the list does not apply to it (then no line's origin is known)."""
+    cited = {note for edit in applied for note in edit.get("notes") or []}
+    placed = _placements(document, {"edits": applied}, cited)
+    return None if isinstance(placed, Refused) else placed[1]
+
+
+def _placements(
+    document: str, answer: object, group: set[str]
+) -> tuple[list[Add | Replace | Delete], Placement] | Refused:
+    """The accepted edits (each quoting the document's own line) and where they put each line; or why not."""
     parsed = answer if isinstance(answer, EditList) else parse(answer)
     if isinstance(parsed, Refused):
         return parsed
     lines = document.split("\n") if document else []
-    group = set(note_ids)
     reasons: list[str] = []
     replaced: dict[int, Replace | Delete] = {}
     after: dict[int | None, list[Add]] = {}
@@ -146,7 +178,8 @@ def apply(document: str, answer: object, note_ids: list[str]) -> Edited | Refuse
             accepted.append(placed)
     if reasons:
         return Refused(reasons)
-    return Edited(_applied(lines, replaced, after), [_recorded(edit) for edit in accepted])
+    retired = {index: tuple(edit.notes) for index, edit in replaced.items()}
+    return accepted, Placement(_applied(lines, replaced, after), retired)
 
 
 def _cited(edit: Add | Replace | Delete, group: set[str]) -> str | None:
@@ -208,22 +241,25 @@ def _text_lines(text: str) -> list[str]:
     return text.rstrip("\r\n").split("\n") if text.strip() else []
 
 
-def _applied(lines: list[str], replaced: dict[int, Replace | Delete], after: dict[int | None, list[Add]]) -> str:
-    out: list[str] = []
+def _applied(
+    lines: list[str], replaced: dict[int, Replace | Delete], after: dict[int | None, list[Add]]
+) -> list[tuple[str, int | tuple[str, ...]]]:
+    """The edited document's lines, each with its origin (``Placement.lines``)."""
+    out: list[tuple[str, int | tuple[str, ...]]] = []
     for index, line in enumerate(lines):
         change = replaced.get(index)
         if change is None:
-            out.append(line)
+            out.append((line, index))
         elif isinstance(change, Replace):
-            out.extend(_text_lines(change.text))
+            out.extend((text, tuple(change.notes)) for text in _text_lines(change.text))
         for add in after.get(index, []):
-            out.extend(_text_lines(add.text))
-    at_end = [line for add in after.get(None, []) for line in _text_lines(add.text)]
-    if at_end and out and out[-1] == "" and lines and lines[-1] == "":
-        out[-1:] = [*at_end, ""]  # before the document's final line break, which stays final
+            out.extend((text, tuple(add.notes)) for text in _text_lines(add.text))
+    at_end = [(line, tuple(add.notes)) for add in after.get(None, []) for line in _text_lines(add.text)]
+    if at_end and out and out[-1][0] == "" and lines and lines[-1] == "":
+        out[-1:] = [*at_end, out[-1]]  # before the document's final line break, which stays final
     else:
         out.extend(at_end)
-    return "\n".join(out)
+    return out
 
 
 RECORDED_TEXTS = ("after", "line", "text")  # the keys of a recorded edit that hold the document's text

@@ -40,6 +40,7 @@ class Note:
     source: str
     origin: Origin
     consolidated: bool = False
+    superseded_by: tuple[str, ...] | None = None  # the notes that replaced it in the document (domain.provenance)
     id: str = field(init=False)
 
     def __post_init__(self) -> None:

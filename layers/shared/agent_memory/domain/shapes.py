@@ -117,6 +117,10 @@ class Note(Answer):
     source: str = Field(description="`remember`, `flush`, ...")
     consolidated: bool
     origin: Origin
+    superseded_by: list[str] | None = Field(
+        description="The ids of the notes that replaced this one in the curated document (a fold's `replace` or "
+        "`delete` retired the line it was cited for): it is out of date. Null while it is current.",
+    )
 
     @classmethod
     def fields_of(cls, note: notes.Note) -> dict[str, Any]:
@@ -129,6 +133,7 @@ class Note(Answer):
             "source": note.source,
             "consolidated": note.consolidated,
             "origin": Origin.of(note.origin),
+            "superseded_by": list(note.superseded_by) if note.superseded_by is not None else None,
         }
 
     @classmethod
@@ -202,6 +207,21 @@ class Limits(Answer):
 class CurrentDocument(Answer):
     document: Document
     limits: Limits
+
+
+class ProvenanceLine(Answer):
+    line: str = Field(description="One line of the current document, as it is stored.")
+    notes: list[str] = Field(
+        description="The ids of the notes cited for this line by the fold that wrote it, oldest first; empty for a "
+        "line written by hand or by a whole-document rewrite."
+    )
+
+
+class Provenance(Answer):
+    """The current document line by line, with the notes each line rests on."""
+
+    version: int = Field(ge=0)
+    lines: list[ProvenanceLine]
 
 
 class OneVersion(Answer):

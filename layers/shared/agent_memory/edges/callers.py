@@ -52,6 +52,7 @@ ROUTES: Mapping[str, Caller] = MappingProxyType(
         # A dashboard user's own memory (docs/api.md §5, §6).
         "GET /v1/memory/personal/document": MEMBER,
         "PUT /v1/memory/personal/document": MEMBER,
+        "GET /v1/memory/personal/document/provenance": MEMBER,
         "GET /v1/memory/personal/document/versions": MEMBER,
         "GET /v1/memory/personal/document/versions/{version}": MEMBER,
         "POST /v1/memory/personal/document/versions/{version}/restore": MEMBER,
@@ -66,6 +67,7 @@ ROUTES: Mapping[str, Caller] = MappingProxyType(
         # A workspace's team memory, for its members.
         "GET /v1/memory/workspaces/{workspace_id}/document": MEMBER,
         "PUT /v1/memory/workspaces/{workspace_id}/document": MEMBER,
+        "GET /v1/memory/workspaces/{workspace_id}/document/provenance": MEMBER,
         "GET /v1/memory/workspaces/{workspace_id}/document/versions": MEMBER,
         "GET /v1/memory/workspaces/{workspace_id}/document/versions/{version}": MEMBER,
         "POST /v1/memory/workspaces/{workspace_id}/document/versions/{version}/restore": MEMBER,

@@ -20,6 +20,7 @@ from agent_memory.domain import shapes
 from agent_memory.domain.commands import DocumentWrite
 from agent_memory.domain.document import HARD_LIMIT, SOFT_LIMIT, Author, Document
 from agent_memory.domain.notes import parse_note_id
+from agent_memory.domain.provenance import in_note_order
 from agent_memory.domain.scope import Scope
 from agent_memory.memory.service import MemoryService
 from agent_memory.storage.consolidation_store import ConsolidationStore
@@ -28,6 +29,7 @@ from agent_memory.storage.note_store import NoteStore
 from agent_memory.storage.stale_records import StaleRecords
 
 LIMITS = shapes.Limits(soft=SOFT_LIMIT, hard=HARD_LIMIT)
+_BATCH_GET_MAX = 100  # keys in one BatchGetItem
 _DECIMAL_CURSOR = re.compile(r"[1-9][0-9]{0,17}")  # a version number; `str.isdigit` would take "²"
 
 
@@ -44,6 +46,26 @@ class Management:
     def document(self, scope: Scope) -> shapes.CurrentDocument:
         current = self.documents.current(scope, consistent=True)
         return shapes.CurrentDocument(document=shapes.Document.of(current), limits=LIMITS)
+
+    def provenance(self, scope: Scope) -> shapes.Provenance:
+        """Each line of the current document with the notes cited for it (``domain.provenance``), the notes
+        deleted or erased since left out (one BatchGetItem per 100 cited notes)."""
+        current, line_notes = self.documents.provenance(scope)
+        cited = in_note_order({note for notes in line_notes for note in notes})
+        wanted = [where for ident in cited if (where := parse_note_id(ident)) is not None]
+        present = {
+            keyed.note.id
+            for start in range(0, len(wanted), _BATCH_GET_MAX)
+            for keyed in self.notes.get_many(scope, wanted[start : start + _BATCH_GET_MAX])
+        }
+        lines = current.content.split("\n") if current.content else []
+        return shapes.Provenance(
+            version=current.version,
+            lines=[
+                shapes.ProvenanceLine(line=line, notes=in_note_order([note for note in notes if note in present]))
+                for line, notes in zip(lines, line_notes, strict=True)
+            ],
+        )
 
     def save(self, scope: Scope, content: str, expected_version: int, user_id: str) -> shapes.SavedDocument:
         """Empty content clears the document: a new, empty version (nothing is lost, history keeps the rest)."""

@@ -189,6 +189,7 @@ class People:
         erased: set[str] = set()
         for page in self.items.keys(scope, prefix=NOTE_PREFIX, author=author):
             sort_keys = [item["sk"]["S"] for item in page]
+            self.items.unlink(scope, page)  # first: a resumed erase finds the notes still there, and unlinks again
             page_id = self.items.erase_page(scope, record, sort_keys, {"notes": len(sort_keys)})
             chars = sum(len(item.get("text", {}).get("S", "")) for item in page)
             self.usage_store.give_back(scope, chars, once=page_id)  # sent again, its answer lost: given once

@@ -46,6 +46,10 @@ gathers its best ``MEMORY_RERANK_CANDIDATES`` instead of ``k``, reads them whole
 orders them; the ``k`` it finds most relevant are answered with its relevance scores (0..1), in the same
 ``mode``. When it times out or fails, the path's own first ``k`` are answered, as without it.
 
+**Superseded notes** (``domain.provenance``) come after every current note a path found, whatever their score
+(lowered to the lowest current score when it was higher): a note a fold replaced in the document is still
+recalled, never above what replaced it.
+
 Fail closed: every note about to be returned is checked against the scope once more (its stored
 partition key), whatever path found it; a foreign one is dropped and logged, never returned.
 """
@@ -103,6 +107,7 @@ class RecallService:
                 metrics.add_metric(name="RecallIndexFailed", unit="Count", value=1)
         if result is None:
             result, path = self._table(scope, query, k), "dynamodb"
+        result = result.model_copy(update={"notes": current_first(result.notes)})
         metrics.add_metric(name=f"Recall{result.mode.title()}", unit="Count", value=1)
         logger.info(
             "recall answered",
@@ -193,6 +198,22 @@ class RecallService:
         if order is None:
             return hits[:k]
         return [hits[place].model_copy(update={"score": round(relevance, 6)}) for place, relevance in order]
+
+
+def current_first(hits: list[ScoredNote]) -> list[ScoredNote]:
+    """The hits with every superseded note (``superseded_by``: a fold replaced the line it was cited for) ranked
+    below every current one, each in its own order; a superseded note's score is lowered to the lowest current
+    score where it was higher, so the answer stays best first by score."""
+    current = [hit for hit in hits if hit.superseded_by is None]
+    if len(current) == len(hits):
+        return hits
+    floor = min((hit.score for hit in current), default=None)
+    stale = [
+        hit if floor is None or hit.score <= floor else hit.model_copy(update={"score": floor})
+        for hit in hits
+        if hit.superseded_by is not None
+    ]
+    return current + stale
 
 
 def _only_in_scope(scope: Scope, hits: list[tuple[KeyedNote, float]], *, already_dropped: int = 0) -> list[ScoredNote]:

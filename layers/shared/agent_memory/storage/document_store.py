@@ -10,15 +10,19 @@ from typing import Any, cast
 from botocore.exceptions import ClientError
 
 from agent_memory.basics.errors import MemoryServiceError, VersionConflict
+from agent_memory.basics.observability import logger
 from agent_memory.domain.document import EMPTY_DOCUMENT, Author, Document, Reason
 from agent_memory.domain.edits import RECORDED_TEXTS
 from agent_memory.domain.fold import Fold
+from agent_memory.domain.notes import note_id
+from agent_memory.domain.provenance import Followed, LineNotes, follow, in_note_order
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.text_pipeline import StoredText, checked
 from agent_memory.storage.client import DynamoDB, cancellation_codes, cancelled_item, request_token
 from agent_memory.storage.consolidation_store import pending_marks_put
 from agent_memory.storage.due_markers import fence_check
-from agent_memory.storage.keys import DOC_HEAD, version_sk
+from agent_memory.storage.keys import DOC_HEAD, parse_note_sk, version_sk
+from agent_memory.storage.note_items import superseded_items
 
 
 def _version_from_item(item: dict[str, Any]) -> tuple[Document, Reason, Author]:
@@ -168,12 +172,16 @@ class DocumentStore:
         version_item = {**attributes, "sk": {"S": version_sk(document.version)}}
         if folded_note_ids:
             version_item["folded_note_ids"] = {"L": [{"S": note_id} for note_id in folded_note_ids]}
+        followed = Followed([])
         if fold is not None and fold.edits is not None:
             for edit in fold.edits:  # an edit's texts are stored with the version: the pipeline's too
                 for key in RECORDED_TEXTS:
                     if isinstance(edit.get(key), str):
                         checked(edit[key])
             version_item["edits"] = {"S": json.dumps(fold.edits, ensure_ascii=False, separators=(",", ":"))}
+            followed = follow(*self._provenance_at(scope, expected_version), fold.edits, content)
+            if any(followed.line_notes):
+                version_item[LINE_NOTES] = {"S": json.dumps(followed.line_notes, separators=(",", ":"))}
         items = [
             {
                 "Put": {
@@ -190,16 +198,19 @@ class DocumentStore:
         fenced = len(items)
         if fold is not None:  # an erase racing a consolidation: its notes' text must not be saved after it
             items.append(fence_check(self._table, scope, fold.fence))
-        if prune:  # last, unconditional: it never cancels the transaction
+        if prune:  # unconditional: it never cancels the transaction
             items.append(
                 {"Delete": {"TableName": self._table, "Key": {"pk": {"S": scope.key}, "sk": {"S": version_sk(prune)}}}}
             )
+        linked = len(items)  # the supersession's items come last: a note gone long ago fails only its own
+        superseded = supersession_within(followed.superseded, room=_TRANSACTION_MAX_ITEMS - linked)
         attempts = 0
         while True:
             attempts += 1
+            links = superseded_items(self._table, scope, superseded)
             try:
                 self._client.transact_write_items(
-                    TransactItems=items, ClientRequestToken=request_token(write_id, items)
+                    TransactItems=items + links, ClientRequestToken=request_token(write_id, items + links)
                 )
                 return document
             except ClientError as error:
@@ -213,13 +224,45 @@ class DocumentStore:
                     ) from None
                 if usage_change and codes[fenced - 1 : fenced] == ["ConditionalCheckFailed"]:
                     raise QuotaRefused from None
-                if "ConditionalCheckFailed" in codes[fenced:]:
+                if "ConditionalCheckFailed" in codes[fenced:linked]:
                     raise FoldedNoteGone(
                         "a note this consolidation folded was deleted or erased meanwhile; not saved, folded later"
                     ) from None
+                gone = _gone_links(links, codes[linked:])
+                if gone:  # notes deleted before this fold began: nothing of theirs to supersede or link
+                    superseded = {old: [new for new in by if new not in gone] for old, by in superseded.items()}
+                    superseded = {old: by for old, by in superseded.items() if old not in gone and by}
+                    continue
                 if "TransactionConflict" in codes and attempts < _TRANSACTION_ATTEMPTS:
                     continue  # another transaction held the item; ours did nothing, so trying again is safe
                 raise
+
+    def _provenance_at(self, scope: Scope, version: int) -> tuple[str, LineNotes | None]:
+        """Version ``version``'s content and the notes each of its lines rests on (None: none recorded), read
+        consistently: the fold saves on condition that the head is still at that version."""
+        if version == 0:
+            return "", None
+        item = (
+            self._client.get_item(
+                TableName=self._table,
+                Key={"pk": {"S": scope.key}, "sk": {"S": version_sk(version)}},
+                ProjectionExpression=f"content, {LINE_NOTES}",
+                ConsistentRead=True,
+            ).get("Item")
+            or {}
+        )
+        line_notes = json.loads(item[LINE_NOTES]["S"]) if LINE_NOTES in item else None
+        return item.get("content", {}).get("S", ""), line_notes
+
+    def provenance(self, scope: Scope) -> tuple[Document, LineNotes]:
+        """The current document and, for each of its lines, the ids of the notes cited for it (``domain.provenance``:
+        an empty list for a line written by hand or by a whole-document rewrite)."""
+        current = self.current(scope, consistent=True)
+        lines = current.content.split("\n") if current.content else []
+        _, line_notes = self._provenance_at(scope, current.version)
+        if line_notes is None or len(line_notes) != len(lines):
+            line_notes = [[] for _ in lines]
+        return current, line_notes
 
     def hold_unchanged(self, scope: Scope, version: int, fold: Fold) -> None:
         """A fold that changes nothing: its pending-marks record, without a version, on condition that the document
@@ -267,6 +310,40 @@ def head_at(version: int) -> dict[str, Any]:
 
 
 _TRANSACTION_ATTEMPTS = 3
+_TRANSACTION_MAX_ITEMS = 100  # DynamoDB's bound on one TransactWriteItems
+# The version's attribute recording which notes each of its lines rests on (JSON: a list of lists of note ids).
+LINE_NOTES = "line_notes"
+
+
+def supersession_within(superseded: dict[str, list[str]], *, room: int) -> dict[str, list[str]]:
+    """The supersession that fits in the save's transaction beside its other items (``room``): each superseded
+    note takes one item, and each note superseding it one more the first time. A fold that retires lines citing
+    more notes than that supersedes those that fit, oldest first, and logs the rest (they stay current)."""
+    kept: dict[str, list[str]] = {}
+    linking: set[str] = set()
+    for old in in_note_order(list(superseded)):
+        by = superseded[old]
+        needed = 1 + len(set(by) - linking)
+        if needed > room:
+            logger.warning(
+                "a fold superseded more notes than one transaction holds", extra={"left": len(superseded) - len(kept)}
+            )
+            break
+        kept[old] = by
+        linking.update(by)
+        room -= needed
+    return kept
+
+
+def _gone_links(links: list[dict[str, Any]], codes: list[str]) -> set[str]:
+    """The note ids of the supersession's items whose condition failed: notes no longer in the scope."""
+    return {
+        note_id(*parse_note_sk(link["Update"]["Key"]["sk"]["S"]))
+        for link, code in zip(links, codes, strict=False)
+        if code == "ConditionalCheckFailed"
+    }
+
+
 version_from_item = _version_from_item
 
 

@@ -8,10 +8,15 @@ from typing import Any, NamedTuple
 from botocore.exceptions import ClientError
 
 from agent_memory.basics.errors import StorageUnavailable
-from agent_memory.domain.notes import Note, Origin
+from agent_memory.domain.notes import Note, Origin, parse_note_id
+from agent_memory.domain.provenance import in_note_order
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import DynamoDB, cancellation_codes, condition_failed
 from agent_memory.storage.keys import note_sk, parse_note_sk
+
+# A superseded note's string set of the notes that superseded it, and a superseding note's set of the notes it
+# superseded (so that its delete takes its id out of theirs, ``superseded_links``).
+SUPERSEDED_BY, SUPERSEDES = "superseded_by", "supersedes"
 
 
 def note_item(scope: Scope, note: Note) -> dict[str, Any]:
@@ -32,6 +37,41 @@ def note_item(scope: Scope, note: Note) -> dict[str, Any]:
     return item
 
 
+def superseded_items(table: str, scope: Scope, superseded: dict[str, list[str]]) -> list[dict[str, Any]]:
+    """The transaction items of a fold's supersession (``domain.provenance.Followed.superseded``): each superseded
+    note gains the ids of the notes that superseded it, and each of those the ids it superseded (one item per
+    note: a transaction names an item once). A set's ``ADD`` applies once however often it is sent; a note that is
+    gone fails its item's condition (nothing is made)."""
+    links: dict[str, dict[str, set[str]]] = {}
+    for old, by in superseded.items():
+        links.setdefault(old, {}).setdefault(SUPERSEDED_BY, set()).update(by)
+        for new in by:
+            links.setdefault(new, {}).setdefault(SUPERSEDES, set()).add(old)
+    return [_link(table, scope, ident, sets) for ident, sets in links.items()]
+
+
+def unlinked_items(table: str, scope: Scope, gone: str, superseded: list[str]) -> list[dict[str, Any]]:
+    """The transaction items taking the id of ``gone`` (a note being deleted) out of the ``superseded_by`` of each
+    note it ``superseded``: a note whose last superseding note goes is current again (the attribute leaves with
+    its set's last id). A note that is gone fails its item's condition."""
+    return [_link(table, scope, old, {SUPERSEDED_BY: {gone}}, action="DELETE") for old in superseded]
+
+
+def _link(table: str, scope: Scope, ident: str, sets: dict[str, set[str]], *, action: str = "ADD") -> dict[str, Any]:
+    day, position = parse_note_id(ident) or ("", 0)
+    names = sorted(sets)
+    return {
+        "Update": {
+            "TableName": table,
+            "Key": {"pk": {"S": scope.key}, "sk": {"S": note_sk(day, position)}},
+            "UpdateExpression": f"{action} " + ", ".join(f"#{name} :{name}" for name in names),
+            "ConditionExpression": "attribute_exists(sk)",
+            "ExpressionAttributeNames": {f"#{name}": name for name in names},
+            "ExpressionAttributeValues": {f":{name}": {"SS": sorted(sets[name])} for name in names},
+        }
+    }
+
+
 def note_from_item(item: dict[str, Any]) -> Note:
     compaction = item.get("origin_compaction_id")
     return Note(
@@ -46,6 +86,7 @@ def note_from_item(item: dict[str, Any]) -> Note:
             compaction_id=compaction["S"] if compaction else None,
         ),
         consolidated=item["consolidated"]["BOOL"],
+        superseded_by=tuple(in_note_order(item[SUPERSEDED_BY]["SS"])) if SUPERSEDED_BY in item else None,
     )
 
 

@@ -13,21 +13,30 @@ from botocore.exceptions import ClientError
 
 from agent_memory.basics.clock import iso
 from agent_memory.basics.errors import NothingWritten, StorageUnavailable
-from agent_memory.domain.notes import Note, Origin
+from agent_memory.domain.notes import Note, Origin, note_id
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.text_pipeline import StoredText, checked
-from agent_memory.storage.client import DynamoDB, cancellation_codes, condition_failed, query_pages, request_token
+from agent_memory.storage.client import (
+    DynamoDB,
+    cancellation_codes,
+    cancelled_item,
+    condition_failed,
+    query_pages,
+    request_token,
+)
 from agent_memory.storage.due_markers import MarkerWrite, fence_move, write_with_marker
 from agent_memory.storage.flush_store import completion_update
 from agent_memory.storage.keys import NOTE_PREFIX, day_sk, note_sk, notes_of_days
 from agent_memory.storage.note_fence import place_abandoned, settle_lost_note, unless_abandoned
 from agent_memory.storage.note_items import (
+    SUPERSEDES,
     KeyedNote,
     NoteText,
     holder_write_id,
     note_from_item,
     note_item,
     position_taken,
+    unlinked_items,
 )
 from agent_memory.storage.usage_store import Quota, UsageStore, member_counter, notes_quota_error
 
@@ -37,6 +46,25 @@ _POSITION_ATTEMPTS = 5
 _NOTES_PER_DAY_PAGE = 10
 _DAY_PAGE_MAX = 200
 _BATCH_GET_ATTEMPTS = 3
+_DELETE_ATTEMPTS = 4
+
+
+def _links_unchanged(read: list[str]) -> dict[str, Any]:
+    """The condition of a note's delete: the note exists and its ``supersedes`` is still the set read (a set only
+    grows while the note lives, so its size tells); the note as it is now comes back when it fails."""
+    names = {"#links": SUPERSEDES}
+    if not read:
+        condition, values = "attribute_exists(sk) AND attribute_not_exists(#links)", {}
+    else:
+        condition, values = "attribute_exists(sk) AND size(#links) = :count", {":count": {"N": str(len(read))}}
+    return {
+        "ConditionExpression": condition,
+        "ExpressionAttributeNames": names,
+        **({"ExpressionAttributeValues": values} if values else {}),
+        "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+    }
+
+
 _TEXT = {"#text": "text"}  # ``text`` is a reserved word in expressions
 
 
@@ -245,22 +273,34 @@ class NoteStore:
         old = self._client.get_item(TableName=self._table, Key=key, ConsistentRead=True).get("Item")
         if old is None:
             return False
-        gone = {"TableName": self._table, "Key": key, "ConditionExpression": "attribute_exists(sk)"}
-        once, items = f"delete#{note_sk(day, position)}", [{"Delete": gone}, fence_move(self._table, scope)]
-        try:
-            self._client.transact_write_items(TransactItems=items, ClientRequestToken=request_token(once, items))
-        except ClientError as error:
-            codes = cancellation_codes(error)
-            if codes[:1] == ["ConditionalCheckFailed"]:
-                return False  # deleted meanwhile: by the other call, which gave its usage back
-            if codes[1:2] != ["ConditionalCheckFailed"]:
-                raise
+        once, fence = f"delete#{note_sk(day, position)}", [fence_move(self._table, scope)]
+        # The notes it superseded lose its id in the same transaction: no note is superseded by a note that is gone.
+        # The delete holds on condition that the note superseded no other since it was read (a fold saved meanwhile).
+        read = sorted(old.get(SUPERSEDES, {}).get("SS", []))
+        links = read
+        for _ in range(_DELETE_ATTEMPTS):
+            gone = {"TableName": self._table, "Key": key, **_links_unchanged(read)}
+            unlinks = unlinked_items(self._table, scope, note_id(day, position), links)
+            items = [{"Delete": gone}, *fence, *unlinks]
             try:
-                self._client.delete_item(**gone)
-            except ClientError as refused:
-                if condition_failed(refused):
-                    return False
-                raise
+                self._client.transact_write_items(TransactItems=items, ClientRequestToken=request_token(once, items))
+                break
+            except ClientError as error:
+                codes = cancellation_codes(error)
+                if codes[:1] == ["ConditionalCheckFailed"]:
+                    now = cancelled_item(error, 0)
+                    if not now:
+                        return False  # deleted meanwhile: by the other call, which gave its usage back
+                    read = links = sorted(now.get(SUPERSEDES, {}).get("SS", []))  # it superseded more since
+                    continue
+                failed = [code == "ConditionalCheckFailed" for code in codes[1 + len(fence) :]]
+                if not (fence and codes[1:2] == ["ConditionalCheckFailed"]) and not any(failed):
+                    raise
+                if fence and codes[1:2] == ["ConditionalCheckFailed"]:
+                    fence = []  # no due marker: no consolidation to refuse, the note leaves without the fence
+                links = [link for link, refused in zip(links, failed, strict=False) if not refused]  # notes gone
+        else:
+            raise StorageUnavailable("the note's delete kept meeting changes; nothing was deleted, try again")
         self.usage.give_back_note(scope, day, old, once=once)
         return True
 

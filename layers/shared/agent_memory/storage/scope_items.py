@@ -25,10 +25,12 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from agent_memory.basics.errors import StorageUnavailable
+from agent_memory.domain.notes import note_id
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import DynamoDB, condition_failed, query_pages, update_if
 from agent_memory.storage.due_markers import DueMarkers
-from agent_memory.storage.keys import ERASE_PREFIX
+from agent_memory.storage.keys import ERASE_PREFIX, parse_note_sk
+from agent_memory.storage.note_items import SUPERSEDES, unlinked_items
 
 _BATCH = 25
 _BATCH_ATTEMPTS = 5
@@ -74,7 +76,7 @@ class ScopeItems:
             "TableName": self.table,
             "KeyConditionExpression": "pk = :pk" + (" AND begins_with(sk, :prefix)" if prefix else ""),
             "ExpressionAttributeValues": {":pk": {"S": scope.key}, **({":prefix": {"S": prefix}} if prefix else {})},
-            "ProjectionExpression": "sk, #text",
+            "ProjectionExpression": f"sk, #text, {SUPERSEDES}",
             "ExpressionAttributeNames": {"#text": "text"},
             "Limit": 1000,
         }
@@ -94,6 +96,15 @@ class ScopeItems:
             if not found:
                 return
             yield found
+
+    def unlink(self, scope: Scope, page: list[dict[str, Any]]) -> None:
+        """Before a page of notes (as ``keys`` reads them) is erased: take each one's id out of the
+        ``superseded_by`` of the notes it superseded (``note_items.unlinked_items``), one update each, a note gone
+        already skipped. Done again by a resumed erase, it changes nothing more."""
+        for item in page:
+            gone = note_id(*parse_note_sk(item["sk"]["S"]))
+            for link in unlinked_items(self.table, scope, gone, sorted(item.get(SUPERSEDES, {}).get("SS", []))):
+                update_if(self.client, **link["Update"])
 
     def delete(self, scope: Scope, sort_keys: list[str]) -> None:
         """Delete these items, 25 per BatchWriteItem; what DynamoDB leaves unprocessed is asked again."""

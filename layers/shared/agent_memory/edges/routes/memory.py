@@ -22,6 +22,7 @@ from agent_memory.domain.shapes import (
     CurrentDocument,
     NotesByDay,
     OneVersion,
+    Provenance,
     Recalled,
     SavedDocument,
     Versions,
@@ -52,6 +53,7 @@ Json = Response[dict[str, Any]]
 _REFUSED = (401, 403, 422, 500, 503)  # every route: the token, membership, the request, the unexpected, storage
 DOCUMENT = documented(200, CurrentDocument, "The current document and the limits.", *_REFUSED)
 PUT_DOCUMENT = documented(200, SavedDocument, "The new version (reason `dashboard`).", 400, 409, 415, *_REFUSED)
+PROVENANCE = documented(200, Provenance, "Each line of the current document with the notes cited for it.", *_REFUSED)
 VERSIONS = documented(200, Versions, "The versions, newest first.", *_REFUSED)
 VERSION = documented(200, VersionWithEdits, "The document as it was, and the edits that made it.", 404, *_REFUSED)
 RESTORE = documented(
@@ -93,6 +95,11 @@ def put_document(scope: Scope, body: Annotated[DocumentBody, Body()]) -> Json:
             user_id = principal_of(router).user_id
             write.reply = Reply.of(200, services().management.save(scope, body.content, body.expected_version, user_id))
     return replied(write)
+
+
+@scoped(router, "GET", "/document/provenance", PROVENANCE)
+def provenance(scope: Scope) -> Json:
+    return answer(200, services().management.provenance(scope))
 
 
 @scoped(router, "GET", "/document/versions", VERSIONS)
