@@ -6,8 +6,9 @@ and how slowly; ``GET /calls`` says how many completions it has served. ``POST /
 with ``tests.fake_embeddings``' vectors, for ``MEMORY_EMBEDDING_MODEL=openai:fake``.
 
 Asked to call a tool (``tool_choice``), it calls it when ``FAKE_EDITS`` is set: ``edit_document`` with one
-``add`` at the end per note of the prompt, citing it (the consolidation's minimal edits); else it answers
-``FAKE_REPLY`` as text, like a server without tool calls. Every answer reports ``usage`` (about four
+``add`` at the end per note of the prompt, citing it (the consolidation's minimal edits), or ``save_facts`` with
+one fact per user message of the prompt, citing its number (an extraction); else it answers ``FAKE_REPLY`` as
+text, like a server without tool calls. Every answer reports ``usage`` (about four
 characters a token).
 """
 
@@ -50,8 +51,11 @@ class _Handler(BaseHTTPRequestHandler):
         time.sleep(float(os.environ.get("FAKE_DELAY_S", "0")))
         prompt = "".join(message["content"] for message in request["messages"])
         if request.get("tool_choice") and os.environ.get("FAKE_EDITS"):
-            arguments = json.dumps({"edits": _added_notes(request["messages"][-1]["content"])})
-            call = {"id": "call-1", "type": "function", "function": {"name": "edit_document", "arguments": arguments}}
+            tool = request["tool_choice"]["function"]["name"]
+            asked = request["messages"][-1]["content"]
+            answer = {"facts": _user_facts(asked)} if tool == "save_facts" else {"edits": _added_notes(asked)}
+            arguments = json.dumps(answer)
+            call = {"id": "call-1", "type": "function", "function": {"name": tool, "arguments": arguments}}
             message: dict[str, object] = {"role": "assistant", "content": None, "tool_calls": [call]}
             answered = arguments
         else:
@@ -92,6 +96,14 @@ class FakeOpenAI:
         with urllib.request.urlopen(self.base_url.removesuffix("/v1") + "/calls") as answer:
             count: int = json.loads(answer.read())["calls"]
             return count
+
+
+def _user_facts(prompt: str) -> list[dict[str, object]]:
+    """One fact per ``[N] user: ...`` line of an extraction's prompt, citing message N."""
+    return [
+        {"text": f"The user said: {said}", "messages": [int(number)]}
+        for number, said in re.findall(r"^\[(\d+)\] user: (.*)$", prompt, flags=re.MULTILINE)
+    ]
 
 
 @contextmanager
