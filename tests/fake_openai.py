@@ -5,10 +5,10 @@ talks to one model through the real provider. ``FAKE_REPLY`` and ``FAKE_DELAY_S`
 and how slowly; ``GET /calls`` says how many completions it has served. ``POST /v1/embeddings`` answers
 with ``tests.fake_embeddings``' vectors, for ``MEMORY_EMBEDDING_MODEL=openai:fake``.
 
-Asked to call a tool (``tool_choice``), it calls it when ``FAKE_EDITS`` is set: ``edit_document`` with one
-``add`` at the end per note of the prompt, citing it (the consolidation's minimal edits), or ``save_facts`` with
-one fact per user message of the prompt, citing its number (an extraction); else it answers ``FAKE_REPLY`` as
-text, like a server without tool calls. Every answer reports ``usage`` (about four
+Asked to call a tool (``tool_choice``), it calls ``save_facts`` with one fact per user message of the prompt,
+citing its number (an extraction), and ``edit_document`` when ``FAKE_EDITS`` is set, with one ``add`` at the end
+per note of the prompt, citing it (the consolidation's minimal edits); else it answers ``FAKE_REPLY`` as text,
+like a server without tool calls. Every answer reports ``usage`` (about four
 characters a token).
 """
 
@@ -50,8 +50,8 @@ class _Handler(BaseHTTPRequestHandler):
             _calls += 1
         time.sleep(float(os.environ.get("FAKE_DELAY_S", "0")))
         prompt = "".join(message["content"] for message in request["messages"])
-        if request.get("tool_choice") and os.environ.get("FAKE_EDITS"):
-            tool = request["tool_choice"]["function"]["name"]
+        tool = request.get("tool_choice", {}).get("function", {}).get("name")
+        if tool == "save_facts" or (tool and os.environ.get("FAKE_EDITS")):
             asked = request["messages"][-1]["content"]
             answer = {"facts": _user_facts(asked)} if tool == "save_facts" else {"edits": _added_notes(asked)}
             arguments = json.dumps(answer)

@@ -58,7 +58,13 @@ def agent_transcript_checks(transcript: str, memory: MemoryClient, context: Conv
     notes = memory.get_context(context)["recent_notes"]
     flushed = re.search(r"^flush: written — note (\S+): (.+)$", transcript, re.MULTILINE)
     assert flushed is not None
-    assert sorted((n["source"], n["id"] == flushed[1]) for n in notes) == [("flush", True), ("remember", False)]
+    kept = [n for n in notes if n["source"] != "extraction"]
+    assert sorted((n["source"], n["id"] == flushed[1]) for n in kept) == [("flush", True), ("remember", False)]
+    # The session's end: the facts of the conversation, each citing its messages (the stack's model, one per user
+    # message), those already held skipped.
+    assert "── session end ──\nextraction: written" in transcript
+    extracted = [n for n in notes if n["source"] == "extraction"]
+    assert extracted and all(n["origin"].get("messages") for n in extracted)
     last_turn = transcript.split("── turn 5 ──")[1]
     assert flushed[2] in last_turn and "metric units" in last_turn  # the memory block the model read
 

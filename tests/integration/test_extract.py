@@ -69,7 +69,7 @@ def test_the_facts_are_written_with_the_indexes_of_their_messages(call, aws):
 def test_over_an_openai_compatible_server_save_facts_is_a_tool_call_and_its_tokens_are_recorded(
     call, aws, monkeypatch, capsys
 ):
-    with fake_openai_server(reply="no tool calls here", edits=True) as fake:
+    with fake_openai_server(reply="no tool calls here") as fake:
         monkeypatch.setenv("MEMORY_CHAT_MODEL", "openai:fake")
         monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
         bootstrap.reset()
