@@ -12,6 +12,7 @@ import pytest
 from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
 from agent_memory.memory.extraction import EXTRACTION_BUDGET_S
+from agent_memory.storage.note_store import NoteStore
 from tests.events import event_body
 from tests.fake_openai import fake_openai_server
 from tests.fakes import FakeChatModel
@@ -170,6 +171,33 @@ def test_the_budget_holds_with_a_model_that_never_answers_and_nothing_is_written
     scripted((OSAKA, [0]))  # a retry of the same id asks again, and writes
     assert _extract(call)["status"] == "written"
     assert note_texts(aws, PK) == [OSAKA]
+
+
+def test_slow_writes_stop_at_the_budget_and_the_notes_written_stay_for_a_retry_to_skip(call, aws):
+    """A slow embedding model (each fact's vector takes 0.5 s) and ten facts: the writes stop in time."""
+    scripted(
+        *[
+            (f"Fact {word} about the user.", [0])
+            for word in ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
+        ]
+    )
+    graph = bootstrap.services()
+    extractor = graph.extraction_service
+    slow = NoteStore(aws, "MemoryTable", graph.quota, vectors=lambda text: time.sleep(0.5))
+    bootstrap.provide(extraction_service=dataclasses.replace(extractor, notes=slow, budget_s=3.0))
+
+    started = time.monotonic()
+    answer = _extract(call)
+    took = time.monotonic() - started
+
+    assert answer["status"] == "failed" and "budget ran out" in answer["reason"]
+    assert took < 3.0
+    written = note_texts(aws, PK)
+    assert 0 < len(written) < 10 and f"{len(written)} of its notes were written and stay" in answer["reason"]
+    bootstrap.provide(extraction_service=dataclasses.replace(extractor, budget_s=10.0))
+    retried = _extract(call)  # the same id again: the notes written are facts the scope holds
+    assert retried["status"] == "written" and len(retried["skipped"]) == len(written)
+    assert len(note_texts(aws, PK)) == 10
 
 
 @pytest.mark.parametrize(

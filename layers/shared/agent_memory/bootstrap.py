@@ -141,11 +141,12 @@ class Services:
 
     @cached_property
     def extraction_service(self) -> ExtractionService:
-        """An extraction answers within 10 seconds: its own client waits less on storage than the tools' do."""
+        """An extraction answers within 10 seconds: its own client waits less on storage than the tools' do, and
+        each fact's vector gets at most ``FLUSH_VECTOR_BUDGET_S``, as the flush's note."""
         settings = self.settings
         client = self.make_dynamodb_client(settings, connect_timeout_s=0.5, read_timeout_s=1.0, max_attempts=2)
         return ExtractionService(
-            NoteStore(client, settings.table_name, self.quota, vectors=self.note_vectors(settings.embedding_timeout_s)),
+            NoteStore(client, settings.table_name, self.quota, vectors=self.note_vectors(FLUSH_VECTOR_BUDGET_S)),
             ExtractionStore(client, settings.table_name),
             chat_model=lambda: self.chat_models("extraction"),
             extractive=settings.chat_model == "local:extractive",

@@ -57,6 +57,9 @@ EXTRACTION_BUDGET_S = 10.0
 # Kept back from the budget for what follows the model: the scope's newest notes, up to 10 notes (two requests
 # each) and the claim's mark.
 WRITE_RESERVE_S = 2.0
+# What a fact's write may still need when it is begun: its vector (bounded at 1 s, as the flush note's) and its
+# two requests.
+NOTE_RESERVE_S = 1.5
 EXTRACTION_MAX_TOKENS = 2000
 # How many of the scope's newest notes each fact is compared with (as ``remember``'s ``similar``).
 COMPARED_NOTES = 50
@@ -98,7 +101,7 @@ class ExtractionService:
         written: list[Note] = []
         try:
             facts = self._facts(list(command.messages), deadline)
-            skipped = self._write(command, facts, token, written)
+            skipped = self._write(command, facts, token, written, deadline)
             self.claims.finish(command, token=token)
         except Exception as error:  # noqa: BLE001 - every failure is an answer, and the claim is given back
             reason = str(error) if isinstance(error, ExtractionFailed) else f"storage: {type(error).__name__}"
@@ -141,15 +144,21 @@ class ExtractionService:
             message = error.message if isinstance(error, ModelUnavailable) else str(error)
             raise ExtractionFailed(f"{message}; nothing was written") from None
 
-    def _write(self, command: ExtractCommand, facts: list[Fact], token: str, written: list[Note]) -> list[SkippedFact]:
+    def _write(
+        self, command: ExtractCommand, facts: list[Fact], token: str, written: list[Note], deadline: float
+    ) -> list[SkippedFact]:
         """Write each fact the scope does not hold yet (appending each note to ``written`` as it goes); the
-        skipped ones, each with the notes that already say it."""
+        skipped ones, each with the notes that already say it. A fact is begun only while ``NOTE_RESERVE_S``
+        is left of the budget (its vector, its two requests): slow storage or a slow embedding model stops the
+        writes, and the answer is ``failed`` in time."""
         scope = command.scope
         tag = self.vector_tag
         rows = self.notes.newest_texts(scope, limit=COMPARED_NOTES, vectors=tag is not None) if facts else []
         held = [(note_id(row.day, row.position), row.text, row.vector) for row in rows if row.pk == scope.key]
         skipped: list[SkippedFact] = []
         for fact in facts:
+            if time.monotonic() + NOTE_RESERVE_S > deadline:
+                raise ExtractionFailed(f"the {self.budget_s:.0f}-second budget ran out before every fact was written")
             try:
                 text = prepare(fact.text, "extraction", FACT, extra=self.redact_extra).text
             except InvalidInput:
