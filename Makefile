@@ -23,7 +23,7 @@ export ADK_PYTHON := $(abspath $(ADK_VENV)/bin/python)
 
 
 .PHONY: backfill-due
-.PHONY: help install run test fuzz lint format bench build validate token openapi opensearch reindex screenshots clean
+.PHONY: help install run test fuzz lint format bench build validate token openapi opensearch reindex screenshots clean dist
 .PHONY: unit integration plain-moto smoke
 
 help: ## List the targets
@@ -57,10 +57,11 @@ $(STRANDS_VENV)/.installed: requirements-strands.txt
 $(ADK_VENV)/.installed: requirements-adk.txt
 	$(tool_venv)
 
-# axe-core for the dashboard's browser tier (package-lock.json pins it). Without npm the tier says so and skips.
+# axe-core for the dashboard's browser tier, publint and arethetypeswrong for the TypeScript package's tarball
+# (package-lock.json pins them). Without npm those tests say so and skip.
 node_modules/.installed: package.json package-lock.json
 	@if command -v npm >/dev/null; then npm ci --no-audit --no-fund --loglevel=error && touch $@; \
-	else echo "npm not found: the dashboard's browser tier will be skipped (it needs node_modules/axe-core)"; fi
+	else echo "npm not found: the dashboard's browser tier and the npm tarball's checks will be skipped"; fi
 
 # The TypeScript client's dependencies (client-ts/package-lock.json pins them); `make test` runs its tests.
 client-ts/node_modules/.installed: client-ts/package.json client-ts/package-lock.json
@@ -94,9 +95,17 @@ reindex: $(BIN)/.installed ## Rebuild the notes index of scopes from DynamoDB: m
 backfill-due: $(BIN)/.installed ## Once, on upgrade: notes indexed one by one make their scopes due (docs/consolidation.md)
 	PYTHONPATH=layers/shared $(BIN)/python -m local.backfill_due
 
-test: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed $(STRANDS_VENV)/.installed $(ADK_VENV)/.installed node_modules/.installed client-ts/node_modules/.installed ## Run the whole test suite, template checks (cfn-lint, sam, checkov), the dashboard in Chromium and the TypeScript client included
+test: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed $(STRANDS_VENV)/.installed $(ADK_VENV)/.installed node_modules/.installed client-ts/node_modules/.installed dist ## Run the whole test suite, template checks (cfn-lint, sam, checkov), the dashboard in Chromium, the TypeScript client and the built packages included
 	$(BIN)/pytest -n 2 --dist loadgroup --ignore=tests/fuzz --cov --cov-report= --durations=25
 	$(BIN)/pytest tests/fuzz --cov --cov-append --cov-report=term  # schemathesis's items share one node id: not on xdist
+
+# The packages as a user installs them (tests/client/test_dist.py checks them; make test builds them first).
+dist: $(BIN)/.installed client-ts/node_modules/.installed ## Build the client's wheel and sdist and the TypeScript package's tarball into dist/ (nothing is published)
+	rm -rf dist && mkdir dist
+	$(BIN)/python -m build --outdir dist client
+	@if command -v npm >/dev/null; then cd client-ts && npm pack --silent --pack-destination ../dist; \
+	else echo "npm not found: no npm tarball"; fi
+	@ls -l dist
 
 unit: $(BIN)/.installed ## The fast loop: the unit tests only, under 30 s, nothing but .venv (no Java, browser or moto server)
 	$(BIN)/pytest tests/unit -q
@@ -143,7 +152,7 @@ validate: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed ##
 	$(CHECKOV) --config-file .checkov.yaml
 
 clean: ## Remove build output and virtualenvs
-	rm -rf .aws-sam $(VENV) $(SAM_VENV) $(CHECKOV_VENV) $(STRANDS_VENV) $(ADK_VENV) node_modules client-ts/node_modules client-ts/dist .pytest_cache .mypy_cache .ruff_cache .coverage .hypothesis
+	rm -rf .aws-sam dist client/build client/agent_memory_client.egg-info $(VENV) $(SAM_VENV) $(CHECKOV_VENV) $(STRANDS_VENV) $(ADK_VENV) node_modules client-ts/node_modules client-ts/dist .pytest_cache .mypy_cache .ruff_cache .coverage .hypothesis
 
 .PHONY: demo
 demo: $(BIN)/.installed ## An offline, scripted agent conversation (examples/agent_chat.py, or EXAMPLE=claude_memory_tool...) against a local stack it starts

@@ -118,8 +118,8 @@ def measure_consolidation(
                     origin=Origin(user, "t-1"),
                 )
         model = FakeChatModel(reply=merge, delay_s=options.consolidation_model_s)
-        consolidator = bootstrap.services().consolidator
-        consolidator.chat_model = lambda: model
+        bootstrap.provide(chat_models=lambda use: model)  # the graph's chat model: the bench's fake, for every use
+        assert bootstrap.services().planner  # built before the timing, as it was
         concurrency = get_settings().consolidation_concurrency
         handler = load_handler("ConsolidateFunction")
         context = Context("ConsolidateFunction", remaining_ms=900_000, memory_limit_in_mb=1024)

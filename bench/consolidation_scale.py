@@ -81,7 +81,7 @@ def _fan_out_once(scopes: int, notes_each: int, model_s: float, concurrency: int
     import boto3
 
     from agent_memory import bootstrap
-    from agent_memory.consolidation.worker import fold_queued
+    from agent_memory.consolidation.delivery import fold_queued
     from agent_memory.edges.events import QueuedGroupRecord, queued_group
     from bench.consolidation import merge
     from local.sqs_mapping import sqs_record
@@ -91,8 +91,8 @@ def _fan_out_once(scopes: int, notes_each: int, model_s: float, concurrency: int
         seed_due_scopes(scopes, notes_each)
         mapping = local_queue()
         model = FakeChatModel(reply=merge, delay_s=model_s)
-        consolidator = bootstrap.services().consolidator
-        consolidator.chat_model = lambda: model
+        bootstrap.provide(chat_models=lambda use: model)  # the graph's chat model: the bench's fake, for every use
+        services = bootstrap.services()
         take()
         sqs = boto3.client("sqs")
         slots = threading.Semaphore(concurrency)
@@ -102,7 +102,7 @@ def _fan_out_once(scopes: int, notes_each: int, model_s: float, concurrency: int
             try:
                 record = QueuedGroupRecord.model_validate(sqs_record(message, mapping.arn, "us-east-1"))
                 try:
-                    fold_queued(consolidator, queued_group(record), max_receives=3, claim_s=330)
+                    fold_queued(services.worker, queued_group(record), max_receives=3, claim_s=330)
                 except Exception:  # noqa: BLE001 - delivered again after the visibility timeout, as the mapping does
                     return
                 sqs.delete_message(QueueUrl=mapping.url, ReceiptHandle=message["ReceiptHandle"])
@@ -130,13 +130,13 @@ def _fan_out_once(scopes: int, notes_each: int, model_s: float, concurrency: int
             polling = threading.Thread(target=poller, args=(pool,), daemon=True)
             polling.start()
             start, cpu = time.perf_counter(), time.process_time()
-            planned = consolidator.run(scheduled_event(), remaining_ms=lambda: 900_000)
+            planned = services.planner.run(scheduled_event(), remaining_ms=lambda: 900_000)
             planner_s = time.perf_counter() - start
-            run = _run_sk(planned, consolidator)
+            run = _run_sk(planned, services.consolidation_store)
             record = planned
             while record["status"] != "finished":
                 time.sleep(0.05)
-                record = consolidator.store.read_run(run)
+                record = services.consolidation_store.read_run(run)
             wall_s, cpu_s = time.perf_counter() - start, time.process_time() - cpu
             done.set()
             polling.join()
@@ -171,10 +171,10 @@ def _audit() -> dict[str, int]:
     return {"folded_once": times[1], "folded_more": sum(n for k, n in times.items() if k > 1), "marked": marked}
 
 
-def _run_sk(planned: dict[str, Any], consolidator: Any) -> str:
+def _run_sk(planned: dict[str, Any], store: Any) -> str:
     from agent_memory.storage.keys import run_sk
 
-    listed = next(run for run in consolidator.store.runs(5) if run["run_id"] == planned["run_id"])
+    listed = next(run for run in store.runs(5) if run["run_id"] == planned["run_id"])
     return run_sk(listed["started_at"], listed["run_id"])
 
 
@@ -224,11 +224,13 @@ def planner_peak_bytes(due_notes: int, notes_each: int = 4) -> int:
                 client.create_table(**definition)
             seed_due_scopes(due_notes // notes_each, notes_each, markers_only=True)
             local_queue()
-            consolidator = bootstrap.services().consolidator
-            consolidator.store.acquire_lease("warm-up", now_epoch=0, lease_s=0)  # clients built before tracing:
-            consolidator.store.release_lease("warm-up")  # loading their models is a constant, not the walk's
+            services = bootstrap.services()
+            services.consolidation_store.acquire_lease(
+                "warm-up", now_epoch=0, lease_s=0
+            )  # clients built before tracing:
+            services.consolidation_store.release_lease("warm-up")  # loading their models is a constant, not the walk's
             tracemalloc.start()
-            result = consolidator.run(scheduled_event(), remaining_ms=lambda: 900_000)
+            result = services.planner.run(scheduled_event(), remaining_ms=lambda: 900_000)
             _, peak = tracemalloc.get_traced_memory()
             tracemalloc.stop()
     finally:

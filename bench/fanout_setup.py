@@ -115,8 +115,13 @@ def local_queue() -> Any:
 def scheduled_event() -> Any:
     """The scheduled run the planner takes, adapted from an EventBridge event as the handler does."""
     from agent_memory.edges.events import scheduled_run
+    from tests.events import event_body
 
-    return scheduled_run({"id": f"bench-{time.monotonic_ns()}", "time": RUN_AT.isoformat().replace("+00:00", "Z")})
+    event = event_body("scheduled") | {
+        "id": f"bench-{time.monotonic_ns()}",
+        "time": RUN_AT.isoformat().replace("+00:00", "Z"),
+    }
+    return scheduled_run(event)
 
 
 @contextmanager

@@ -65,7 +65,7 @@ def remember_floor(client: Any, pk: str, thread_id: str) -> Callable[[int], obje
     from agent_memory.domain.notes import Note, Origin
     from agent_memory.domain.scope import Scope
     from agent_memory.memory.service import SIMILAR_WINDOW
-    from agent_memory.storage.due_scopes import MarkerWrite
+    from agent_memory.storage.due_markers import MarkerWrite
     from agent_memory.storage.keys import NOTE_PREFIX, day_sk
     from agent_memory.storage.note_items import NoteText, note_item
     from agent_memory.storage.usage_store import Quota, UsageStore

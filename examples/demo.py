@@ -99,7 +99,15 @@ def local_stack_with_fake_model() -> Iterator[str]:
         yield f"http://127.0.0.1:{api_port}|http://127.0.0.1:{lambda_port}"
 
 
-EXAMPLES = ("agent_chat", "claude_memory_tool", "openai_agent", "strands_agent", "mcp_many_users")
+EXAMPLES = (
+    "agent_chat",
+    "claude_memory_tool",
+    "openai_agent",
+    "strands_agent",
+    "mcp_many_users",
+    "langgraph_agent",
+    "llama_index_chat",
+)
 
 
 def main(argv: list[str] | None = None) -> int:

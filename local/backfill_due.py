@@ -14,7 +14,7 @@ from typing import Any
 from agent_memory.basics.settings import get_settings
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import DynamoDB, make_dynamodb_client, query_pages
-from agent_memory.storage.due_scopes import MarkerWrite, write_with_marker
+from agent_memory.storage.due_markers import MarkerWrite, write_with_marker
 from agent_memory.storage.keys import DUE_INDEX_PREFIX, UNCONSOLIDATED_INDEX, unconsolidated_shards
 from local.environment import LOCAL_ENVIRONMENT
 

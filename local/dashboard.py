@@ -14,7 +14,6 @@ import hmac
 import json
 import mimetypes
 import os
-import re
 import secrets
 from dataclasses import dataclass, field
 from http.cookies import CookieError, SimpleCookie
@@ -25,7 +24,6 @@ from local.template import ROOT
 
 PREFIX = "/dashboard"
 STATIC = ROOT / "dashboard"
-_ID = re.compile(r"^[A-Za-z0-9._@-]{1,128}$")
 # What the page may load and reach; the same policy as the CloudFront response headers in template.yaml.
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -113,7 +111,7 @@ def _static(relative: str) -> PageReply | None:
 def dev_token(body: bytes) -> PageReply:
     """``{"sub", "workspaces": [..], "admin": bool}`` -> ``{"token"}``, HS256 with the local secret (local/token.py)."""
     from agent_memory.basics.errors import InvalidInput, MalformedRequest
-    from agent_memory.edges.requests import parse_json
+    from agent_memory.edges.requests import is_id, parse_json
     from local.token import mint
 
     try:  # the service's bounded reader: a body 100,000 deep is a 422, not a closed connection
@@ -125,9 +123,9 @@ def dev_token(body: bytes) -> PageReply:
     if not isinstance(request, dict):
         return _error(422, "invalid_input", "the body must be a JSON object")
     sub, workspaces, admin = request.get("sub"), request.get("workspaces", []), request.get("admin", False)
-    if not isinstance(sub, str) or not _ID.match(sub):
+    if not is_id(sub):
         return _error(422, "invalid_input", "the user id must be 1 to 128 letters, digits or . _ @ -")
-    if not isinstance(workspaces, list) or not all(isinstance(w, str) and _ID.match(w) for w in workspaces):
+    if not isinstance(workspaces, list) or not all(is_id(w) for w in workspaces):
         return _error(422, "invalid_input", "each workspace id must be 1 to 128 letters, digits or . _ @ -")
     if not isinstance(admin, bool):
         return _error(422, "invalid_input", "`admin` must be true or false")

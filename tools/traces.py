@@ -114,22 +114,58 @@ def main() -> None:
 
         services = bootstrap.services()
         created = datetime(2026, 11, 20, 9, tzinfo=UTC)
-        for i in range(3):
-            services.notes.append(
-                Scope("personal", "u-9"),
-                created=created + timedelta(minutes=i),
-                text=prepare(f"fact {i}", "remember", NOTE, extra=frozenset()).text,
-                source="remember",
-                origin=Origin("u-9", "t-1"),
-            )
+        for owner in ("u-9", "u-8"):  # u-9 folded in-process, u-8 through the queue
+            for i in range(3):
+                services.notes.append(
+                    Scope("personal", owner),
+                    created=created + timedelta(minutes=i),
+                    text=prepare(f"fact {i}", "remember", NOTE, extra=frozenset()).text,
+                    source="remember",
+                    origin=Origin(owner, "t-1"),
+                )
         folded = "# Memory\n- fact 0\n- fact 1\n- fact 2\n"
-        services.consolidator.chat_model = lambda: FakeChatModel(reply=lambda system, prompt: folded)
+        bootstrap.provide(chat_models=lambda use: FakeChatModel(reply=lambda system, prompt: folded))
+        assert bootstrap.services().planner  # built before the trace, as in a warm sandbox
         scheduled = json.loads((ROOT / "events" / "scheduled.json").read_text())
         context = LambdaContext(function_name="ConsolidateFunction", remaining_ms=900_000)
+        only_u9 = {**scheduled, "id": "in-process", "detail": {}}
+        os.environ["MEMORY_CONSOLIDATION_MAX_GROUPS"] = "1"  # the oldest due scope: u-9's
+        bootstrap.reset()
+        assert bootstrap.services().planner
         report(
             "a night's consolidation (one scope, three notes, in-process)",
-            trace(lambda: consolidate(scheduled, context)),
+            trace(lambda: consolidate(only_u9, context)),
         )
+        _through_the_queue(scheduled)
+
+
+def _through_the_queue(scheduled: dict[str, Any]) -> None:
+    """The night through SQS: the planner sends the one due scope's message to the queue (moto's), and
+    ConsolidateWorkerFunction folds it from the SQS event Lambda's event source mapping would hand it."""
+    import boto3
+
+    from agent_memory import bootstrap
+    from local.lambda_context import LambdaContext
+    from local.sqs_mapping import sqs_record
+    from local.template import load_handler
+
+    sqs = boto3.client("sqs")
+    url = sqs.create_queue(QueueName="ConsolidationQueue")["QueueUrl"]
+    arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    os.environ["MEMORY_CONSOLIDATION_QUEUE_URL"] = url
+    bootstrap.reset()
+    services = bootstrap.services()
+    assert services.planner and services.worker  # built before the trace, as in warm sandboxes
+    consolidate, worker = load_handler("ConsolidateFunction"), load_handler("ConsolidateWorkerFunction")
+    planner_context = LambdaContext(function_name="ConsolidateFunction", remaining_ms=900_000)
+    planned = trace(lambda: consolidate({**scheduled, "id": "through-sqs"}, planner_context))
+    [message] = sqs.receive_message(QueueUrl=url, AttributeNames=["All"])["Messages"]
+    event = {"Records": [sqs_record(message, arn, "eu-west-1")]}
+    worker_context = LambdaContext(function_name="ConsolidateWorkerFunction", remaining_ms=300_000)
+    folded = trace(lambda: worker(event, worker_context))
+    report("a night through SQS, the planner (one scope sent)", planned)
+    report("a night through SQS, the worker (its message folded)", folded)
+    report("a night through SQS, both", planned + folded)
 
 
 if __name__ == "__main__":

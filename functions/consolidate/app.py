@@ -18,4 +18,4 @@ require_valid_settings()  # a setting the service cannot use fails the initialis
 @logger.inject_lambda_context
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return services().consolidator.run(scheduled_run(event), remaining_ms=context.get_remaining_time_in_millis)
+    return services().planner.run(scheduled_run(event), remaining_ms=context.get_remaining_time_in_millis)

@@ -65,6 +65,10 @@ class FakeHostileMemory:
     def call_tool(self, context: Any, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         return answers()[name]
 
+    def recall(self, context: Any, query: str, k: int | None = None) -> dict[str, Any]:
+        answer = answers()["recall"]
+        return {**answer, "notes": answer["notes"][:k]}
+
     def get_context(self, context: Any) -> dict[str, Any]:
         return {
             "scope": {"kind": "team", "workspace_id": "w-1"},

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from agent_memory_client import ConversationContext, MemoryClient
 
-from tests.client.conftest import conversation_context
+from tests.client.conftest import FLUSH_SUMMARY, conversation_context
 from tests.support.stack import ROOT, Stack, stack_environment
 
 pytestmark = pytest.mark.slow
@@ -129,6 +129,40 @@ def test_adk_memory_service_extracts_a_session_at_its_end_and_searches_it_fenced
     assert "The user said: Hi! I live in Porto and I'm vegetarian." in [text for _, text in found]
     notes = memory.get_context(conversation_context("ex-adk", "s-1"))["recent_notes"]
     assert sorted(note["source"] for note in notes) == ["extraction", "extraction"]
+
+
+def test_langgraph_agent_writes_and_searches_through_langmem_and_is_refused_a_delete(
+    client_stack: Stack, memory: MemoryClient
+) -> None:
+    from examples import langgraph_agent
+
+    transcript = play(langgraph_agent.main, client_stack, "--user", "ex-langgraph", "--thread", "t-ex")
+
+    context = conversation_context("ex-langgraph", "t-ex")
+    assert [n["text"] for n in memory.get_context(context)["recent_notes"]] == [FACT]  # the refused delete kept it
+    assert f"assistant> From my notes: {FACT}." in transcript  # LangMem's search found it through recall
+    assert "I could not: Error: StoreRefusal('notes are not deleted through the agent" in transcript
+
+
+def test_llama_index_agent_remembers_flushes_what_leaves_the_window_and_recalls_both(
+    client_stack: Stack, memory: MemoryClient
+) -> None:
+    from examples import llama_index_chat
+
+    transcript = play(llama_index_chat.main, client_stack, "--user", "ex-llamaindex", "--thread", "t-ex")
+
+    page = memory.admin.export(user="ex-llamaindex")  # every note of the user's memory, page after page
+    notes = page["notes"]
+    while page["next_cursor"]:
+        page = memory.admin.export(user="ex-llamaindex", cursor=page["next_cursor"])
+        notes += page["notes"]
+    flushed = re.findall(r"^flush: written — note (\S+): ", transcript, re.MULTILINE)
+    assert len(flushed) >= 2
+    assert [(n["source"], n["text"]) for n in notes if n["id"] not in flushed] == [("remember", FACT)]
+    assert {(n["source"], n["text"]) for n in notes if n["id"] in flushed} == {("flush", FLUSH_SUMMARY)}
+    turns = transcript.split("── turn ")
+    assert f"assistant> From memory: {FLUSH_SUMMARY}" in turns[5]  # the block recalled the flush's note
+    assert f"assistant> From memory: {FACT}" in turns[6]  # and the fact the agent remembered in turn 1
 
 
 def test_mcp_many_users_keeps_two_sessions_apart_and_refuses_a_forged_token(

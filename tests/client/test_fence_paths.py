@@ -1,6 +1,7 @@
 """Everything of the Python client that reaches a model is fenced (docs/security.md "What reaches the model"):
 every tool's answer through every adapter (the conversation helper, the MCP server, the OpenAI Agents and
-Strands tools), and every view of Claude's memory tool, shown a hostile stored note and document.
+Strands tools), every view of Claude's memory tool, every item of the LangGraph store (through LangMem's
+search tool too) and the LlamaIndex memory block, shown a hostile stored note and document.
 
 The paths are enumerated: each module of ``agent_memory_client`` is either a path listed here or declared to hand
 nothing to a model, and each tool of the service's catalog has a hostile answer (tests/client/fake_hostile_memory.py),
@@ -123,15 +124,25 @@ def _strands_agents(tool: str) -> str:
     return _strands_results()[tool]
 
 
+def _llama_index(tool: str) -> str:
+    from agent_memory_client.llama_index_memory import memory_tools
+
+    conversation = Conversation(FakeHostileMemory(tool_definitions()), CONTEXT)  # type: ignore[arg-type]
+    function = next(t for t in memory_tools(conversation) if t.metadata.name == tool)
+    return str(function.call().content)
+
+
 # Every adapter module that hands a tool's answer to a model, and how a tool call goes through it.
 TOOL_RESULT_PATHS: dict[str, Callable[[str], str]] = {
     "conversation": _conversation,
     "mcp_server": _mcp_server,
     "openai_agents": _openai_agents,
     "strands_agents": _strands_agents,
+    "llama_index_memory": _llama_index,
 }
-# The modules that show stored text otherwise (a view of a file, a memory service's search), tested below.
-VIEW_PATHS = {"claude_memory", "adk_memory"}
+# The modules that show stored text otherwise (a view of a file, a store's items, a memory service's search),
+# tested below.
+VIEW_PATHS = {"claude_memory", "langgraph_store", "llama_index_memory", "adk_memory"}
 
 
 def test_every_module_is_a_fenced_path_or_hands_nothing_to_a_model():
@@ -211,6 +222,29 @@ def test_every_memory_of_the_adk_memory_services_search_is_fenced():
     shown = json.loads(done.stdout)
     assert shown and shown == [fence_line(HOSTILE)] * len(shown)
     assert all("<" not in text for text in shown)
+def test_every_item_of_the_langgraph_store_is_fenced() -> None:
+    from agent_memory_client.langgraph_store import AgentMemoryStore
+    from langmem import create_search_memory_tool
+
+    store = AgentMemoryStore(FakeHostileMemory(tool_definitions()), CONTEXT)  # type: ignore[arg-type]
+    searched = json.loads(create_search_memory_tool(namespace=("memories",), store=store).invoke({"query": "x"}))
+    listed = [item.dict() for item in store.search(("memories",))]
+    document = store.get(("memories",), "document")
+
+    assert document is not None and document.value["content"] == fence(HOSTILE_DOCUMENT)
+    assert [item["value"]["content"] for item in searched + listed] == [fence_line(HOSTILE)] * 3
+    assert "<" not in json.dumps([searched, listed, document.dict()], ensure_ascii=False)
+
+
+def test_the_llama_index_memory_block_is_fenced() -> None:
+    from agent_memory_client.llama_index_memory import AgentMemoryBlock
+    from llama_index.core.base.llms.types import ChatMessage
+
+    conversation = Conversation(FakeHostileMemory(tool_definitions()), CONTEXT)  # type: ignore[arg-type]
+    shown = anyio.run(AgentMemoryBlock(conversation=conversation).aget, [ChatMessage(role="user", content="x")])
+
+    assert "<" not in shown
+    assert [line.split("] ", 1)[1] for line in shown.split("\n")[1:]] == [fence_line(HOSTILE)] * 2
 
 
 @pytest.mark.parametrize("text", [HOSTILE, HOSTILE_DOCUMENT, *CORPUS])

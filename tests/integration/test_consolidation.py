@@ -23,6 +23,7 @@ from tests.support.consolidation import (
     night_context,
     notes_of,
 )
+from tests.support.faults import on_events, provide_clients
 from tests.support.models import scripted_models
 from tests.support.scopes import private, write_note
 
@@ -143,7 +144,7 @@ def test_a_failed_group_leaves_its_notes_unmarked_and_is_retried_next_run(aws, m
     assert (first["groups_done"], first["groups_failed"], first["notes_remaining"]) == (1, 1, 2)
     assert all(item["consolidated"] == {"BOOL": False} for item in notes_of(aws, team))
     assert DocumentStore(aws, "MemoryTable").current(team).version == 0
-    runs = bootstrap.services().consolidator.store.runs(5)
+    runs = bootstrap.services().consolidation_store.runs(5)
     assert runs[0]["failures"] == [{"scope": "ws#w-bad", "reason": "the chat model answered with an empty document"}]
     assert runs[0]["finished_at"] is not None and runs[0]["started_at"] <= runs[0]["finished_at"]
 
@@ -185,12 +186,12 @@ def test_without_a_model_the_notes_are_folded_as_dated_bullets(aws, monkeypatch)
 )
 def test_dying_at_any_step_then_rerunning_folds_every_note_exactly_once(aws, model, monkeypatch, where, after_calls):
     ids = [write_note(PERSONAL, days_ago(9) + timedelta(seconds=i), f"n{i}") for i in range(6)]
-    consolidator = bootstrap.services().consolidator
+    worker = bootstrap.services().worker
     with monkeypatch.context() as patch:
         if where == "after the model call":
-            die_on(patch, consolidator.service, "update_memory")
+            die_on(patch, worker.service, "update_memory")
         else:
-            die_on(patch, consolidator.store, "mark_consolidated", after_calls=after_calls)
+            die_on(patch, worker.store, "mark_consolidated", after_calls=after_calls)
         with pytest.raises(Died):
             consolidate()
 
@@ -199,7 +200,7 @@ def test_dying_at_any_step_then_rerunning_folds_every_note_exactly_once(aws, mod
     assert rerun["notes_remaining"] == 0
     assert folded_counts(aws) == dict.fromkeys(ids, 1)
     assert all(item["consolidated"] == {"BOOL": True} for item in notes_of(aws))
-    assert bootstrap.services().consolidator.store.pending_marks() == []
+    assert bootstrap.services().consolidation_store.pending_marks() == []
 
 
 def test_an_update_memory_during_a_run_is_not_lost(call, aws, model):
@@ -257,7 +258,7 @@ def test_no_new_group_starts_when_time_runs_short(aws, model):
 
 def test_a_second_run_while_one_holds_the_lease_does_nothing(aws, model):
     write_note(PERSONAL, days_ago(9), "x")
-    bootstrap.services().consolidator.store.acquire_lease(
+    bootstrap.services().consolidation_store.acquire_lease(
         "other-run", now_epoch=int(datetime.now(UTC).timestamp()), lease_s=600
     )
 
@@ -271,9 +272,7 @@ def test_a_run_never_scans(aws, model):
     for i in range(3):
         write_note(Scope("team", f"w-{i}"), days_ago(9), "x")
     operations = []
-    consolidator = bootstrap.services().consolidator
-    for client in {id(c): c for c in (consolidator.store._client, consolidator.documents._client)}.values():
-        client.meta.events.register("before-call.dynamodb.*", lambda model, **_: operations.append(model.name))
+    provide_clients(on_events("before-call.dynamodb.*", lambda model, **_: operations.append(model.name)))
 
     consolidate()
 
@@ -288,7 +287,7 @@ def test_an_event_without_time_is_refused(aws, model):
 
 def test_a_run_whose_record_cannot_be_saved_still_releases_its_lease(aws, model, monkeypatch):
     write_note(PERSONAL, days_ago(9), "x")
-    store = bootstrap.services().consolidator.store
+    store = bootstrap.services().consolidation_store
     original = store.save_run
     calls = {"n": 0}
 

@@ -240,7 +240,7 @@ def test_each_run_lists_its_models_tokens_and_how_its_groups_were_folded(aws, mo
 
     consolidate()
 
-    run = bootstrap.services().consolidator.store.runs(1)[0]
+    run = bootstrap.services().consolidation_store.runs(1)[0]
     assert run["folds"] == {"edits": 1, "rewrite": 1, "model_free": 0, "unchanged": 1}
     assert (run["groups_done"], run["groups_failed"]) == (3, 1)
     sent = sum(fake_tokens(system + prompt) for system, prompt in model.calls)
@@ -257,6 +257,6 @@ def test_a_model_free_run_costs_no_tokens(aws, monkeypatch):
 
     consolidate()
 
-    run = bootstrap.services().consolidator.store.runs(1)[0]
+    run = bootstrap.services().consolidation_store.runs(1)[0]
     assert run["tokens"] == {"input": 0, "output": 0}
     assert run["folds"] == {"edits": 0, "rewrite": 0, "model_free": 1, "unchanged": 0}

@@ -17,7 +17,8 @@ from tests.support.consolidation import (
     PERSONAL,
     RUN_AT,
     Died,
-    Worker,
+    RecordingQueue,
+    WorkerFunction,
     consolidate,
     days_ago,
     die_on,
@@ -33,7 +34,7 @@ from tests.support.scopes import write_note
 def queue(aws, monkeypatch):
     """The consolidation queue on moto, the planner pointed at it; visibility 0, so a failed message is back
     at once (as it would be after the visibility timeout)."""
-    mapping = LocalQueueMapping(None, Worker(), visibility_s=0)
+    mapping = LocalQueueMapping(None, WorkerFunction(), visibility_s=0)
     monkeypatch.setenv("MEMORY_CONSOLIDATION_QUEUE_URL", mapping.url)
     bootstrap.reset()
     return mapping
@@ -47,7 +48,24 @@ def model(queue, monkeypatch):
 
 
 def last_run() -> dict:
-    return bootstrap.services().consolidator.store.runs(1)[0]
+    return bootstrap.services().consolidation_store.runs(1)[0]
+
+
+def test_the_planner_hands_the_queue_whole_batches_of_ten_oldest_scope_first(aws, monkeypatch):
+    """The planner makes each batch and the queue only sends it: the queue never iterates the plan (it did, and
+    each message it took resumed the planner's generator from below)."""
+    monkeypatch.setenv("MEMORY_CONSOLIDATION_MAX_GROUPS", "0")
+    scopes = [Scope("team", f"w-{i:02d}") for i in range(23)]
+    for i, scope in enumerate(scopes):
+        write_note(scope, days_ago(9) + timedelta(minutes=i), "fact")
+    queue = RecordingQueue()
+    bootstrap.provide(consolidation_queue=queue)
+
+    consolidate()
+
+    assert [len(batch) for batch in queue.batches] == [10, 10, 3]
+    assert [message.scope for batch in queue.batches for message in batch] == [scope.key for scope in scopes]
+    assert last_run()["groups_planned"] == 23
 
 
 def test_the_planner_sends_one_message_per_due_scope_and_the_workers_finish_the_run(aws, queue, model):
@@ -102,7 +120,7 @@ def test_a_worker_dying_after_the_version_is_saved_and_before_the_marks_is_finis
     ids = [write_note(PERSONAL, days_ago(9) + timedelta(seconds=i), f"n{i}") for i in range(5)]
     consolidate()
     with monkeypatch.context() as patch:
-        die_on(patch, bootstrap.services().consolidator.store, "mark_consolidated", after_calls=2)
+        die_on(patch, bootstrap.services().consolidation_store, "mark_consolidated", after_calls=2)
         with pytest.raises(Died):
             queue.drain()
 
@@ -124,7 +142,7 @@ def test_a_worker_dying_before_its_save_is_redelivered_and_folds_once(aws, queue
     ids = [write_note(PERSONAL, days_ago(9) + timedelta(seconds=i), f"n{i}") for i in range(3)]
     consolidate()
     with monkeypatch.context() as patch:
-        die_on(patch, bootstrap.services().consolidator.service, "update_memory")
+        die_on(patch, bootstrap.services().worker.service, "update_memory")
         with pytest.raises(Died):
             queue.drain()
 
@@ -144,8 +162,8 @@ def test_a_duplicate_message_is_a_no_op(aws, queue, model):
     )
     record = sqs_record(message, queue.arn, "eu-west-1")
 
-    assert Worker()({"Records": [record]}) == {"batchItemFailures": []}
-    assert Worker()({"Records": [record]}) == {"batchItemFailures": []}  # the same message delivered twice
+    assert WorkerFunction()({"Records": [record]}) == {"batchItemFailures": []}
+    assert WorkerFunction()({"Records": [record]}) == {"batchItemFailures": []}  # the same message delivered twice
     queue.drain()  # the copy sent twice
 
     assert folded_counts(aws) == dict.fromkeys(ids, 1)
@@ -221,7 +239,7 @@ def test_two_runs_whose_workers_overlap_fold_each_note_once(aws, queue, model):
     assert first["groups_planned"] == second["groups_planned"] == 5
     for scope, note_ids in ids.items():
         assert folded_counts(aws, scope) == dict.fromkeys(note_ids, 1)
-    runs = bootstrap.services().consolidator.store.runs(2)
+    runs = bootstrap.services().consolidation_store.runs(2)
     assert all(run["status"] == "finished" for run in runs)
     assert sum(run["notes_consolidated"] for run in runs) == 20
 

@@ -4,33 +4,30 @@ waits here until the other has started, which two reads made one after the other
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
-from agent_memory import bootstrap
+from tests.support.faults import ScriptedClient, provide_clients
 from tests.support.scopes import private
 
 
-def test_the_document_and_the_notes_are_read_at_the_same_time(call, monkeypatch):
+def test_the_document_and_the_notes_are_read_at_the_same_time(call):
     assert call("update_memory", {"context": private(), "arguments": {"content": "# Me\n- Likes tea."}}).status == 200
     assert call("remember", {"context": private(), "arguments": {"text": "Walks at seven"}}).status == 201
-    service = bootstrap.services().memory_service
     both_started = threading.Barrier(2, timeout=5)
     started: list[str] = []
 
-    def meeting(store: Any, method: str) -> None:
-        client = store._client
-        real = getattr(client, method)
-
-        def read(**request: Any) -> Any:
+    def meeting(method: str) -> Callable[..., Any]:
+        def read(real: Any, **request: Any) -> Any:
             if method not in started:  # the turn's read (what follows it, e.g. the injection record, goes through)
                 started.append(method)
                 both_started.wait()  # sequential reads: BrokenBarrierError after 5 s, and the turn degrades
             return real(**request)
 
-        monkeypatch.setattr(client, method, read)
+        return read
 
-    meeting(service.documents, "get_item")
-    meeting(service.notes, "query")
+    # the document is read with GetItem, the notes with a Query
+    provide_clients(lambda client: ScriptedClient(client, get_item=meeting("get_item"), query=meeting("query")))
     answer = call("context", {"context": private()})
 
     assert answer.status == 200

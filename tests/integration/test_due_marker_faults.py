@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from agent_memory.domain.scope import Scope
-from agent_memory.storage.due_scopes import ClaimRefused, DueScopes
+from agent_memory.storage.due_markers import ClaimRefused, DueMarkers
 from agent_memory.storage.keys import DUE_SK
 from local.backfill_due import backfill_legacy
 
@@ -17,7 +17,7 @@ def test_a_claim_on_a_scope_without_a_marker_is_done_and_creates_nothing(aws):
     scope = Scope("personal", "u-erased")
 
     with pytest.raises(ClaimRefused) as refused:
-        DueScopes(client, table).claim(scope, "token-1", "run-1", now_epoch=1_000, lease_s=330)
+        DueMarkers(client, table).claim(scope, "token-1", "run-1", now_epoch=1_000, lease_s=330)
 
     assert refused.value.why == "done"
     assert "Item" not in client.get_item(TableName=table, Key={"pk": {"S": scope.key}, "sk": {"S": DUE_SK}})
@@ -38,7 +38,7 @@ def _legacy_note(client, scope: Scope, day: str, position: int, created_at: str)
 
 
 def test_the_upgrade_backfill_makes_legacy_notes_scopes_due_once(aws):
-    index = DueScopes(aws, "MemoryTable")
+    index = DueMarkers(aws, "MemoryTable")
     alice, team = Scope("personal", "u-old"), Scope("team", "w-old")
     _legacy_note(aws, alice, "2026-11-01", 2, "2026-11-01T10:00:02.000Z")
     _legacy_note(aws, alice, "2026-11-01", 1, "2026-11-01T10:00:01.000Z")

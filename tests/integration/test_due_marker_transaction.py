@@ -8,13 +8,12 @@ from contextlib import suppress
 from datetime import UTC, datetime
 from typing import Any
 
-from botocore.exceptions import ClientError
-
 from agent_memory.domain.notes import Origin
 from agent_memory.domain.scope import Scope
-from agent_memory.storage.due_scopes import DueScopes
+from agent_memory.storage.due_markers import DueMarkers
 from agent_memory.storage.keys import DUE_SK
 from agent_memory.storage.note_store import NoteStore
+from tests.support.faults import FaultyClient, provide_clients
 from tests.support.scopes import note_texts, private, stored
 
 TABLE = "MemoryTable"
@@ -92,7 +91,7 @@ def test_a_writer_that_dies_right_after_its_note_leaves_the_scope_due(aws):
 
     assert dying.noted
     assert note_texts(aws, scope.key) == ["stored, then the sandbox died"]
-    due = [(d.scope_key, d.oldest, d.notes) for d in DueScopes(aws, TABLE).due_scopes(CUTOFF)]
+    due = [(d.scope_key, d.oldest, d.notes) for d in DueMarkers(aws, TABLE).due_scopes(CUTOFF)]
     assert due == [(scope.key, "2026-11-20T09:00:00.000Z", 1)]
 
 
@@ -117,7 +116,7 @@ def test_a_note_older_than_the_marker_moves_it_back_in_its_own_transaction(aws):
     marker = _marker(aws, scope)
     assert (marker["oldest"]["S"], marker["floor"]["S"]) == ("2026-11-20T08:00:00.000Z", "2026-11-20")
     assert (marker["notes"]["N"], marker["writes"]["N"]) == ("2", "2")
-    assert [d.oldest for d in DueScopes(aws, TABLE).due_scopes(CUTOFF)] == ["2026-11-20T08:00:00.000Z"]
+    assert [d.oldest for d in DueMarkers(aws, TABLE).due_scopes(CUTOFF)] == ["2026-11-20T08:00:00.000Z"]
 
 
 def test_a_loaded_note_makes_its_scope_due_with_it_and_once(aws):
@@ -139,15 +138,8 @@ def test_a_loaded_note_makes_its_scope_due_with_it_and_once(aws):
     )
 
 
-def test_a_failed_note_transaction_writes_neither_the_note_nor_the_marker(call, aws, monkeypatch):
-    from agent_memory import bootstrap
-
-    client = bootstrap.services().memory_service.notes._client
-
-    def throttled(**request: Any) -> Any:
-        raise ClientError({"Error": {"Code": "ThrottlingException", "Message": "slow down"}}, "TransactWriteItems")
-
-    monkeypatch.setattr(client, "transact_write_items", throttled)
+def test_a_failed_note_transaction_writes_neither_the_note_nor_the_marker(call, aws):
+    provide_clients(lambda client: FaultyClient(client, {"transact_write_items": "ThrottlingException"}))
     answer = call("remember", {"context": private(user="u-none"), "arguments": {"text": "lost"}})
 
     assert answer.status == 503

@@ -10,19 +10,19 @@ from typing import Any
 from agent_memory import bootstrap
 from tests.fakes import FakeChatModel
 from tests.support.consolidation import PERSONAL, RUN_AT, consolidate, folded_counts, merge, notes_of
+from tests.support.faults import on_events, provide_clients
 from tests.support.models import scripted_models
 from tests.support.scopes import write_note
 
 
-def _save_sizes(monkeypatch: Any) -> list[int]:
+def _save_sizes() -> list[int]:
     """The number of items of every TransactWriteItems the consolidation sends."""
     sizes: list[int] = []
-    client = bootstrap.services().consolidator.documents._client.raw  # botocore event hooks on the raw client
 
     def _count(params: dict[str, Any], **_: Any) -> None:
         sizes.append(len(params["TransactItems"]))
 
-    client.meta.events.register("provide-client-params.dynamodb.TransactWriteItems", _count)
+    provide_clients(on_events("provide-client-params.dynamodb.TransactWriteItems", _count))
     return sizes
 
 
@@ -30,7 +30,7 @@ def test_a_fold_of_200_notes_saves_with_a_constant_number_of_items(aws, monkeypa
     for i in range(200):
         write_note(PERSONAL, RUN_AT - timedelta(days=9, seconds=200 - i), f"fact {i}")
     scripted_models().fold = FakeChatModel(reply=merge)
-    sizes = _save_sizes(monkeypatch)
+    sizes = _save_sizes()
 
     run = consolidate()
 
@@ -61,7 +61,7 @@ def test_a_note_deleted_while_its_group_is_folded_never_reaches_a_version_and_th
     assert len(prompts) == 2 and "fact 1" in prompts[0] and "fact 1" not in prompts[1]
     assert folded_counts(aws) == {ids[0]: 1, ids[2]: 1}
     assert len(notes_of(aws)) == 2 and all(item["consolidated"] == {"BOOL": True} for item in notes_of(aws))
-    assert "fact 1" not in bootstrap.services().consolidator.documents.current(PERSONAL, consistent=True).content
+    assert "fact 1" not in bootstrap.services().worker.documents.current(PERSONAL, consistent=True).content
 
 
 def test_a_group_whose_notes_keep_being_deleted_fails_for_the_night_after_its_attempts(aws, monkeypatch):
@@ -88,18 +88,18 @@ def test_a_fold_during_an_erase_is_refused_and_not_tried_again_while_it_runs(aws
     night at the first refusal, and folds once the erase has ended."""
     models = scripted_models()
     ids = [write_note(PERSONAL, RUN_AT - timedelta(days=9, minutes=n), f"fact {n}") for n in range(2)]
-    consolidator = bootstrap.services().consolidator
+    markers = bootstrap.services().due_markers
     prompts: list[str] = []
 
     def erase_begins(system: str, prompt: str) -> Any:
         if not prompts:
-            consolidator.index.erasing(PERSONAL, running=True)
+            markers.erasing(PERSONAL, running=True)
         prompts.append(prompt)
         return merge(system, prompt)
 
     models.fold = FakeChatModel(reply=erase_begins)
     first = consolidate()
-    consolidator.index.erasing(PERSONAL, running=False)
+    markers.erasing(PERSONAL, running=False)
     second = consolidate(RUN_AT + timedelta(days=1))
 
     assert (first["groups_failed"], first["notes_consolidated"]) == (1, 0)

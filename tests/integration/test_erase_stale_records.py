@@ -149,7 +149,7 @@ def test_an_erase_that_died_after_its_notes_went_still_voids_their_records(
     note's author, the member's turns by theirs; the receipt counts both once."""
     remember_keyed(keyed, "u-1", SECRET_PLAN, "key-1")
     team_turn(call, "u-1")
-    real = StaleRecords.find
+    real = StaleRecords.trim_and_list
     died = []
 
     def die_once(self, *args, **kwargs):
@@ -158,7 +158,7 @@ def test_an_erase_that_died_after_its_notes_went_still_voids_their_records(
             raise RuntimeError("the function died here")
         return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(StaleRecords, "find", die_once)
+    monkeypatch.setattr(StaleRecords, "trim_and_list", die_once)
 
     first = delete("/v1/memory/workspaces/w-3/notes", query={"author": "me"})
     second = delete("/v1/memory/workspaces/w-3/notes", query={"author": "me"})

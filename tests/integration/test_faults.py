@@ -291,19 +291,33 @@ def test_every_dynamodb_client_retries_in_standard_mode_with_bounded_attempts_an
     settings = get_settings()
     _assert_bounded(make_dynamodb_client(settings), max_attempts=3, read_timeout=2)
     assert make_dynamodb_client(settings).meta.config.retries["total_max_attempts"] == settings.dynamodb_max_attempts
-    _assert_bounded(bootstrap.services().memory_service.notes._client, max_attempts=3, read_timeout=2)
-    _assert_bounded(bootstrap.services().recall_service.notes._client, max_attempts=3, read_timeout=2)
-    _assert_bounded(bootstrap.services().management.run_records._client, max_attempts=3, read_timeout=2)
+    for part in ("memory_service", "recall_service", "management"):
+        for client in _clients_built_for(part):
+            _assert_bounded(client, max_attempts=3, read_timeout=2)
     # The nightly job waits longer than a turn (a request given up on is sent again while the first still runs).
-    consolidator = bootstrap.services().consolidator
-    for client in (consolidator.store._client, consolidator.index._client, consolidator.documents._client):
-        _assert_bounded(client, max_attempts=3, read_timeout=CONSOLIDATION_READ_TIMEOUT_S)
-        assert client.meta.config.read_timeout == CONSOLIDATION_READ_TIMEOUT_S
-    assert consolidator.service.documents is consolidator.documents
-    flush = bootstrap.services().flush_service
+    for part in ("planner", "worker"):
+        for client in _clients_built_for(part):
+            _assert_bounded(client, max_attempts=3, read_timeout=CONSOLIDATION_READ_TIMEOUT_S)
+            assert client.meta.config.read_timeout == CONSOLIDATION_READ_TIMEOUT_S
+    worker = bootstrap.bootstrap().worker
+    assert worker.service.documents is worker.documents
     # The flush answers within 5 s whatever happens: at most 2 attempts of at most 0.5 s each.
-    _assert_bounded(flush.notes._client, max_attempts=2, read_timeout=0.5)
-    _assert_bounded(flush.flushes._client, max_attempts=2, read_timeout=0.5)
+    for client in _clients_built_for("flush_service"):
+        _assert_bounded(client, max_attempts=2, read_timeout=0.5)
+
+
+def _clients_built_for(part: str) -> list[Any]:
+    """Every DynamoDB client that building ``part`` builds, in a graph of its own (each store's client comes from
+    the graph's one factory)."""
+    built: list[Any] = []
+
+    def _make(*args: Any, **kwargs: Any) -> Any:
+        built.append(make_dynamodb_client(*args, **kwargs))
+        return built[-1]
+
+    getattr(bootstrap.bootstrap(make_dynamodb_client=_make), part)
+    assert built, part
+    return built
 
 
 def test_the_bedrock_chat_client_retries_in_standard_mode_with_bounded_attempts_and_timeouts(monkeypatch):

@@ -6,12 +6,12 @@ import json
 import time
 
 import pytest
-from botocore.exceptions import ClientError
 
 from agent_memory import bootstrap
 from tests.events import event_body
 from tests.fake_openai import fake_openai_server
 from tests.fakes import FakeChatModel, fake_tokens
+from tests.support.faults import FaultyClient, provide_clients, provide_real_clients
 from tests.support.models import scripted_models
 from tests.support.people import partition
 from tests.support.scopes import TEAM, note_texts, private, shared
@@ -261,27 +261,24 @@ def test_someone_elses_private_thread_is_failed(call, aws, model):
     assert model.calls == []
 
 
-def _throttle(operation):
-    def _raise(*args, **kwargs):
-        raise ClientError({"Error": {"Code": "ThrottlingException", "Message": "slow down"}}, operation)
-
-    return _raise
+def _throttled(operation: str) -> None:
+    """Every DynamoDB client the graph builds from now on is throttled on ``operation``."""
+    provide_clients(lambda client: FaultyClient(client, {operation: "ThrottlingException"}))
 
 
-def test_throttled_claim_is_failed_without_a_model_call(call, aws, model, monkeypatch):
-    monkeypatch.setattr(bootstrap.services().flush_service.flushes._client.raw, "put_item", _throttle("PutItem"))
+def test_throttled_claim_is_failed_without_a_model_call(call, aws, model):
+    _throttled("put_item")
 
     _assert_failed_and_nothing_written(_flush(call), aws, "storage")
     assert model.calls == []
 
 
-def test_throttled_write_is_failed_and_the_claim_is_released(call, aws, model, monkeypatch):
-    client = bootstrap.services().flush_service.notes._client.raw
-    monkeypatch.setattr(client, "transact_write_items", _throttle("TransactWriteItems"))
+def test_throttled_write_is_failed_and_the_claim_is_released(call, aws, model):
+    _throttled("transact_write_items")
 
     _assert_failed_and_nothing_written(_flush(call), aws, "storage")
 
-    monkeypatch.undo()
+    provide_real_clients()
     scripted_models().flush = model
     assert _flush(call)["status"] == "written"
 

@@ -219,12 +219,8 @@ def _injections(aws: Any) -> list[dict[str, Any]]:
     return [item for item in aws.scan(TableName="MemoryTable")["Items"] if item["sk"]["S"].startswith("inj#")]
 
 
-def test_the_record_of_what_a_turn_was_shown_is_written_before_the_answer_once(call, aws, monkeypatch):
-    from agent_memory.storage.client import DynamoDB
-    from tests.integration.conftest import LostAnswerClient
-
-    recorder = bootstrap.services().injection_recorder
-    monkeypatch.setattr(recorder, "_client", DynamoDB(LostAnswerClient(recorder._client.raw, {"put_item"}, None)))
+def test_the_record_of_what_a_turn_was_shown_is_written_before_the_answer_once(call, aws, lost_answers):
+    lost_answers("put_item")  # the turn's one PutItem is its record
 
     answer = call("context", {"context": private()})
 
@@ -232,13 +228,10 @@ def test_the_record_of_what_a_turn_was_shown_is_written_before_the_answer_once(c
     assert len(_injections(aws)) == 1  # already there when the turn is answered, and once
 
 
-def test_a_turn_whose_record_cannot_be_written_says_so_and_is_answered(call, aws, monkeypatch):
-    from agent_memory.storage.client import DynamoDB
-    from tests.support.faults import FaultyClient
+def test_a_turn_whose_record_cannot_be_written_says_so_and_is_answered(call, aws):
+    from tests.support.faults import FaultyClient, provide_clients
 
-    recorder = bootstrap.services().injection_recorder
-    failing = FaultyClient(recorder._client.raw, {"put_item": "InternalServerError"})
-    monkeypatch.setattr(recorder, "_client", DynamoDB(failing))
+    provide_clients(lambda client: FaultyClient(client, {"put_item": "InternalServerError"}))  # the record's put
 
     answer = call("context", {"context": private()})
 
@@ -253,6 +246,7 @@ def test_the_record_is_in_flight_while_the_answer_is_built(call, aws, monkeypatc
     import threading
 
     from agent_memory.memory import service
+    from tests.support.faults import ScriptedClient, provide_clients
 
     put_started, seen = threading.Event(), {}
     real_prompt = service.system_prompt
@@ -262,10 +256,10 @@ def test_the_record_is_in_flight_while_the_answer_is_built(call, aws, monkeypatc
         return real_prompt(*args)
 
     monkeypatch.setattr(service, "system_prompt", prompt_once_the_put_started)
-    recorder = bootstrap.services().injection_recorder
-    real_put = recorder._client.put_item
-    monkeypatch.setattr(recorder._client, "put_item", lambda **request: (put_started.set(), real_put(**request))[1])
     call("remember", {"context": private(), "arguments": {"text": "shown on the turn"}})
+    provide_clients(
+        lambda client: ScriptedClient(client, put_item=lambda real, **request: (put_started.set(), real(**request))[1])
+    )
 
     answer = call("context", {"context": private()})
 

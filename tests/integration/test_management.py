@@ -389,7 +389,7 @@ def test_a_note_of_another_scope_cannot_be_deleted_through_this_one(call, aws):
 
 
 def test_runs_are_listed_newest_first(aws):
-    store = bootstrap.services().consolidator.store
+    store = bootstrap.services().consolidation_store
     for i, started in enumerate(("2026-12-01T03:00:00.000Z", "2026-12-02T03:00:00.000Z")):
         store.save_run(
             {

@@ -3,9 +3,9 @@ never a silent drop, and nothing written by a refused write."""
 
 from __future__ import annotations
 
-from agent_memory import bootstrap
 from tests.events import event_body
 from tests.fakes import FakeChatModel
+from tests.support.faults import ScriptedClient, conflict, provide_clients
 from tests.support.management import USER, local_auth, manage  # noqa: F401 - the fixture applies here
 from tests.support.models import scripted_models
 from tests.support.scopes import note_texts, private, shared
@@ -114,27 +114,17 @@ def test_deleting_a_note_gives_its_characters_back(call, aws, quotas):
     assert _remember(call, "b" * 20).status == 201
 
 
-def test_a_note_whose_transaction_conflicts_on_the_shared_counter_is_sent_again(call, aws, monkeypatch):
+def test_a_note_whose_transaction_conflicts_on_the_shared_counter_is_sent_again(call, aws):
     """Concurrent writers of one scope share its characters counter: DynamoDB cancels one transaction with a
     TransactionConflict, which did nothing; the note is sent again, written once."""
-    from botocore.exceptions import ClientError
-
-    client = bootstrap.services().memory_service.notes._client
-    real = client.transact_write_items
     conflicts = iter([True, True])
 
-    def conflicting(**kwargs):
+    def conflicting(real, **kwargs):
         if next(conflicts, False):
-            raise ClientError(
-                {
-                    "Error": {"Code": "TransactionCanceledException", "Message": "conflict"},
-                    "CancellationReasons": [{"Code": "None"}, {"Code": "TransactionConflict"}],
-                },
-                "TransactWriteItems",
-            )
+            raise conflict()
         return real(**kwargs)
 
-    monkeypatch.setattr(client, "transact_write_items", conflicting)
+    provide_clients(lambda client: ScriptedClient(client, transact_write_items=conflicting))
 
     answer = _remember(call, "written despite two conflicts")
 
@@ -162,22 +152,13 @@ def test_a_note_refused_in_its_transaction_counts_neither_today_nor_against_the_
     assert _notes_today() == 2
 
 
-def test_a_note_whose_transaction_conflicts_every_time_does_not_count_today(call, aws, monkeypatch):
-    from botocore.exceptions import ClientError
-
+def test_a_note_whose_transaction_conflicts_every_time_does_not_count_today(call, aws):
     assert _remember(call, "written").status == 201
-    client = bootstrap.services().memory_service.notes._client
 
-    def conflicting(**kwargs):
-        raise ClientError(
-            {
-                "Error": {"Code": "TransactionCanceledException", "Message": "conflict"},
-                "CancellationReasons": [{"Code": "None"}, {"Code": "TransactionConflict"}],
-            },
-            "TransactWriteItems",
-        )
+    def conflicting(real, **kwargs):
+        raise conflict()
 
-    monkeypatch.setattr(client, "transact_write_items", conflicting)
+    provide_clients(lambda client: ScriptedClient(client, transact_write_items=conflicting))
 
     assert _remember(call, "never written").status == 503
     assert _notes_today() == 1

@@ -19,7 +19,7 @@ from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import make_dynamodb_client
 from agent_memory.storage.consolidation_store import ConsolidationStore
 from agent_memory.storage.document_store import DocumentStore
-from agent_memory.storage.due_scopes import DueScopes
+from agent_memory.storage.due_markers import DueMarkers
 from agent_memory.storage.keys import run_sk
 from tests.fakes import FakeChatModel
 from tests.support.consolidation import NOTE_LINE, RUN_AT, consolidate, folded_counts, merge, notes_of
@@ -108,7 +108,7 @@ def test_a_run_whose_writes_lose_answers_counts_each_group_and_note_once(aws, se
     marked = _marked(aws)
     # A group whose storage kept failing after its version was saved, settling included, is counted failed; its
     # pending record lists its notes, for the next worker on the scope to finish marking (counted in no run).
-    unfinished = {pending.scope.key for pending in bootstrap.services().consolidator.store.pending_marks()}
+    unfinished = {pending.scope.key for pending in bootstrap.services().consolidation_store.pending_marks()}
     assert sum(client.lost for client in clients) >= 5
     assert run["status"] == "finished" and run["groups_planned"] == len(SCOPES)
     assert run["groups_done"] + run["groups_failed"] == run["groups_planned"]
@@ -118,7 +118,7 @@ def test_a_run_whose_writes_lose_answers_counts_each_group_and_note_once(aws, se
         assert set(folded_counts(aws, scope).values()) <= {1}
         marked_notes = [item for item in notes_of(aws, scope) if item.get("consolidated") == {"BOOL": True}]
         assert all(in_a_version(aws, scope, note) for note in marked_notes)
-    listed = bootstrap.services().consolidator.store.runs(1)[0]
+    listed = bootstrap.services().consolidation_store.runs(1)[0]
     # Folds that changed nothing were made, under the same losses, and saved no version.
     assert any(marked[scope.key] for scope in HELD)
     assert {DocumentStore(aws, "MemoryTable").current(scope, consistent=True).version for scope in HELD} == {1}
@@ -128,8 +128,8 @@ def test_a_run_whose_writes_lose_answers_counts_each_group_and_note_once(aws, se
 def test_a_group_held_by_another_run_is_counted_once_in_this_run(aws):
     scope = SCOPES[0]
     write_note(scope, RUN_AT - timedelta(days=9), "a fact")
-    store = bootstrap.services().consolidator.store
-    index = DueScopes(aws, "MemoryTable")
+    store = bootstrap.services().consolidation_store
+    index = DueMarkers(aws, "MemoryTable")
     record = {"run_id": "r-2", "started_at": "2026-12-03T03:00:00.000Z", "failures": []}
     store.save_run(record)
     run = run_sk(record["started_at"], "r-2")
@@ -144,9 +144,9 @@ def test_a_failed_group_whose_count_lost_its_answer_is_counted_once(aws, lost_an
     """A worker's group failing for good tonight: its count's transaction is applied, its answer lost, and sent
     again without the engine's token (plain moto): the marker's ``last_run`` refuses the second count."""
     from local.sqs_mapping import LocalQueueMapping
-    from tests.support.consolidation import Worker
+    from tests.support.consolidation import WorkerFunction
 
-    mapping = LocalQueueMapping(None, Worker(), visibility_s=0)
+    mapping = LocalQueueMapping(None, WorkerFunction(), visibility_s=0)
     monkeypatch.setenv("MEMORY_CONSOLIDATION_QUEUE_URL", mapping.url)
     write_note(SCOPES[0], RUN_AT - timedelta(days=9), "a fact")
     clients = lost_answers("transact_write_items", tokens=False)
@@ -158,7 +158,7 @@ def test_a_failed_group_whose_count_lost_its_answer_is_counted_once(aws, lost_an
     for _ in range(5):  # delivered until its last receive, which counts the failure
         mapping.drain()
 
-    run = bootstrap.services().consolidator.store.runs(1)[0]
+    run = bootstrap.services().consolidation_store.runs(1)[0]
     assert sum(client.lost for client in clients) >= 1
     assert (run["groups_planned"], run["groups_done"], run["groups_failed"]) == (1, 0, 1)
     assert run["status"] == "finished"
@@ -223,7 +223,7 @@ def test_a_fold_that_changes_nothing_whose_answers_were_lost_counts_its_notes_on
     assert all(item["consolidated"] == {"BOOL": True} for item in notes_of(aws, scope))
     assert _pending(aws, scope) == []
     assert DocumentStore(aws, "MemoryTable").current(scope, consistent=True).version == 1
-    assert bootstrap.services().consolidator.store.runs(1)[0]["folds"]["unchanged"] == 1
+    assert bootstrap.services().consolidation_store.runs(1)[0]["folds"]["unchanged"] == 1
 
 
 def test_a_group_whose_storage_failed_after_its_save_is_counted_folded_when_storage_answers(aws, monkeypatch):

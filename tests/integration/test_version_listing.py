@@ -6,28 +6,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.keys import version_sk
+from tests.support.faults import ScriptedClient, provide_clients
 from tests.support.management import USER, local_auth, manage  # noqa: F401 - its autouse fixture
 from tests.support.scopes import private
 
 LONG = "# Me\n" + "- prefers tea in the afternoon\n" * 300
 
 
-def test_the_listing_reads_no_content_and_answers_each_versions_length(call, aws, monkeypatch):
+def test_the_listing_reads_no_content_and_answers_each_versions_length(call, aws):
     call("update_memory", {"context": private(), "arguments": {"content": LONG}})
     call("update_memory", {"context": private(), "arguments": {"content": "short"}})
-    client = bootstrap.services().management.documents._client
     read: list[dict[str, Any]] = []
-    real = client.query
 
-    def query(**request: Any) -> Any:
+    def query(real: Any, **request: Any) -> Any:
         answer = real(**request)
         read.extend(answer["Items"])
         return answer
 
-    monkeypatch.setattr(client, "query", query)
+    provide_clients(lambda client: ScriptedClient(client, query=query))
 
     listed = manage("personal_versions", token=USER, query={"limit": 10}).body["versions"]
 

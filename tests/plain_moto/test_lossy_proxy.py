@@ -176,7 +176,7 @@ def test_every_write_path_through_a_proxy_that_loses_answers(lossy: tuple[Any, L
         recorded += "injection_record" not in answer.body["degraded"]
 
     # the night's consolidation of both scopes
-    bootstrap.services().consolidator.chat_model = lambda: FakeChatModel(reply=merge)
+    bootstrap.services().worker.chat_model = lambda: FakeChatModel(reply=merge)
     run = consolidate(datetime.fromisoformat(NOW) + timedelta(days=1))
 
     proxy.enabled = False  # the checks read through the service without faults
@@ -193,7 +193,7 @@ def test_every_write_path_through_a_proxy_that_loses_answers(lossy: tuple[Any, L
     injections = _items(client, PERSONAL, "inj#")
     assert recorded <= len(injections) <= 20 and len({item["sk"]["S"] for item in injections}) == len(injections)
 
-    listed = bootstrap.services().consolidator.store.runs(1)[0]
+    listed = bootstrap.services().consolidation_store.runs(1)[0]
     failed_scopes = {failure["scope"] for failure in listed["failures"]}
     marked = {
         scope.key: sum(item["consolidated"] == {"BOOL": True} for item in _notes(client, scope))
@@ -205,7 +205,7 @@ def test_every_write_path_through_a_proxy_that_loses_answers(lossy: tuple[Any, L
     # failed and its pending record stays for the next run to finish
     assert run["notes_consolidated"] == sum(n for key, n in marked.items() if key not in failed_scopes), listed
     for scope in (PERSONAL, TEAM):
-        pending = bootstrap.services().consolidator.store.pending(scope)
+        pending = bootstrap.services().consolidation_store.pending(scope)
         assert pending is None or scope.key in failed_scopes
     for scope in (PERSONAL, TEAM):
         documents = "\n".join(item["content"]["S"] for item in _versions(client, scope))

@@ -76,6 +76,6 @@ def test_every_due_scope_folds_the_same_night_without_a_group_limit(plain_moto, 
         SCOPES,
         SCOPES,
         0,
-    ), bootstrap.services().consolidator.store.runs(1)[0]["failures"]
+    ), bootstrap.services().consolidation_store.runs(1)[0]["failures"]
     marked = {scope.key: _marked(plain_moto, scope) for scope in scopes}
     assert (run["notes_consolidated"], sum(marked.values())) == (SCOPES, SCOPES), marked

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from agent_memory.basics.clock import iso
+from agent_memory.domain.commands import GroupMessage
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.document_store import DocumentStore
 from local.lambda_context import LambdaContext
@@ -84,13 +85,25 @@ def days_ago(days: float) -> datetime:
     return RUN_AT - timedelta(days=days)
 
 
-class Worker:
+class WorkerFunction:
     """ConsolidateWorkerFunction as Lambda runs it: one SQS event, its answer."""
 
     def __call__(self, event: dict) -> dict:
         return load_handler("ConsolidateWorkerFunction")(
             event, night_context(function_name="ConsolidateWorkerFunction")
         )
+
+
+class RecordingQueue:
+    """A fake of the consolidation queue (``consolidation.queue.GroupQueue``), named so and provided to the graph
+    as its ``consolidation_queue``: it keeps each batch the planner hands it, sending nothing."""
+
+    def __init__(self) -> None:
+        self.batches: list[list[GroupMessage]] = []
+
+    def send(self, batch: list[GroupMessage]) -> int:
+        self.batches.append(list(batch))
+        return len(batch)
 
 
 class Died(BaseException):

@@ -1,13 +1,73 @@
-"""DynamoDB clients that fail or lose answers on purpose, and reads of what the table holds after."""
+"""DynamoDB clients that fail or lose answers on purpose, handed to the object graph as its client factory
+(``provide_clients``), and reads of what the table holds after."""
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 from botocore.exceptions import ClientError
 
+from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
+from agent_memory.storage.client import make_dynamodb_client
+
+
+def provide_clients(wrap: Callable[[Any], Any]) -> list[Any]:
+    """Every DynamoDB client the object graph builds from now on is the real one as ``wrap`` makes it (a fault, a
+    spy, a hook on its events): provided to the graph as its factory (``bootstrap.provide``), never patched into a
+    store. Answers the clients as they are built."""
+    made: list[Any] = []
+
+    def _make(*args: Any, **kwargs: Any) -> Any:
+        made.append(wrap(make_dynamodb_client(*args, **kwargs)))
+        return made[-1]
+
+    bootstrap.provide(make_dynamodb_client=_make)
+    return made
+
+
+def provide_real_clients() -> None:
+    """The storage is back: the clients the graph builds from now on are the real ones."""
+    bootstrap.provide(make_dynamodb_client=make_dynamodb_client)
+
+
+def on_events(event: str, handler: Callable[..., None]) -> Callable[[Any], Any]:
+    """A ``provide_clients`` wrap: ``handler`` registered on each client's botocore ``event`` (e.g. every request's
+    parameters, ``provide-client-params.dynamodb.TransactWriteItems``)."""
+
+    def _hooked(client: Any) -> Any:
+        client.meta.events.register(event, handler)
+        return client
+
+    return _hooked
+
+
+def conflict(operation: str = "TransactWriteItems") -> ClientError:
+    """What DynamoDB answers a transaction cancelled for a conflict with another on the same item: it did nothing."""
+    return ClientError(
+        {
+            "Error": {"Code": "TransactionCanceledException", "Message": "conflict"},
+            "CancellationReasons": [{"Code": "None"}, {"Code": "TransactionConflict"}],
+        },
+        operation,
+    )
+
+
+class ScriptedClient:
+    """The real client, except that each operation named in ``scripted`` goes through its function, called with the
+    real method and the request: a conflict raised, a call seen, or held, before it is sent (or instead)."""
+
+    def __init__(self, real: Any, **scripted: Callable[..., Any]) -> None:
+        self._real, self._scripted = real, scripted
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self._real, name)
+        script = self._scripted.get(name)
+        if script is None:
+            return method
+        return lambda **request: script(method, **request)
 
 
 class FaultyClient:

@@ -10,6 +10,7 @@ import pytest
 from agent_memory.domain.fold import DueNote
 from agent_memory.edges.events import scheduled_run
 from agent_memory.storage.consolidation_store import group_within_caps
+from tests.events import event_body
 
 
 def due(position: int, text: str = "a fact", day: str = "2026-11-20", second: int | None = None) -> DueNote:
@@ -62,27 +63,58 @@ def test_nothing_read_is_an_empty_group() -> None:
     assert (group.notes, group.remaining) == ([], 0)
 
 
+def scheduled(time: object = "2026-12-03T03:00:00Z", **fields: object) -> dict[str, object]:
+    """events/scheduled.json, its ``time`` and any other field replaced."""
+    return event_body("scheduled") | {"time": time, **fields}
+
+
 def test_the_runs_now_is_the_scheduled_events_time_in_utc() -> None:
-    assert scheduled_run({"time": "2026-12-03T03:00:00Z"}).now == datetime(2026, 12, 3, 3, 0, tzinfo=UTC)
-    assert scheduled_run({"time": "2026-12-03T04:00:00+01:00"}).now == datetime(2026, 12, 3, 3, 0, tzinfo=UTC)
+    assert scheduled_run(scheduled("2026-12-03T03:00:00Z")).now == datetime(2026, 12, 3, 3, 0, tzinfo=UTC)
+    assert scheduled_run(scheduled("2026-12-03T04:00:00+01:00")).now == datetime(2026, 12, 3, 3, 0, tzinfo=UTC)
 
 
-@pytest.mark.parametrize("event", [None, [], {}, {"time": 1764730800}, {"time": "2026-12-03T03:00:00"}])
-def test_an_event_without_a_utc_time_is_refused(event: object) -> None:
+@pytest.mark.parametrize("time", [None, 1764730800, "2026-12-03T03:00:00", "tomorrow"])
+def test_an_event_without_a_utc_time_is_refused(time: object) -> None:
     with pytest.raises(ValueError, match="time"):
+        scheduled_run(scheduled(time))
+
+
+@pytest.mark.parametrize("event", [None, [], {}, {"time": "2026-12-03T03:00:00Z"}])
+def test_what_is_not_a_scheduled_event_is_refused(event: object) -> None:
+    with pytest.raises(ValueError, match="not a scheduled event"):
         scheduled_run(event)
 
 
+def test_a_bad_event_is_refused_naming_every_field_it_got_wrong_in_one_line() -> None:
+    """Parsed by Powertools' EventBridge model: every fault at once, where a hand parse stopped at the first."""
+    event = scheduled("2026-12-03T03:00:00", detail={"min_age_days": -1})
+    del event["detail-type"]
+
+    with pytest.raises(ValueError) as refused:
+        scheduled_run(event)
+
+    message = str(refused.value)
+    assert "\n" not in message
+    assert all(f"`{field}`" in message for field in ("time", "detail-type", "detail.min_age_days")), message
+
+
 def test_a_run_started_by_hand_may_name_the_notes_minimum_age() -> None:
-    assert scheduled_run({"time": "2026-12-03T03:00:00Z", "detail": {"min_age_days": 0}}).min_age_days == 0
-    assert scheduled_run({"time": "2026-12-03T03:00:00Z", "detail": {}}).min_age_days is None
-    assert scheduled_run({"time": "2026-12-03T03:00:00Z"}).min_age_days is None
+    assert scheduled_run(scheduled(detail={"min_age_days": 0})).min_age_days == 0
+    assert scheduled_run(scheduled(detail={})).min_age_days is None
+    assert scheduled_run(scheduled(detail={"requested_by": "ops@example.com"})).min_age_days is None
+
+
+def test_a_run_started_by_hand_needs_no_account_region_or_rule() -> None:
+    """The dashboard's run button invokes the function directly: only EventBridge fills these in."""
+    event = {key: value for key, value in scheduled().items() if key not in ("account", "region", "resources")}
+
+    assert scheduled_run(event).run_id == scheduled()["id"]
 
 
 @pytest.mark.parametrize("min_age", [-1, 3651, "0", 1.5, True])
 def test_a_minimum_age_that_is_not_a_whole_number_of_days_is_refused(min_age: object) -> None:
     with pytest.raises(ValueError, match="min_age_days"):
-        scheduled_run({"time": "2026-12-03T03:00:00Z", "detail": {"min_age_days": min_age}})
+        scheduled_run(scheduled(detail={"min_age_days": min_age}))
 
 
 def test_consolidation_moves_text_within_the_characters_quota_unconditionally() -> None:

@@ -57,6 +57,8 @@ def test_the_dev_sign_in_mints_a_local_token() -> None:
         (b'{"sub": "has space"}', 422),
         (b'{"sub": "u-1", "workspaces": "w-3"}', 422),
         (b'{"sub": "u-1", "workspaces": ["w#3"]}', 422),
+        (b'{"sub": "u-1\\n"}', 422),
+        (b'{"sub": "u-1", "workspaces": ["w-3\\n"]}', 422),
         (b'{"sub": "u-1", "admin": "yes"}', 422),
     ],
 )

@@ -14,7 +14,8 @@ from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any
 
 from agent_memory.basics.settings import Settings, get_settings
-from agent_memory.consolidation.consolidator import Caps, Consolidator
+from agent_memory.consolidation.planner import Planner
+from agent_memory.consolidation.worker import Caps, Worker
 from agent_memory.memory.extraction import EXTRACTION_BUDGET_S, ExtractionService
 from agent_memory.memory.flush import FLUSH_BUDGET_S, FlushService
 from agent_memory.memory.management import Management
@@ -25,7 +26,7 @@ from agent_memory.recall.service import RecallService
 from agent_memory.storage.client import bounded_client, make_dynamodb_client
 from agent_memory.storage.consolidation_store import ConsolidationStore
 from agent_memory.storage.document_store import DocumentStore
-from agent_memory.storage.due_scopes import DueScopes
+from agent_memory.storage.due_markers import DueMarkers
 from agent_memory.storage.extraction_store import ExtractionStore
 from agent_memory.storage.flush_store import FlushStore
 from agent_memory.storage.note_store import NoteStore
@@ -155,29 +156,61 @@ class Services:
         )
 
     @cached_property
-    def consolidator(self) -> Consolidator:
-        """The nightly run folds through the same validated write path as the tools, on its own client, which
-        waits longer on storage than a chat turn does (``CONSOLIDATION_READ_TIMEOUT_S``)."""
+    def consolidation_dynamodb(self) -> Any:
+        """The nightly run's own client (the planner's and the worker's), which waits longer on storage than a chat
+        turn does (``CONSOLIDATION_READ_TIMEOUT_S``)."""
         settings = self.settings
-        read_timeout_s = max(settings.dynamodb_read_timeout_s, CONSOLIDATION_READ_TIMEOUT_S)
-        client = self.make_dynamodb_client(settings, read_timeout_s=read_timeout_s)
-        documents = DocumentStore(client, settings.table_name)
-        return Consolidator(
-            self._memory_service(NoteStore(client, settings.table_name, self.quota), documents),  # it writes no note
+        return self.make_dynamodb_client(
+            settings, read_timeout_s=max(settings.dynamodb_read_timeout_s, CONSOLIDATION_READ_TIMEOUT_S)
+        )
+
+    @cached_property
+    def consolidation_store(self) -> ConsolidationStore:
+        """A scope's due notes, their marks, the pending-marks records and the runs, on the nightly run's client."""
+        return ConsolidationStore(self.consolidation_dynamodb, self.settings.table_name)
+
+    @cached_property
+    def due_markers(self) -> DueMarkers:
+        """The scopes' due markers: what the planner reads, what a worker claims and settles."""
+        return DueMarkers(self.consolidation_dynamodb, self.settings.table_name)
+
+    @property
+    def consolidation_caps(self) -> Caps:
+        settings = self.settings
+        return Caps(
+            min_age_days=settings.consolidation_min_age_days,
+            max_groups=settings.consolidation_max_groups,
+            max_notes=settings.consolidation_max_notes,
+            max_chars=settings.consolidation_max_chars,
+        )
+
+    @cached_property
+    def worker(self) -> Worker:
+        """The consolidation's worker folds one group through the same validated write path as the tools, on the
+        nightly run's client."""
+        client, table = self.consolidation_dynamodb, self.settings.table_name
+        documents = DocumentStore(client, table)
+        return Worker(
+            self._memory_service(NoteStore(client, table, self.quota), documents),  # it writes no note
             documents,
-            ConsolidationStore(client, settings.table_name),
-            DueScopes(client, settings.table_name),
+            self.consolidation_store,
+            self.due_markers,
             chat_model=lambda: self.chat_models("fold"),
-            caps=Caps(
-                min_age_days=settings.consolidation_min_age_days,
-                max_groups=settings.consolidation_max_groups,
-                max_notes=settings.consolidation_max_notes,
-                max_chars=settings.consolidation_max_chars,
-            ),
-            concurrency=settings.consolidation_concurrency,
-            reserve_s=settings.consolidation_reserve_s,
-            queue=self.consolidation_queue,
+            caps=self.consolidation_caps,
             vector_tag=self.table_vector_tag(),
+        )
+
+    @cached_property
+    def planner(self) -> Planner:
+        """The nightly run's planner: it sends the groups to the queue, or has the worker fold them here."""
+        return Planner(
+            self.consolidation_store,
+            self.due_markers,
+            self.worker,
+            self.consolidation_caps,
+            concurrency=self.settings.consolidation_concurrency,
+            reserve_s=self.settings.consolidation_reserve_s,
+            queue=self.consolidation_queue,
         )
 
     @cached_property

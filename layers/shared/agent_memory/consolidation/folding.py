@@ -4,7 +4,7 @@ guard. Without a model, the group's notes as dated bullets (``domain.edits.model
 near-identical notes (``search.near_duplicates``, the rule by which ``remember`` answers ``similar``): the
 newest wording, citing them all.
 
-Nothing here writes: the consolidator saves what ``propose`` answers, through ``update_memory``.
+Nothing here writes: the worker (``consolidation.worker``) saves what ``propose`` answers, through ``update_memory``.
 """
 
 from __future__ import annotations

@@ -1,18 +1,16 @@
-"""The consolidation's queue: the planner sends one message per due scope, the worker folds one group per
-message (docs/consolidation.md).
-
-The worker's side is ``consolidation.worker``.
+"""The consolidation's queue, the planner's side: it sends the batches of group messages the planner makes
+(docs/consolidation.md). The messages come back one at a time to ConsolidateWorkerFunction
+(``consolidation.delivery``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agent_memory.domain.commands import GroupMessage
 
-_BATCH = 10  # SendMessageBatch's limit
+BATCH = 10  # SendMessageBatch's limit
 
 
 class GroupQueue:
@@ -20,20 +18,9 @@ class GroupQueue:
         self._client = client
         self._url = url
 
-    def send_all(self, messages: Iterable[GroupMessage]) -> int:
-        """Send every message, ten per request; returns how many were sent. Holds one batch at a time."""
-        sent = 0
-        batch: list[GroupMessage] = []
-        for message in messages:
-            batch.append(message)
-            if len(batch) == _BATCH:
-                sent += self._send(batch)
-                batch = []
-        if batch:
-            sent += self._send(batch)
-        return sent
-
-    def _send(self, batch: list[GroupMessage]) -> int:
+    def send(self, batch: list[GroupMessage]) -> int:
+        """Send one batch of at most ``BATCH`` messages (the entries the queue refused are sent again, twice);
+        returns how many were sent."""
         entries = [{"Id": str(i), "MessageBody": message.body()} for i, message in enumerate(batch)]
         for _ in range(3):
             answer = self._client.send_message_batch(QueueUrl=self._url, Entries=entries)

@@ -2,16 +2,19 @@
 hand over (``edges.events`` builds them from the raw events; ``flush``, ``indexer`` and ``consolidation`` take
 them and never read an event).
 
-They are plain records of the domain's own types, so a use case imports this module and no edge.
+They are plain records of the domain's own types, so a use case imports this module and no edge. The queue's
+group message is the one pydantic model among them: the planner writes it as JSON and the worker's batch reads
+it back through the same model, so the two sides cannot drift.
 """
 
 from __future__ import annotations
 
-import json
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict, field_validator
 
 from agent_memory.domain.document import Author, Reason
 from agent_memory.domain.notes import Note, Origin
@@ -88,9 +91,11 @@ class ScheduledRun:
     min_age_days: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class GroupMessage:
-    """One due scope of one run: the body of a queue message."""
+class GroupMessage(BaseModel):
+    """One due scope of one run: the body of a queue message, as the planner writes it (``body``) and as the
+    worker's batch reads it (``edges.events.QueuedGroupRecord``); a body this model refuses is poisoned."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
     run_id: str
     run: str  # the run record's sort key
@@ -98,10 +103,17 @@ class GroupMessage:
     cutoff: str
     notes: int  # unconsolidated notes the marker counted, the remaining count if the group fails unread
 
+    @field_validator("scope")
+    @classmethod
+    def _written_by_this_service(cls, key: str) -> str:
+        try:
+            Scope.from_key(key)
+        except StopIteration:
+            raise ValueError(f"not a scope key: {key!r}") from None
+        return key
+
     def body(self) -> str:
-        return json.dumps(
-            {"run_id": self.run_id, "run": self.run, "scope": self.scope, "cutoff": self.cutoff, "notes": self.notes}
-        )
+        return self.model_dump_json()
 
 
 @dataclass(frozen=True, slots=True)

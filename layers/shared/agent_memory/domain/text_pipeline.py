@@ -10,7 +10,7 @@
 3. Clean and bound: a note becomes one line, loses a bullet, is refused empty or as a heading, and is cut to
    its length (``notes.clean_note_text``); a document keeps its lines and its bounds are ``update_memory``'s.
 
-What ``prepare`` returns is a ``StoredText``, and the storage writes of text (``storage.note_items.note_item``,
+What ``prepare`` returns is a ``StoredText``, and the storage writes of text (``NoteStore.append`` and ``load``,
 ``DocumentStore.save``) take no other string (``checked``): a path that skips the pipeline, or changes a text
 after it, fails on its first write. ``WritePath`` names every path that stores text;
 tests/redaction_paths.py runs the secrets corpus through each of them and tests/integration/

@@ -3,26 +3,26 @@
 
 - FlushFunction's direct invoke: ``flush_command`` (refusals are ``MemoryServiceError``, answered ``failed``).
 - IndexerFunction's DynamoDB stream record: ``note_change`` (None for an item that is not a note).
-- ConsolidateFunction's EventBridge scheduled event: ``scheduled_run``.
+- ConsolidateFunction's EventBridge scheduled event: ``scheduled_run`` (its model ``ScheduledEvent``).
 - ConsolidateWorkerFunction's SQS record: ``queued_group`` (its model ``QueuedGroupRecord``).
 """
 
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC
 from typing import Any
 
 from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import (
     DynamoDBRecord,
     DynamoDBRecordEventName,
 )
-from aws_lambda_powertools.utilities.parser.models import SqsRecordModel
-from pydantic import BaseModel, ConfigDict, Json, field_validator
+from aws_lambda_powertools.utilities.parser.models import EventBridgeModel, SqsRecordModel
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, Json, ValidationError, field_validator
 
 from agent_memory.domain.commands import FlushCommand, GroupMessage, NoteChange, QueuedGroup, ScheduledRun
 from agent_memory.domain.notes import Origin, note_id
-from agent_memory.domain.scope import Scope, bind_scope
+from agent_memory.domain.scope import bind_scope
 from agent_memory.edges.requests import parse_flush_request
 from agent_memory.storage.keys import NOTE_PREFIX, parse_note_sk
 from agent_memory.storage.note_items import note_from_item
@@ -82,53 +82,52 @@ def _indexed(image: dict[str, Any]) -> tuple[Any, ...]:
 MAX_MIN_AGE_DAYS = 3650  # a run started by hand folds notes at least this young at most: ten years
 
 
+class RunDetail(BaseModel):
+    """The scheduled event's ``detail``: empty from the schedule; a run started by hand may name the notes' minimum
+    age in days (other keys, such as the dashboard's ``requested_by``, are the sender's and never read)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    min_age_days: int | None = Field(default=None, ge=0, le=MAX_MIN_AGE_DAYS, strict=True)
+
+
+class ScheduledEvent(EventBridgeModel):
+    """ConsolidateFunction's event: EventBridge's scheduled event (Powertools' model), its ``time`` an instant with
+    its UTC offset. A run started by hand (the dashboard's run button, ``make consolidate``) is invoked directly
+    with the same shape, less the ``account``, ``region`` and ``resources`` that only EventBridge fills in."""
+
+    account: str = ""
+    region: str = ""
+    resources: list[str] = Field(default_factory=list)
+    time: AwareDatetime
+    detail: RunDetail
+
+    @field_validator("time", mode="before")
+    @classmethod
+    def _an_instant_as_written(cls, value: object) -> object:
+        if not isinstance(value, str):  # pydantic would read a number as seconds since 1970
+            raise ValueError("must be an ISO 8601 instant with its UTC offset, such as 2026-12-03T03:00:00Z")
+        return value
+
+
 def scheduled_run(event: object) -> ScheduledRun:
     """The run's id (the event's ``id``, else a new one), its "now" (the event's ``time``) and the minimum age
-    of its notes when ``detail.min_age_days`` names one (a run started by hand); raises ValueError."""
-    if not isinstance(event, dict) or not isinstance(event.get("time"), str):
-        raise ValueError("the event has no `time`; a consolidation run needs the scheduled event")
-    instant = datetime.fromisoformat(event["time"].replace("Z", "+00:00"))
-    if instant.tzinfo is None:
-        raise ValueError("the event's `time` must carry a UTC offset")
-    detail = event.get("detail")
-    min_age = detail.get("min_age_days") if isinstance(detail, dict) else None
-    if min_age is not None and (type(min_age) is not int or not 0 <= min_age <= MAX_MIN_AGE_DAYS):
-        raise ValueError(f"the event's `detail.min_age_days` must be a whole number from 0 to {MAX_MIN_AGE_DAYS}")
-    run_id = str(event.get("id") or uuid.uuid4())
-    return ScheduledRun(run_id=run_id, now=instant.astimezone(UTC), min_age_days=min_age)
-
-
-class GroupBody(BaseModel):
-    """A queue message's body as the planner writes it (``GroupMessage.body``); anything else is poisoned."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    run_id: str
-    run: str
-    scope: str
-    cutoff: str
-    notes: int
-
-    @field_validator("scope")
-    @classmethod
-    def _written_by_this_service(cls, key: str) -> str:
-        try:
-            Scope.from_key(key)
-        except StopIteration:
-            raise ValueError(f"not a scope key: {key!r}") from None
-        return key
+    of its notes when ``detail.min_age_days`` names one (a run started by hand). A bad event raises ValueError
+    naming each field it got wrong, in one line: the run does nothing."""
+    try:
+        scheduled = ScheduledEvent.model_validate(event)
+    except ValidationError as error:
+        wrong = "; ".join(f"`{'.'.join(map(str, e['loc'])) or 'the event'}`: {e['msg']}" for e in error.errors())
+        raise ValueError(f"not a scheduled event, so no consolidation run: {wrong}") from None
+    run_id = scheduled.id or str(uuid.uuid4())
+    return ScheduledRun(run_id=run_id, now=scheduled.time.astimezone(UTC), min_age_days=scheduled.detail.min_age_days)
 
 
 class QueuedGroupRecord(SqsRecordModel):
     """One record of ConsolidateWorkerFunction's batch; a record this model refuses is reported as failed."""
 
-    body: Json[GroupBody]  # Powertools' documented way to type an SQS body
+    body: Json[GroupMessage]  # Powertools' documented way to type an SQS body
 
 
 def queued_group(record: QueuedGroupRecord) -> QueuedGroup:
-    body = record.body
-    return QueuedGroup(
-        record.messageId,
-        int(record.attributes.ApproximateReceiveCount),
-        GroupMessage(body.run_id, body.run, body.scope, body.cutoff, body.notes),
-    )
+    return QueuedGroup(record.messageId, int(record.attributes.ApproximateReceiveCount), record.body)

@@ -205,7 +205,7 @@ class People:
         # What the notes left behind: their idempotency records and flush claims go, and so do the author's own
         # turns (a resumed erase, whose notes are gone, still finds those); the other members' turns stay, the
         # erased ids taken out. What goes is counted on the erase record, page by page, as the notes are.
-        stale = self.stale.find(scope, erased, author=author)
+        stale = self.stale.trim_and_list(scope, erased, author=author)
         for start in range(0, len(stale.gone), STALE_PAGE):
             page_keys = stale.gone[start : start + STALE_PAGE]
             self.items.erase_page(scope, record, page_keys, {"other": len(page_keys)})

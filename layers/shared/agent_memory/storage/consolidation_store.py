@@ -1,7 +1,7 @@
 """What the nightly consolidation reads and writes besides documents: a scope's due notes, marks, runs.
 
 - A worker reads one scope's due notes from the scope's own partition, from the day of its oldest
-  unconsolidated note (the due marker's ``floor``, ``storage.due_scopes``), oldest first by true age
+  unconsolidated note (the due marker's ``floor``, ``storage.due_markers``), oldest first by true age
   (instant, then day, then position as a number), only as far as one group's caps need.
 - A folded group leaves a pending-marks record (``sk = consolidation#pending``) written in the same
   transaction as the document version. It lists the notes still to mark and the token of the worker that
@@ -36,7 +36,7 @@ from agent_memory.storage.keys import (
 from agent_memory.storage.run_records import RunRecords
 
 if TYPE_CHECKING:
-    from agent_memory.storage.due_scopes import Claim, DueScopes
+    from agent_memory.storage.due_markers import Claim, DueMarkers
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +115,7 @@ class ConsolidationStore(RunRecords):
 
     def settle_group(
         self,
-        index: DueScopes,
+        markers: DueMarkers,
         scope: Scope,
         claim: Claim,
         run: str,
@@ -130,7 +130,7 @@ class ConsolidationStore(RunRecords):
         """Settle the scope's due marker after its folded group, count the group in its run and clear the claim's
         pending record, together (one transaction), with its model's ``tokens`` and how it was folded; False when
         a condition failed (the marker moved meanwhile): nothing was written."""
-        settle = index.settle_item(scope, claim, run, writes=writes, oldest=oldest, folded=folded)
+        settle = markers.settle_item(scope, claim, run, writes=writes, oldest=oldest, folded=folded)
         count = self.count_item(run, done=1, notes=folded, remaining=remaining, tokens=tokens, fold=fold)
         return self.transact([settle, count, self._pending_cleared(scope, claim.token)])
 
@@ -142,7 +142,7 @@ class ConsolidationStore(RunRecords):
 
     def fail_group(
         self,
-        index: DueScopes,
+        markers: DueMarkers,
         scope: Scope,
         claim: Claim,
         run: str,
@@ -152,12 +152,12 @@ class ConsolidationStore(RunRecords):
     ) -> bool:
         """Mark the scope's group failed for tonight and count the failure in its run, together (one transaction)."""
         count = self.count_item(run, failed=1, remaining=remaining, tokens=tokens)
-        return self.transact([index.failed_item(scope, claim, run), count])
+        return self.transact([markers.failed_item(scope, claim, run), count])
 
-    def count_elsewhere(self, index: DueScopes, scope: Scope, run: str) -> bool:
+    def count_elsewhere(self, markers: DueMarkers, scope: Scope, run: str) -> bool:
         """Count as done in its run a group that another run's worker holds, once (one transaction with the
         marker's ``elsewhere_run``: sent again, its condition fails and nothing is counted twice)."""
-        return self.transact([index.elsewhere_item(scope, run), self.count_item(run, done=1)])
+        return self.transact([markers.elsewhere_item(scope, run), self.count_item(run, done=1)])
 
     def transact(self, items: list[dict[str, Any]]) -> bool:
         """One TransactWriteItems; False when an item's condition failed (nothing was written)."""

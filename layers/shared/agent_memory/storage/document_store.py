@@ -17,7 +17,7 @@ from agent_memory.domain.scope import Scope
 from agent_memory.domain.text_pipeline import StoredText, checked
 from agent_memory.storage.client import DynamoDB, cancellation_codes, cancelled_item, request_token
 from agent_memory.storage.consolidation_store import pending_marks_put
-from agent_memory.storage.due_scopes import fence_check
+from agent_memory.storage.due_markers import fence_check
 from agent_memory.storage.keys import DOC_HEAD, version_sk
 
 
@@ -138,7 +138,7 @@ class DocumentStore:
         With ``pending_marks`` (a consolidation's fold) the version and its pending marks are saved together, in one
         transaction: the version lists the notes it folded, the pending-marks record
         (``storage.consolidation_store``) the notes still to mark, and the scope's erase fence must be the one the
-        fold's claim read (``storage.due_scopes.fence_check``: a note deleted or an erase begun meanwhile refuses
+        fold's claim read (``storage.due_markers.fence_check``: a note deleted or an erase begun meanwhile refuses
         the save, FoldedNoteGone), one item whatever the group's size. ``usage_change`` (``UsageStore.change_item``)
         moves the scope's character counter in the same transaction; its failed condition is the quota's refusal.
         ``prune``: a version that leaves the kept history (``document.HISTORY_VERSIONS``), deleted in the same

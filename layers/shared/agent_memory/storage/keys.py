@@ -12,7 +12,7 @@ Sort keys (see docs/storage.md):
 - ``inj#<at>#<thread>``       what one turn was shown (``people.injections``);
 - ``erase#<record>``          an erase in progress, with its counts (``storage.scope_items``);
 - ``consolidation#pending``   notes a consolidation folded but has not marked yet (``storage.consolidation_store``);
-- ``consolidation#due``       the scope's due marker (``storage.due_scopes``).
+- ``consolidation#due``       the scope's due marker (``storage.due_markers``).
 
 The due marker of a scope with unconsolidated notes carries ``uc_pk``/``uc_sk``, the keys of the sparse
 ``Unconsolidated`` index: the nightly planner reads it oldest first, one item per scope, never a note.

@@ -17,7 +17,7 @@ from agent_memory.domain.notes import Note, Origin
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.text_pipeline import StoredText, checked
 from agent_memory.storage.client import DynamoDB, cancellation_codes, condition_failed, query_pages, request_token
-from agent_memory.storage.due_scopes import MarkerWrite, fence_move, write_with_marker
+from agent_memory.storage.due_markers import MarkerWrite, fence_move, write_with_marker
 from agent_memory.storage.flush_store import completion_update
 from agent_memory.storage.keys import NOTE_PREFIX, day_sk, note_sk, notes_of_days
 from agent_memory.storage.note_fence import place_abandoned, settle_lost_note, unless_abandoned
@@ -93,7 +93,7 @@ class NoteStore:
         lost, ``storage.note_fence`` settles it. ``vector``: the note's stored vector as ``vector_of`` gave
         it; by default the store computes it. ``completing``: one more item of the transaction, built from the
         note (the flush's claim). ``created`` (UTC) gives the note its day and its ``created_at``. The scope's
-        due marker (``storage.due_scopes.MarkerWrite``) is the transaction's last item."""
+        due marker (``storage.due_markers.MarkerWrite``) is the transaction's last item."""
         text = checked(text)  # what the text pipeline made, nothing else (``domain.text_pipeline``)
         usage = self.usage.change_item(scope, len(text))  # the characters quota, in the note's own transaction
         day, created_at = created.date().isoformat(), iso(created)
@@ -237,7 +237,7 @@ class NoteStore:
     def delete(self, scope: Scope, day: str, position: int) -> bool:
         """Remove one note; False if the scope holds no such note. The stream carries the removal to the index.
 
-        The note leaves in one transaction with a move of the scope's erase fence (``storage.due_scopes``), so a
+        The note leaves in one transaction with a move of the scope's erase fence (``storage.due_markers``), so a
         consolidation that read it cannot save it into a version after; a scope without a due marker has no
         consolidation to refuse, and its note leaves alone. Sent again after a lost answer, the transaction and
         the give-backs apply once: the note's key is their request token and their ``once`` on the counters."""

@@ -3,7 +3,7 @@
 An erase in progress is recorded in the scope's own partition (``erase#all`` or ``erase#author#<user>``):
 its counts so far and when it started. The item is written before the first delete and removed after the
 last, so a call that finds it finishes what an interrupted one started, and answers for both. Beginning and
-ending an erase also moves the scope's erase fence (``storage.due_scopes``): no consolidation that read the
+ending an erase also moves the scope's erase fence (``storage.due_markers``): no consolidation that read the
 scope before or during the erase saves a version after it.
 
 Each page is counted once, whatever is sent again or wherever a call stops: the record takes the page's sort
@@ -27,7 +27,7 @@ from botocore.exceptions import ClientError
 from agent_memory.basics.errors import StorageUnavailable
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import DynamoDB, condition_failed, query_pages, update_if
-from agent_memory.storage.due_scopes import DueScopes
+from agent_memory.storage.due_markers import DueMarkers
 from agent_memory.storage.keys import ERASE_PREFIX
 
 _BATCH = 25
@@ -115,7 +115,7 @@ class ScopeItems:
     def begin_erase(self, scope: Scope, record: str, started_at: str) -> dict[str, int]:
         """The erase record (created, or found from an interrupted call) and the counts it holds so far; a page
         that an interrupted call counted but may not have deleted is deleted first (counted already)."""
-        DueScopes(self.client, self.table).erasing(scope, running=True)  # before the first delete
+        DueMarkers(self.client, self.table).erasing(scope, running=True)  # before the first delete
         item = self.client.update_item(
             TableName=self.table,
             Key=self._record_key(scope, record),
@@ -173,5 +173,5 @@ class ScopeItems:
         return {"pk": {"S": scope.key}, "sk": {"S": ERASE_PREFIX + record}}
 
     def end_erase(self, scope: Scope, record: str) -> None:
-        DueScopes(self.client, self.table).erasing(scope, running=False)  # after the last delete
+        DueMarkers(self.client, self.table).erasing(scope, running=False)  # after the last delete
         self.client.delete_item(TableName=self.table, Key=self._record_key(scope, record))

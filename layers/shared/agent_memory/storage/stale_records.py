@@ -47,7 +47,7 @@ class StaleRecords:
         self._client = DynamoDB(client)
         self._table = table_name
 
-    def find(self, scope: Scope, note_ids: set[str], *, author: str | None = None) -> Stale:
+    def trim_and_list(self, scope: Scope, note_ids: set[str], *, author: str | None = None) -> Stale:
         """The records of ``scope`` that name one of ``note_ids`` and must go (with ``author``, that member's own
         turns too); the other turns' records that show one of them are trimmed here, in place."""
         if not note_ids and author is None:
@@ -72,7 +72,7 @@ class StaleRecords:
 
     def void(self, scope: Scope, note_ids: set[str]) -> None:
         """Void what the deleted ``note_ids`` left (a dashboard's delete of a note: no receipt to count in)."""
-        for sk in self.find(scope, note_ids).gone:
+        for sk in self.trim_and_list(scope, note_ids).gone:
             self._client.delete_item(TableName=self._table, Key={"pk": {"S": scope.key}, "sk": {"S": sk}})
 
     def _items(self, scope: Scope, prefix: str, projection: str) -> Iterator[dict[str, Any]]:

@@ -1,4 +1,5 @@
-"""The per-scope "has due notes" index that the nightly planner reads (docs/consolidation.md).
+"""The due markers: one item per scope that has unconsolidated notes, which the nightly planner reads and a
+worker claims and settles (docs/consolidation.md).
 
 One item per scope, in the scope's own partition (``sk = consolidation#due``): the **due marker**. While
 the scope holds an unconsolidated note the marker sits in the sparse ``Unconsolidated`` index with
@@ -219,7 +220,10 @@ def write_with_marker(
                 time.sleep(random.uniform(0.005, 0.02) * 2**attempt)  # noqa: S311 - jitter, not security
 
 
-class DueScopes:
+class DueMarkers:
+    """The scopes' due markers: the planner's read of the due scopes, a worker's claim, its settle's items, and
+    the erase fence an erase moves."""
+
     def __init__(self, client: Any, table_name: str) -> None:
         self._client = DynamoDB(client)
         self._table = table_name
