@@ -26,6 +26,7 @@ from typing import Any
 from agent_memory import bootstrap
 from agent_memory.domain.commands import DocumentWrite, ExtractCommand, FlushCommand
 from agent_memory.domain.document import Author
+from agent_memory.domain.extraction import FACT
 from agent_memory.domain.notes import Origin, clean_note_text
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.text_pipeline import DOCUMENT, NOTE, Form, WritePath, prepare
@@ -258,6 +259,7 @@ PIPELINES: dict[str, Pipeline] = {
     "update_memory": Pipeline(("tool",), DOCUMENT),
     "dashboard PUT": Pipeline(("dashboard",), DOCUMENT),
     "flush": Pipeline(("flush",), FLUSH_NOTE),
+    "extraction": Pipeline(("extraction",), FACT),
     "consolidation": Pipeline(("consolidation",), DOCUMENT),
     "compression": Pipeline(("compression",), DOCUMENT),
     "restore": Pipeline(("dashboard", "restore"), DOCUMENT),

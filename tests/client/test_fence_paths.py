@@ -222,6 +222,8 @@ def test_every_memory_of_the_adk_memory_services_search_is_fenced():
     shown = json.loads(done.stdout)
     assert shown and shown == [fence_line(HOSTILE)] * len(shown)
     assert all("<" not in text for text in shown)
+
+
 def test_every_item_of_the_langgraph_store_is_fenced() -> None:
     from agent_memory_client.langgraph_store import AgentMemoryStore
     from langmem import create_search_memory_tool
