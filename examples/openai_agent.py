@@ -3,7 +3,8 @@ instructions, both bound to one conversation; the SDK's own ``Runner`` runs each
 
 The backend keeps the history between turns (``result.to_input_list()``) and, before it replaces the history with
 a summary (the compaction), asks the service for a note of the conversation (the flush): the next turn's memory
-block shows that note.
+block shows that note. When the session ends (the SDK has no event for it: the backend's loop does), the backend
+hands the conversation to the memory (``Conversation.observe(..., end=True)``), which keeps its durable facts.
 
 ::
 
@@ -27,7 +28,7 @@ from agents.items import MessageOutputItem, ModelResponse, ToolCallItem, ToolCal
 from agents.usage import Usage
 from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText
 
-from examples.cli import open_memory, parser, short
+from examples.cli import extracted, open_memory, parser, short
 from examples.scripted_model import DEMO_SCRIPT, DEMO_SUMMARY, Results, ScriptedTurn, turn_for
 
 INSTRUCTIONS = "You are a helpful assistant. Use your memory tools to keep durable facts about the user."
@@ -101,13 +102,18 @@ def play(agent: Agent[Any], conversation: Conversation, users: list[str], out: C
     return history
 
 
-def compact(conversation: Conversation, history: list[Any], out: Callable[[str], None]) -> list[Any]:
-    """Flush first (a note of what the conversation was about), then replace the history by a summary."""
-    transcript = [
+def _transcript(history: list[Any]) -> list[dict[str, str]]:
+    """The history's user and assistant messages with text, as ``{"role", "content"}``."""
+    return [
         {"role": item["role"], "content": text}
         for item in history
         if item.get("role") in ("user", "assistant") and (text := _text(item))
     ]
+
+
+def compact(conversation: Conversation, history: list[Any], out: Callable[[str], None]) -> list[Any]:
+    """Flush first (a note of what the conversation was about), then replace the history by a summary."""
+    transcript = _transcript(history)
     outcome = conversation.flush(f"{conversation.context.thread_id}-compaction-1", transcript)
     note = outcome.get("note")
     out(f"── compaction ──\nflush: {outcome['status']}" + (f" — note {note['id']}: {note['text']}" if note else ""))
@@ -127,7 +133,8 @@ def main(argv: list[str] | None = None, out: Callable[[str], None] = print) -> i
             tools=memory_tools(conversation),
             model=args.model or ScriptedAgentsModel(),
         )
-        play(agent, conversation, [turn.user for turn in DEMO_SCRIPT], out)
+        history = play(agent, conversation, [turn.user for turn in DEMO_SCRIPT], out)
+        out(extracted(conversation.observe(_transcript(history), end=True)))  # the session's end
     return 0
 
 

@@ -24,7 +24,7 @@ from agent_memory_client.strands_agents import MemoryFlushingSummarizer, MemoryH
 from strands import Agent
 from strands.models import Model
 
-from examples.cli import open_memory, parser, short
+from examples.cli import extracted, open_memory, parser, short
 from examples.scripted_model import DEMO_SCRIPT, DEMO_SUMMARY, Results, ScriptedTurn, turn_for
 
 INSTRUCTIONS = "You are a helpful assistant. Use your memory tools to keep durable facts about the user."
@@ -98,10 +98,11 @@ def main(argv: list[str] | None = None, out: Callable[[str], None] = print) -> i
     with memory:
         conversation = Conversation(memory, context)
         summarizer = MemoryFlushingSummarizer(conversation, preserve_recent_messages=2, summary_ratio=0.5)
+        hooks = MemoryHooks(conversation)
         agent = Agent(
             model=ScriptedStrandsModel(out=out),
             system_prompt=INSTRUCTIONS,
-            hooks=[MemoryHooks(conversation)],
+            hooks=[hooks],
             conversation_manager=summarizer,
             callback_handler=None,
         )
@@ -115,6 +116,7 @@ def main(argv: list[str] | None = None, out: Callable[[str], None] = print) -> i
                 out(f"flush: {flush['status']}" + (f" — note {note['id']}: {note['text']}" if note else ""))
             out(f"── turn {number} ──\nuser> {user}")
             agent(user)
+        out(extracted(hooks.end_session(agent)))  # the session's end: facts from what was said
     return 0
 
 

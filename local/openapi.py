@@ -60,10 +60,10 @@ SECURITY: dict[str, list[dict[str, list[str]]]] = {
 
 def _request_models() -> dict[str, type[BaseModel]]:
     """Route key -> the body model of the routes whose handlers parse their body themselves."""
-    from agent_memory.edges.requests import ContextRequest, tool_request
+    from agent_memory.edges.requests import ContextRequest, ExtractRequest, tool_request
     from agent_memory.edges.tool_catalog import tool_arguments
 
-    models: dict[str, type[BaseModel]] = {"POST /v1/context": ContextRequest}
+    models: dict[str, type[BaseModel]] = {"POST /v1/context": ContextRequest, "POST /v1/extract": ExtractRequest}
     models.update({f"POST /v1/tools/{name}": tool_request(args) for name, args in tool_arguments().items()})
     return models
 

@@ -5,11 +5,12 @@ talks to one model through the real provider. ``FAKE_REPLY`` and ``FAKE_DELAY_S`
 and how slowly; ``GET /calls`` says how many completions it has served. ``POST /v1/embeddings`` answers
 with ``tests.fake_embeddings``' vectors, for ``MEMORY_EMBEDDING_MODEL=openai:fake``.
 
-Asked to call a tool (``tool_choice``), it calls it when ``FAKE_EDITS`` is set: ``edit_document`` with one
-``add`` at the end per note of the prompt, citing it (the consolidation's minimal edits); else it answers
-``FAKE_REPLY`` as text, like a server without tool calls. With ``FAKE_EDITS_FILE``, the edits are that file's
-JSON list as it is when the call comes (a test writes each fold's edits there: a ``replace``, a ``delete``).
-Every answer reports ``usage`` (about four characters a token).
+Asked to call a tool (``tool_choice``), it calls ``save_facts`` with one fact per user message of the prompt,
+citing its number (an extraction), and ``edit_document`` when ``FAKE_EDITS`` is set, with one ``add`` at the end
+per note of the prompt, citing it (the consolidation's minimal edits); with ``FAKE_EDITS_FILE``, the edits are
+that file's JSON list as it is when the call comes (a test writes each fold's edits there: a ``replace``, a
+``delete``). Else it answers ``FAKE_REPLY`` as text, like a server without tool calls. Every answer reports
+``usage`` (about four characters a token).
 """
 
 from __future__ import annotations
@@ -50,15 +51,16 @@ class _Handler(BaseHTTPRequestHandler):
             _calls += 1
         time.sleep(float(os.environ.get("FAKE_DELAY_S", "0")))
         prompt = "".join(message["content"] for message in request["messages"])
-        if request.get("tool_choice") and os.environ.get("FAKE_EDITS"):
+        tool = request.get("tool_choice", {}).get("function", {}).get("name")
+        if tool == "save_facts" or (tool and os.environ.get("FAKE_EDITS")):
+            asked = request["messages"][-1]["content"]
             scripted = Path(os.environ.get("FAKE_EDITS_FILE") or "")
-            edits = (
-                json.loads(scripted.read_text())
-                if scripted.is_file()
-                else _added_notes(request["messages"][-1]["content"])
-            )
-            arguments = json.dumps({"edits": edits})
-            call = {"id": "call-1", "type": "function", "function": {"name": "edit_document", "arguments": arguments}}
+            if tool == "save_facts":
+                answer: dict[str, object] = {"facts": _user_facts(asked)}
+            else:
+                answer = {"edits": json.loads(scripted.read_text()) if scripted.is_file() else _added_notes(asked)}
+            arguments = json.dumps(answer)
+            call = {"id": "call-1", "type": "function", "function": {"name": tool, "arguments": arguments}}
             message: dict[str, object] = {"role": "assistant", "content": None, "tool_calls": [call]}
             answered = arguments
         else:
@@ -99,6 +101,14 @@ class FakeOpenAI:
         with urllib.request.urlopen(self.base_url.removesuffix("/v1") + "/calls") as answer:
             count: int = json.loads(answer.read())["calls"]
             return count
+
+
+def _user_facts(prompt: str) -> list[dict[str, object]]:
+    """One fact per ``[N] user: ...`` line of an extraction's prompt, citing message N."""
+    return [
+        {"text": f"The user said: {said}", "messages": [int(number)]}
+        for number, said in re.findall(r"^\[(\d+)\] user: (.*)$", prompt, flags=re.MULTILINE)
+    ]
 
 
 @contextmanager

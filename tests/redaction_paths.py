@@ -24,8 +24,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from agent_memory import bootstrap
-from agent_memory.domain.commands import DocumentWrite, FlushCommand
+from agent_memory.domain.commands import DocumentWrite, ExtractCommand, FlushCommand
 from agent_memory.domain.document import Author
+from agent_memory.domain.extraction import FACT
 from agent_memory.domain.notes import Origin, clean_note_text
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.text_pipeline import DOCUMENT, NOTE, Form, WritePath, prepare
@@ -42,7 +43,7 @@ OLD = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)  # old enough for the nightly fol
 
 
 @contextmanager
-def _model(service: Any, reply: Callable[[str, str], str]) -> Iterator[None]:
+def _model(service: Any, reply: Callable[[str, str], str | dict[str, Any]]) -> Iterator[None]:
     previous = service.chat_model
     service.chat_model = lambda: FakeChatModel(reply=reply)
     try:
@@ -89,6 +90,25 @@ def flush(prefix: str, texts: list[str]) -> list[str]:
             answer = flusher.flush(command)
         assert answer["status"] == "written", answer
         stored.append(answer["note"]["text"])
+    return stored
+
+
+def _proposing(text: str) -> Callable[[str, str], dict[str, Any]]:
+    return lambda system, prompt: {"facts": [{"text": text, "messages": [0]}]}
+
+
+def extraction(prefix: str, texts: list[str]) -> list[str]:
+    """Each text one fact of its own extraction, in a scope of its own (a scope holding a near-identical note would
+    skip it)."""
+    extractor = bootstrap.services().extraction_service
+    stored = []
+    for i, text in enumerate(texts):
+        scope = _scope(prefix, i)
+        command = ExtractCommand(scope, Origin(scope.owner_id, "t-1"), f"x-{i}", (("user", "the deploy"),))
+        with _model(extractor, _proposing(text)):
+            answer = extractor.extract(command)
+        assert answer.status == "written" and len(answer.notes) == 1, answer
+        stored.append(answer.notes[0].text)
     return stored
 
 
@@ -206,12 +226,14 @@ PATHS: dict[str, Callable[[str, list[str]], list[str]]] = {
     "update_memory": update_memory,
     "dashboard PUT": dashboard_put,
     "flush": flush,
+    "extraction": extraction,
     "consolidation": consolidation,
     "compression": compression,
     "restore": restore,
     "load": load,
 }
-NOTE_PATHS = {"remember", "flush", "load"}
+NOTE_PATHS = {"remember", "flush", "extraction", "load"}
+NOTE_MAX_CHARS = {"flush": 500, "extraction": 300}
 
 
 @dataclass(frozen=True)
@@ -237,6 +259,7 @@ PIPELINES: dict[str, Pipeline] = {
     "update_memory": Pipeline(("tool",), DOCUMENT),
     "dashboard PUT": Pipeline(("dashboard",), DOCUMENT),
     "flush": Pipeline(("flush",), FLUSH_NOTE),
+    "extraction": Pipeline(("extraction",), FACT),
     "consolidation": Pipeline(("consolidation",), DOCUMENT),
     "compression": Pipeline(("compression",), DOCUMENT),
     "restore": Pipeline(("dashboard", "restore"), DOCUMENT),
@@ -278,7 +301,7 @@ def stored_texts(client: Any) -> dict[str, str]:
 
 
 def _expected(path: str, text: str) -> str:
-    return clean_note_text(text, max_chars=500 if path == "flush" else 2000).text if path in NOTE_PATHS else text
+    return clean_note_text(text, max_chars=NOTE_MAX_CHARS.get(path, 2000)).text if path in NOTE_PATHS else text
 
 
 def _changed(path: str, texts: list[str], stored: list[str]) -> list[str]:

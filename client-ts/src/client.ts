@@ -25,6 +25,7 @@ import {
   type ConversationContext,
   type CurrentDocument,
   type Export,
+  type Extracted,
   type FlushMessage,
   type FlushResult,
   type Health,
@@ -155,6 +156,15 @@ export class MemoryClient {
   async getContext(context: ConversationContext): Promise<MemoryContext> {
     const body = { context: contextJson(context) };
     return (await this.transport.request("POST", "/v1/context", { body })) as MemoryContext;
+  }
+
+  /**
+   * `POST /v1/extract`: at most 10 notes from `messages`, each citing its messages' indexes; once per
+   * `(thread_id, extractionId)` (a repeat answers `duplicate`), within 10 seconds.
+   */
+  async extract(context: ConversationContext, extractionId: string, messages: FlushMessage[]): Promise<Extracted> {
+    const body = { context: contextJson(context), extraction_id: extractionId, messages };
+    return (await this.transport.request("POST", "/v1/extract", { body })) as Extracted;
   }
 
   // --- the flush, over Lambda Invoke ---------------------------------------------------------------------

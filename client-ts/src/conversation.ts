@@ -8,6 +8,7 @@
  * // ... the model answers with a tool call
  * const result = await conversation.handle(name, args);             // run it with this conversation's context
  * await conversation.flush(compactionId, messages);                 // before summarizing the conversation
+ * await conversation.observe(messages, { end: true });              // facts from what was said (every N turns, or at the end)
  * ```
  *
  * The model only ever supplies a tool's arguments; the user, the thread and the workspace come from the
@@ -21,6 +22,7 @@ import { fencedAnswer } from "./fence.js";
 import { convert, type ToolFormat, type ToolShapes } from "./formats.js";
 import type {
   ConversationContext,
+  Extracted,
   FlushMessage,
   FlushResult,
   MemoryContext,
@@ -43,18 +45,34 @@ function refusal(code: string, message: string, details?: ValidationDetail[] | n
   return { error: { code, message, ...(details ? { details } : {}) } };
 }
 
+/** The most messages one extraction takes (docs/api.md §3 `extract`): a longer stretch sends its newest. */
+export const MAX_EXTRACT_MESSAGES = 2000;
+
+export interface ConversationOptions {
+  /** `observe` extracts each time this many user turns have come since its last extraction; unset: at the end only. */
+  extractEvery?: number;
+}
+
 export class Conversation {
   /** The context of every call; `document_version` follows the document this conversation last saw. */
   context: ConversationContext;
   /** The last `POST /v1/context` answer (`systemPrompt()`), for a backend that wants more than the prompt. */
   lastContext: MemoryContext | null = null;
+  /** `observe`'s choice: extract every this many user turns, or (undefined) at the session's end only. */
+  readonly extractEvery: number | undefined;
   private definitions: Promise<ToolDefinition[]> | null = null;
+  private observed = 0; // the messages already extracted: the next extraction starts after them
 
   constructor(
     readonly client: MemoryClient,
     context: ConversationContext,
+    options: ConversationOptions = {},
   ) {
+    if (options.extractEvery !== undefined && !(Number.isInteger(options.extractEvery) && options.extractEvery >= 1)) {
+      throw new RangeError("extractEvery is a number of user turns, at least 1 (or unset: at the end only)");
+    }
     this.context = { ...context };
+    this.extractEvery = options.extractEvery;
   }
 
   /**
@@ -131,6 +149,32 @@ export class Conversation {
       this.context = { ...this.context, document_version: (answer as SavedDocument).document.version };
     }
     return fencedAnswer(answer); // stored text reaches the model as in system_prompt (fence.ts)
+  }
+
+  /**
+   * Hand memory the conversation so far (every message, oldest first): when `extractEvery` user turns have come
+   * since the last extraction, or at the session's `end`, the messages not extracted yet go to `POST /v1/extract`
+   * and its answer is returned; else null (waiting). Each stretch has its own extraction id (`m<first>-<last>`,
+   * its messages' positions), so the same stretch sent again is answered `duplicate` and writes nothing twice. A
+   * `failed` extraction (or a refusal of the service, answered as `failed` with its code) is tried again, from
+   * the same message, by the next call. Its notes go to the backend, not to a model: nothing here needs fencing.
+   */
+  async observe(messages: FlushMessage[], options: { end?: boolean } = {}): Promise<Extracted | null> {
+    const waiting = messages.slice(this.observed);
+    const turns = waiting.filter((message) => message.role === "user").length;
+    const due = options.end === true || (this.extractEvery !== undefined && turns >= this.extractEvery);
+    if (waiting.length === 0 || !due) return null;
+    const first = Math.max(this.observed, messages.length - MAX_EXTRACT_MESSAGES);
+    const context = { ...this.context, document_version: null };
+    let answer: Extracted;
+    try {
+      answer = await this.client.extract(context, `m${first}-${messages.length - 1}`, messages.slice(first));
+    } catch (error) {
+      if (!(error instanceof MemoryApiError)) throw error;
+      return { status: "failed", notes: [], skipped: [], reason: `${error.code}: ${error.serviceMessage}` };
+    }
+    if (answer.status !== "failed") this.observed = messages.length;
+    return answer;
   }
 
   /** Ask `FlushFunction` for a note of the conversation before summarizing it; never rejects. */

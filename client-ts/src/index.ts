@@ -15,7 +15,13 @@ export {
   PlatformOperations,
 } from "./client.js";
 export type { PlatformOwner, ScopeOption, WriteOptions } from "./client.js";
-export { Conversation, type ToolRefusal, type ToolResult } from "./conversation.js";
+export {
+  Conversation,
+  type ConversationOptions,
+  MAX_EXTRACT_MESSAGES,
+  type ToolRefusal,
+  type ToolResult,
+} from "./conversation.js";
 export * from "./errors.js";
 export { fence, fencedAnswer, fenceLine } from "./fence.js";
 export { FLUSH_TIMEOUT_MS, flushBeforeCompaction, flushLambdaClient } from "./flush.js";

@@ -27,6 +27,8 @@ export type Remembered = Schemas["Remembered"];
 export type SavedDocument = Schemas["SavedDocument"];
 export type Recalled = Schemas["Recalled"];
 export type MemoryContext = Schemas["MemoryContext"];
+/** `POST /v1/extract`'s answer: the notes written, each citing its messages (`origin.messages`), and those skipped. */
+export type Extracted = Schemas["Extracted"];
 export type CurrentDocument = Schemas["CurrentDocument"];
 export type OneVersion = Schemas["OneVersion"];
 /** Each line of the current document with the ids of the notes cited for it (empty: written by hand). */

@@ -166,3 +166,45 @@ test(
     assert.equal(again.status, "duplicate");
   },
 );
+
+/** A conversation of user turns, each answered by the assistant. */
+function said(...turns: string[]): { role: string; content: string }[] {
+  return turns.flatMap((turn) => [
+    { role: "user", content: turn },
+    { role: "assistant", content: "Noted." },
+  ]);
+}
+
+test(
+  "observe extracts every N user turns what was not extracted yet, and the end what is left",
+  needsStack,
+  async () => {
+    const conversation = new Conversation(
+      client(),
+      { user_id: unique("ts-observe"), thread_id: "t-1" },
+      { extractEvery: 2 },
+    );
+    const messages = said("I live in Porto.");
+
+    assert.equal(await conversation.observe(messages), null); // one user turn of two
+    messages.push(...said("I'm vegetarian."));
+    const first = await conversation.observe(messages);
+    assert.equal(first?.status, "written");
+    assert.deepEqual(
+      first?.notes.map((note) => note.origin.messages),
+      [[0], [2]],
+    );
+    assert.equal(await conversation.observe(messages), null); // nothing new
+    messages.push(...said("I'm flying to Osaka in March."));
+    const last = await conversation.observe(messages, { end: true });
+    assert.equal(last?.notes.length, 1);
+    const again = await new Conversation(client(), conversation.context).observe(
+      said("I live in Porto.", "I'm vegetarian."),
+      {
+        end: true,
+      },
+    );
+    assert.equal(again?.status, "duplicate"); // the same stretch (m0-3) again
+    assert.throws(() => new Conversation(client(), conversation.context, { extractEvery: 0 }), RangeError);
+  },
+);

@@ -38,6 +38,7 @@ const SAME_TYPES: true[] = [
   true as Equal<Resolves<M, "listTools">, Answer<"/v1/tools", "get">["tools"]>,
   true as Equal<Resolves<M, "remember">, Answer<"/v1/tools/remember", "post">>,
   true as Equal<Resolves<M, "updateMemory">, Answer<"/v1/tools/update_memory", "post">>,
+  true as Equal<Resolves<M, "extract">, Answer<"/v1/extract", "post">>,
   true as Equal<Resolves<M, "recall">, Answer<"/v1/tools/recall", "post">>,
   true as Equal<Resolves<M, "getContext">, Answer<"/v1/context", "post">>,
   true as Equal<Resolves<D, "getDocument">, Answer<`${Personal}/document`, "get"> & Answer<`${Team}/document`, "get">>,

@@ -221,6 +221,31 @@ test(
   },
 );
 
+// --- extraction ------------------------------------------------------------------------------------------------
+
+test(
+  "extract writes notes citing their messages once per extraction id, and refuses a bad id",
+  needsStack,
+  async () => {
+    const client = memory();
+    const context = ctx(unique("ts-extract"), { thread_id: "t-9" });
+    const messages = [
+      { role: "user", content: "I prefer trains to planes." },
+      { role: "assistant", content: "Noted." },
+    ];
+    const first = await client.extract(context, "x-1", messages);
+    const again = await client.extract(context, "x-1", messages);
+
+    assert.equal(first.status, "written");
+    assert.deepEqual(
+      first.notes.map((note) => [note.source, note.origin.messages]),
+      [["extraction", [0]]],
+    );
+    assert.deepEqual(again, { status: "duplicate", notes: first.notes, skipped: [] });
+    await refused(client.extract(context, "has space", messages), InvalidInput, 422, "invalid_input");
+  },
+);
+
 // --- the flush, over Lambda Invoke ----------------------------------------------------------------------------
 
 test(

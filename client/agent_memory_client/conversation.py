@@ -8,6 +8,7 @@
     ...                                                      # the model answers with a tool call
     result = conversation.handle(name, arguments)            # run it with this conversation's context
     conversation.flush(compaction_id, messages)              # before summarizing the conversation
+    conversation.observe(messages, end=True)                 # facts from what was said (every N turns, or at the end)
 
 The model only ever supplies a tool's arguments; the user, the thread and the workspace come from the
 context given here, and an argument naming one of them is refused by the service (a 422 the model sees).
@@ -24,15 +25,32 @@ from agent_memory_client.client import MemoryClient
 from agent_memory_client.errors import MemoryApiError
 from agent_memory_client.fence import fenced_answer
 from agent_memory_client.formats import convert
-from agent_memory_client.types import ConversationContext, FlushResult, MemoryContext, SavedDocument, ToolDefinition
+from agent_memory_client.types import (
+    ConversationContext,
+    Extracted,
+    FlushResult,
+    MemoryContext,
+    SavedDocument,
+    ToolDefinition,
+)
+
+# The most messages one extraction takes (docs/api.md §3 ``extract``): a longer stretch sends its newest.
+MAX_MESSAGES = 2000
 
 
 class Conversation:
-    def __init__(self, client: MemoryClient, context: ConversationContext) -> None:
+    """``extract_every``: :meth:`observe` extracts facts each time that many user turns have come since its last
+    extraction; None (the default): only at the session's end (``observe(messages, end=True)``)."""
+
+    def __init__(self, client: MemoryClient, context: ConversationContext, *, extract_every: int | None = None) -> None:
+        if extract_every is not None and extract_every < 1:
+            raise ValueError("extract_every is a number of user turns, at least 1 (or None: at the end only)")
         self.client = client
         self.context = context
+        self.extract_every = extract_every
         self._tools: list[ToolDefinition] | None = None
         self.last_context: MemoryContext | None = None
+        self._observed = 0  # the messages already extracted: the next extraction starts after them
 
     def system_prompt(self) -> str:
         """``POST /v1/context``'s ``system_prompt``, to inject before this turn. The document's version shown
@@ -85,6 +103,30 @@ class Conversation:
             self.context = replace(self.context, document_version=cast(SavedDocument, answer)["document"]["version"])
         fenced: dict[str, Any] = fenced_answer(answer)  # stored text reaches the model as in system_prompt
         return fenced
+
+    def observe(self, messages: Sequence[Mapping[str, str]], *, end: bool = False) -> Extracted | None:
+        """Hand memory the conversation so far (every message, oldest first, ``{"role", "content"}``): when
+        ``extract_every`` user turns have come since the last extraction, or at the session's ``end``, the
+        messages not extracted yet go to ``POST /v1/extract`` and its answer is returned; else None (waiting).
+
+        Each stretch has its own ``extraction_id`` (``m<first>-<last>``, its messages' positions), so sending the
+        same stretch again is answered ``duplicate`` and writes nothing twice. A ``failed`` extraction (or a
+        refusal of the service, answered as ``failed`` with its code) is tried again, from the same message, by the
+        next call. Its notes go to the backend, not to a model: nothing here needs fencing."""
+        waiting = messages[self._observed :]
+        turns = sum(message.get("role") == "user" for message in waiting)
+        due = end or (self.extract_every is not None and turns >= self.extract_every)
+        if not waiting or not due:
+            return None
+        first, last = max(self._observed, len(messages) - MAX_MESSAGES), len(messages) - 1
+        context = replace(self.context, document_version=None)
+        try:
+            answer = self.client.extract(context, f"m{first}-{last}", messages[first:])
+        except MemoryApiError as error:
+            return {"status": "failed", "notes": [], "skipped": [], "reason": f"{error.code}: {error.message}"}
+        if answer["status"] != "failed":
+            self._observed = len(messages)
+        return answer
 
     def flush(self, compaction_id: str, messages: Sequence[Mapping[str, str]]) -> FlushResult:
         """Ask ``FlushFunction`` for a note of the conversation before summarizing it; never raises."""

@@ -8,7 +8,7 @@ sends the call and returns the answer, on ``AsyncMemoryClient`` it returns a cor
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from types import MethodType
 from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 from urllib.parse import quote
@@ -19,6 +19,7 @@ from agent_memory_client.types import (
     ConversationContext,
     CurrentDocument,
     Export,
+    Extracted,
     Health,
     Injections,
     MemoryContext,
@@ -129,6 +130,15 @@ class MemoryRoutes:
     def get_context(self, context: ConversationContext) -> Call[MemoryContext]:
         """``POST /v1/context``: the memory block to inject before a turn."""
         return Call("POST", "/v1/context", body={"context": context.as_json()})
+
+    @route
+    def extract(
+        self, context: ConversationContext, extraction_id: str, messages: Sequence[Mapping[str, str]]
+    ) -> Call[Extracted]:
+        """``POST /v1/extract``: at most 10 notes from ``messages``, each citing its messages' indexes; once per
+        ``(thread_id, extraction_id)`` (a repeat answers ``duplicate``), within 10 seconds."""
+        body = {"context": context.as_json(), "extraction_id": extraction_id, "messages": [dict(m) for m in messages]}
+        return Call("POST", "/v1/extract", body=body)
 
 
 def _base(workspace: str | None) -> str:

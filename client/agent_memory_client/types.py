@@ -38,6 +38,7 @@ class Origin(TypedDict):
     user_id: str
     thread_id: str
     compaction_id: NotRequired[str | None]
+    messages: NotRequired[list[int] | None]  # an extracted fact's messages (their indexes in the request)
 
 
 class Note(TypedDict):
@@ -84,6 +85,20 @@ class Remembered(TypedDict):
     truncated: bool
     redacted: list[str]
     similar: list[str]
+
+
+class SkippedFact(TypedDict):
+    text: str
+    similar: list[str]
+
+
+class Extracted(TypedDict):
+    """``POST /v1/extract``'s answer."""
+
+    status: Literal["written", "duplicate", "failed"]
+    notes: list[Note]
+    skipped: list[SkippedFact]
+    reason: NotRequired[str | None]
 
 
 class SavedDocument(TypedDict):

@@ -1,5 +1,5 @@
-"""ToolsFunction: the tools the chat backend calls on the model's behalf, the tool list and the health check
-(their routes: ``agent_memory.edges.routes.tools``)."""
+"""ToolsFunction: the tools the chat backend calls on the model's behalf, the tool list, the health check
+(their routes: ``agent_memory.edges.routes.tools``) and the extraction of facts (``edges.routes.extract``)."""
 
 from __future__ import annotations
 
@@ -12,13 +12,13 @@ from agent_memory.basics.observability import logger, metrics
 from agent_memory.basics.settings import require_valid_settings
 from agent_memory.bootstrap import services
 from agent_memory.edges.http import make_resolver
-from agent_memory.edges.routes import tools
+from agent_memory.edges.routes import extract, tools
 from agent_memory.recall.index_check import require_matching_index
 
 require_valid_settings()  # a setting the service cannot use fails the initialisation, with one line
 require_matching_index(services().notes_index)  # vectors of another size than the index's fail it too
 
-app = make_resolver(tools.router)
+app = make_resolver(tools.router, extract.router)
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)

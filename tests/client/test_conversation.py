@@ -123,3 +123,47 @@ def test_the_flush_before_a_summary(memory: MemoryClient) -> None:
     assert outcome["status"] == "written" and outcome["note"] is not None
     assert outcome["note"]["text"] == FLUSH_SUMMARY
     assert FLUSH_SUMMARY in conversation.system_prompt()
+
+
+def _said(*turns: str) -> list[dict[str, str]]:
+    """A conversation of user turns, each answered by the assistant."""
+    messages: list[dict[str, str]] = []
+    for turn in turns:
+        messages += [{"role": "user", "content": turn}, {"role": "assistant", "content": "Noted."}]
+    return messages
+
+
+def test_observe_extracts_every_n_user_turns_the_messages_not_extracted_yet(memory: MemoryClient) -> None:
+    context = ConversationContext(user_id="h-observe", thread_id="t-1")
+    conversation = Conversation(memory, context, extract_every=2)
+    messages = _said("I live in Porto.")
+
+    assert conversation.observe(messages) is None  # one user turn of two
+    messages += _said("I'm vegetarian.")
+    first = conversation.observe(messages)
+    assert first is not None and first["status"] == "written"
+    assert [(note["text"], note["origin"].get("messages")) for note in first["notes"]] == [
+        ("The user said: I live in Porto.", [0]),
+        ("The user said: I'm vegetarian.", [2]),
+    ]
+    assert conversation.observe(messages) is None  # nothing new
+    messages += _said("I'm flying to Osaka in March.")
+    assert conversation.observe(messages) is None  # one new user turn of two
+    last = conversation.observe(messages, end=True)  # the session's end: what is left
+    assert last is not None and [note["text"] for note in last["notes"]] == [
+        "The user said: I'm flying to Osaka in March."
+    ]
+    assert last["notes"][0]["origin"].get("messages") == [0]  # its index in the stretch sent: messages 4 and 5
+
+
+def test_observe_at_the_end_only_and_the_same_stretch_again_is_a_duplicate(memory: MemoryClient) -> None:
+    context = ConversationContext(user_id="h-observe-end", thread_id="t-1")
+    messages = _said("I prefer trains to planes.", "My sister Noor is a paramedic.")
+    conversation = Conversation(memory, context)
+
+    assert conversation.observe(messages) is None  # no extract_every: the end only
+    written = conversation.observe(messages, end=True)
+    again = Conversation(memory, context).observe(messages, end=True)  # a backend that sends the session twice
+
+    assert written is not None and written["status"] == "written" and len(written["notes"]) == 2
+    assert again == {"status": "duplicate", "notes": written["notes"], "skipped": []}

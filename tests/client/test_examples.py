@@ -58,7 +58,13 @@ def agent_transcript_checks(transcript: str, memory: MemoryClient, context: Conv
     notes = memory.get_context(context)["recent_notes"]
     flushed = re.search(r"^flush: written — note (\S+): (.+)$", transcript, re.MULTILINE)
     assert flushed is not None
-    assert sorted((n["source"], n["id"] == flushed[1]) for n in notes) == [("flush", True), ("remember", False)]
+    kept = [n for n in notes if n["source"] != "extraction"]
+    assert sorted((n["source"], n["id"] == flushed[1]) for n in kept) == [("flush", True), ("remember", False)]
+    # The session's end: the facts of the conversation, each citing its messages (the stack's model, one per user
+    # message), those already held skipped.
+    assert "── session end ──\nextraction: written" in transcript
+    extracted = [n for n in notes if n["source"] == "extraction"]
+    assert extracted and all(n["origin"].get("messages") for n in extracted)
     last_turn = transcript.split("── turn 5 ──")[1]
     assert flushed[2] in last_turn and "metric units" in last_turn  # the memory block the model read
 
@@ -90,6 +96,39 @@ def test_strands_agent_remembers_recalls_updates_and_flushes(client_stack: Stack
     assert played.returncode == 0, played.stderr
 
     agent_transcript_checks(played.stdout, memory, conversation_context("ex-strands", "t-ex"))
+
+
+def test_adk_memory_service_extracts_a_session_at_its_end_and_searches_it_fenced(
+    client_stack: Stack, memory: MemoryClient
+) -> None:
+    """Google ADK lives in its own virtualenv (``make test`` builds .venv-adk: google-adk pins its own httpx,
+    starlette and opentelemetry), so the example is played there, as a developer runs it, against this stack."""
+    python = Path(os.environ.get("ADK_PYTHON", ROOT / ".venv-adk" / "bin" / "python"))
+    if not python.exists():
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"{python} is missing (CI=true: the ADK example must run)")
+        pytest.skip("no .venv-adk: `make test` builds it (google-adk pins its own httpx and starlette)")
+    endpoints = ["--api-url", f"http://127.0.0.1:{client_stack.api_port}"]
+    played = subprocess.run(
+        [str(python), "-m", "examples.adk_memory", *endpoints, "--user", "ex-adk", "--thread", "s-1"],
+        cwd=ROOT,
+        env={**stack_environment(), "PYTHONPATH": f"{ROOT / 'client'}{os.pathsep}{ROOT}"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert played.returncode == 0, played.stderr
+    transcript = played.stdout
+
+    # The stack's model proposes one fact per user message, citing it: messages 0 and 2 of the session.
+    assert "── session end ──\nextraction: written" in transcript
+    assert "(messages [0]): The user said: Hi! I live in Porto and I'm vegetarian." in transcript
+    assert "(messages [2]): The user said: I'm flying to Osaka on March 3rd for two weeks." in transcript
+    assert "added again: 1 extraction in all" in transcript  # nothing new since: nothing sent
+    found = re.findall(r"^memory (\S+) \(\S+\): (.+)$", transcript, re.MULTILINE)
+    assert "The user said: Hi! I live in Porto and I'm vegetarian." in [text for _, text in found]
+    notes = memory.get_context(conversation_context("ex-adk", "s-1"))["recent_notes"]
+    assert sorted(note["source"] for note in notes) == ["extraction", "extraction"]
 
 
 def test_langgraph_agent_writes_and_searches_through_langmem_and_is_refused_a_delete(

@@ -140,8 +140,9 @@ TOOL_RESULT_PATHS: dict[str, Callable[[str], str]] = {
     "strands_agents": _strands_agents,
     "llama_index_memory": _llama_index,
 }
-# The modules that show stored text otherwise (a view of a file, a store's items), tested below.
-VIEW_PATHS = {"claude_memory", "langgraph_store", "llama_index_memory"}
+# The modules that show stored text otherwise (a view of a file, a store's items, a memory service's search),
+# tested below.
+VIEW_PATHS = {"claude_memory", "langgraph_store", "llama_index_memory", "adk_memory"}
 
 
 def test_every_module_is_a_fenced_path_or_hands_nothing_to_a_model():
@@ -189,6 +190,38 @@ def test_every_view_of_the_claude_memory_tool_is_fenced():
     shown = [line.split("\t", 1)[1] for line in views[DOCUMENT].split("\n")[1:]]
     assert shown == fence(HOSTILE_DOCUMENT).split("\n")
     assert views[f"{NOTES}/{DAY}.md"].split("\n")[1:] == [f"     1\t- {fence_line(HOSTILE)}"]
+
+
+ADK_RUN = """
+import asyncio, json, sys
+from agent_memory_client.adk_memory import AgentMemoryService
+
+given = json.load(sys.stdin)
+
+class FakeHostileMemory:
+    def recall(self, context, query, k): return given
+
+found = asyncio.run(AgentMemoryService(FakeHostileMemory()).search_memory(app_name="a", user_id="u-1", query="q"))
+print(json.dumps([part.text for entry in found.memories for part in entry.content.parts]))
+"""
+
+
+def test_every_memory_of_the_adk_memory_services_search_is_fenced():
+    """Google ADK lives in its own virtualenv (its pins are its own): the search runs there, on a hostile recall."""
+    python = Path(os.environ.get("ADK_PYTHON", ROOT_DIR / ".venv-adk" / "bin" / "python"))
+    if not python.exists():
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"{python} is missing (CI=true: the ADK path must be checked)")
+        pytest.skip(f"{python} is missing (make install creates .venv-adk)")
+    env = {**os.environ, "PYTHONPATH": str(ROOT_DIR / "client")}
+    recalled = json.dumps(answers()["recall"])
+    done = subprocess.run(
+        [str(python), "-c", ADK_RUN], input=recalled, capture_output=True, text=True, env=env, timeout=120, check=True
+    )
+
+    shown = json.loads(done.stdout)
+    assert shown and shown == [fence_line(HOSTILE)] * len(shown)
+    assert all("<" not in text for text in shown)
 
 
 def test_every_item_of_the_langgraph_store_is_fenced() -> None:

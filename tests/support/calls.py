@@ -33,6 +33,7 @@ ROUTE_FUNCTIONS = {
     "list_tools": "ToolsFunction",
     "health": "ToolsFunction",
     "recall": "ToolsFunction",
+    "extract": "ToolsFunction",
     "context": "ContextFunction",
     "flush": "FlushFunction",
 }

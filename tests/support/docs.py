@@ -23,6 +23,7 @@ CLIENT_METHODS = {
     "POST /v1/tools/update_memory": MemoryClient.update_memory,
     "POST /v1/tools/recall": MemoryClient.recall,
     "POST /v1/context": MemoryClient.get_context,
+    "POST /v1/extract": MemoryClient.extract,
     "GET {base}/document": ManagementClient.get_document,
     "PUT {base}/document": ManagementClient.put_document,
     "GET {base}/document/provenance": ManagementClient.get_provenance,

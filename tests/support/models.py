@@ -16,6 +16,7 @@ class ScriptedChatModels:
 
     compression: ChatModel | None = None
     flush: ChatModel | None = None
+    extraction: ChatModel | None = None
     fold: ChatModel | None = None
 
     def __call__(self, use: ModelUse) -> ChatModel | None:

@@ -21,6 +21,7 @@ LAYER = Path(prompts.__file__).resolve().parents[1]
 BUILDERS: dict[str, Callable[[str], str]] = {
     "compression_prompt": lambda text: prompts.compression_prompt(text, 18_000),
     "flush_prompt": lambda text: prompts.flush_prompt([("user", text), ("assistant", text)]),
+    "extraction_prompt": lambda text: prompts.extraction_prompt([("user", text), ("assistant", text)]),
     "consolidation_prompt": lambda text: prompts.consolidation_prompt(text, [("2026-12-01", text)]),
     "consolidation_edits_prompt": lambda text: prompts.consolidation_edits_prompt(
         text, [("2026-12-01.1", "2026-12-01", text)], [text], partial=True
@@ -28,7 +29,7 @@ BUILDERS: dict[str, Callable[[str], str]] = {
 }
 # The modules that ask the chat model (providers.chat, which defines the call, aside): each builds its prompt
 # with agent_memory.domain.prompts.
-ASKERS = {"consolidation/folding.py", "memory/compression.py", "memory/flush.py"}
+ASKERS = {"consolidation/folding.py", "memory/compression.py", "memory/extraction.py", "memory/flush.py"}
 
 
 def test_every_prompt_builder_is_shown_the_attack():

@@ -16,16 +16,18 @@ from typing import TYPE_CHECKING, Any
 from agent_memory.basics.settings import Settings, get_settings
 from agent_memory.consolidation.planner import Planner
 from agent_memory.consolidation.worker import Caps, Worker
+from agent_memory.memory.extraction import EXTRACTION_BUDGET_S, ExtractionService
 from agent_memory.memory.flush import FLUSH_BUDGET_S, FlushService
 from agent_memory.memory.management import Management
 from agent_memory.memory.service import MemoryService
-from agent_memory.providers.chat import ChatModels, ConfiguredChatModels
+from agent_memory.providers.chat import ChatModels, ConfiguredChatModels, ModelUse
 from agent_memory.recall.ranking import Tuning
 from agent_memory.recall.service import RecallService
 from agent_memory.storage.client import bounded_client, make_dynamodb_client
 from agent_memory.storage.consolidation_store import ConsolidationStore
 from agent_memory.storage.document_store import DocumentStore
 from agent_memory.storage.due_markers import DueMarkers
+from agent_memory.storage.extraction_store import ExtractionStore
 from agent_memory.storage.flush_store import FlushStore
 from agent_memory.storage.note_store import NoteStore
 from agent_memory.storage.stale_records import StaleRecords
@@ -106,10 +108,16 @@ class Services:
 
     @cached_property
     def chat_models(self) -> ChatModels:
-        """The chat model of each use, made on its first need: the flush's within its 5-second answer, a
-        compression's and the fold's within ``MEMORY_CHAT_TIMEOUT_S``."""
+        """The chat model of each use, made on its first need: the flush's within its 5-second answer, an
+        extraction's within its 10 seconds, a compression's and the fold's within ``MEMORY_CHAT_TIMEOUT_S``."""
         turn_s = self.settings.chat_timeout_s
-        return ConfiguredChatModels(self.settings, {"compression": turn_s, "flush": FLUSH_BUDGET_S, "fold": turn_s})
+        budgets: dict[ModelUse, float] = {
+            "compression": turn_s,
+            "flush": FLUSH_BUDGET_S,
+            "extraction": EXTRACTION_BUDGET_S,
+            "fold": turn_s,
+        }
+        return ConfiguredChatModels(self.settings, budgets)
 
     @cached_property
     def idempotency(self) -> IdempotencyStore:
@@ -130,6 +138,21 @@ class Services:
             enabled=settings.memory_flush,
             extractive=settings.chat_model == "local:extractive",
             redact_extra=settings.redact_extra,
+        )
+
+    @cached_property
+    def extraction_service(self) -> ExtractionService:
+        """An extraction answers within 10 seconds: its own client waits less on storage than the tools' do, and
+        each fact's vector gets at most ``FLUSH_VECTOR_BUDGET_S``, as the flush's note."""
+        settings = self.settings
+        client = self.make_dynamodb_client(settings, connect_timeout_s=0.5, read_timeout_s=1.0, max_attempts=2)
+        return ExtractionService(
+            NoteStore(client, settings.table_name, self.quota, vectors=self.note_vectors(FLUSH_VECTOR_BUDGET_S)),
+            ExtractionStore(client, settings.table_name),
+            chat_model=lambda: self.chat_models("extraction"),
+            extractive=settings.chat_model == "local:extractive",
+            redact_extra=settings.redact_extra,
+            vector_tag=self.table_vector_tag(),
         )
 
     @cached_property

@@ -55,6 +55,16 @@ class FlushCommand:
 
 
 @dataclass(frozen=True, slots=True)
+class ExtractCommand:
+    """One ``POST /v1/extract`` (docs/api.md §3 ``extract``), validated and its scope bound."""
+
+    scope: Scope
+    origin: Origin  # the conversation the facts come from
+    extraction_id: str  # once per (thread_id, extraction_id)
+    messages: tuple[tuple[str, str], ...]  # (role, content), in the conversation's order: a fact cites their indexes
+
+
+@dataclass(frozen=True, slots=True)
 class NoteChange:
     """One stream record of a note: written (INSERT, or MODIFY with a new text), its text unchanged (a MODIFY
     of its flags), or removed."""

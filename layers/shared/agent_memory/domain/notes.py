@@ -22,11 +22,13 @@ _HIDDEN = re.compile(f"[\\x00-\\x08\\x0e-\\x1b\\x1f\\x7f-\\x84\\x86-\\x9f]|{INVI
 
 @dataclass(frozen=True, slots=True)
 class Origin:
-    """Which conversation wrote a note (provenance)."""
+    """Which conversation wrote a note (provenance): the flush's compaction event, or the indexes of the
+    messages an extracted fact came from (``messages``)."""
 
     user_id: str
     thread_id: str
     compaction_id: str | None = None
+    messages: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)

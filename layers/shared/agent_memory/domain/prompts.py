@@ -1,4 +1,4 @@
-"""Prompts the use cases send to the chat model (flush, consolidation, compression): what we ask, not a
+"""Prompts the use cases send to the chat model (flush, extraction, consolidation, compression): what we ask, not a
 provider, so they live beside the use cases. Kept apart so that they can be read and reviewed as text."""
 
 from __future__ import annotations
@@ -42,14 +42,19 @@ def flush_prompt(messages: list[tuple[str, str]]) -> str:
     """The newest whole messages that fit, each one line under its own role: a cut never starts a line in
     the middle of a message, where a user could have written ``system: ...`` to be read as a role. When the
     newest message alone is too long, its end is kept, under its role."""
+    return _transcript([(f"{role}: ", content) for role, content in messages])
+
+
+def _transcript(lines: list[tuple[str, str]]) -> str:
+    """``lines`` (each a label the service writes and a stored text) as ``flush_prompt`` says."""
     kept: list[str] = []
     size, cut = 0, False
-    for role, content in reversed(messages):
-        line = f"{role}: {fence_line(content)}"
+    for label, content in reversed(lines):
+        line = f"{label}{fence_line(content)}"
         if size + len(line) + 1 > FLUSH_TRANSCRIPT_MAX_CHARS:
             if not kept:
-                head = f"{role}: [...] "
-                kept.append(head + line[len(role) + 2 :][-(FLUSH_TRANSCRIPT_MAX_CHARS - len(head)) :])
+                head = f"{label}[...] "
+                kept.append(head + line[len(label) :][-(FLUSH_TRANSCRIPT_MAX_CHARS - len(head)) :])
             cut = True
             break
         kept.append(line)
@@ -58,6 +63,24 @@ def flush_prompt(messages: list[tuple[str, str]]) -> str:
     if cut:
         transcript = "[...earlier messages omitted...]\n" + transcript
     return f"<conversation>\n{transcript}\n</conversation>"  # each line fenced above, so no block is forged
+
+
+EXTRACTION_SYSTEM = (
+    "You keep an AI assistant's long-term memory of the people it talks with. From the conversation below, "
+    "whose messages are numbered, pick the durable facts worth remembering in later conversations: the "
+    "user's preferences, plans, decisions, commitments, and facts about them, their work and the people "
+    "around them. Skip small talk, questions, what only mattered for this conversation, and what the "
+    "assistant merely suggested. Call save_facts with at most 10 facts, each one plain sentence of at most "
+    "300 characters that stands on its own (name the user as 'the user', never 'I' or 'you'), each citing in "
+    "messages the numbers of the messages it comes from. Never include secrets or credentials. If nothing is "
+    "worth keeping, call save_facts with no facts." + _FENCED
+)
+
+
+def extraction_prompt(messages: list[tuple[str, str]]) -> str:
+    """The messages as ``flush_prompt`` writes them, each numbered with its index in the request (the number a
+    fact cites)."""
+    return _transcript([(f"[{index}] {role}: ", content) for index, (role, content) in enumerate(messages)])
 
 
 CONSOLIDATION_SYSTEM = (

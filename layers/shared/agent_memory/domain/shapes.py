@@ -102,10 +102,18 @@ class Origin(Answer):
     compaction_id: str | None = Field(
         default=None, description="Set on a note written by the flush.", exclude_if=absent
     )
+    messages: list[int] | None = Field(
+        default=None,
+        description="Set on a note written by extraction: the indexes of the request's messages it came from.",
+        exclude_if=absent,
+    )
 
     @classmethod
     def of(cls, origin: notes.Origin) -> Origin:
-        return cls(user_id=origin.user_id, thread_id=origin.thread_id, compaction_id=origin.compaction_id)
+        messages = list(origin.messages) if origin.messages is not None else None
+        return cls(
+            user_id=origin.user_id, thread_id=origin.thread_id, compaction_id=origin.compaction_id, messages=messages
+        )
 
 
 class Note(Answer):
@@ -178,6 +186,24 @@ class Remembered(Answer):
     similar: list[str] = Field(
         description="Ids of the scope's recent notes that say nearly the same (the note is written all the same).",
     )
+
+
+class SkippedFact(Answer):
+    text: str = Field(description="The fact as proposed (redacted and cleaned), not written.")
+    similar: list[str] = Field(description="Ids of the scope's notes that already say it.")
+
+
+class Extracted(Answer):
+    """What ``POST /v1/extract`` answers: always 200, with a status."""
+
+    status: Literal["written", "duplicate", "failed"] = Field(
+        description="`written`: this extraction's facts (none, when the messages held none); `duplicate`: this "
+        "`(thread_id, extraction_id)` was extracted before (its notes); `failed`: nothing was written "
+        "(`reason` says why), and the same id may be sent again."
+    )
+    notes: list[Note] = Field(description='The notes written, `source: "extraction"`, each citing its messages.')
+    skipped: list[SkippedFact] = Field(description="Facts the scope already held, not written again.")
+    reason: str | None = Field(default=None, description="Set when it failed: why.", exclude_if=absent)
 
 
 class Recalled(Answer):

@@ -43,6 +43,8 @@ ROUTES: Mapping[str, Caller] = MappingProxyType(
         "POST /v1/tools/update_memory": BACKEND,
         "POST /v1/tools/recall": BACKEND,
         "POST /v1/context": BACKEND,
+        # Facts extracted from a stretch of conversation (docs/api.md §3 ``extract``).
+        "POST /v1/extract": BACKEND,
         "GET /v1/platform/users/{user_id}/export": BACKEND,
         "DELETE /v1/platform/users/{user_id}": BACKEND,
         "GET /v1/platform/users/{user_id}/usage": BACKEND,

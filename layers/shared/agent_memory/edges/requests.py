@@ -29,6 +29,8 @@ from typing import Annotated, Any, Generic, Literal, TypeGuard, TypeVar
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationError, create_model
 
 from agent_memory.basics.errors import InvalidInput, MalformedRequest, QueryTooLong
+from agent_memory.domain.commands import ExtractCommand
+from agent_memory.domain.notes import Origin
 from agent_memory.domain.scope import Scope, bind_scope
 
 MAX_DEPTH = 32
@@ -294,6 +296,33 @@ def parse_flush_request(event: object) -> FlushRequest:
         return FlushRequest.model_validate(event)
     except ValidationError as exc:
         raise not_matching("the flush payload does not match the contract", exc.errors(include_url=False)) from None
+
+
+class ExtractRequest(StrictModel):
+    """The body of ``POST /v1/extract`` (docs/api.md §3): a stretch of conversation to turn into facts."""
+
+    context: ConversationContext
+    extraction_id: Identifier = Field(description="Once per `(thread_id, extraction_id)`: a repeat is a duplicate.")
+    messages: Annotated[list[ChatMessage], Field(min_length=1, max_length=2000)] = Field(
+        description="Oldest first; a fact cites their indexes."
+    )
+
+
+def parse_extract_request(raw_body: str | None) -> ExtractCommand:
+    """The body read (JSON, then the model), then its scope bound, before anything is read or written."""
+    if not raw_body:
+        raise InvalidInput('the request body is required: {"context": {...}, "extraction_id": ..., "messages": [...]}')
+    try:
+        request = ExtractRequest.model_validate(parse_json_object(raw_body))
+    except ValidationError as exc:
+        raise not_matching("the request does not match the contract", exc.errors(include_url=False)) from None
+    context = request.context
+    return ExtractCommand(
+        scope=bind_scope(context),
+        origin=Origin(context.user_id, context.thread_id),
+        extraction_id=request.extraction_id,
+        messages=tuple((message.role, message.content) for message in request.messages),
+    )
 
 
 ArgsT = TypeVar("ArgsT", bound=StrictModel)

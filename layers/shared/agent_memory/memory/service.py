@@ -31,7 +31,7 @@ from agent_memory.domain.text_pipeline import DOCUMENT, NOTE, StoredText, WriteP
 from agent_memory.memory.compression import compress, refuse_incompressible
 from agent_memory.providers.chat import ChatModel
 from agent_memory.search.near_duplicates import newest_of_each, similar_to
-from agent_memory.search.vectors import QueryVector, decode
+from agent_memory.search.vectors import cosines_with
 from agent_memory.storage.document_store import DocumentStore, QuotaRefused
 from agent_memory.storage.note_store import NoteStore
 from agent_memory.storage.usage_store import UsageStore
@@ -111,14 +111,7 @@ class MemoryService:
             return []
         others = [(note_id(row.day, row.position), row) for row in rows if row.pk == scope.key]
         others = [(ident, row) for ident, row in others if ident != note.id][:SIMILAR_WINDOW]
-        cosines: dict[str, float] = {}
-        mine = decode(vector, tag=tag) if vector is not None and tag is not None else None
-        if mine is not None and tag is not None:
-            query = QueryVector(mine[0].tolist())
-            for ident, row in others:
-                stored = decode(row.vector, tag=tag) if row.vector is not None else None
-                if stored is not None:
-                    cosines[ident] = query.cosine(stored)
+        cosines = cosines_with(vector, [(ident, row.vector) for ident, row in others], tag=tag)
         return similar_to(note.text, [(ident, row.text) for ident, row in others], cosines=cosines)
 
     def _prepared(self, text: str, path: WritePath) -> tuple[StoredText, list[str]]:

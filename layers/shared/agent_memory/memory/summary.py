@@ -36,31 +36,31 @@ MIN_SCORE = 2.0
 SMALL_TALK_PENALTY = 2.0
 
 
-def _any_of(alternatives: str, *, beside: str = "") -> re.Pattern[str]:
+def any_of(alternatives: str, *, beside: str = "") -> re.Pattern[str]:
     """Any of the ``|``-separated words or phrases, as whole words, in any case (or what ``beside`` matches)."""
     return re.compile(rf"\b(?:{alternatives})\b{beside}", re.IGNORECASE)
 
 
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
 _DAYS = "Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday"
-_DATE = _any_of(
+_DATE = any_of(
     f"{_MONTHS}|{_DAYS}|Q[1-4]|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|tomorrow"
     r"|next (?:week|month|year)|end of (?:the )?(?:week|month|year)|\d{4}-\d\d-\d\d|\d{1,2}(?:st|nd|rd|th)"
     r"|\d{1,2}(?::\d\d)?\s?(?:am|pm)|\d{1,2}:\d\d"
 )
 # A day said relative to the conversation's own ("today"): small talk as often as a plan ("tired today").
-_RELATIVE_DAY = _any_of("today|tonight|yesterday")
+_RELATIVE_DAY = any_of("today|tonight|yesterday")
 _NUMBER = re.compile(r"\d")
-_DECISION = _any_of("decided|agreed|settled|chose|chosen|picked|approved|accepted|confirmed|switched|from now on")
-_COMMITMENT = _any_of(
+_DECISION = any_of("decided|agreed|settled|chose|chosen|picked|approved|accepted|confirmed|switched|from now on")
+_COMMITMENT = any_of(
     "will|won't|shall|going to|plan(?:s|ned)? to|need(?:s)? to|must|have to|due|deadline|booked|booking|signed up"
     "|enrolled|scheduled|sign(?:s)? off|owns|owner|in charge|handl(?:es|ing)|manages|responsible|reviews|starts"
     "|arrives|moving|dropping|claiming|quoted|capped|pays|wants",
     beside=r"|\w'll\b",
 )
 # What the speaker says of themselves, which a later conversation needs as much as a date ("I live in Lisbon").
-_ABOUT_SPEAKER = _any_of("(?:i|we) (?:always |never |usually )?(?:live|work|prefer|like|love|hate|want|use|own)")
-_SMALL_TALK = _any_of(
+_ABOUT_SPEAKER = any_of("(?:i|we) (?:always |never |usually )?(?:live|work|prefer|like|love|hate|want|use|own)")
+SMALL_TALK = any_of(
     r"hi|hey|heya|hiya|hello|yo|thanks|thank you|cheers|welcome|congrat\w*|great|awesome|cool|nice|lovely|perfect"
     r"|glad|sorry|haha\w*|lol|aww+|ugh|sigh|wow|omg|oh my god|sounds good|makes sense|no worries|good luck|enjoy\w*"
     "|how are you|how's it going|how have you been|doing well|all good|long time|weather|sunny|weekend"
@@ -138,7 +138,7 @@ def _scored(messages: list[tuple[str, str]]) -> list[_Sentence]:
     for message, (role, content) in enumerate(messages):
         if role not in _ROLES:  # a tool's answer or a system prompt is not what the conversation settled
             continue
-        for text in _sentences(content):
+        for text in split_sentences(content):
             scored.append(_score(len(scored), message, role, _clipped(text, SENTENCE_MAX_CHARS)))
     return scored
 
@@ -154,7 +154,7 @@ def _score(order: int, message: int, role: str, text: str) -> _Sentence:
     if first[:1].isupper() and first.strip(",.!?:;").lower() not in _NOT_NAMES and not _DATE.match(first):
         names += 1
     names -= len(_DATE.findall(rest[0] if rest else ""))  # a month or a weekday is counted as a date already
-    chatty = bool(_SMALL_TALK.search(text))
+    chatty = bool(SMALL_TALK.search(text))
     said = numbers or decided or committed  # what a greeting around a fact still carries ("Thanks, I'll pay")
     # A question needs fewer words to be one ("Where can we cook?"); a statement of three is a reaction.
     few = len(set(terms(text))) <= (1 if text.endswith("?") else 3)
@@ -167,7 +167,7 @@ def _score(order: int, message: int, role: str, text: str) -> _Sentence:
     return _Sentence(order, message, role, text, score, False)
 
 
-def _sentences(text: str) -> list[str]:
+def split_sentences(text: str) -> list[str]:
     """``text`` cut after each ``.``, ``!`` or ``?`` that ends a word, except after a title or an abbreviation
     (``Dr. Okafor`` is one name)."""
     parts = [part for part in re.split(r"(?<=[.!?])\s+", " ".join(text.split())) if part]

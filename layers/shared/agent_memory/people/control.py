@@ -157,7 +157,12 @@ class People:
                     text=prepare(raw["text"], "load", NOTE, extra=self.redact_extra).text,
                     created_at=raw["created_at"],
                     source=raw["source"],
-                    origin=Origin(origin["user_id"], origin["thread_id"], origin.get("compaction_id")),
+                    origin=Origin(
+                        origin["user_id"],
+                        origin["thread_id"],
+                        origin.get("compaction_id"),
+                        tuple(origin["messages"]) if origin.get("messages") is not None else None,
+                    ),
                     consolidated=raw["consolidated"],
                 )
                 self.notes.load(scope, note)

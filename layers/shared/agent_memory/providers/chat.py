@@ -3,7 +3,8 @@
 - ``bedrock:<modelId>``: Bedrock Converse through boto3.
 - ``openai:<model>``: any OpenAI-compatible ``/chat/completions`` server (``OPENAI_BASE_URL``, ``OPENAI_API_KEY``).
 - ``local:extractive``: no model at all: the flush's note is summarised from the messages by the flush itself
-  (``memory.summary``); compression and consolidation behave as without a model.
+  (``memory.summary``), an extraction's facts are the user's first-person statements (``memory.first_person``);
+  compression and consolidation behave as without a model.
 
 Every call is bounded by the timeout given at construction, so a slow model fails instead of hanging.
 A call may offer the model one tool (``Tool``) and require it: an OpenAI-compatible server gets it as the
@@ -151,8 +152,9 @@ def _count(value: object) -> int:
 
 
 # What the service asks a chat model for: a document over its limit compressed, a conversation's flush note,
-# and the nightly fold. Each has its own time budget, so each gets a model made with that budget.
-ModelUse = Literal["compression", "flush", "fold"]
+# a stretch of conversation's facts, and the nightly fold. Each has its own time budget, so each gets a model
+# made with that budget.
+ModelUse = Literal["compression", "flush", "extraction", "fold"]
 
 
 class ChatModels(Protocol):

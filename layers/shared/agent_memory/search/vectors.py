@@ -114,6 +114,23 @@ class QueryVector:
         return _sumprod(head, tail) / (self._norm * norm)
 
 
+def cosines_with(
+    vector: bytes | None, stored: Sequence[tuple[str, bytes | None]], *, tag: int | None
+) -> dict[str, float]:
+    """The cosine of ``vector`` (a note's, as stored) with each of ``stored`` (``(id, vector)``) that has a vector of
+    the same model; empty when ``vector`` is None or the table holds no vectors (``tag`` None)."""
+    mine = decode(vector, tag=tag) if vector is not None and tag is not None else None
+    if mine is None or tag is None:
+        return {}
+    query = QueryVector(mine[0].tolist())
+    found: dict[str, float] = {}
+    for ident, blob in stored:
+        other = decode(blob, tag=tag) if blob is not None else None
+        if other is not None:
+            found[ident] = query.cosine(other)
+    return found
+
+
 class NoteVectorWriter:
     """The write path's vectors: a note text's stored vector, or None (no vector is better than no note).
 

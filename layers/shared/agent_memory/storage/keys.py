@@ -6,6 +6,7 @@ Sort keys (see docs/storage.md):
 - ``day#<YYYY-MM-DD>``        the day's position counter (atomic ADD keeps positions unique);
 - ``note#<YYYY-MM-DD>#<position:09>``  a note; one day in order, or two days newest first, is one Query;
 - ``flush#<thread>#<compaction_id>``  the flush's claim on one compaction event of one thread (``storage.flush_store``);
+- ``extract#<thread>#<extraction_id>``  an extraction's claim, with the notes it wrote (``storage.extraction_store``);
 - ``idem#<route>#<caller>#<key>``    the record of one caller's ``Idempotency-Key`` (``memory.idempotency``);
 - ``usage``                   the characters the scope stores (``storage.usage_store``);
 - ``inj#<at>#<thread>``       what one turn was shown (``people.injections``);
@@ -36,6 +37,7 @@ NOTE_PREFIX = "note#"
 USAGE_SK = "usage"
 INJECTION_PREFIX = "inj#"
 ERASE_PREFIX = "erase#"
+EXTRACTION_PREFIX = "extract#"
 PENDING_SK = "consolidation#pending"
 DUE_SK = "consolidation#due"
 UNCONSOLIDATED_INDEX = "Unconsolidated"
@@ -87,6 +89,11 @@ def parse_note_sk(sk: str) -> tuple[str, int]:
     """``(day, position)`` of a note's sort key."""
     _, day, position = sk.split("#")
     return day, int(position)
+
+
+def extraction_sk(thread_id: str, extraction_id: str) -> str:
+    """The same extraction id from another thread is another extraction."""
+    return f"{EXTRACTION_PREFIX}{thread_id}#{extraction_id}"
 
 
 def notes_of_days(first_day: str, last_day: str) -> tuple[str, str]:

@@ -34,6 +34,8 @@ def note_item(scope: Scope, note: Note) -> dict[str, Any]:
     }
     if note.origin.compaction_id is not None:
         item["origin_compaction_id"] = {"S": note.origin.compaction_id}
+    if note.origin.messages is not None:
+        item["origin_messages"] = {"L": [{"N": str(index)} for index in note.origin.messages]}
     return item
 
 
@@ -73,7 +75,7 @@ def _link(table: str, scope: Scope, ident: str, sets: dict[str, set[str]], *, ac
 
 
 def note_from_item(item: dict[str, Any]) -> Note:
-    compaction = item.get("origin_compaction_id")
+    compaction, messages = item.get("origin_compaction_id"), item.get("origin_messages")
     return Note(
         day=item["day"]["S"],
         position=int(item["position"]["N"]),
@@ -84,6 +86,7 @@ def note_from_item(item: dict[str, Any]) -> Note:
             user_id=item["origin_user_id"]["S"],
             thread_id=item["origin_thread_id"]["S"],
             compaction_id=compaction["S"] if compaction else None,
+            messages=tuple(int(index["N"]) for index in messages["L"]) if messages else None,
         ),
         consolidated=item["consolidated"]["BOOL"],
         superseded_by=tuple(in_note_order(item[SUPERSEDED_BY]["SS"])) if SUPERSEDED_BY in item else None,
