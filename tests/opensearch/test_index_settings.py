@@ -18,7 +18,7 @@ def test_a_new_index_takes_its_dimensions_shards_and_replicas_from_the_settings(
     try:
         NotesIndex(opensearch_client, alias=alias, dimensions=256, shards=2, replicas=1).ensure()
 
-        name = f"{alias}-v2"
+        name = f"{alias}-v3"
         settings = opensearch_client.indices.get_settings(index=name)[name]["settings"]["index"]
         mapping = opensearch_client.indices.get_mapping(index=name)[name]["mappings"]["properties"]
         assert (settings["number_of_shards"], settings["number_of_replicas"]) == ("2", "1")
