@@ -38,7 +38,11 @@ class Row:
 def rows() -> list[Row]:
     return [
         Row("**the defaults**", {}),
-        Row("before (diversity 0.4, no neighbours, pool 20)", {"diversity_weight": 0.4, "neighbours": 0}, pool=20),
+        Row(
+            "before (diversity 0.4, no neighbours, pool 20, questions weighed as any note)",
+            {"diversity_weight": 0.4, "neighbours": 0, "question_weight": 1.0},
+            pool=20,
+        ),
         Row("keyword weight 0.7", {"keyword_weight": 0.7}),
         Row("keyword weight 0.9", {"keyword_weight": 0.9}),
         Row("diversity 0.4", {"diversity_weight": 0.4}),
@@ -51,6 +55,8 @@ def rows() -> list[Row]:
         Row("neighbours 2", {"neighbours": 2}),
         Row("pool 20", {}, pool=20),
         Row("pool 100", {}, pool=100),
+        Row("question weight 1 (off)", {"question_weight": 1.0}),
+        Row("question weight 0.6", {"question_weight": 0.6}),
     ]
 
 

@@ -23,6 +23,7 @@ LINE = "MEMORY_CONSOLIDATION_MAX_NOTES=0 is refused: Input should be greater tha
         ("MEMORY_CHAT_MODEL", "gpt-4o"),
         ("MEMORY_NOW", "yesterday"),
         ("MEMORY_RECALL_NEIGHBOURS", "4"),
+        ("MEMORY_RECALL_QUESTION_WEIGHT", "1.5"),
     ],
 )
 def test_the_refusal_is_one_line_naming_the_variable(monkeypatch, variable, value):

@@ -2,7 +2,7 @@
 
 A v1 index is built here as older deployments have it: the same fields, ``text`` under OpenSearch's
 standard analyzer (no stemming, so "cat" does not find "cats"). ``make reindex MOVE_ALIAS=1`` copies it
-into ``notes-v2`` (text analysed anew, vectors kept, routing by scope) and moves the alias.
+into the current version, ``notes-v3`` (text analysed anew, vectors kept, routing by scope) and moves the alias.
 """
 
 from __future__ import annotations

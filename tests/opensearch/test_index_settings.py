@@ -18,7 +18,7 @@ def test_a_new_index_takes_its_dimensions_shards_and_replicas_from_the_settings(
     try:
         NotesIndex(opensearch_client, alias=alias, dimensions=256, shards=2, replicas=1).ensure()
 
-        name = f"{alias}-v2"
+        name = f"{alias}-v3"
         settings = opensearch_client.indices.get_settings(index=name)[name]["settings"]["index"]
         mapping = opensearch_client.indices.get_mapping(index=name)[name]["mappings"]["properties"]
         assert (settings["number_of_shards"], settings["number_of_replicas"]) == ("2", "1")
@@ -63,7 +63,7 @@ def test_a_function_whose_dimensions_differ_from_the_index_fails_its_initialisat
 
     assert refused.returncode != 0
     assert refused.stderr.strip().splitlines()[-1] == (
-        "agent_memory.search.notes_index.IndexMappingMismatch: index notes-v2 holds vectors of 512 dimensions"
+        "agent_memory.search.notes_index.IndexMappingMismatch: index notes-v3 holds vectors of 512 dimensions"
         " but MEMORY_EMBEDDING_DIMENSIONS is 1024: set it to 512, or reindex into a new index version"
     )
     assert started.returncode == 0, started.stderr

@@ -114,7 +114,7 @@ def test_the_indexer_creates_the_index_behind_its_alias_before_the_first_write(
     try:
         mapping.poll_once()
         assert answers == [{"batchItemFailures": []}]
-        assert list(opensearch_client.indices.get_alias(name=alias)) == [f"{alias}-v2"]
+        assert list(opensearch_client.indices.get_alias(name=alias)) == [f"{alias}-v3"]
     finally:
         opensearch_client.indices.delete(index=f"{alias}-v*")
 

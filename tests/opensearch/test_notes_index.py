@@ -30,7 +30,7 @@ def _note(position, text, *, consolidated=False):
 def test_ensure_creates_a_versioned_index_behind_the_alias_with_the_mapping(notes_index, opensearch_client):
     alias = notes_index._alias
     [(name, _)] = opensearch_client.indices.get_alias(name=alias).items()
-    assert name == f"{alias}-v2" == notes_index.name
+    assert name == f"{alias}-v3" == notes_index.name
     live = opensearch_client.indices.get_mapping(index=alias)[name]["mappings"]
     assert live["properties"]["text"]["analyzer"] == "memory_english"
     assert live["properties"]["embedding"]["method"]["engine"] == "lucene"

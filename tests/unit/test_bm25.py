@@ -31,6 +31,29 @@ def test_plural_and_verb_forms_match(note, query):
     assert [r.index for r in rank(query, ["an unrelated note", note])] == [1]
 
 
+@pytest.mark.parametrize(
+    ("note", "query"),
+    [
+        ("I met this amazing woman in Canada", "when did he meet his wife?"),
+        ("We went to the Rockies last weekend", "where does he go on road trips?"),
+        ("Got a puppy from the shelter", "what did she get?"),
+        ("Bought a new Prius after the old one broke down", "what car did he buy?"),
+        ("The children loved the beach", "does she have a child?"),
+    ],
+)
+def test_irregular_forms_match_their_base_word(note, query):
+    assert [r.index for r in rank(query, ["an unrelated note", note])] == [1]
+
+
+def test_an_irregular_form_is_one_term_with_its_base_and_its_regular_forms():
+    assert words("went gone go goes going") == ["go"] * 5
+    assert words("bought buys buying") == ["buy"] * 3
+
+
+def test_words_that_are_more_often_something_else_are_left_alone():
+    assert words("saw rose bit left") == ["saw", "rose", "bit", "left"]
+
+
 def test_query_terms_are_distinct_and_bounded():
     assert query_terms("tea Tea TEA coffee") == ["tea", "coffe"]
     assert len(query_terms(" ".join(f"w{i}" for i in range(5000)))) == MAX_QUERY_TERMS

@@ -1,12 +1,14 @@
 """Recall's default ranking keeps what real conversations need: similar turns that all answer stay in
 relevance order (no diversity by default), and the best hit's next turn in its conversation joins the
-answer (one neighbour each side by default). docs/recall-quality.md has the figures that chose them."""
+answer (one neighbour each side by default), and a turn that asks a question weighs less than one that
+states. docs/recall-quality.md has the figures that chose them."""
 
 from __future__ import annotations
 
 from datetime import date
 
 from agent_memory.recall.ranking import Tuning, rank_rows
+from agent_memory.recall.selection import asking_weighted
 from agent_memory.storage.note_items import NoteText
 
 DAY = "2026-12-04"
@@ -41,3 +43,20 @@ def test_the_best_hits_next_turn_joins_the_answer():
     answered = _answered("Why did Calvin start working on cars?", question, reply, "Sam: thanks, Calvin", k=2)
 
     assert answered == [question, reply]  # without neighbours, the shorter note holding "Calvin" came second
+
+
+def test_the_turn_that_states_comes_before_the_turn_that_asks():
+    states = "Evan: the road trip was so relaxing, a cozy cabin by the mountains"
+    asks = "Sam: your road trip to Jasper looks amazing! Was it relaxing?"
+    others = ("Sam: I painted a sunset last week", "Evan: the kids loved the lake")
+
+    answered = _answered("What did Evan find relaxing about his road trip to Jasper?", states, asks, *others, k=2)
+
+    assert answered == [states, asks]  # without the question weight, the question (it names Jasper) came first
+
+
+def test_a_note_asking_a_question_keeps_its_share_of_the_score():
+    texts = {1: "Was it relaxing?", 2: "It was relaxing", 3: "Cabin by the lake"}
+
+    assert asking_weighted([(1, 1.0), (2, 0.9), (3, 0.5)], texts, weight=0.8) == [(2, 0.9), (1, 0.8), (3, 0.5)]
+    assert asking_weighted([(1, 1.0), (2, 0.9)], texts, weight=1.0) == [(1, 1.0), (2, 0.9)]

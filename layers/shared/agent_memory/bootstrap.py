@@ -295,6 +295,7 @@ class Services:
                 expansion_terms=self.settings.recall_expansion_terms,
                 date_boost=self.settings.recall_date_boost,
                 neighbours=self.settings.recall_neighbours,
+                question_weight=self.settings.recall_question_weight,
             ),
             vector_tag=self.table_vector_tag(),
             reranker=rerank_stage_from_settings(self.settings),

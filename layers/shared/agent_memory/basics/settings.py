@@ -58,6 +58,9 @@ class Settings(BaseModel):
     recall_neighbours: int = Field(
         default=1, ge=0, le=3, description="same-conversation notes each side of a strong hit joining recall; 0: off"
     )
+    recall_question_weight: float = Field(
+        default=0.8, ge=0, le=1, description="a candidate note that asks a question: its score times this; 1: off"
+    )
     redact_extra: frozenset[str] = Field(default=frozenset(), description="email, phone: also redacted")
     quota_notes_per_day: int = Field(default=500, ge=1)
     quota_notes_per_member_day: int = Field(default=100, ge=1)
@@ -182,6 +185,7 @@ _ENV = {
     "recall_expansion_terms": "MEMORY_RECALL_EXPANSION_TERMS",
     "recall_date_boost": "MEMORY_RECALL_DATE_BOOST",
     "recall_neighbours": "MEMORY_RECALL_NEIGHBOURS",
+    "recall_question_weight": "MEMORY_RECALL_QUESTION_WEIGHT",
     "redact_extra": "MEMORY_REDACT_EXTRA",
     "quota_notes_per_day": "MEMORY_QUOTA_NOTES_PER_DAY",
     "backend_role_arn": "MEMORY_BACKEND_ROLE_ARN",

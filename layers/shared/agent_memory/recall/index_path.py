@@ -119,7 +119,10 @@ def rank_index(
     if mode == "keyword":  # keyword mode answers notes holding a query word: time and expansion only reorder
         holding = {_place(hit) for hit in _own(scope_key, first.hits)}
         ranked = [(place, score) for place, score in ranked if place in holding]
-    return IndexRanking(answer_slots(ranked, texts, k=k, diversity_weight=tuning.diversity_weight), mode, foreign)
+    slots = answer_slots(
+        ranked, texts, k=k, diversity_weight=tuning.diversity_weight, question_weight=tuning.question_weight
+    )
+    return IndexRanking(slots, mode, foreign)
 
 
 def _own(scope_key: str, hits: list[IndexHit]) -> list[IndexHit]:

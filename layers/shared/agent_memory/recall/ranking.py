@@ -13,8 +13,9 @@ The steps, in order (each one a setting; docs/recall-quality.md has the ablation
    notes whatever their words).
 4. **Neighbours** (``recall.neighbours``): the notes the best hit's conversation wrote just before and
    after it join the candidates (``MEMORY_RECALL_NEIGHBOURS``; 0: off).
-5. **Slots** (``recall.selection``): one note per group of near-identical notes, then diversity (off
-   by default: it cost real conversations ten points at 10).
+5. **Slots** (``recall.selection``): a note asking a question weighs less (``MEMORY_RECALL_QUESTION_WEIGHT``),
+   one note per group of near-identical notes, then diversity (off by default: it cost real
+   conversations ten points at 10).
 
 ``bench/recall_quality.py`` runs ``rank_rows`` itself, step by step, for its ablation table.
 """
@@ -29,7 +30,7 @@ from typing import TypeVar
 
 from agent_memory.domain.shapes import RecallMode
 from agent_memory.recall.neighbours import neighboured
-from agent_memory.recall.selection import CANDIDATE_WINDOW, answer_slots
+from agent_memory.recall.selection import CANDIDATE_WINDOW, DEFAULT_QUESTION_WEIGHT, answer_slots
 from agent_memory.search.bm25 import query_terms, rank_terms, words
 from agent_memory.search.dates import named_days
 from agent_memory.search.diversity import DEFAULT_DIVERSITY_WEIGHT
@@ -61,6 +62,7 @@ class Tuning:
     expansion_terms: int = DEFAULT_EXPANSION_TERMS
     date_boost: float = DEFAULT_DATE_BOOST
     neighbours: int = DEFAULT_NEIGHBOURS
+    question_weight: float = DEFAULT_QUESTION_WEIGHT
 
 
 def coverage(terms: Sequence[str], expansion: Mapping[str, float], text_terms: Sequence[str]) -> float:
@@ -146,8 +148,8 @@ def rank_rows(
         order = [(n, score) for n, score in order if n in holding]
     cosine = stored_cosine(rows, tag) if tag is not None else None
     slots = answer_slots(
-        order, {n: texts[n] for n, _ in order}, k=k, diversity_weight=tuning.diversity_weight, cosine=cosine,
-        newer=_newer_row,
+        order, {n: texts[n] for n, _ in order}, k=k, diversity_weight=tuning.diversity_weight,
+        question_weight=tuning.question_weight, cosine=cosine, newer=_newer_row,
     )  # fmt: skip
     return slots, mode
 

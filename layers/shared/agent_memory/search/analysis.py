@@ -15,7 +15,11 @@ four, so that a query finds the same notes whichever path answers:
    plural-only stemmer (``minimal_english``) because memory notes are written in the past tense and
    asked about in the present ("moved to Lisbon" / "where does she live, did she move?"); Porter2 rather
    than KStem (``light_english``) because KStem is a dictionary stemmer with no Python twin, and the two
-   paths must agree.
+   paths must agree. **Irregular forms** come first (``IRREGULAR``: ``went``, ``gone`` and ``go``,
+   ``met`` and ``meet``, ``bought`` and ``buy``, ``children`` and ``child``), since no suffix rule can
+   reach them and conversation states in the past what is asked in the present ("I met this amazing
+   woman in Canada" / "when did he meet his wife?"); the index gets the same table as a
+   ``stemmer_override`` filter (each form to its base's stem, kept from the stemmer after it).
 
 Stems are cached per process (a scope's vocabulary is a few thousand words: a dict look-up is cheaper
 than even the C stemmer's call).
@@ -48,21 +52,55 @@ isn aren wasn weren hasn haven hadn won wouldn shouldn couldn mustn shan
 # The list ends with what the word split leaves of contractions ("don't" is "don", "t").
 STOP_WORDS = frozenset(_STOP_LIST.split())
 
+# Irregular English forms, each group a base word then its forms (past, past participle, plural), read into
+# ``IRREGULAR``. Left out, as more often another word than the form: saw, bound, rose, lit, bit, left, lay.
+_IRREGULAR_LIST = """
+arise arose arisen; awake awoke awoken; become became; begin began begun; bend bent; bite bitten;
+bleed bled; blow blew blown; break broke broken; breed bred; bring brought; build built; burn burnt;
+buy bought; catch caught; choose chose chosen; cling clung; come came; creep crept; deal dealt; dig dug;
+draw drew drawn; dream dreamt; drink drank drunk; drive drove driven; eat ate eaten; fall fell fallen;
+feed fed; feel felt; fight fought; find found; flee fled; fly flew flown; forbid forbade forbidden;
+forget forgot forgotten; forgive forgave forgiven; freeze froze frozen; get got gotten; give gave given;
+go went gone goes; grow grew grown; hang hung; hear heard; hide hid hidden; hold held; keep kept; kneel knelt;
+know knew known; lead led; lean leant; learn learnt; lend lent; lose lost; make made; mean meant;
+meet met; pay paid; ride rode ridden; ring rang rung; rise risen; run ran; say said; see seen;
+seek sought; sell sold; send sent; shake shook shaken; shine shone; shoot shot; show shown;
+shrink shrank shrunk; sing sang sung; sink sank sunk; sit sat; sleep slept; slide slid; speak spoke
+spoken; spend spent; spin spun; spring sprang sprung; stand stood; steal stole stolen; stick stuck;
+sting stung; stink stank stunk; strike struck; swear swore sworn; sweep swept; swim swam swum;
+swing swung; take took taken; teach taught; tear tore torn; tell told; think thought; throw threw
+thrown; understand understood; wake woke woken; wear wore worn; weep wept; win won; write wrote written;
+child children; man men; woman women; person people; mouse mice; foot feet; tooth teeth
+"""
+_STEMMER = Stemmer.Stemmer("english")
+# Each irregular form to its base word's stem: the term it shares with the base and the base's regular forms.
+IRREGULAR: dict[str, str] = {
+    form: _STEMMER.stemWord(base)
+    for base, *forms in (group.split() for group in _IRREGULAR_LIST.split(";"))
+    for form in forms
+}
 ANALYZER = "memory_english"
 # The notes index's analysis settings: the four steps above, in OpenSearch's terms.
 INDEX_ANALYSIS: dict[str, Any] = {
     "tokenizer": {"memory_words": {"type": "pattern", "pattern": "\\W+", "flags": "UNICODE_CHARACTER_CLASS"}},
     "filter": {
         "memory_stop": {"type": "stop", "stopwords": sorted(STOP_WORDS)},
+        "memory_irregular": {
+            "type": "stemmer_override",
+            "rules": [f"{form} => {stem}" for form, stem in sorted(IRREGULAR.items())],
+        },
         "memory_stem": {"type": "stemmer", "language": "porter2"},
     },
     "analyzer": {
-        ANALYZER: {"type": "custom", "tokenizer": "memory_words", "filter": ["lowercase", "memory_stop", "memory_stem"]}
+        ANALYZER: {
+            "type": "custom",
+            "tokenizer": "memory_words",
+            "filter": ["lowercase", "memory_stop", "memory_irregular", "memory_stem"],
+        }
     },
 }
 
 _WORD = re.compile(r"\w+")
-_STEMMER = Stemmer.Stemmer("english")
 _STEMS: dict[str, str] = {}
 _STEM_CACHE_MAX = 200_000
 # The cache is bounded in characters too: only words of a real vocabulary are kept (a 1 MB "word" in a
@@ -73,7 +111,7 @@ _STEM_CACHE_WORD_MAX = 32
 def _stem(word: str) -> str:
     stem = _STEMS.get(word)
     if stem is None:
-        stem = _STEMMER.stemWord(word)
+        stem = IRREGULAR.get(word) or _STEMMER.stemWord(word)
         if len(_STEMS) < _STEM_CACHE_MAX and len(word) <= _STEM_CACHE_WORD_MAX:
             _STEMS[word] = stem
     return stem

@@ -36,7 +36,8 @@ from agent_memory.search.index_queries import scope_size as scope_size_body
 
 ALIAS = "notes"
 # 2: ``text`` is analysed like the table's BM25 (search.analysis: stop words, Porter2 stems).
-INDEX_VERSION = 2
+# 3: irregular forms (went, met, bought, children) share their base word's term (search.analysis.IRREGULAR).
+INDEX_VERSION = 3
 
 MAPPING: dict[str, Any] = {
     "dynamic": "strict",
