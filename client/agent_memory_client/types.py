@@ -27,7 +27,7 @@ class ConversationContext:
 
 
 Scope = Literal["personal", "team"]
-Reason = Literal["tool", "dashboard", "compression", "consolidation", "restore"]
+Reason = Literal["tool", "dashboard", "compression", "consolidation", "restore", "import"]
 
 
 class Health(TypedDict):

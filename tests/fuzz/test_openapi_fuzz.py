@@ -21,6 +21,7 @@ many more, with schemathesis' coverage phase on top.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import urllib.request
@@ -32,6 +33,7 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from schemathesis import Case, GenerationMode
+from schemathesis.core.parameters import ParameterLocation
 from schemathesis.checks import (
     content_type_conformance,
     not_a_server_error,
@@ -241,6 +243,14 @@ def _is_negative(case: Case) -> bool:
     return any(component.mode.is_negative for component in case.meta.components.values()) if case.meta else False
 
 
+def _keep_the_mode_of_a_body_with_a_lone_surrogate(case: Case) -> None:
+    """schemathesis re-judges a changed body with jsonschema_rs, which cannot read a lone surrogate (a
+    UnicodeEncodeError before anything is sent): such a body keeps the mode it was generated in (the checks of this
+    module ask no answer of a mode)."""
+    if case.meta is not None and "\\ud" in json.dumps(case.body, default=str).lower():
+        case.meta.clear_dirty(ParameterLocation.BODY)
+
+
 def _with(case: Case, **changes: Any) -> Case:
     for name, value in changes.items():
         setattr(case, name, value)
@@ -258,6 +268,7 @@ schema = load_schema()
     derandomize=not FULL_RUN,  # make test: the same requests every run
 )
 def test_every_operation_answers_as_its_schema_says(case: Case, stack: Stack) -> None:
+    _keep_the_mode_of_a_body_with_a_lone_surrogate(case)
     response = case.call(base_url=f"http://127.0.0.1:{stack.api_port}")
     operation = f"{case.operation.method.upper()} {case.operation.path}"  # the coverage phase sends other methods
     exercised.setdefault(operation, set()).add(response.status_code)

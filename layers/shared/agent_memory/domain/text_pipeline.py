@@ -26,9 +26,11 @@ from agent_memory.domain.notes import NOTE_MAX_CHARS, clean_note_text, normalise
 from agent_memory.domain.redaction import redact
 
 # The tool's, the dashboard's and a restore's document writes, a consolidation's document and the edits it
-# records, a compression's rewrite (each a document ``Reason``), remember's and the flush's notes, and an
-# export loaded into an empty scope.
-WritePath = Literal["remember", "flush", "tool", "dashboard", "restore", "consolidation", "compression", "load"]
+# records, a compression's rewrite (each a document ``Reason``), remember's and the flush's notes, an
+# export loaded into an empty scope, and an import's notes and document (``memory.importing``).
+WritePath = Literal[
+    "remember", "flush", "tool", "dashboard", "restore", "consolidation", "compression", "load", "import"
+]
 WRITE_PATHS: frozenset[str] = frozenset(get_args(WritePath))
 
 
