@@ -33,13 +33,13 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from schemathesis import Case, GenerationMode
-from schemathesis.core.parameters import ParameterLocation
 from schemathesis.checks import (
     content_type_conformance,
     not_a_server_error,
     response_schema_conformance,
     status_code_conformance,
 )
+from schemathesis.core.parameters import ParameterLocation
 
 from local.openapi import OPENAPI
 from local.template import http_routes
