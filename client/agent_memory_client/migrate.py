@@ -36,6 +36,8 @@ from typing import Any
 from agent_memory_client.types import Imported, ImportedNoteIn
 
 PAGE = 500  # the most notes one import request carries
+# Requests one page may take: each call that runs out of time (``import_unfinished``) leaves its notes written.
+PAGE_CALLS = 30
 PEERS = ("mem0", "zep", "agentcore")
 
 
@@ -139,9 +141,18 @@ def migrate(
     report: Callable[[str], None] = print,
 ) -> list[Imported]:
     """Import ``notes`` page by page (``admin``: a ``MemoryClient``'s ``admin``); the receipts, one a page."""
+    from agent_memory_client.errors import ServiceUnavailable
+
     receipts: list[Imported] = []
     for number, page in enumerate(pages(notes), start=1):
-        receipt = admin.import_notes(page, import_id=f"{import_id}-{number}", user=user, workspace=workspace)
+        for call in range(1, PAGE_CALLS + 1):
+            try:
+                receipt = admin.import_notes(page, import_id=f"{import_id}-{number}", user=user, workspace=workspace)
+                break
+            except ServiceUnavailable as unfinished:
+                if unfinished.code != "import_unfinished" or call == PAGE_CALLS:
+                    raise
+                report(f"page {number}: continuing ({unfinished.message})")
         receipts.append(receipt)
         report(
             f"page {number}: {len(receipt['notes'])} written, {len(receipt['skipped'])} skipped as near-duplicates, "

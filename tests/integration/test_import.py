@@ -195,6 +195,7 @@ BAD = {
         "p1", [{"text": f"x{n}", "created_at": "2026-10-01T09:00:00Z"} for n in range(PAGE_NOTES + 1)]
     ),
     "a good note then a bad one": notes_body("p1", [HISTORY[0], {"text": "x", "created_at": "soon"}]),
+    "a document over the hard limit": notes_body("p1", [HISTORY[0]], document="# Memory\n" + "- a fact\n" * 3200),
 }
 
 

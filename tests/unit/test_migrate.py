@@ -8,7 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
-from agent_memory_client.migrate import NotAnExport, convert, pages
+from agent_memory_client.errors import ServiceUnavailable
+from agent_memory_client.migrate import NotAnExport, convert, migrate, pages
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "migrate"
 
@@ -73,3 +74,32 @@ def test_an_instant_without_an_offset_is_utc_and_a_large_export_goes_in_pages_of
 
     assert notes[0]["created_at"] == "2026-10-01T09:00:00+00:00"
     assert [len(page) for page in pages(notes)] == [500, 500, 1]
+
+
+class FakeAdminOutOfTimeOnce:
+    """A fake ``MemoryClient.admin`` whose first import call of each page runs out of time (503
+    ``import_unfinished``), as a page of 500 does on a slow table; the second answers the receipt."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, int]] = []
+
+    def import_notes(self, notes, *, import_id, user=None, workspace=None):
+        self.calls.append((import_id, len(notes)))
+        if [call[0] for call in self.calls].count(import_id) == 1:
+            raise ServiceUnavailable(503, "import_unfinished", "the import wrote 400 of its 500 notes")
+        return {
+            "notes": [{"index": n, "id": f"2026-10-01.{n + 1}"} for n in range(len(notes))],
+            "skipped": [],
+            "refused": [],
+        }
+
+
+def test_a_page_out_of_time_is_sent_again_under_its_id_and_the_next_page_gets_its_own():
+    notes, _ = convert("mem0", [{"memory": f"fact {n}", "created_at": "2026-10-01T09:00:00Z"} for n in range(600)])
+    admin, lines = FakeAdminOutOfTimeOnce(), []
+
+    receipts = migrate(admin, notes, import_id="mem0-alex", user="u-1", report=lines.append)
+
+    assert admin.calls == [("mem0-alex-1", 500), ("mem0-alex-1", 500), ("mem0-alex-2", 100), ("mem0-alex-2", 100)]
+    assert [len(receipt["notes"]) for receipt in receipts] == [500, 100]
+    assert lines[0].startswith("page 1: continuing") and lines[1].startswith("page 1: 500 written")

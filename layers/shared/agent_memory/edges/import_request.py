@@ -8,6 +8,7 @@ refused here, before anything is read or written: 422 with every problem listed 
   beyond the notes' text, instant, source and origin, and the document's content, is not read (an export of a
   newer deployment still imports). Its version history stays behind: the current document is the version saved.
 - ``created_at`` is an ISO 8601 instant with its offset (``Z`` or ``+hh:mm``), from 1970 to now.
+- A document over the hard limit (25,000 characters) is refused: the import asks no model to compress it.
 - Whose a note is: in a personal memory, the user's (``author``, when given, must be the user; an export's
   ``origin.user_id`` is the exporting deployment's id and is not read); in a team memory, its ``author``
   (``origin.user_id`` of an export), required: the member it counts against and whose erase takes it.
@@ -23,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 from agent_memory.basics.clock import utc_now
 from agent_memory.basics.errors import InvalidInput
 from agent_memory.domain.commands import ImportCommand, NoteToImport
-from agent_memory.domain.document import Author
+from agent_memory.domain.document import HARD_LIMIT, Author
 from agent_memory.domain.notes import NOTE_INPUT_MAX_CHARS, Origin
 from agent_memory.domain.scope import Scope
 from agent_memory.edges.requests import Identifier, StrictModel, not_matching, parse_json_object
@@ -125,9 +126,13 @@ def parse_import(raw_body: str | None, scope: Scope) -> ImportCommand:
                 {"loc": ["body", "notes", index, "author"], "msg": "a team note's author", "type": "missing"}
             )
         notes.append(NoteToImport(index, note.text, created, Origin(author or "", thread), source))
+    document = request.document.content if isinstance(request.document, ExportedDocument) else request.document
+    if document is not None and len(document) > HARD_LIMIT:  # the import calls no model to compress it
+        problems.append(
+            {"loc": ["body", "document"], "msg": f"over {HARD_LIMIT:,} characters", "type": "document_too_large"}
+        )
     if problems:
         raise not_matching("the import does not match the contract", problems)
-    document = request.document.content if isinstance(request.document, ExportedDocument) else request.document
     return ImportCommand(
         scope=scope,
         import_id=request.import_id,
