@@ -22,6 +22,7 @@ from bench import (
     extraction,
     fold_tokens,
     hybrid,
+    importing,
     local_load,
     local_workload,
     people,
@@ -186,6 +187,8 @@ def main(argv: list[str] | None = None) -> int:
         "/v1/context's two reads at once": "\n".join(context_reads.report(context_reads.measure())),
         redaction.TITLE.removeprefix("## "): redaction.report(redaction.measure()),  # bench/redaction.py
     }
+    imported = importing.measure()  # bench/importing.py: notes a second through the import route, local stack
+    sections[importing.TITLE] = importing.report(imported)
     quality = recall_quality.measure_quality(log, on_node=True), recall_quality.measure_latency(log)
     sections["Recall quality (dev set) and hybrid recall without OpenSearch"] = "\n".join(
         recall_quality.report(*quality)
@@ -212,6 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     more.update(quality[1].as_json())  # bench/recall_latency.py
     more.update(fold_tokens.as_json(folds))
     more.update(extracted.as_json())
+    more["import"] = imported
     write_results(results, flushes, args.output, meta, more)
     sections[cost.TITLE] = cost.table(cost.Measured.load(args.output))  # from the figures just written
     write_report(sections, args.report, meta, argv)

@@ -60,10 +60,15 @@ SECURITY: dict[str, list[dict[str, list[str]]]] = {
 
 def _request_models() -> dict[str, type[BaseModel]]:
     """Route key -> the body model of the routes whose handlers parse their body themselves."""
+    from agent_memory.edges.import_request import NotesImport
     from agent_memory.edges.requests import ContextRequest, ExtractRequest, tool_request
     from agent_memory.edges.tool_catalog import tool_arguments
 
     models: dict[str, type[BaseModel]] = {"POST /v1/context": ContextRequest, "POST /v1/extract": ExtractRequest}
+    # An import's body as notes/1; a page of agent-memory-export/1 with an import_id is taken too (docs/api.md §9).
+    models.update(
+        {f"POST /v1/platform/{kind}/{{{kind[:-1]}_id}}/import": NotesImport for kind in ("users", "workspaces")}
+    )
     models.update({f"POST /v1/tools/{name}": tool_request(args) for name, args in tool_arguments().items()})
     return models
 

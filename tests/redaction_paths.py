@@ -17,10 +17,11 @@ sample, and none of the sample's secrets is anywhere in the table.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from agent_memory import bootstrap
@@ -177,6 +178,30 @@ def load(prefix: str, texts: list[str]) -> list[str]:
     return stored
 
 
+def imported(prefix: str, texts: list[str]) -> list[str]:
+    """The platform's import (``notes/1``): each chunk as the imported document, each text as a note of its own
+    day (a note of the same terms as an earlier one is skipped: it stores the earlier one's text)."""
+    from agent_memory.edges.import_request import parse_import
+
+    importer = bootstrap.services().importer
+    stored: list[str] = []
+    for index, chunk in enumerate(_chunks(texts)):
+        scope = _scope(prefix, index)
+        notes = [
+            {"text": text, "created_at": (datetime(2024, 1, 1, 9, tzinfo=UTC) + timedelta(days=position)).isoformat()}
+            for position, text in enumerate(chunk)
+        ]
+        document = DELIMITER.join(chunk)
+        body = {"import_id": f"{prefix}-{index}", "format": "notes/1", "document": document, "notes": notes}
+        receipt = importer.run(parse_import(json.dumps(body), scope))
+        assert not receipt.refused, receipt.refused
+        by_id = {note.id: note.text for note in bootstrap.services().notes.every_note(scope)}
+        written = {entry.index: by_id[entry.id] for entry in receipt.notes}
+        written |= {entry.index: by_id[entry.similar[0]] for entry in receipt.skipped}
+        stored += [written[position] for position in range(len(chunk))]
+    return stored
+
+
 def compression(prefix: str, texts: list[str]) -> list[str]:
     """A tool write over the hard limit; the model's rewrite holds the texts (and enough to be faithful)."""
     service = bootstrap.services().memory_service
@@ -231,8 +256,9 @@ PATHS: dict[str, Callable[[str, list[str]], list[str]]] = {
     "compression": compression,
     "restore": restore,
     "load": load,
+    "import": imported,
 }
-NOTE_PATHS = {"remember", "flush", "extraction", "load"}
+NOTE_PATHS = {"remember", "flush", "extraction", "load", "import"}
 NOTE_MAX_CHARS = {"flush": 500, "extraction": 300}
 
 
@@ -264,6 +290,7 @@ PIPELINES: dict[str, Pipeline] = {
     "compression": Pipeline(("compression",), DOCUMENT),
     "restore": Pipeline(("dashboard", "restore"), DOCUMENT),
     "load": Pipeline(("load",), NOTE, versions=True),
+    "import": Pipeline(("import",), NOTE, versions=True),  # its notes, and its document (the chunk) stored beside
 }
 
 

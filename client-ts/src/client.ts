@@ -26,6 +26,7 @@ import {
   type CurrentDocument,
   type Export,
   type Extracted,
+  type Imported,
   type FlushMessage,
   type FlushResult,
   type Health,
@@ -35,6 +36,7 @@ import {
   type Provenance,
   type OneVersion,
   type VersionWithEdits,
+  type NoteToImport,
   type Receipt,
   type Recalled,
   type Remembered,
@@ -93,6 +95,23 @@ export class PlatformOperations {
   /** Notes written today and characters stored, against the memory's quotas. */
   async usage(owner: PlatformOwner): Promise<Usage> {
     return (await this.transport.request("GET", PlatformOperations.path(owner, "/usage"))) as Usage;
+  }
+
+  /**
+   * Import up to 500 notes (`notes/1`), each stored at its own `created_at`; the receipt. The same `import_id`
+   * again answers the first receipt and writes nothing, so a retry (a 503 `import_unfinished` included)
+   * continues the import. A larger import is sent in pages, one id each.
+   */
+  async importNotes(
+    owner: PlatformOwner & { importId: string; notes: NoteToImport[]; document?: string },
+  ): Promise<Imported> {
+    const body = {
+      import_id: owner.importId,
+      format: "notes/1",
+      notes: owner.notes,
+      ...(owner.document !== undefined ? { document: owner.document } : {}),
+    };
+    return (await this.transport.request("POST", PlatformOperations.path(owner, "/import"), { body })) as Imported;
   }
 }
 

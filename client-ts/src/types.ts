@@ -41,6 +41,15 @@ export type Export = Schemas["Export"];
 export type Receipt = Schemas["Receipt"];
 export type Injections = Schemas["Injections"];
 export type Usage = Schemas["Usage"];
+/** One note of an import (`notes/1`): its text and its ISO 8601 instant with its offset. */
+export type NoteToImport = Omit<Schemas["ImportedNoteIn"], "author" | "source"> & {
+  /** In a team memory, the member the note is of (required there). */
+  author?: string | null;
+  /** Where it came from (`[a-z0-9_.-]{1,32}`); default `import`. */
+  source?: string | null;
+};
+/** An import's receipt: each note of the request written, skipped (a near-duplicate) or refused. */
+export type Imported = Schemas["Imported"];
 export type Runs = Schemas["Runs"];
 export type RunStarted = Schemas["RunStarted"];
 

@@ -76,6 +76,8 @@ const SAME_TYPES: true[] = [
   true as Equal<Resolves<P, "export">, Answer<`${Workspaces}/export`, "get">>,
   true as Equal<Resolves<P, "erase">, Answer<Workspaces, "delete">>,
   true as Equal<Resolves<P, "usage">, Answer<`${Workspaces}/usage`, "get">>,
+  true as Equal<Resolves<P, "importNotes">, Answer<`${Users}/import`, "post">>,
+  true as Equal<Resolves<P, "importNotes">, Answer<`${Workspaces}/import`, "post">>,
 ];
 
 test("each method's answer type is its route's, for every route of docs/openapi.json", () => {

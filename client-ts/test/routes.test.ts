@@ -489,6 +489,54 @@ test(
   },
 );
 
+test("the backend imports notes at their own dates; the same import_id again writes nothing", needsStack, async () => {
+  const user = unique("ts-import-user");
+  const client = memory();
+  const notes = [
+    { text: "Moved to Lisbon in the spring", created_at: "2026-09-14T18:05:00+02:00" },
+    { text: "Allergic to penicillin", created_at: "2026-09-02T07:10:00Z" },
+  ];
+
+  const receipt = await client.admin.importNotes({ user, importId: "ts-import-1", notes });
+  const again = await client.admin.importNotes({ user, importId: "ts-import-1", notes });
+  const workspace = unique("w-import");
+  const team = await client.admin.importNotes({
+    workspace,
+    importId: "ts-import-team",
+    notes: [{ text: "Moved to Lisbon in the spring", created_at: "2026-09-14T18:05:00+02:00", author: user }],
+  });
+  const undated = [{ text: "no offset", created_at: "2026-09-02T07:10:00" }];
+  await refused(
+    client.admin.importNotes({ user, importId: "ts-bad", notes: undated }),
+    InvalidInput,
+    422,
+    "invalid_input",
+  );
+  await refused(
+    client.admin.importNotes({ workspace, importId: "ts-bad", notes: undated }),
+    InvalidInput,
+    422,
+    "invalid_input",
+  );
+  const exported = await client.admin.export({ user });
+  const stored =
+    exported.next_cursor === null ? [] : (await client.admin.export({ user, cursor: exported.next_cursor })).notes;
+
+  assert.deepEqual(receipt.notes, [
+    { index: 1, id: "2026-09-02.1" },
+    { index: 0, id: "2026-09-14.1" },
+  ]);
+  assert.deepEqual(again, receipt);
+  assert.deepEqual(team.notes, [{ index: 0, id: "2026-09-14.1" }]);
+  assert.deepEqual(
+    stored.map((note) => [note.day, note.text]),
+    [
+      ["2026-09-02", "Allergic to penicillin"],
+      ["2026-09-14", "Moved to Lisbon in the spring"],
+    ],
+  );
+});
+
 // --- management: who may call ---------------------------------------------------------------------------------
 
 type Call = (client: ManagementClient, scope: ScopeOption) => Promise<unknown>;

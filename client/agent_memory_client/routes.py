@@ -21,6 +21,8 @@ from agent_memory_client.types import (
     Export,
     Extracted,
     Health,
+    Imported,
+    ImportedNoteIn,
     Injections,
     MemoryContext,
     NotesByDay,
@@ -277,3 +279,21 @@ class PlatformRoutes:
     def usage(self, *, user: str | None = None, workspace: str | None = None) -> Call[Usage]:
         """Notes written today and characters stored, against the memory's quotas."""
         return Call("GET", _platform(user, workspace, "usage"))
+
+    @route
+    def import_notes(
+        self,
+        notes: Sequence[ImportedNoteIn],
+        *,
+        import_id: str,
+        user: str | None = None,
+        workspace: str | None = None,
+        document: str | None = None,
+    ) -> Call[Imported]:
+        """Import up to 500 notes (``notes/1``), each stored at its own ``created_at``; the receipt. The same
+        ``import_id`` again answers the first receipt and writes nothing, so a retry (the client retries a 503,
+        ``import_unfinished`` included) continues the import. A larger import is sent in pages, one id each."""
+        body = {"import_id": import_id, "format": "notes/1", "notes": list(notes)}
+        return Call(
+            "POST", _platform(user, workspace, "import"), body=body | ({"document": document} if document else {})
+        )

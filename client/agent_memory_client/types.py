@@ -27,7 +27,7 @@ class ConversationContext:
 
 
 Scope = Literal["personal", "team"]
-Reason = Literal["tool", "dashboard", "compression", "consolidation", "restore"]
+Reason = Literal["tool", "dashboard", "compression", "consolidation", "restore", "import"]
 
 
 class Health(TypedDict):
@@ -264,6 +264,40 @@ class Export(TypedDict):
     versions: list[ExportedVersion]
     notes: list[Note]
     next_cursor: str | None
+
+
+class ImportedNote(TypedDict):
+    index: int
+    id: str
+
+
+class SkippedNote(TypedDict):
+    index: int
+    similar: list[str]
+
+
+class RefusedNote(TypedDict):
+    index: int
+    code: str
+    message: str
+
+
+class Imported(TypedDict):
+    """An import's receipt: each note of the request is written, skipped (a near-duplicate) or refused."""
+
+    notes: list[ImportedNote]
+    skipped: list[SkippedNote]
+    refused: list[RefusedNote]
+    document_version: int | None
+
+
+class ImportedNoteIn(TypedDict):
+    """One note of ``notes/1``: its text, and its instant (ISO 8601 with its offset, ``Z`` or ``+hh:mm``)."""
+
+    text: str
+    created_at: str
+    author: NotRequired[str | None]  # in a team memory, the member the note is of (required there)
+    source: NotRequired[str | None]  # a label of where it came from (``[a-z0-9_.-]{1,32}``); default ``import``
 
 
 class ErasedCounts(TypedDict):

@@ -133,12 +133,13 @@ TABLE_ACTIONS = {
         "dynamodb:UpdateItem",  # the characters counter
         "dynamodb:BatchWriteItem",  # erase
     },
-    "PlatformFunction": {  # the backend's export, erase and usage: no write but the erase's
+    "PlatformFunction": {  # the backend's export, import, erase and usage
         "dynamodb:GetItem",
         "dynamodb:Query",
-        "dynamodb:UpdateItem",  # the erase's record and counts
+        "dynamodb:UpdateItem",  # the erase's record and counts; an import's day counters and record
         "dynamodb:DeleteItem",
         "dynamodb:BatchWriteItem",
+        "dynamodb:PutItem",  # an import's notes (in their transactions), its record, its document's version
     },
     "ConsolidateFunction": {
         "dynamodb:GetItem",
@@ -404,6 +405,8 @@ def test_the_platforms_routes_are_granted_apart_from_the_turn_traffics():
         if route.function == "PlatformFunction"
     }
     assert statement["Action"] == "execute-api:Invoke"
-    assert granted == routes and len(routes) == 6
+    assert granted == routes and len(routes) == 8
     assert all(route.authorizer == "AWS_IAM" for route in http_routes() if route.path.startswith("/v1/platform/"))
-    assert "OPENAI_API_KEY_SECRET" not in json.dumps(resources["PlatformFunction"])  # it calls no model
+    platform = json.dumps(resources["PlatformFunction"])
+    assert "ChatModel" not in platform  # it calls no chat model: an import's document is refused over the hard limit
+    assert "EmbeddingModel" in platform  # it embeds an imported note, as remember does, when vectors are in the table

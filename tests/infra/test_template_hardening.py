@@ -11,6 +11,7 @@ from local.template import load_template
 
 MODEL_CALLERS = {
     "ToolsFunction",
+    "PlatformFunction",  # an import embeds each note, as remember does, when recall keeps vectors in the table
     "FlushFunction",
     "ConsolidateFunction",
     "ConsolidateWorkerFunction",

@@ -72,6 +72,19 @@ def test_export_then_erase_then_load_gives_the_same_content(call, aws):
     ) + len("# Memory v2")  # every kept version counts, history included
 
 
+def test_a_loaded_export_counts_the_characters_it_stores_not_those_it_was_given(call, aws):
+    secret = "ghp_" + "A1b2C3d4E5" * 3 + "Q7r8S9t0U1v2"
+    by = {"user_id": "u-1", "thread_id": "t-1", "run_id": None}
+    version = {"version": 1, "content": f"# Memory\n- deploy key {secret}", "updated_at": "2026-11-20T09:00:00.000Z"}
+    page = {"format": "agent-memory-export/1", "versions": [{**version, "reason": "tool", "by": by}], "notes": []}
+
+    bootstrap.services().people.load(PERSONAL, [page])
+
+    stored = get("/v1/memory/personal/document").body["document"]["content"]
+    assert secret not in stored
+    assert get("/v1/memory/personal/usage").body["chars"] == len(stored)
+
+
 # --- erase ------------------------------------------------------------------------------------------------
 
 

@@ -47,6 +47,8 @@ CLIENT_METHODS = {
     "GET /v1/platform/workspaces/{workspace_id}/export": PlatformOperations.export,
     "DELETE /v1/platform/workspaces/{workspace_id}": PlatformOperations.erase,
     "GET /v1/platform/workspaces/{workspace_id}/usage": PlatformOperations.usage,
+    "POST /v1/platform/users/{user_id}/import": PlatformOperations.import_notes,
+    "POST /v1/platform/workspaces/{workspace_id}/import": PlatformOperations.import_notes,
 }
 
 

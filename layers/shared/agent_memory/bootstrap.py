@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # imported where used: a deployment without an index (or the 
     from agent_memory.consolidation.queue import GroupQueue
     from agent_memory.domain.scope import Scope
     from agent_memory.memory.idempotency import IdempotencyStore
+    from agent_memory.memory.importing import Importer
     from agent_memory.people.control import People
     from agent_memory.people.injections import InjectionRecorder, TurnRecord
     from agent_memory.providers.embedding import EmbeddingModel
@@ -262,6 +263,16 @@ class Services:
             quota=self.quota,
             redact_extra=settings.redact_extra,
         )
+
+    @cached_property
+    def importer(self) -> Importer:
+        """Import (the platform function): the notes' own write, the document's validated write."""
+        from agent_memory.memory.importing import Importer
+        from agent_memory.storage.import_records import ImportRecords
+
+        settings = self.settings
+        records = ImportRecords(self.dynamodb, settings.table_name)
+        return Importer(self.notes, records, self.memory_service, redact_extra=settings.redact_extra)
 
     @cached_property
     def injection_recorder(self) -> InjectionRecorder:

@@ -90,3 +90,14 @@ class NotesQuotaExceeded(MemoryServiceError, status=429, code="quota_exceeded"):
 
 class StorageQuotaExceeded(MemoryServiceError, status=422, code="quota_exceeded"):
     """The write would take the scope over ``MEMORY_QUOTA_CHARS`` stored characters; nothing was written."""
+
+
+class ImportIdReused(MemoryServiceError, status=422, code="invalid_input"):
+    """An ``import_id`` sent again with another body: an import's id names one request."""
+
+
+class ImportUnfinished(MemoryServiceError, status=503, code="import_unfinished"):
+    """An import that stopped before every note had its outcome (its time ran out, or another call of the same
+    id is writing it now): what is done stays done; the same request again continues it."""
+
+    retry_after = 1

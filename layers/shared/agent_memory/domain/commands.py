@@ -41,6 +41,30 @@ class DocumentWrite:
 
 
 @dataclass(frozen=True, slots=True)
+class NoteToImport:
+    """One note of an import, as the request gave it (its text not yet through the text pipeline)."""
+
+    index: int  # its place in the request's ``notes``: what the receipt names
+    text: str
+    created: datetime  # UTC: the note's day and ``created_at``
+    origin: Origin
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class ImportCommand:
+    """One import request, validated and its scope bound (``POST /v1/platform/.../import``). ``fingerprint``:
+    the request's digest, so that the same ``import_id`` with another body is told apart."""
+
+    scope: Scope
+    import_id: str
+    fingerprint: str
+    notes: tuple[NoteToImport, ...]
+    document: str | None
+    by: Author  # who an imported document's version names
+
+
+@dataclass(frozen=True, slots=True)
 class FlushCommand:
     """One compaction event of FlushFunction, validated and its scope bound (docs/api.md §4)."""
 

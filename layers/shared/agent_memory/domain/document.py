@@ -12,7 +12,7 @@ HARD_LIMIT = 25_000
 # a bound, a history that only grows would count without end or, counted, fill the quota for good.
 HISTORY_VERSIONS = 100
 
-Reason = Literal["tool", "dashboard", "compression", "consolidation", "restore"]
+Reason = Literal["tool", "dashboard", "compression", "consolidation", "restore", "import"]
 
 
 @dataclass(frozen=True, slots=True)

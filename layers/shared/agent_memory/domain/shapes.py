@@ -206,6 +206,35 @@ class Extracted(Answer):
     reason: str | None = Field(default=None, description="Set when it failed: why.", exclude_if=absent)
 
 
+class ImportedNote(Answer):
+    index: int = Field(ge=0, description="The note's place in the request's `notes`.")
+    id: str = Field(description="The note written for it.")
+
+
+class SkippedNote(Answer):
+    index: int = Field(ge=0, description="The note's place in the request's `notes`.")
+    similar: list[str] = Field(
+        description="The scope's note (or the import's) that says the same: nothing was written."
+    )
+
+
+class RefusedNote(Answer):
+    index: int = Field(ge=0, description="The note's place in the request's `notes`.")
+    code: str = Field(description="`invalid_input` (empty or a heading after cleaning) or `quota_exceeded`.")
+    message: str
+
+
+class Imported(Answer):
+    """An import's receipt: every note of the request is in exactly one of its three lists."""
+
+    notes: list[ImportedNote] = Field(description="Written, in the order they were written (`created_at`).")
+    skipped: list[SkippedNote]
+    refused: list[RefusedNote]
+    document_version: int | None = Field(
+        description="The version the request's `document` is (saved with reason `import`); null without one."
+    )
+
+
 class Recalled(Answer):
     notes: list[ScoredNote] = Field(description="Best first.")
     mode: RecallMode = Field(description="What answered.")

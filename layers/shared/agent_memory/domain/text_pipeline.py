@@ -27,9 +27,18 @@ from agent_memory.domain.redaction import redact
 
 # The tool's, the dashboard's and a restore's document writes, a consolidation's document and the edits it
 # records, a compression's rewrite (each a document ``Reason``), remember's, the flush's and an extraction's
-# notes, and an export loaded into an empty scope.
+# notes, an export loaded into an empty scope, and an import's notes and document (``memory.importing``).
 WritePath = Literal[
-    "remember", "flush", "extraction", "tool", "dashboard", "restore", "consolidation", "compression", "load"
+    "remember",
+    "flush",
+    "extraction",
+    "tool",
+    "dashboard",
+    "restore",
+    "consolidation",
+    "compression",
+    "load",
+    "import",
 ]
 WRITE_PATHS: frozenset[str] = frozenset(get_args(WritePath))
 

@@ -51,6 +51,9 @@ ROUTES: Mapping[str, Caller] = MappingProxyType(
         "GET /v1/platform/workspaces/{workspace_id}/export": BACKEND,
         "DELETE /v1/platform/workspaces/{workspace_id}": BACKEND,
         "GET /v1/platform/workspaces/{workspace_id}/usage": BACKEND,
+        # The chat backend's import of a platform's history or an export, with the notes' own dates (§9).
+        "POST /v1/platform/users/{user_id}/import": BACKEND,
+        "POST /v1/platform/workspaces/{workspace_id}/import": BACKEND,
         # A dashboard user's own memory (docs/api.md §5, §6).
         "GET /v1/memory/personal/document": MEMBER,
         "PUT /v1/memory/personal/document": MEMBER,

@@ -135,14 +135,16 @@ class People:
 
         if self.documents.current(scope, consistent=True).version:
             raise InvalidInput("an export is only loaded into an empty memory")
-        version = 0
+        version = chars = 0
         for page in pages:
             if page.get("format") != EXPORT_FORMAT:
                 raise InvalidInput(f"not an {EXPORT_FORMAT} document")
             for saved in page["versions"]:
+                content = prepare(saved["content"], "load", DOCUMENT, extra=self.redact_extra).text
+                chars += len(content)  # what is stored is counted, as every write counts it
                 self.documents.save(
                     scope,
-                    prepare(saved["content"], "load", DOCUMENT, extra=self.redact_extra).text,
+                    content,
                     expected_version=version,
                     updated_at=saved["updated_at"],
                     reason=saved["reason"],
@@ -166,7 +168,7 @@ class People:
                     consolidated=raw["consolidated"],
                 )
                 self.notes.load(scope, note)
-        self.usage_store.add(scope, sum(len(saved["content"]) for page in pages for saved in page["versions"]))
+        self.usage_store.add(scope, chars)
 
     # --- erase ------------------------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ Sort keys (see docs/storage.md):
 - ``usage``                   the characters the scope stores (``storage.usage_store``);
 - ``inj#<at>#<thread>``       what one turn was shown (``people.injections``);
 - ``erase#<record>``          an erase in progress, with its counts (``storage.scope_items``);
+- ``import#<import_id>``      one import's progress and, once finished, its receipt (``storage.import_records``);
 - ``consolidation#pending``   notes a consolidation folded but has not marked yet (``storage.consolidation_store``);
 - ``consolidation#due``       the scope's due marker (``storage.due_markers``).
 
@@ -71,6 +72,10 @@ def idempotency_sk(route: str, caller: str, key: str) -> str:
 def legacy_idempotency_sk(route: str, key: str) -> str:
     """A record written before records named their caller; kept ``idempotency.KEEP_S`` (24 hours)."""
     return f"idem#{route}#{key}"
+
+
+def import_sk(import_id: str) -> str:
+    return f"import#{import_id}"
 
 
 def run_sk(started_at: str, run_id: str) -> str:

@@ -22,8 +22,9 @@ from agent_memory.basics.errors import InvalidInput
 from agent_memory.basics.observability import logger
 from agent_memory.bootstrap import services
 from agent_memory.domain.scope import Scope, ScopeKind
-from agent_memory.domain.shapes import Export, Receipt, Usage
-from agent_memory.edges.http import answer
+from agent_memory.domain.shapes import Export, Imported, Receipt, Usage
+from agent_memory.edges.http import answer, json_body_text
+from agent_memory.edges.import_request import parse_import
 from agent_memory.edges.requests import ID_PATTERN, is_id
 from agent_memory.edges.responses import documented
 
@@ -39,8 +40,8 @@ _FORBIDDEN = (
 )
 
 
-def _answers(status: int, model: type[Any], description: str) -> dict[int, Any]:
-    answers = documented(status, model, description, 403, 422, 500, 503)
+def _answers(status: int, model: type[Any], description: str, *body_refusals: int) -> dict[int, Any]:
+    answers = documented(status, model, description, *body_refusals, 403, 422, 500, 503)
     answers[403] = {**answers[403], "description": _FORBIDDEN}
     return answers
 
@@ -48,6 +49,14 @@ def _answers(status: int, model: type[Any], description: str) -> dict[int, Any]:
 EXPORT = _answers(200, Export, "One page of the export, oldest first; follow `next_cursor`.")
 ERASE = _answers(200, Receipt, "Erased (or finished an interrupted erase): the receipt; a repeat counts zeros.")
 USAGE = _answers(200, Usage, "Usage against the quotas.")
+IMPORT = _answers(
+    200, Imported, "The import's receipt; the same `import_id` again answers it and writes nothing.", 400, 415
+)
+IMPORT[503] = {
+    **IMPORT[503],
+    "description": "`import_unfinished`: the call's time ran out, or another call of the same import runs now; what "
+    "is done stays done: send the same request again to continue. Or `storage_unavailable`, as anywhere.",
+}
 
 
 def require_path_ids(event: dict[str, Any]) -> None:
@@ -99,3 +108,23 @@ def _register(kind: ScopeKind, label: str, prefix: str, id_name: str) -> None:
 
 _register("personal", "user", "/v1/platform/users/<user_id>", "user_id")
 _register("team", "workspace", "/v1/platform/workspaces/<workspace_id>", "workspace_id")
+
+
+# --- import (docs/api.md §9): a platform's history, or another deployment's export, into one memory --------
+
+
+def _register_import(kind: ScopeKind, label: str, prefix: str, id_name: str) -> None:
+    """``POST <prefix>/import``, its handler named ``platform_<label>_import``."""
+    owner = inspect.Parameter(id_name, inspect.Parameter.KEYWORD_ONLY, annotation=OwnerId)
+
+    def handler(**path: str) -> Json:
+        scope = _scope("import", Scope(kind, path[id_name]))
+        return answer(200, services().importer.run(parse_import(json_body_text(router.current_event), scope)))
+
+    handler.__name__ = handler.__qualname__ = f"platform_{label}_import"
+    handler.__signature__ = inspect.Signature([owner], return_annotation=Json)  # type: ignore[attr-defined]
+    router.route(prefix + "/import", "POST", responses=IMPORT)(handler)
+
+
+_register_import("personal", "user", "/v1/platform/users/<user_id>", "user_id")
+_register_import("team", "workspace", "/v1/platform/workspaces/<workspace_id>", "workspace_id")

@@ -1,0 +1,204 @@
+"""Import (docs/api.md §9 "Import"): a platform's history, or an export of another deployment, written into one
+scope with its notes' own dates.
+
+Each note goes through the same write as ``remember`` (``text_pipeline.prepare`` on the ``import`` path, then
+``NoteStore.append``) with its ``created_at`` as the note's instant: its day, its ``created_at``, the scope's due
+marker by its age, and the quotas. The notes are written in ``created_at`` order (the request's order among
+equal instants), so positions within a day follow time.
+
+- **Near-duplicates** are skipped, not written: a note with the same terms (``search.near_duplicates.text_key``)
+  as one of the scope's ``HELD_WINDOW`` newest notes, or as a note written earlier in the same call, is listed
+  under ``skipped`` with the note it repeats.
+- **Quotas**: each note counts against the day of its ``created_at``, as if it had been written that day (so
+  months of history fit when no day of it held more than ``MEMORY_QUOTA_NOTES_PER_DAY`` notes, and an import
+  never uses up today's quota with old notes); the characters quota counts every note. A note over either is
+  refused (``quota_exceeded``), the others are written.
+- **Idempotent and resumable** (``storage.import_records``): each note's outcome is recorded with it, so the
+  same ``import_id`` again continues where the last call stopped, and after the last note answers the receipt
+  without writing. A call stops after ``BUDGET_S`` (the function has 29 s) with ``import_unfinished`` (503).
+- **A document** is saved first, as a new version with reason ``import`` (``MemoryService.update_memory``,
+  unversioned: its compression and bounds apply); the same content as the current document saves nothing,
+  so the pages of one export, each carrying the document, save it once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from agent_memory.basics.errors import (
+    ImportIdReused,
+    ImportUnfinished,
+    InvalidInput,
+    NotesQuotaExceeded,
+    StorageQuotaExceeded,
+)
+from agent_memory.basics.observability import logger, metrics
+from agent_memory.domain import shapes
+from agent_memory.domain.commands import DocumentWrite, ImportCommand, NoteToImport
+from agent_memory.domain.notes import Note, note_id
+from agent_memory.domain.scope import Scope
+from agent_memory.domain.text_pipeline import DOCUMENT, NOTE, prepare
+from agent_memory.memory.service import MemoryService
+from agent_memory.search.near_duplicates import text_key
+from agent_memory.storage.client import cancellation_codes
+from agent_memory.storage.import_records import ImportRecords
+from agent_memory.storage.note_store import NoteStore
+
+# The most notes one request carries: a larger import is sent in pages, each its own request and import_id.
+PAGE_NOTES = 500
+# What one call spends writing notes before it answers ``import_unfinished`` (PlatformFunction has 29 s).
+BUDGET_S = 20.0
+# How many of the scope's newest notes an imported note is compared with (the keyword recall's bound).
+HELD_WINDOW = 2000
+_COMPLETING = 2  # the import record's place in a note's transaction (note, characters, completing, marker)
+
+
+def receipt_of(log: list[Any], document_version: int | None) -> shapes.Imported:
+    """The receipt an import's log of outcomes gives (the same log, the same receipt)."""
+    notes, skipped, refused = [], [], []
+    for kind, index, *rest in log:
+        if kind == "n":
+            notes.append(shapes.ImportedNote(index=index, id=rest[0]))
+        elif kind == "s":
+            skipped.append(shapes.SkippedNote(index=index, similar=rest[0]))
+        else:
+            refused.append(shapes.RefusedNote(index=index, code=rest[0], message=rest[1]))
+    return shapes.Imported(notes=notes, skipped=skipped, refused=refused, document_version=document_version)
+
+
+def fingerprint(payload: object) -> str:
+    """The digest that tells one import's body from another's under the same id."""
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+@dataclass
+class Importer:
+    notes: NoteStore
+    records: ImportRecords
+    memory: MemoryService  # the document's validated write
+    _: KW_ONLY
+    redact_extra: frozenset[str] = frozenset()
+    budget_s: float = BUDGET_S
+    clock: Callable[[], float] = time.monotonic
+
+    def run(self, command: ImportCommand) -> shapes.Imported:
+        scope = command.scope
+        progress = self.records.begin(scope, command.import_id, command.fingerprint, now_epoch=int(time.time()))
+        if progress.fingerprint != command.fingerprint:
+            raise ImportIdReused(
+                f"import_id {command.import_id!r} was used for another import: send a new id for new content",
+                details=[{"loc": ["body", "import_id"], "msg": "used for another body", "type": "import_id_reused"}],
+            )
+        if progress.finished:
+            return receipt_of(progress.log, progress.document_version)
+        give_up_at = self.clock() + self.budget_s
+        version = progress.document_version
+        if command.document is not None and version is None:
+            version = self._document(command)
+            self.records.document_saved(scope, command.import_id, version)
+        log = list(progress.log)
+        held = self._held(scope) if len(log) < len(command.notes) else {}
+        ordered = sorted(command.notes, key=lambda note: (note.created, note.index))
+        for note in ordered[len(log) :]:
+            if self.clock() > give_up_at:
+                metrics.add_metric(name="ImportsUnfinished", unit="Count", value=1)
+                raise ImportUnfinished(
+                    f"the import wrote {len(log)} of its {len(command.notes)} notes within this call's time; "
+                    "send the same request again (the same import_id and body) to continue"
+                )
+            log.append(self._one(command, note, len(log), held))
+        self.records.finish(scope, command.import_id)
+        receipt = receipt_of(log, version)
+        metrics.add_metric(name="NotesImported", unit="Count", value=len(receipt.notes))
+        logger.info(
+            "import finished",
+            extra={
+                "scope": scope.kind,
+                "notes": len(receipt.notes),
+                "skipped": len(receipt.skipped),
+                "refused": len(receipt.refused),
+            },
+        )
+        return receipt
+
+    def _document(self, command: ImportCommand) -> int:
+        """The document saved as a new version (reason ``import``), or the current version when it already
+        says exactly that (a page of the same export, or a call resumed after its save)."""
+        assert command.document is not None
+        current = self.memory.documents.current(command.scope, consistent=True)
+        if current.version and prepare(command.document, "import", DOCUMENT, extra=self.redact_extra).text == (
+            current.content
+        ):
+            return current.version
+        write = DocumentWrite(
+            command.scope, command.document, None, "import", command.by, write_id=f"import.{command.import_id}"
+        )
+        return self.memory.update_memory(write).document.version
+
+    def _held(self, scope: Scope) -> dict[frozenset[str], str]:
+        """The terms of the scope's newest notes, each with one note that holds them (the newest)."""
+        held: dict[frozenset[str], str] = {}
+        for row in self.notes.newest_texts(scope, limit=HELD_WINDOW):
+            if row.pk == scope.key and (key := text_key(row.text)):
+                held.setdefault(key, note_id(row.day, row.position))
+        return held
+
+    def _one(self, command: ImportCommand, note: NoteToImport, done: int, held: dict[frozenset[str], str]) -> Any:
+        """Note number ``done`` (in time order): written, skipped or refused, its outcome recorded with it."""
+        scope, import_id = command.scope, command.import_id
+        outcome: list[Any]
+        try:
+            prepared = prepare(note.text, "import", NOTE, extra=self.redact_extra)
+        except InvalidInput as refusal:
+            outcome = ["r", note.index, refusal.code, refusal.message]
+        else:
+            key = text_key(prepared.text)
+            if key and key in held:
+                outcome = ["s", note.index, [held[key]]]
+            else:
+                try:
+                    written = self._append(command, note, prepared.text, done)
+                except NotesQuotaExceeded:
+                    message = (
+                        f"{note.created.date().isoformat()} already holds the notes a day may hold "
+                        "(MEMORY_QUOTA_NOTES_PER_DAY, or a member's share of a team's day); not written"
+                    )
+                    outcome = ["r", note.index, "quota_exceeded", message]
+                except StorageQuotaExceeded as refusal:
+                    outcome = ["r", note.index, refusal.code, refusal.message]
+                else:
+                    if key:
+                        held[key] = written.id
+                    return ["n", note.index, written.id]
+        if not self.records.step(scope, import_id, done, outcome):
+            raise _busy()
+        return outcome
+
+    def _append(self, command: ImportCommand, note: NoteToImport, text: Any, done: int) -> Note:
+        """``NoteStore.append`` at the note's instant, its outcome recorded in the note's own transaction."""
+        scope, import_id = command.scope, command.import_id
+
+        def completing(written: Note) -> dict[str, Any]:
+            return self.records.step_item(scope, import_id, done, ["n", note.index, written.id])
+
+        try:
+            return self.notes.append(
+                scope, created=note.created, text=text, source=note.source, origin=note.origin, completing=completing
+            )
+        except ClientError as error:
+            if cancellation_codes(error)[_COMPLETING : _COMPLETING + 1] == ["ConditionalCheckFailed"]:
+                raise _busy() from None
+            raise
+
+
+def _busy() -> ImportUnfinished:
+    return ImportUnfinished(
+        "another call of this import is writing it now; send the same request again in a moment for its receipt"
+    )
