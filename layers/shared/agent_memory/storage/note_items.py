@@ -11,7 +11,7 @@ from agent_memory.basics.errors import StorageUnavailable
 from agent_memory.domain.notes import Note, Origin
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import DynamoDB, cancellation_codes, condition_failed
-from agent_memory.storage.keys import note_sk, parse_note_sk
+from agent_memory.storage.keys import note_sk, parse_note_sk, vector_sk
 
 
 def note_item(scope: Scope, note: Note) -> dict[str, Any]:
@@ -30,6 +30,21 @@ def note_item(scope: Scope, note: Note) -> dict[str, Any]:
     if note.origin.compaction_id is not None:
         item["origin_compaction_id"] = {"S": note.origin.compaction_id}
     return item
+
+
+# The attribute the table's vector index reads (``storage.vector_index``): a list of numbers.
+INDEXED_VECTOR = "embedding"
+
+
+def vector_item(scope: Scope, day: str, position: int, numbers: list[int]) -> dict[str, Any]:
+    """A note's vector as the table's vector index reads it: an item of its own beside the note (``vec#<day>#<pos>``),
+    so that the note item, which recall's newest-notes Query reads and is billed for whole, does not grow by the
+    list (about 3 KB at 1,024 numbers)."""
+    return {
+        "pk": {"S": scope.key},
+        "sk": {"S": vector_sk(day, position)},
+        INDEXED_VECTOR: {"L": [{"N": str(number)} for number in numbers]},
+    }
 
 
 def note_from_item(item: dict[str, Any]) -> Note:
