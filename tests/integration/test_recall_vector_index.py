@@ -115,6 +115,20 @@ def test_a_deleted_note_takes_its_indexed_vector_with_it(call, aws, embedder):
     assert "Item" not in aws.get_item(TableName=TABLE, Key=key)
 
 
+def test_an_authors_erase_takes_their_notes_indexed_vectors_with_them(call, aws, embedder):
+    team = {"user_id": "u-1", "thread_id": "t-9", "visibility": "shared", "workspace_id": "w-3"}
+    mine = _remember(call, "owns a cat", team)
+    theirs = _remember(call, "owns a dog", {**team, "user_id": "u-2"})
+
+    bootstrap.services().people.erase_authored(Scope("team", "w-3"), "u-1")
+
+    def indexed(note: dict[str, Any]) -> bool:
+        key = {"pk": {"S": "ws#w-3"}, "sk": {"S": vector_sk(note["day"], note["position"])}}
+        return "Item" in aws.get_item(TableName=TABLE, Key=key)
+
+    assert (indexed(mine), indexed(theirs)) == (False, True)
+
+
 def test_an_upgraded_table_gains_the_index_and_the_backfill_indexes_the_notes_written_before(call, aws, monkeypatch):
     aws.update_table(TableName=TABLE, VectorIndexUpdates=[{"Delete": {"IndexName": VECTOR_INDEX}}])  # as before
     before = note_items(PERSONAL, [CATS, *FILLERS], newest=date(2026, 11, 1))
