@@ -52,7 +52,11 @@ def both_paths(
 ) -> dict[str, dict[str, dict[int, float]]]:
     """Per bound and path, evidence recall@k over ``asked`` (question, text, vector, rows newest first, today)."""
     from agent_memory.search.vectors import QueryVector
-    from bench.recall_locomo import score
+    from bench.recall_locomo import K_VALUES, recall_at
+
+    def score(pairs: list[tuple[Any, list[int]]]) -> dict[str, dict[int, float]]:
+        """Evidence recall@k over every question (both sets' questions carry their ``evidence``)."""
+        return {"all": {k: sum(recall_at(r, q.evidence, k) for q, r in pairs) / len(pairs) for k in K_VALUES}}
 
     out = {}
     for bound in BOUNDS:
