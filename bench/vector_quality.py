@@ -116,15 +116,10 @@ def report(results: dict[str, dict[str, dict[str, dict[int, float]]]]) -> list[s
     return lines
 
 
-def main() -> int:
-    def log(message: str) -> None:
-        print(message, file=sys.stderr, flush=True)
+def main(argv: list[str] | None = None) -> int:
+    from bench.runner import log, main_alone
 
-    from bench.runner import configure
-
-    configure()
-    print("\n".join(report(measure(log))), flush=True)
-    return 0
+    return main_alone("vector_quality", __doc__ or "", {}, lambda _: report(measure(log)), argv)
 
 
 if __name__ == "__main__":

@@ -21,8 +21,6 @@ eventually consistent; a BatchGetItem per item); the search is billed in vector-
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import random
 import sys
@@ -202,20 +200,11 @@ def report(result: VectorRecallResult) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.vector_recall", description=__doc__.splitlines()[0])
-    parser.add_argument("--calls", type=int, default=20, help="timed calls per size and way (default 20)")
-    args = parser.parse_args(argv)
+    from bench.runner import log, main_alone
 
-    def log(message: str) -> None:
-        print(message, file=sys.stderr, flush=True)
-
-    from bench.runner import configure
-
-    configure()
-    result = measure(log, calls=args.calls)
-    print("\n".join(report(result)), flush=True)
-    print(json.dumps(result.as_json()), file=sys.stderr)
-    return 0
+    return main_alone(
+        "vector_recall", __doc__ or "", {"calls": 20}, lambda args: report(measure(log, calls=args.calls)), argv
+    )
 
 
 if __name__ == "__main__":
