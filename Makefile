@@ -22,7 +22,7 @@ ADK_VENV := .venv-adk
 export ADK_PYTHON := $(abspath $(ADK_VENV)/bin/python)
 
 
-.PHONY: backfill-due
+.PHONY: backfill-due backfill-vectors
 .PHONY: help install run test fuzz lint format bench build validate token openapi opensearch reindex screenshots clean dist
 .PHONY: unit integration plain-moto smoke
 
@@ -94,6 +94,9 @@ reindex: $(BIN)/.installed ## Rebuild the notes index of scopes from DynamoDB: m
 
 backfill-due: $(BIN)/.installed ## Once, on upgrade: notes indexed one by one make their scopes due (docs/consolidation.md)
 	PYTHONPATH=layers/shared $(BIN)/python -m local.backfill_due
+
+backfill-vectors: $(BIN)/.installed ## Once, when the table gains its vector index: each note's vector indexed (docs/deploying.md)
+	PYTHONPATH=layers/shared $(BIN)/python -m local.backfill_vectors
 
 test: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed $(STRANDS_VENV)/.installed $(ADK_VENV)/.installed node_modules/.installed client-ts/node_modules/.installed dist ## Run the whole test suite, template checks (cfn-lint, sam, checkov), the dashboard in Chromium, the TypeScript client and the built packages included
 	$(BIN)/pytest -n 2 --dist loadgroup --ignore=tests/fuzz --cov --cov-report= --durations=25

@@ -31,6 +31,8 @@ from bench import (
     recall_quality,
     redaction,
     scale,
+    vector_quality,
+    vector_recall,
 )
 from bench.cold_start import ColdStart, cold_starts
 from bench.flush import FLUSH_FUNCTION, FlushResult, flush_variants, measure_flush, run_flush
@@ -197,6 +199,13 @@ def main(argv: list[str] | None = None) -> int:
     sections["Recall on two real conversations (LoCoMo dev)"] = "\n".join(
         recall_locomo.report(locomo) + (["", *recall_knobs.report(recall_knobs.measure(locomo, log))] if locomo else [])
     )
+    vectors = vector_recall.measure(log)  # bench/vector_recall.py: the table's vector index against the table's path
+    sections["Recall through the table's vector index: latency, requests and read units"] = "\n".join(
+        vector_recall.report(vectors)
+    )
+    sections["Recall quality through the table's vector index (both dev sets)"] = "\n".join(
+        vector_quality.report(vector_quality.measure(log))
+    )
     print("\n\n".join(sections.values()))
     meta = {
         **started,
@@ -213,6 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     more = {**scaled.as_json(), **(on_node.as_json() if isinstance(on_node, hybrid.HybridResult) else {})}
     more.update(controls.as_json())
     more.update(quality[1].as_json())  # bench/recall_latency.py
+    more.update(vectors.as_json())
     more.update(fold_tokens.as_json(folds))
     more.update(extracted.as_json())
     more["import"] = imported

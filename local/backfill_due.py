@@ -8,7 +8,6 @@ It uses the service's settings (``MEMORY_TABLE_NAME``; AWS credentials from the 
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from agent_memory.basics.settings import get_settings
@@ -16,7 +15,7 @@ from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import DynamoDB, make_dynamodb_client, query_pages
 from agent_memory.storage.due_markers import MarkerWrite, write_with_marker
 from agent_memory.storage.keys import DUE_INDEX_PREFIX, UNCONSOLIDATED_INDEX, unconsolidated_shards
-from local.environment import LOCAL_ENVIRONMENT
+from local.environment import local_credentials
 
 
 def backfill_legacy(client: Any, table: str) -> int:
@@ -51,10 +50,7 @@ def backfill_legacy(client: Any, table: str) -> int:
 
 
 def main() -> int:
-    if os.environ.get("AWS_ENDPOINT_URL_DYNAMODB"):  # the local stack's DynamoDB: its fake credentials and region
-        for name, value in LOCAL_ENVIRONMENT.items():
-            if name.startswith("AWS_"):
-                os.environ.setdefault(name, value)
+    local_credentials()  # against the local stack's DynamoDB: its fake credentials and region
     settings = get_settings()
     moved = backfill_legacy(make_dynamodb_client(settings), settings.table_name)
     print(f"notes moved from per-note index entries to their scopes' due markers: {moved}")

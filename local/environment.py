@@ -38,6 +38,15 @@ LOCAL_ENVIRONMENT = {
 }
 
 
+def local_credentials() -> None:
+    """A command run against the local stack's DynamoDB (``AWS_ENDPOINT_URL_DYNAMODB`` set) takes the stack's fake
+    credentials and region, unless already set; against AWS it changes nothing."""
+    if os.environ.get("AWS_ENDPOINT_URL_DYNAMODB"):
+        for name, value in LOCAL_ENVIRONMENT.items():
+            if name.startswith("AWS_"):
+                os.environ.setdefault(name, value)
+
+
 def log(message: str) -> None:
     """The stack's own output (banner, one line per request, failures) goes to stderr; stdout is the functions'."""
     print(message, file=sys.stderr, flush=True)

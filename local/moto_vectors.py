@@ -306,9 +306,9 @@ def vector_indexes() -> Iterator[None]:
     create_table, update_table, describe = DynamoHandler.create_table, DynamoHandler.update_table, Table.describe
 
     def search_vectors(self: DynamoHandler) -> tuple[str, dict[str, str]]:
-        import json
+        from moto.dynamodb.models.utilities import dynamo_json_dump  # a Binary attribute's bytes as base64, as moto's
 
-        return json.dumps(search(self.dynamodb_backend, self.body)), {}
+        return dynamo_json_dump(search(self.dynamodb_backend, self.body)), {}
 
     def search_only(body: dict[str, Any], declared: list[dict[str, Any]]) -> dict[str, Any]:
         """The request without the attributes only the vector indexes use: moto refuses an AttributeDefinition

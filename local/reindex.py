@@ -23,7 +23,6 @@ Exit status: 0 when done (or no drift), 1 when ``--check`` found drift, 2 on a u
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 
@@ -35,7 +34,7 @@ from agent_memory.search.notes_index import NotesIndex, make_opensearch_client
 from agent_memory.search.vectors import model_tag
 from agent_memory.storage.client import make_dynamodb_client
 from agent_memory.storage.note_store import NoteStore
-from local.environment import LOCAL_ENVIRONMENT
+from local.environment import local_credentials
 
 
 def _scope(value: str) -> Scope:
@@ -67,10 +66,7 @@ def main(
     arguments = parser.parse_args(argv)
     if not arguments.scope and not arguments.move_alias:
         parser.error("name at least one --scope (or --move-alias)")
-    if os.environ.get("AWS_ENDPOINT_URL_DYNAMODB"):  # the local stack's DynamoDB: its fake credentials and region
-        for name, value in LOCAL_ENVIRONMENT.items():
-            if name.startswith("AWS_"):
-                os.environ.setdefault(name, value)
+    local_credentials()  # against the local stack's DynamoDB: its fake credentials and region
     settings = get_settings()
     no_index = index is None and settings.opensearch_endpoint is None
     if no_index and settings.embedding_model is not None and not arguments.move_alias:

@@ -7,6 +7,7 @@ drift from what ``sam deploy`` creates.
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 import sys
 from collections.abc import Callable
@@ -62,10 +63,22 @@ def table_definitions() -> dict[str, dict[str, Any]]:
         }
         if "GlobalSecondaryIndexes" in props:
             definition["GlobalSecondaryIndexes"] = props["GlobalSecondaryIndexes"]
+        if "VectorIndexes" in props:
+            definition["VectorIndexes"] = _local_vector_indexes(props["VectorIndexes"])
         if "StreamSpecification" in props:
             definition["StreamSpecification"] = {"StreamEnabled": True, **props["StreamSpecification"]}
         tables[name] = definition
     return tables
+
+
+def _local_vector_indexes(declared: dict[str, Any]) -> list[dict[str, Any]]:
+    """The table's vector indexes as the local stack and the tests create them: always (the template declares them
+    under a condition, an embedding model without OpenSearch: locally, recall uses them only then), with the
+    dimensions of ``MEMORY_EMBEDDING_DIMENSIONS`` when set, else the template's default."""
+    _, indexes, _ = declared["Fn::If"]
+    default = load_template()["Parameters"]["EmbeddingDimensions"]["Default"]
+    dimensions = int(os.environ.get("MEMORY_EMBEDDING_DIMENSIONS") or default)
+    return [{**index, "Dimensions": dimensions} for index in indexes]
 
 
 @dataclass(frozen=True)

@@ -38,21 +38,22 @@ _WORD = re.compile(r"[a-z0-9]+")
 
 
 @cache
-def _signed_dims(concept: str) -> tuple[tuple[int, float], ...]:
+def _signed_dims(concept: str, dimensions: int) -> tuple[tuple[int, float], ...]:
     digest = hashlib.sha256(concept.encode()).digest()
     return tuple(
-        (int.from_bytes(digest[2 * i : 2 * i + 2], "big") % EMBEDDING_DIMENSION, 1.0 if digest[16 + i] & 1 else -1.0)
+        (int.from_bytes(digest[2 * i : 2 * i + 2], "big") % dimensions, 1.0 if digest[16 + i] & 1 else -1.0)
         for i in range(_DIMS_PER_CONCEPT)
     )
 
 
-def fake_vector(text: str) -> list[float]:
-    """The text's unit vector; a text with no word at all still gets one (a constant direction)."""
-    vector = [0.0] * EMBEDDING_DIMENSION
+def fake_vector(text: str, dimensions: int = EMBEDDING_DIMENSION) -> list[float]:
+    """The text's unit vector of ``dimensions`` numbers; a text with no word at all still gets one (a constant
+    direction). Fewer dimensions (a test of thousands of indexed notes) put more concepts on the same ones."""
+    vector = [0.0] * dimensions
     vector[0] = 0.01  # never the zero vector, which has no cosine
     for word in _WORD.findall(text.lower()):
         if word not in _STOPWORDS:
-            for dim, sign in _signed_dims(_CONCEPT.get(word, word)):
+            for dim, sign in _signed_dims(_CONCEPT.get(word, word), dimensions):
                 vector[dim] += sign
     norm = math.sqrt(sum(x * x for x in vector))
     return [x / norm for x in vector]
@@ -62,9 +63,10 @@ def fake_vector(text: str) -> list[float]:
 class FakeEmbeddingModel:
     failure: Exception | None = None
     calls: list[list[str]] = field(default_factory=list)
+    dimensions: int = EMBEDDING_DIMENSION
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         self.calls.append(list(texts))
         if self.failure is not None:
             raise self.failure
-        return [fake_vector(text) for text in texts]
+        return [fake_vector(text, self.dimensions) for text in texts]

@@ -242,6 +242,21 @@ def test_projection_of_the_index_and_of_the_request(aws: Any) -> None:
     assert set(_search(aws)["SearchResults"][0]["Item"]) == {"ProductId", "Category", "Color", "Name"}
 
 
+def test_a_projected_binary_attribute_is_answered_as_dynamodb_answers_it(products: Any) -> None:
+    """A Binary attribute goes over the wire base64-encoded: the double's answer failed to serialise one."""
+    key = {"ProductId": {"S": "p1"}}
+    products.update_item(
+        TableName=TABLE,
+        Key=key,
+        UpdateExpression="SET Photo = :b",
+        ExpressionAttributeValues={":b": {"B": b"\x00\xff"}},
+    )
+
+    (best, *_) = _search(products, ProjectionExpression="ProductId, Photo")["SearchResults"]
+
+    assert best["Item"] == {"ProductId": {"S": "p1"}, "Photo": {"B": b"\x00\xff"}}
+
+
 def test_a_missing_index_or_table(products: Any) -> None:
     with pytest.raises(ClientError) as raised:
         products.search_vectors(TableName=TABLE, IndexName="Other", SearchVector=_vector(1, 0, 0), TopK=1)

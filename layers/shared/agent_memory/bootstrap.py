@@ -10,7 +10,7 @@ Nothing but the edges and the handlers imports this module (``make lint``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache, cached_property
+from functools import cache, cached_property, partial
 from typing import TYPE_CHECKING, Any
 
 from agent_memory.basics.settings import Settings, get_settings
@@ -43,6 +43,7 @@ if TYPE_CHECKING:  # imported where used: a deployment without an index (or the 
     from agent_memory.providers.embedding import EmbeddingModel
     from agent_memory.recall.indexer import NotesIndexer
     from agent_memory.search.notes_index import NotesIndex
+    from agent_memory.storage.vector_index import NoteVectorIndex
 
 # The flush answers within 5 s, most of it the chat model's: its note's vector gets at most this much.
 FLUSH_VECTOR_BUDGET_S = 1.0
@@ -85,7 +86,7 @@ class Services:
     def notes(self) -> NoteStore:
         """The notes, with the scope's characters counter their writes move (``notes.usage``)."""
         vectors = self.note_vectors(self.settings.embedding_timeout_s)
-        return NoteStore(self.dynamodb, self.settings.table_name, self.quota, vectors=vectors)
+        return NoteStore(self.dynamodb, self.settings.table_name, self.quota, vectors=vectors, indexed=self.indexed())
 
     @cached_property
     def documents(self) -> DocumentStore:
@@ -133,7 +134,13 @@ class Services:
         settings = self.settings
         client = self.make_dynamodb_client(settings, connect_timeout_s=0.3, read_timeout_s=0.5, max_attempts=2)
         return FlushService(
-            NoteStore(client, settings.table_name, self.quota, vectors=self.note_vectors(FLUSH_VECTOR_BUDGET_S)),
+            NoteStore(
+                client,
+                settings.table_name,
+                self.quota,
+                vectors=self.note_vectors(FLUSH_VECTOR_BUDGET_S),
+                indexed=self.indexed(),
+            ),
             FlushStore(client, settings.table_name),
             chat_model=lambda: self.chat_models("flush"),
             enabled=settings.memory_flush,
@@ -310,7 +317,27 @@ class Services:
             ),
             vector_tag=self.table_vector_tag(),
             reranker=rerank_stage_from_settings(self.settings),
+            vector_index=self.vector_index(),
         )
+
+    def vector_index(self) -> NoteVectorIndex | None:
+        """The table's vector index, where the table holds the vectors (``table_vector_tag``): template.yaml declares
+        it on the table exactly then, and the local stack's table always has it."""
+        if self.table_vector_tag() is None:
+            return None
+        from agent_memory.storage.vector_index import NoteVectorIndex
+
+        return NoteVectorIndex(self.dynamodb, self.settings.table_name, dimensions=self.settings.embedding_dimensions)
+
+    def indexed(self) -> Callable[[bytes], list[int] | None] | None:
+        """The numbers the vector index reads of a note's stored vector (``search.vectors.index_components``),
+        written beside it where the table holds vectors."""
+        tag = self.table_vector_tag()
+        if tag is None:
+            return None
+        from agent_memory.search.vectors import index_components
+
+        return partial(index_components, tag=tag, dimensions=self.settings.embedding_dimensions)
 
     def table_vector_tag(self) -> int | None:
         """The tag of the vectors notes carry in the table (docs/api.md §6: an embedding model and no notes

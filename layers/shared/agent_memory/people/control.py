@@ -31,7 +31,7 @@ from agent_memory.domain.scope import Scope
 from agent_memory.domain.text_pipeline import DOCUMENT, NOTE, prepare
 from agent_memory.people.injections import list_injections
 from agent_memory.storage.document_store import DocumentStore, version_from_item
-from agent_memory.storage.keys import DOC_HEAD, NOTE_PREFIX, VERSION_PREFIX, parse_note_sk, version_sk
+from agent_memory.storage.keys import DOC_HEAD, NOTE_PREFIX, VERSION_PREFIX, parse_note_sk, vector_sk, version_sk
 from agent_memory.storage.note_items import note_from_item
 from agent_memory.storage.note_store import NoteStore
 from agent_memory.storage.scope_items import ScopeItems
@@ -197,7 +197,8 @@ class People:
         for page in self.items.keys(scope, prefix=NOTE_PREFIX, author=author):
             sort_keys = [item["sk"]["S"] for item in page]
             self.items.unlink(scope, page)  # first: a resumed erase finds the notes still there, and unlinks again
-            page_id = self.items.erase_page(scope, record, sort_keys, {"notes": len(sort_keys)})
+            vectors = [vector_sk(*parse_note_sk(sk)) for sk in sort_keys]  # their indexed vectors, where they have one
+            page_id = self.items.erase_page(scope, record, sort_keys + vectors, {"notes": len(sort_keys)})
             chars = sum(len(item.get("text", {}).get("S", "")) for item in page)
             self.usage_store.give_back(scope, chars, once=page_id)  # sent again, its answer lost: given once
             counts["notes"] += len(sort_keys)

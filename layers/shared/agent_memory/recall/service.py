@@ -24,6 +24,17 @@ Query also reads ``vec``; the cosine of the query's vector with each note's, and
 the model was configured, or while it was down) still counts for BM25; ``make reindex`` fills vectors in.
 When the query cannot be embedded, BM25 answers alone and ``mode`` is ``keyword``.
 
+**The table's vector index** (``storage.vector_index``, with ``vector_index``): the cosine half then reaches
+every note of the scope. One ``SearchVectors`` in the bound scope's partition gives the places of the
+``FUSION_POOL`` notes nearest the query among all of them; those the newest-notes read did not hold are read
+(one BatchGetItem: text, vector, conversation) and join its rows, older than all of them, and the same steps
+rank the whole. The keyword half gains no other note: BM25 still finds only among the newest 2,000 and the
+notes the vector half brought. The index is filled asynchronously, so a note written in the last seconds may be
+missing from its answer: it is among the newest notes read from the table, whose own vectors the cosine half
+compares too (both halves compare the same int8 components, ``search.vectors.index_components``). A failed
+search (throttled, refused, an index not there yet) degrades to the newest notes alone, counted
+(``RecallVectorSearchFailed``) and logged; ``mode`` stays what they answer (``hybrid``).
+
 The **index** path (OpenSearch, when ``OPENSEARCH_ENDPOINT`` is set) searches every note of the scope:
 - with an embedding model (``MEMORY_EMBEDDING_MODEL``), the query is embedded and one ``_msearch`` asks
   for the scope's BM25 ranking and its nearest neighbours (kNN, cosine); the two are fused by the same
@@ -66,7 +77,7 @@ from agent_memory.domain.scope import Scope
 from agent_memory.domain.shapes import Recalled, ScoredNote
 from agent_memory.recall.index_path import rank_index
 from agent_memory.recall.neighbours import SPAN
-from agent_memory.recall.ranking import Tuning, rank_rows
+from agent_memory.recall.ranking import FUSION_POOL, Tuning, rank_rows
 from agent_memory.search.vectors import QueryVector
 from agent_memory.storage.note_items import KeyedNote, NoteText
 from agent_memory.storage.note_store import NoteStore
@@ -75,6 +86,7 @@ if TYPE_CHECKING:  # given, never built here: their modules load only where an i
     from agent_memory.providers.embedding import EmbeddingModel
     from agent_memory.providers.rerank import RerankStage
     from agent_memory.search.notes_index import NotesIndex
+    from agent_memory.storage.vector_index import NoteVectorIndex
 
 # The keyword fallback reads at most this many of the scope's newest notes (see the module docstring).
 KEYWORD_MAX_NOTES = 2000
@@ -85,7 +97,7 @@ class RecallService:
     """The recall operation; the note store, the index and the embedding model (None: not configured) are
     given, never created here. ``vector_tag`` (``search.vectors.model_tag``): the table's notes carry vectors
     of this model, and the table's path is hybrid; None: it is keyword only (vectors live in the index, or
-    nowhere)."""
+    nowhere). ``vector_index``: the table's vector index, which the cosine half of the table's path searches."""
 
     notes: NoteStore
     _: KW_ONLY
@@ -95,6 +107,7 @@ class RecallService:
     tuning: Tuning = field(default_factory=Tuning)
     vector_tag: int | None = None
     reranker: RerankStage | None = None
+    vector_index: NoteVectorIndex | None = None
 
     def recall(self, scope: Scope, query: str, *, k: int) -> Recalled:
         """The index when it is configured and answers; the table's keyword fallback otherwise (degrade, never fail)."""
@@ -169,6 +182,8 @@ class RecallService:
         rows = self.notes.newest_texts(
             scope, limit=self.keyword_max_notes, vectors=vector is not None, threads=self.tuning.neighbours > 0
         )
+        if vector is not None and self.vector_index is not None:
+            rows = rows + self._older_nearest(self.vector_index, scope, vector, rows, k)
         own = [row for row in rows if row.pk == scope.key]
         order, mode = rank_rows(
             query,
@@ -184,6 +199,24 @@ class RecallService:
         hits = [(keyed, best[keyed.note.day, keyed.note.position]) for keyed in notes]
         kept = _only_in_scope(scope, hits, already_dropped=len(rows) - len(own))
         return Recalled(notes=self._reranked(query, kept, k), mode=mode)
+
+    def _older_nearest(
+        self, index: NoteVectorIndex, scope: Scope, vector: list[float], rows: list[NoteText], k: int
+    ) -> list[NoteText]:
+        """The scope's notes nearest the query in the vector index that ``rows`` (the newest) do not hold, read from
+        the table (one BatchGetItem), newest first; none when the search fails (the newest notes answer alone: see
+        the module docstring)."""
+        try:
+            hits = index.nearest(scope, vector, k=max(self._window(k), FUSION_POOL))
+            own = [hit for hit in hits if hit.pk == scope.key]
+            _dropped_foreign(scope, len(hits) - len(own))
+            held = {(row.day, row.position) for row in rows}
+            older = self.notes.texts_of(scope, [(h.day, h.position) for h in own if (h.day, h.position) not in held])
+        except Exception:  # noqa: BLE001 - any fault (throttled, refused, no index yet) keeps the newest notes
+            logger.warning("the vector index search failed; ranking the newest notes alone", exc_info=True)
+            metrics.add_metric(name="RecallVectorSearchFailed", unit="Count", value=1)
+            return []
+        return sorted(older, key=lambda row: (row.day, row.position), reverse=True)
 
     def _window(self, k: int) -> int:
         """How many candidates a path gathers: ``k``, or the reranker's window when there is one."""

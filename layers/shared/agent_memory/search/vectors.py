@@ -64,6 +64,18 @@ def decode(blob: bytes, *, tag: int) -> tuple[memoryview, float] | None:
     return memoryview(blob)[_HEADER.size :].cast("b"), norm
 
 
+def index_components(blob: bytes, *, tag: int, dimensions: int) -> list[int] | None:
+    """The stored vector's int8 components zero-padded to ``dimensions``: what the table's vector index holds
+    (``storage.vector_index``). The index's distance is COSINE, which ignores the scale, so its cosine with a query
+    is the one ``QueryVector.cosine`` computes from the same blob: both halves of recall rank on one number.
+    None for a vector of another model (``decode``), or longer than the index's vectors."""
+    decoded = decode(blob, tag=tag)
+    if decoded is None or len(decoded[0]) > dimensions:
+        return None
+    components = decoded[0].tolist()
+    return components + [0] * (dimensions - len(components))
+
+
 try:
     _sumprod = math.sumprod  # type: ignore[attr-defined,unused-ignore]  # Python 3.12+: a C loop
 except AttributeError:  # Python 3.11

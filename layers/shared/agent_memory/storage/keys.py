@@ -35,6 +35,7 @@ import zlib
 DOC_HEAD = "doc"
 VERSION_PREFIX = "doc#v#"
 NOTE_PREFIX = "note#"
+VECTOR_PREFIX = "vec#"  # a note's vector as the table's vector index reads it (``storage.vector_index``)
 USAGE_SK = "usage"
 INJECTION_PREFIX = "inj#"
 ERASE_PREFIX = "erase#"
@@ -90,8 +91,13 @@ def note_sk(day: str, position: int) -> str:
     return f"note#{day}#{position:09d}"
 
 
+def vector_sk(day: str, position: int) -> str:
+    """The sort key of a note's indexed vector: beside the note in its partition, outside every ``note#`` range."""
+    return f"{VECTOR_PREFIX}{day}#{position:09d}"
+
+
 def parse_note_sk(sk: str) -> tuple[str, int]:
-    """``(day, position)`` of a note's sort key."""
+    """``(day, position)`` of a note's sort key (or of its indexed vector's)."""
     _, day, position = sk.split("#")
     return day, int(position)
 

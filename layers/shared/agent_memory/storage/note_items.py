@@ -12,7 +12,7 @@ from agent_memory.domain.notes import Note, Origin, parse_note_id
 from agent_memory.domain.provenance import in_note_order
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import DynamoDB, cancellation_codes, condition_failed
-from agent_memory.storage.keys import note_sk, parse_note_sk
+from agent_memory.storage.keys import note_sk, parse_note_sk, vector_sk
 
 # A superseded note's string set of the notes that superseded it, and a superseding note's set of the notes it
 # superseded (so that its delete takes its id out of theirs, ``superseded_links``).
@@ -71,6 +71,21 @@ def _link(table: str, scope: Scope, ident: str, sets: dict[str, set[str]], *, ac
             "ExpressionAttributeNames": {f"#{name}": name for name in names},
             "ExpressionAttributeValues": {f":{name}": {"SS": sorted(sets[name])} for name in names},
         }
+    }
+
+
+# The attribute the table's vector index reads (``storage.vector_index``): a list of numbers.
+INDEXED_VECTOR = "embedding"
+
+
+def vector_item(scope: Scope, day: str, position: int, numbers: list[int]) -> dict[str, Any]:
+    """A note's vector as the table's vector index reads it: an item of its own beside the note (``vec#<day>#<pos>``),
+    so that the note item, which recall's newest-notes Query reads and is billed for whole, does not grow by the
+    list (about 3 KB at 1,024 numbers)."""
+    return {
+        "pk": {"S": scope.key},
+        "sk": {"S": vector_sk(day, position)},
+        INDEXED_VECTOR: {"L": [{"N": str(number)} for number in numbers]},
     }
 
 

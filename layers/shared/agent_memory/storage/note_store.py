@@ -26,7 +26,7 @@ from agent_memory.storage.client import (
 )
 from agent_memory.storage.due_markers import MarkerWrite, fence_move, write_with_marker
 from agent_memory.storage.flush_store import completion_update
-from agent_memory.storage.keys import NOTE_PREFIX, day_sk, note_sk, notes_of_days
+from agent_memory.storage.keys import NOTE_PREFIX, day_sk, note_sk, notes_of_days, vector_sk
 from agent_memory.storage.note_fence import place_abandoned, settle_lost_note, unless_abandoned
 from agent_memory.storage.note_items import (
     SUPERSEDES,
@@ -37,6 +37,7 @@ from agent_memory.storage.note_items import (
     note_item,
     position_taken,
     unlinked_items,
+    vector_item,
 )
 from agent_memory.storage.usage_store import Quota, UsageStore, member_counter, notes_quota_error
 
@@ -86,13 +87,17 @@ class NoteStore:
         quota: Quota | None = None,
         *,
         vectors: Callable[[str], bytes | None] | None = None,
+        indexed: Callable[[bytes], list[int] | None] | None = None,
     ) -> None:
         """``vectors``: a note text's stored vector (``search.vectors``), or None when it cannot be had; given
-        when recall compares vectors from the table (an embedding model and no notes index)."""
+        when recall compares vectors from the table (an embedding model and no notes index). ``indexed``: the
+        numbers the table's vector index reads of a stored vector (``search.vectors.index_components``), written
+        with the note as an item of its own (``note_items.vector_item``)."""
         self._client = DynamoDB(client)
         self._table = table_name
         self.usage = UsageStore(client, table_name, quota)  # its counters move in the notes' own transactions
         self._vectors = vectors
+        self._indexed = indexed
 
     def vector_of(self, text: str) -> bytes | None:
         """The stored vector a note of ``text`` gets (``search.vectors``), or None: this store writes no vectors,
@@ -141,7 +146,8 @@ class NoteStore:
                 "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
             }
             completes = [completing(note)] if completing is not None else []
-            items = [{"Put": put}, unless_abandoned(usage, note), *completes, marker.item]
+            indexed = [{"Put": put} for put in self._vector_puts(scope, note, vector)]  # replaces a stale one
+            items = [{"Put": put}, unless_abandoned(usage, note), *completes, *indexed, marker.item]
             try:
                 write_with_marker(self._client, items, marker, write_id=write_id)
             except NothingWritten:  # cancelled for conflicts every time
@@ -244,6 +250,8 @@ class NoteStore:
             if not position_taken(error):
                 raise
             return  # loaded before (a resumed load): counted and marked then
+        for indexed in self._vector_puts(scope, note, vector):
+            self._client.put_item(**indexed)
         try:
             self._client.update_item(
                 TableName=self._table,
@@ -302,6 +310,10 @@ class NoteStore:
         else:
             raise StorageUnavailable("the note's delete kept meeting changes; nothing was deleted, try again")
         self.usage.give_back_note(scope, day, old, once=once)
+        if self._indexed is not None:  # its indexed vector goes too (a vector without its note is never answered)
+            self._client.delete_item(
+                TableName=self._table, Key={"pk": {"S": scope.key}, "sk": {"S": vector_sk(day, position)}}
+            )
         return True
 
     def days_before(self, scope: Scope, *, before: str, days: int) -> tuple[list[tuple[str, list[Note]]], bool]:
@@ -369,9 +381,24 @@ class NoteStore:
         A note deleted meanwhile is simply missing from the answer. Keys DynamoDB leaves unprocessed
         (throttling) are asked again, a few times, before the read counts as unavailable.
         """
+        return [KeyedNote(item["pk"]["S"], note_from_item(item)) for item in self._batch_get(scope, wanted, {})]
+
+    def texts_of(self, scope: Scope, wanted: list[tuple[str, int]]) -> list[NoteText]:
+        """What ranking reads of these notes (text, vector, conversation), as ``get_many`` reads notes: the notes the
+        vector index found beyond the newest ones read."""
+        projection = {
+            "ProjectionExpression": NoteText.projection(vectors=True, threads=True),
+            "ExpressionAttributeNames": _TEXT,
+        }
+        return [NoteText.of(item) for item in self._batch_get(scope, wanted, projection)]
+
+    def _batch_get(
+        self, scope: Scope, wanted: list[tuple[str, int]], projection: dict[str, Any]
+    ) -> list[dict[str, Any]]:
+        """The items of these notes that exist, in the order asked: one BatchGetItem, unprocessed keys asked again."""
         keys = [{"pk": {"S": scope.key}, "sk": {"S": note_sk(day, position)}} for day, position in wanted]
         found: dict[str, dict[str, Any]] = {}
-        request: dict[str, Any] = {self._table: {"Keys": keys}} if keys else {}
+        request: dict[str, Any] = {self._table: {"Keys": keys, **projection}} if keys else {}
         for attempt in range(_BATCH_GET_ATTEMPTS):
             if not request:
                 break
@@ -382,11 +409,7 @@ class NoteStore:
             request = answer.get("UnprocessedKeys") or {}
         if request:
             raise StorageUnavailable("memory storage is busy or unavailable; nothing was read, try again")
-        return [
-            KeyedNote(item["pk"]["S"], note_from_item(item))
-            for key in keys
-            if (item := found.get(key["sk"]["S"])) is not None
-        ]
+        return [item for key in keys if (item := found.get(key["sk"]["S"])) is not None]
 
     def newest_first(self, scope: Scope, *, first_day: str, last_day: str, limit: int) -> list[Note]:
         """The notes of ``first_day``..``last_day`` (inclusive), newest first, in one Query."""
@@ -414,7 +437,8 @@ class NoteStore:
             yield from (note_from_item(item) for item in page["Items"])
 
     def set_vector(self, scope: Scope, day: str, position: int, vector: bytes) -> bool:
-        """Store a note's vector (the vector fill); False if the note is gone meanwhile (nothing written)."""
+        """Store a note's vector (the vector fill), and its indexed vector where the table has a vector index; False
+        if the note is gone meanwhile (nothing written)."""
         try:
             self._client.update_item(
                 TableName=self._table,
@@ -427,7 +451,18 @@ class NoteStore:
             if condition_failed(error):
                 return False
             raise
+        for indexed in self._vector_puts(scope, (day, position), vector):
+            self._client.put_item(**indexed)
         return True
+
+    def _vector_puts(self, scope: Scope, place: Note | tuple[str, int], vector: bytes | None) -> list[dict[str, Any]]:
+        """The put of a note's indexed vector (``note_items.vector_item``), when the table has a vector index and the
+        note a vector of this model: none or one."""
+        numbers = self._indexed(vector) if self._indexed is not None and vector is not None else None
+        if numbers is None:
+            return []
+        day, position = (place.day, place.position) if isinstance(place, Note) else place
+        return [{"TableName": self._table, "Item": vector_item(scope, day, position, numbers)}]
 
     def count(self, scope: Scope) -> int:
         """How many notes the scope holds: a paged ``Select=COUNT`` Query (for the drift check)."""
