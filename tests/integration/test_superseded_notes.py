@@ -11,6 +11,9 @@ import pytest
 from agent_memory import bootstrap
 from agent_memory.domain.notes import Origin, parse_note_id
 from agent_memory.domain.scope import Scope
+from agent_memory.search.notes_index import IndexHit
+from agent_memory.storage.note_items import superseded_items
+from tests.fake_index import FakeNotesIndex
 from tests.fakes import FakeChatModel
 from tests.support.consolidation import PERSONAL, RUN_AT, Died, consolidate, days_ago, die_on
 from tests.support.faults import ScriptedClient, provide_clients
@@ -386,3 +389,32 @@ def test_a_fold_save_whose_answer_was_lost_supersedes_once(aws, model, lost_answ
     assert superseded_by(ids["tea"]) == [coffee]
     versions = manage("personal_versions", token=USER).body["versions"]
     assert [version["version"] for version in versions] == [2, 1]
+
+
+@pytest.mark.parametrize("path", ["table keyword", "table hybrid", "opensearch"])
+def test_recall_answers_the_best_current_matches_before_a_superseded_note(call, aws, request, path):
+    """With k asked and a superseded note among the k best, the current match ranked just below k is answered in
+    its place, on every path: the answer is widened in ``recall`` itself, above the paths."""
+    embedder = request.getfixturevalue("embedder") if path == "table hybrid" else None
+    index = FakeNotesIndex() if path == "opensearch" else None
+    if index is not None:
+        bootstrap.provide(notes_index=index)
+    tea, noon, coffee = (
+        call("remember", {"context": private(), "arguments": {"text": text}}).body["note"]
+        for text in ("likes tea", "drinks tea at noon with the team", "stopped drinking tea, coffee only now")
+    )
+    aws.transact_write_items(TransactItems=superseded_items("MemoryTable", PERSONAL, {tea["id"]: [coffee["id"]]}))
+    if index is not None:
+        index.hits = [
+            IndexHit(PERSONAL.key, note["day"], note["position"], 3.0 - n) for n, note in enumerate((tea, noon, coffee))
+        ]
+
+    def recall(k: int) -> list[dict]:
+        answer = call("recall", {"context": private(), "arguments": {"query": "tea", "k": k}})
+        assert answer.status == 200, answer
+        return answer.body["notes"]
+
+    assert {note["id"] for note in recall(2)} == {noon["id"], coffee["id"]}
+    assert [note["id"] for note in recall(3)][-1] == tea["id"]
+    if embedder is not None:  # the query embedded once a recall, however often it was widened
+        assert embedder.calls.count(["tea"]) == 2
