@@ -216,6 +216,25 @@ def test_a_fold_after_an_update_memory_still_supersedes(call, aws, model):
     assert [line["notes"] for line in provenance()["lines"]] == [[ids["lisbon"]], [ids["lisbon"], ids["office"]], []]
 
 
+def test_a_whole_document_rewrite_keeps_the_notes_of_the_lines_it_left_unchanged(aws, model):
+    ids = first_night(model)
+    novels = write_note(PERSONAL, days_ago(8), "reads novels")
+    rewritten = "- lives in Lisbon\n- likes tea a lot\n- Lisbon office on Fridays\n- reads novels"
+    model.reply = lambda system, prompt: rewritten  # text, not the edit tool: the rewrite fallback
+
+    consolidate(RUN_AT + timedelta(hours=1))
+
+    saved = manage("personal_version", path="/v1/memory/personal/document/versions/2", token=USER).body
+    assert saved["document"]["content"] == rewritten and saved["edits"] is None  # a rewrite, not edits
+    assert provenance()["lines"] == [
+        {"line": "- lives in Lisbon", "notes": [ids["lisbon"]]},
+        {"line": "- likes tea a lot", "notes": []},
+        {"line": "- Lisbon office on Fridays", "notes": [ids["lisbon"], ids["office"]]},
+        {"line": "- reads novels", "notes": []},
+    ]
+    assert superseded_by(ids["tea"]) is None and superseded_by(novels) is None  # a rewrite supersedes nothing
+
+
 def test_a_restore_keeps_the_notes_of_the_current_lines_it_brings_back_unchanged(aws, model):
     """The restored lines rest on the notes the current version's identical lines rest on, not on the old
     version's: those notes may have been superseded since (a line restored from before a fold would rest on a note
