@@ -11,9 +11,14 @@ import pytest
 from agent_memory import bootstrap
 from agent_memory.domain.notes import Origin, parse_note_id
 from agent_memory.domain.scope import Scope
+from agent_memory.search.notes_index import IndexHit
+from agent_memory.storage.note_items import superseded_items
+from tests.fake_index import FakeNotesIndex
+from tests.fakes import FakeChatModel
 from tests.support.consolidation import PERSONAL, RUN_AT, Died, consolidate, days_ago, die_on
 from tests.support.faults import ScriptedClient, provide_clients
 from tests.support.management import USER, local_auth, manage  # noqa: F401 - the fixture applies
+from tests.support.models import scripted_models
 from tests.support.people import delete
 from tests.support.scopes import TEAM, private, stored, write_note
 
@@ -153,7 +158,7 @@ def test_recall_ranks_a_superseded_note_below_every_current_match(call, aws, mod
     assert scores == sorted(scores, reverse=True)
 
 
-def test_the_provenance_route_answers_every_line_and_an_empty_list_for_a_hand_edit(aws, model):
+def test_the_provenance_route_answers_every_line_and_an_empty_list_for_a_line_written_by_hand(aws, model):
     ids = first_night(model)
     current = provenance()
 
@@ -167,8 +172,99 @@ def test_the_provenance_route_answers_every_line_and_an_empty_list_for_a_hand_ed
     assert manage("personal_put_document", body=body, token=USER).status == 200
     assert provenance() == {
         "version": 2,
-        "lines": [{"line": "- lives in Lisbon", "notes": []}, {"line": "- written by hand", "notes": []}],
+        "lines": [{"line": "- lives in Lisbon", "notes": [ids["lisbon"]]}, {"line": "- written by hand", "notes": []}],
     }
+
+
+def update_memory(call, content: str) -> None:
+    answer = call("update_memory", {"context": private(), "arguments": {"content": content}})
+    assert answer.status == 200, answer
+
+
+def test_an_update_memory_keeps_the_notes_of_the_lines_it_did_not_change(call, aws, model):
+    ids = first_night(model)
+
+    update_memory(call, "- lives in Lisbon\n- likes green tea\n- Lisbon office on Fridays\n- plays chess")
+
+    assert provenance()["lines"] == [
+        {"line": "- lives in Lisbon", "notes": [ids["lisbon"]]},
+        {"line": "- likes green tea", "notes": []},
+        {"line": "- Lisbon office on Fridays", "notes": [ids["lisbon"], ids["office"]]},
+        {"line": "- plays chess", "notes": []},
+    ]
+
+
+def test_an_update_memory_that_changes_no_line_keeps_every_lines_notes(call, aws, model):
+    ids = first_night(model)
+    before = provenance()["lines"]
+
+    update_memory(call, "\n".join(line["line"] for line in before))
+    update_memory(call, "\n".join(line["line"] for line in before))
+
+    assert provenance() == {"version": 3, "lines": before}
+    assert before[1] == {"line": "- likes tea", "notes": [ids["tea"]]}
+
+
+def test_a_fold_after_an_update_memory_still_supersedes(call, aws, model):
+    ids = first_night(model)
+    update_memory(call, "- lives in Lisbon\n- likes tea\n- Lisbon office on Fridays\n- plays chess")
+    coffee = write_note(PERSONAL, days_ago(8), "stopped drinking tea, coffee only")
+
+    second_night(model, [{"op": "delete", "line": "- likes tea", "notes": [coffee]}])
+
+    assert superseded_by(ids["tea"]) == [coffee]
+    assert [line["notes"] for line in provenance()["lines"]] == [[ids["lisbon"]], [ids["lisbon"], ids["office"]], []]
+
+
+def test_a_whole_document_rewrite_keeps_the_notes_of_the_lines_it_left_unchanged(aws, model):
+    ids = first_night(model)
+    novels = write_note(PERSONAL, days_ago(8), "reads novels")
+    rewritten = "- lives in Lisbon\n- likes tea a lot\n- Lisbon office on Fridays\n- reads novels"
+    model.reply = lambda system, prompt: rewritten  # text, not the edit tool: the rewrite fallback
+
+    consolidate(RUN_AT + timedelta(hours=1))
+
+    saved = manage("personal_version", path="/v1/memory/personal/document/versions/2", token=USER).body
+    assert saved["document"]["content"] == rewritten and saved["edits"] is None  # a rewrite, not edits
+    assert provenance()["lines"] == [
+        {"line": "- lives in Lisbon", "notes": [ids["lisbon"]]},
+        {"line": "- likes tea a lot", "notes": []},
+        {"line": "- Lisbon office on Fridays", "notes": [ids["lisbon"], ids["office"]]},
+        {"line": "- reads novels", "notes": []},
+    ]
+    assert superseded_by(ids["tea"]) is None and superseded_by(novels) is None  # a rewrite supersedes nothing
+
+
+def test_a_restore_keeps_the_notes_of_the_current_lines_it_brings_back_unchanged(aws, model):
+    """The restored lines rest on the notes the current version's identical lines rest on, not on the old
+    version's: those notes may have been superseded since (a line restored from before a fold would rest on a note
+    the fold retired), and the current version's are what later folds have kept true."""
+    ids = first_night(model)
+    body = {"content": "- lives in Porto\n- likes tea", "expected_version": 1}
+    assert manage("personal_put_document", body=body, token=USER).status == 200
+
+    path = "/v1/memory/personal/document/versions/1/restore"
+    assert manage("personal_restore", path=path, body={"expected_version": 2}, token=USER).status == 200
+
+    assert provenance() == {
+        "version": 3,
+        "lines": [
+            {"line": "- lives in Lisbon", "notes": []},
+            {"line": "- likes tea", "notes": [ids["tea"]]},
+            {"line": "- Lisbon office on Fridays", "notes": []},
+        ],
+    }
+
+
+def test_a_compression_keeps_the_notes_of_the_lines_it_left_unchanged(call, aws, model):
+    ids = first_night(model)
+    compressing = FakeChatModel(reply=lambda system, prompt: "- lives in Lisbon\n- likes tea\n- " + "chess " * 1000)
+    scripted_models().compression = compressing
+
+    update_memory(call, "- lives in Lisbon\n- likes tea\n- Lisbon office on Fridays\n- " + "chess games " * 2200)
+
+    assert compressing.calls
+    assert [line["notes"] for line in provenance()["lines"]] == [[ids["lisbon"]], [ids["tea"]], []]
 
 
 def test_the_provenance_route_serves_a_team_and_refuses_a_non_member(aws, model):
@@ -312,3 +408,32 @@ def test_a_fold_save_whose_answer_was_lost_supersedes_once(aws, model, lost_answ
     assert superseded_by(ids["tea"]) == [coffee]
     versions = manage("personal_versions", token=USER).body["versions"]
     assert [version["version"] for version in versions] == [2, 1]
+
+
+@pytest.mark.parametrize("path", ["table keyword", "table hybrid", "opensearch"])
+def test_recall_answers_the_best_current_matches_before_a_superseded_note(call, aws, request, path):
+    """With k asked and a superseded note among the k best, the current match ranked just below k is answered in
+    its place, on every path: the answer is widened in ``recall`` itself, above the paths."""
+    embedder = request.getfixturevalue("embedder") if path == "table hybrid" else None
+    index = FakeNotesIndex() if path == "opensearch" else None
+    if index is not None:
+        bootstrap.provide(notes_index=index)
+    tea, noon, coffee = (
+        call("remember", {"context": private(), "arguments": {"text": text}}).body["note"]
+        for text in ("likes tea", "drinks tea at noon with the team", "stopped drinking tea, coffee only now")
+    )
+    aws.transact_write_items(TransactItems=superseded_items("MemoryTable", PERSONAL, {tea["id"]: [coffee["id"]]}))
+    if index is not None:
+        index.hits = [
+            IndexHit(PERSONAL.key, note["day"], note["position"], 3.0 - n) for n, note in enumerate((tea, noon, coffee))
+        ]
+
+    def recall(k: int) -> list[dict]:
+        answer = call("recall", {"context": private(), "arguments": {"query": "tea", "k": k}})
+        assert answer.status == 200, answer
+        return answer.body["notes"]
+
+    assert {note["id"] for note in recall(2)} == {noon["id"], coffee["id"]}
+    assert [note["id"] for note in recall(3)][-1] == tea["id"]
+    if embedder is not None:  # the query embedded once a recall, however often it was widened
+        assert embedder.calls.count(["tea"]) == 2

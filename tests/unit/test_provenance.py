@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent_memory.domain.edits import Edited, apply
-from agent_memory.domain.provenance import Followed, follow, in_note_order
+from agent_memory.domain.provenance import Followed, carried, follow, in_note_order
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.document_store import supersession_within
 from agent_memory.storage.keys import note_sk
@@ -150,7 +150,53 @@ def test_exactly_the_retired_lines_notes_that_no_line_cites_are_superseded_by_th
     assert followed.superseded == expected
 
 
-def test_edits_that_no_longer_quote_the_document_leave_its_lines_without_notes():
+def test_edits_that_no_longer_quote_the_document_supersede_nothing_and_save_as_a_rewrite():
     edits = [{"op": "delete", "line": "- likes [redacted: email]", "notes": ["n.1"]}]
 
-    assert follow(BEFORE, NOTES, edits, BEFORE) == Followed([[], [], [], [], []])
+    assert follow(BEFORE, NOTES, edits, BEFORE.replace("- likes tea", "- likes [redacted: email]")) == Followed(
+        [[], ["d.1"], [], ["d.1", "d.3"], []]
+    )
+
+
+def test_a_whole_document_keeps_the_notes_of_its_unchanged_lines_and_none_for_the_rest():
+    saved = "# Memory\n- lives in Lisbon\n- likes green tea\n- written by hand\n- Lisbon office on Fridays\n"
+
+    assert carried(BEFORE, NOTES, saved) == [[], ["d.1"], [], [], ["d.1", "d.3"], []]
+    assert carried(BEFORE, None, saved) == [[], [], [], [], [], []]
+    assert carried(BEFORE, NOTES, "") == []
+
+
+def test_each_line_of_the_old_document_lends_its_notes_once_in_order():
+    before = "- a\n- b\n- a"
+    notes = [["n.1"], ["n.2"], ["n.3"]]
+
+    assert carried(before, notes, "- a\n- a\n- a\n- b") == [[], [], ["n.1"], ["n.2"]]  # the longest run kept
+    assert carried(before, notes, "- b\n- a") == [["n.2"], ["n.3"]]
+
+
+def test_a_compressed_fold_keeps_the_notes_of_the_edited_lines_it_holds_unchanged():
+    result = edited([{"op": "delete", "line": "- likes tea", "notes": ["n.1"]}])
+
+    followed = follow(BEFORE, NOTES, result.edits, "# Memory\n- Lisbon office on Fridays")
+
+    assert followed.line_notes == [[], ["d.1", "d.3"]]
+    assert followed.superseded == {"d.2": ["n.1"]}
+
+
+@given(
+    st.lists(st.sampled_from(["", "# Memory", "- a", "- b", "- c"]), max_size=8),
+    st.lists(st.sampled_from(["", "# Memory", "- a", "- b", "- d"]), max_size=8),
+)
+def test_every_line_keeps_the_notes_of_an_identical_old_line_each_lent_at_most_once(old, new):
+    old, new = ["# Memory", *old], ["# Memory", *new]  # a document of one blank line is the empty one
+    notes = [[f"2026-12-01.{n}"] for n in range(len(old))]
+
+    kept = carried("\n".join(old), notes, "\n".join(new))
+
+    lent = [ident for line_notes in kept for ident in line_notes]
+    assert len(lent) == len(set(lent))
+    for line, line_notes in zip(new, kept, strict=True):
+        assert all(old[int(ident.split(".")[1])] == line for ident in line_notes)
+    unchanged = min(len(old), len(new))
+    if old[:unchanged] == new[:unchanged]:  # a document saved with lines added or taken off its end
+        assert kept[:unchanged] == notes[:unchanged]

@@ -176,7 +176,7 @@ class MemoryService:
         give_up_at = time.monotonic() + UNVERSIONED_WRITE_BUDGET_S
         while True:
             attempt += 1
-            # A versioned write reads nothing first: the transaction's condition on the head refuses a stale one.
+            # A versioned write reads no head first: the transaction's condition on the head refuses a stale one.
             base = (
                 expected_version
                 if expected_version is not None

@@ -57,9 +57,13 @@ gathers its best ``MEMORY_RERANK_CANDIDATES`` instead of ``k``, reads them whole
 orders them; the ``k`` it finds most relevant are answered with its relevance scores (0..1), in the same
 ``mode``. When it times out or fails, the path's own first ``k`` are answered, as without it.
 
-**Superseded notes** (``domain.provenance``) come after every current note a path found, whatever their score
-(lowered to the lowest current score when it was higher): a note a fold replaced in the document is still
-recalled, never above what replaced it.
+**Superseded notes** (``domain.provenance``) come after every current note, whatever their score (lowered to
+the lowest current score when it was higher): a note a fold replaced in the document is still recalled, never
+above what replaced it, nor in the place of a current match. So when some of the ``k`` notes a path answers
+are superseded, the path is asked again for as many more as are missing (``current_best``, in ``recall``
+itself, whichever path answers), up to the candidates the paths rank anyway (``CANDIDATE_WINDOW``, or the
+reranker's window): a superseded note is answered only when fewer than ``k`` current notes match. The query
+is embedded once and the table's rows read once for all the asks; the index is searched again, once per ask.
 
 Fail closed: every note about to be returned is checked against the scope once more (its stored
 partition key), whatever path found it; a foreign one is dropped and logged, never returned.
@@ -67,8 +71,9 @@ partition key), whatever path found it; a foreign one is dropped and logged, nev
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from agent_memory.basics.clock import utc_now
 from agent_memory.basics.errors import EmbeddingUnavailable
@@ -78,6 +83,7 @@ from agent_memory.domain.shapes import Recalled, ScoredNote
 from agent_memory.recall.index_path import rank_index
 from agent_memory.recall.neighbours import SPAN
 from agent_memory.recall.ranking import FUSION_POOL, Tuning, rank_rows
+from agent_memory.recall.selection import CANDIDATE_WINDOW
 from agent_memory.search.vectors import QueryVector
 from agent_memory.storage.note_items import KeyedNote, NoteText
 from agent_memory.storage.note_store import NoteStore
@@ -90,6 +96,17 @@ if TYPE_CHECKING:  # given, never built here: their modules load only where an i
 
 # The keyword fallback reads at most this many of the scope's newest notes (see the module docstring).
 KEYWORD_MAX_NOTES = 2000
+
+
+@dataclass
+class _Reads:
+    """What one recall has read, kept while its answer is widened (``current_best``): the query is embedded once,
+    the table's rows are read once, and an index that failed is not asked again."""
+
+    path: Literal["opensearch", "dynamodb"] = "opensearch"
+    embedded: bool = False
+    vector: list[float] | None = None
+    rows: list[NoteText] | None = None  # the caller's own (another scope's were set aside as read)
 
 
 @dataclass
@@ -110,25 +127,31 @@ class RecallService:
     vector_index: NoteVectorIndex | None = None
 
     def recall(self, scope: Scope, query: str, *, k: int) -> Recalled:
-        """The index when it is configured and answers; the table's keyword fallback otherwise (degrade, never fail)."""
-        result: Recalled | None = None
-        if self.index is not None:
-            try:
-                result, path = self._indexed(self.index, scope, query, k), "opensearch"
-            except Exception:  # noqa: BLE001 - any index fault (down, timeout, bad answer) degrades to the table
-                logger.warning("the notes index failed; answering from DynamoDB", exc_info=True)
-                metrics.add_metric(name="RecallIndexFailed", unit="Count", value=1)
-        if result is None:
-            result, path = self._table(scope, query, k), "dynamodb"
-        result = result.model_copy(update={"notes": current_first(result.notes)})
+        """The ``k`` best current notes, superseded ones after them (``current_best``), from whichever path
+        answers (``_gathered``)."""
+        reads = _Reads()
+        bound = max(self._window(k), CANDIDATE_WINDOW)
+        result = current_best(lambda wanted: self._gathered(scope, query, wanted, reads), k, bound=bound)
         metrics.add_metric(name=f"Recall{result.mode.title()}", unit="Count", value=1)
         logger.info(
             "recall answered",
-            extra={"scope": scope.kind, "mode": result.mode, "path": path, "hits": len(result.notes)},
+            extra={"scope": scope.kind, "mode": result.mode, "path": reads.path, "hits": len(result.notes)},
         )
         return result
 
-    def _indexed(self, index: NotesIndex, scope: Scope, query: str, k: int) -> Recalled:
+    def _gathered(self, scope: Scope, query: str, k: int, reads: _Reads) -> Recalled:
+        """The ``k`` best candidates of the index when it is configured and answers; of the table otherwise
+        (degrade, never fail)."""
+        if self.index is not None and reads.path == "opensearch":
+            try:
+                return self._indexed(self.index, scope, query, k, reads)
+            except Exception:  # noqa: BLE001 - any index fault (down, timeout, bad answer) degrades to the table
+                logger.warning("the notes index failed; answering from DynamoDB", exc_info=True)
+                metrics.add_metric(name="RecallIndexFailed", unit="Count", value=1)
+        reads.path = "dynamodb"
+        return self._table(scope, query, k, reads)
+
+    def _indexed(self, index: NotesIndex, scope: Scope, query: str, k: int, reads: _Reads) -> Recalled:
         """The index's candidates through the shared steps (``recall.index_path``), then the notes read whole
         from the table.
 
@@ -137,7 +160,7 @@ class RecallService:
         """
         wanted = self._window(k)
         ranking = rank_index(
-            index, scope.key, query, vector=self._query_vector(query), today=utc_now().date(), k=wanted,
+            index, scope.key, query, vector=self._query_vector(query, reads), today=utc_now().date(), k=wanted,
             tuning=self.tuning, around=lambda hits: self._around(scope, hits),
         )  # fmt: skip
         best = dict(ranking.slots)
@@ -159,18 +182,19 @@ class RecallService:
         _dropped_foreign(scope, len(rows) - len(own))
         return own
 
-    def _query_vector(self, query: str) -> list[float] | None:
-        """The query's embedding, or None (no model, or it failed: BM25 answers alone)."""
-        if self.embedder is None:
-            return None
+    def _query_vector(self, query: str, reads: _Reads) -> list[float] | None:
+        """The query's embedding, or None (no model, or it failed: BM25 answers alone); asked once a recall."""
+        if self.embedder is None or reads.embedded:
+            return reads.vector
+        reads.embedded = True
         try:
-            return self.embedder.embed([query])[0]
+            reads.vector = self.embedder.embed([query])[0]
         except EmbeddingUnavailable as error:
             logger.warning("embedding the query failed; answering with BM25 alone", extra={"why": error.message})
             metrics.add_metric(name="RecallEmbeddingFailed", unit="Count", value=1)
-            return None
+        return reads.vector
 
-    def _table(self, scope: Scope, query: str, k: int) -> Recalled:
+    def _table(self, scope: Scope, query: str, k: int, reads: _Reads) -> Recalled:
         """The shared steps (``recall.ranking.rank_rows``) over the scope's newest notes, then the k best read
         whole: two requests (and the query's embedding).
 
@@ -178,13 +202,16 @@ class RecallService:
         the whole notes are checked again on their way out.
         """
         tag = self.vector_tag
-        vector = self._query_vector(query) if tag is not None else None
-        rows = self.notes.newest_texts(
-            scope, limit=self.keyword_max_notes, vectors=vector is not None, threads=self.tuning.neighbours > 0
-        )
-        if vector is not None and self.vector_index is not None:
-            rows = rows + self._older_nearest(self.vector_index, scope, vector, rows, k)
-        own = [row for row in rows if row.pk == scope.key]
+        vector = self._query_vector(query, reads) if tag is not None else None
+        if reads.rows is None:
+            rows = self.notes.newest_texts(
+                scope, limit=self.keyword_max_notes, vectors=vector is not None, threads=self.tuning.neighbours > 0
+            )
+            if vector is not None and self.vector_index is not None:  # read once: its pool is wider than any widening
+                rows = rows + self._older_nearest(self.vector_index, scope, vector, rows, k)
+            reads.rows = [row for row in rows if row.pk == scope.key]
+            _dropped_foreign(scope, len(rows) - len(reads.rows))
+        own = reads.rows
         order, mode = rank_rows(
             query,
             own,
@@ -197,8 +224,7 @@ class RecallService:
         best = {(own[n].day, own[n].position): score for n, score in order}
         notes = self.notes.get_many(scope, list(best))
         hits = [(keyed, best[keyed.note.day, keyed.note.position]) for keyed in notes]
-        kept = _only_in_scope(scope, hits, already_dropped=len(rows) - len(own))
-        return Recalled(notes=self._reranked(query, kept, k), mode=mode)
+        return Recalled(notes=self._reranked(query, _only_in_scope(scope, hits), k), mode=mode)
 
     def _older_nearest(
         self, index: NoteVectorIndex, scope: Scope, vector: list[float], rows: list[NoteText], k: int
@@ -231,6 +257,23 @@ class RecallService:
         if order is None:
             return hits[:k]
         return [hits[place].model_copy(update={"score": round(relevance, 6)}) for place, relevance in order]
+
+
+def current_best(gather: Callable[[int], Recalled], k: int, *, bound: int) -> Recalled:
+    """The answer of ``gather(k)`` (a path's ``k`` best candidates) with its superseded notes after its current
+    ones (``current_first``). While some of what it gathered are superseded and fewer than ``k`` are current, it
+    is gathered again, the pool widened by as many as are missing, up to ``bound``: the current notes answered
+    are then the best current ones, not those that happened to rank among the first ``k``. A gathering that
+    answers fewer than asked has no more to give."""
+    wanted = k
+    result = gather(wanted)
+    while True:
+        current = sum(1 for hit in result.notes if hit.superseded_by is None)
+        if current >= k or len(result.notes) < wanted or wanted >= bound:
+            break
+        wanted = min(bound, wanted + k - current)
+        result = gather(wanted)
+    return result.model_copy(update={"notes": current_first(result.notes)[:k]})
 
 
 def current_first(hits: list[ScoredNote]) -> list[ScoredNote]:

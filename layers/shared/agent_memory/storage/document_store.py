@@ -15,7 +15,7 @@ from agent_memory.domain.document import EMPTY_DOCUMENT, Author, Document, Reaso
 from agent_memory.domain.edits import RECORDED_TEXTS
 from agent_memory.domain.fold import Fold
 from agent_memory.domain.notes import note_id
-from agent_memory.domain.provenance import Followed, LineNotes, follow, in_note_order
+from agent_memory.domain.provenance import Followed, LineNotes, carried, follow, in_note_order
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.text_pipeline import StoredText, checked
 from agent_memory.storage.client import DynamoDB, cancellation_codes, cancelled_item, request_token
@@ -147,7 +147,9 @@ class DocumentStore:
         moves the scope's character counter in the same transaction; its failed condition is the quota's refusal.
         ``prune``: a version that leaves the kept history (``document.HISTORY_VERSIONS``), deleted in the same
         transaction. Raises VersionConflict when the head is no longer at ``expected_version``; nothing is written
-        then.
+        then. Which notes each line rests on (``domain.provenance``: the fold's edits, or the lines any other save
+        kept unchanged) is worked out from version ``expected_version``, read once (a consistent GetItem), and
+        recorded with the version when a line rests on a note.
 
         The version carries ``write_id`` (one per logical write, however often it is sent): when a save whose
         answer was lost is sent again (by botocore, or by the caller's own retry), its version item's
@@ -172,7 +174,6 @@ class DocumentStore:
         version_item = {**attributes, "sk": {"S": version_sk(document.version)}}
         if folded_note_ids:
             version_item["folded_note_ids"] = {"L": [{"S": note_id} for note_id in folded_note_ids]}
-        followed = Followed([])
         if fold is not None and fold.edits is not None:
             for edit in fold.edits:  # an edit's texts are stored with the version: the pipeline's too
                 for key in RECORDED_TEXTS:
@@ -180,8 +181,10 @@ class DocumentStore:
                         checked(edit[key])
             version_item["edits"] = {"S": json.dumps(fold.edits, ensure_ascii=False, separators=(",", ":"))}
             followed = follow(*self._provenance_at(scope, expected_version), fold.edits, content)
-            if any(followed.line_notes):
-                version_item[LINE_NOTES] = {"S": json.dumps(followed.line_notes, separators=(",", ":"))}
+        else:  # a whole document (by hand, a restore, a compression, a rewrite): its unchanged lines keep their notes
+            followed = Followed(carried(*self._provenance_at(scope, expected_version), content))
+        if any(followed.line_notes):
+            version_item[LINE_NOTES] = {"S": json.dumps(followed.line_notes, separators=(",", ":"))}
         items = [
             {
                 "Put": {
@@ -239,7 +242,7 @@ class DocumentStore:
 
     def _provenance_at(self, scope: Scope, version: int) -> tuple[str, LineNotes | None]:
         """Version ``version``'s content and the notes each of its lines rests on (None: none recorded), read
-        consistently: the fold saves on condition that the head is still at that version."""
+        consistently: every save is on condition that the head is still at that version."""
         if version == 0:
             return "", None
         item = (
