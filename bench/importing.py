@@ -3,7 +3,7 @@
 
 Each page is a ``notes/1`` request of 500 distinct notes (no near-duplicate is skipped) two hours apart,
 sent by one client after the other, as the migration command sends them; the figures are the pages' wall time
-(the stack's HTTP, the text pipeline, two DynamoDB requests and the import record's step per note, on embedded
+(the stack's HTTP, the text pipeline, two DynamoDB requests and the note's outcome item per note, on embedded
 moto), the notes a second, and a repeat of the first page (its receipt answered, nothing written). Without an
 embedding model: with ``local:minilm`` each note is embedded too.
 

@@ -12,6 +12,7 @@ from local.token import mint
 from tests.events import event_body
 from tests.fakes import FakeChatModel
 from tests.support.management import (
+    ADMIN,
     local_auth,  # noqa: F401 - the fixture applies here
 )
 from tests.support.models import scripted_models
@@ -167,3 +168,54 @@ def test_an_erase_that_died_after_its_notes_went_still_voids_their_records(
     assert second.body["erased"] == {"notes": 1, "versions": 0, "other": 2}
     assert SECRET_PLAN not in stored(aws)
     assert [sk for sk in partition(aws, TEAM) if sk.startswith(("idem#", "inj#"))] == []
+
+
+def extract_in_team(call, user, *facts_cited):
+    """An extraction in the team's thread ``t-<user>`` by ``user`` that writes ``facts_cited``; its note ids."""
+    scripted_models().extraction = FakeChatModel(
+        reply=lambda s, p: {"facts": [{"text": text, "messages": [0]} for text in facts_cited]}
+    )
+    body = event_body("extract")
+    body["context"] = shared("w-3", user=user, thread=f"t-{user}")
+    answer = call("extract", body)
+    assert answer.status == 200 and answer.body["status"] in ("written", "duplicate"), answer.body
+    return body, [note["id"] for note in answer.body["notes"]]
+
+
+def claim_note_ids(aws) -> dict[str, list[str]]:
+    items = aws.query(
+        TableName="MemoryTable",
+        KeyConditionExpression="pk = :p AND begins_with(sk, :e)",
+        ExpressionAttributeValues={":p": {"S": TEAM.key}, ":e": {"S": "extract#"}},
+    )["Items"]
+    return {item["sk"]["S"]: [one["S"] for one in item.get("note_ids", {}).get("L", [])] for item in items}
+
+
+def test_a_members_erase_voids_the_extraction_claims_of_their_notes(call, aws):
+    extract_in_team(call, "u-2", "u-2 moves to Porto in May")
+    extract_in_team(call, "u-1", SECRET_PLAN)
+
+    receipt = delete("/v1/memory/workspaces/w-3/notes", token=MEMBER, query={"author": "me"})
+
+    assert receipt.body["erased"] == {"notes": 1, "versions": 0, "other": 1}
+    assert list(claim_note_ids(aws)) == ["extract#t-u-1#" + event_body("extract")["extraction_id"]]
+
+
+def test_a_dashboard_delete_takes_the_note_id_out_of_its_extraction_claim(call, aws):
+    body, (kept, gone) = extract_in_team(call, "u-1", SECRET_PLAN, "u-1 prefers tea over coffee")
+
+    assert delete(f"/v1/memory/workspaces/w-3/notes/{gone}").status == 204
+
+    assert list(claim_note_ids(aws).values()) == [[kept]]
+    again = call("extract", body).body
+    assert again["status"] == "duplicate" and [note["id"] for note in again["notes"]] == [kept]
+    assert delete(f"/v1/memory/workspaces/w-3/notes/{kept}").status == 204
+    assert claim_note_ids(aws) == {}  # it names no note any more: it goes, as a flush claim does
+
+
+def test_an_erase_of_the_scope_takes_every_extraction_claim(call, aws):
+    extract_in_team(call, "u-1", SECRET_PLAN)
+
+    assert delete("/v1/memory/workspaces/w-3", token=ADMIN).status == 200
+
+    assert partition(aws, TEAM) == []

@@ -5,6 +5,7 @@ idempotent by ``import_id``, resumable, and never touching another scope."""
 from __future__ import annotations
 
 import itertools
+import json
 from datetime import UTC, datetime
 
 import pytest
@@ -16,7 +17,7 @@ from agent_memory.storage.import_records import ImportRecords
 from tests.support.consolidation import consolidate
 from tests.support.imports import notes_body, post_import, stored_notes
 from tests.support.management import local_auth  # noqa: F401 - the fixture applies
-from tests.support.people import export_all, fill, get, partition
+from tests.support.people import delete, export_all, fill, get, partition
 from tests.support.scopes import private, shared
 
 PERSONAL = Scope("personal", "u-1")
@@ -242,7 +243,7 @@ class RecordsRacedByAnotherCall(ImportRecords):
 
     def begin(self, scope, import_id, fingerprint, *, now_epoch):
         progress = super().begin(scope, import_id, fingerprint, now_epoch=now_epoch)
-        self.step(scope, import_id, progress.done, ["r", 0, "invalid_input", "the other call's outcome"])
+        self.step(progress, progress.done, ["r", 0, "invalid_input", "the other call's outcome"])
         return progress
 
 
@@ -289,3 +290,48 @@ def test_imported_notes_over_a_week_old_are_folded_by_the_next_nights_run(aws, m
     assert folded["Training for the Porto half marathon"]["consolidated"] is False  # today's: not due yet
     document = get("/v1/memory/personal/document").body["document"]["content"]
     assert "Allergic to penicillin" in document and "Porto" not in document
+
+
+def test_each_notes_outcome_is_a_small_item_of_its_own_whatever_the_imports_size(aws):
+    """A note's transaction writes its outcome, a few dozen bytes (2 write units), not the import's growing
+    record; the receipt is kept on the record once, and an erase of the scope takes the outcomes with it."""
+    history = [
+        {"text": f"Fact number {n} about the trip", "created_at": f"2026-09-02T08:{n:02d}:00Z"} for n in range(40)
+    ]
+
+    answer = post_import("users", "u-1", notes_body("p1", history))
+
+    items = aws.query(
+        TableName="MemoryTable",
+        KeyConditionExpression="pk = :p AND begins_with(sk, :i)",
+        ExpressionAttributeValues={":p": {"S": PERSONAL.key}, ":i": {"S": "imp"}},
+    )["Items"]
+    outcomes = [item for item in items if item["sk"]["S"].startswith("imp#p1#")]
+    assert answer.status == 200 and len(answer.body["notes"]) == len(outcomes) == 40
+    assert max(len(json.dumps(item)) for item in outcomes) < 200  # the 40th no bigger than the first: < 1 KB
+    assert post_import("users", "u-1", notes_body("p1", history)).body == answer.body
+    assert delete("/v1/memory/personal").status == 200
+    assert partition(aws, PERSONAL) == []
+
+
+def test_once_the_import_has_expired_the_same_id_imports_again_past_its_old_outcomes(aws):
+    """The TTL removes records late: an expired record is begun afresh, and its outcomes left behind are
+    neither read as this import's nor in the way of its own."""
+    post_import("users", "u-1", notes_body("p1", HISTORY))
+    for item in aws.query(
+        TableName="MemoryTable",
+        KeyConditionExpression="pk = :p AND begins_with(sk, :i)",
+        ExpressionAttributeValues={":p": {"S": PERSONAL.key}, ":i": {"S": "imp"}},
+    )["Items"]:
+        aws.update_item(
+            TableName="MemoryTable",
+            Key={"pk": item["pk"], "sk": item["sk"]},
+            UpdateExpression="SET expires_at = :past",
+            ExpressionAttributeValues={":past": {"N": "1000"}},
+        )
+
+    again = post_import("users", "u-1", notes_body("p1", HISTORY))
+
+    assert again.status == 200 and again.body["notes"] == []  # run again: each note skipped as one already held
+    assert sorted(skipped["index"] for skipped in again.body["skipped"]) == [0, 1, 2, 3]
+    assert len(stored_notes(aws, PERSONAL.key)) == 4

@@ -48,7 +48,7 @@ from agent_memory.domain.text_pipeline import DOCUMENT, NOTE, prepare
 from agent_memory.memory.service import MemoryService
 from agent_memory.search.near_duplicates import text_key
 from agent_memory.storage.client import cancellation_codes
-from agent_memory.storage.import_records import ImportRecords
+from agent_memory.storage.import_records import ImportRecords, Progress
 from agent_memory.storage.note_store import NoteStore
 
 # The most notes one request carries: a larger import is sent in pages, each its own request and import_id.
@@ -102,7 +102,7 @@ class Importer:
         version = progress.document_version
         if command.document is not None and version is None:
             version = self._document(command)
-            self.records.document_saved(scope, command.import_id, version)
+            self.records.document_saved(progress, version)
         log = list(progress.log)
         held = self._held(scope) if len(log) < len(command.notes) else {}
         ordered = sorted(command.notes, key=lambda note: (note.created, note.index))
@@ -113,8 +113,8 @@ class Importer:
                     f"the import wrote {len(log)} of its {len(command.notes)} notes within this call's time; "
                     "send the same request again (the same import_id and body) to continue"
                 )
-            log.append(self._one(command, note, len(log), held))
-        self.records.finish(scope, command.import_id)
+            log.append(self._one(command, note, progress, len(log), held))
+        self.records.finish(progress, log)
         receipt = receipt_of(log, version)
         metrics.add_metric(name="NotesImported", unit="Count", value=len(receipt.notes))
         logger.info(
@@ -150,9 +150,10 @@ class Importer:
                 held.setdefault(key, note_id(row.day, row.position))
         return held
 
-    def _one(self, command: ImportCommand, note: NoteToImport, done: int, held: dict[frozenset[str], str]) -> Any:
+    def _one(
+        self, command: ImportCommand, note: NoteToImport, progress: Progress, done: int, held: dict[frozenset[str], str]
+    ) -> Any:
         """Note number ``done`` (in time order): written, skipped or refused, its outcome recorded with it."""
-        scope, import_id = command.scope, command.import_id
         outcome: list[Any]
         try:
             prepared = prepare(note.text, "import", NOTE, extra=self.redact_extra)
@@ -164,7 +165,7 @@ class Importer:
                 outcome = ["s", note.index, [held[key]]]
             else:
                 try:
-                    written = self._append(command, note, prepared.text, done)
+                    written = self._append(command, note, prepared.text, progress, done)
                 except NotesQuotaExceeded:
                     message = (
                         f"{note.created.date().isoformat()} already holds the notes a day may hold "
@@ -177,20 +178,24 @@ class Importer:
                     if key:
                         held[key] = written.id
                     return ["n", note.index, written.id]
-        if not self.records.step(scope, import_id, done, outcome):
+        if not self.records.step(progress, done, outcome):
             raise _busy()
         return outcome
 
-    def _append(self, command: ImportCommand, note: NoteToImport, text: Any, done: int) -> Note:
+    def _append(self, command: ImportCommand, note: NoteToImport, text: Any, progress: Progress, done: int) -> Note:
         """``NoteStore.append`` at the note's instant, its outcome recorded in the note's own transaction."""
-        scope, import_id = command.scope, command.import_id
 
         def completing(written: Note) -> dict[str, Any]:
-            return self.records.step_item(scope, import_id, done, ["n", note.index, written.id])
+            return self.records.step_item(progress, done, ["n", note.index, written.id])
 
         try:
             return self.notes.append(
-                scope, created=note.created, text=text, source=note.source, origin=note.origin, completing=completing
+                command.scope,
+                created=note.created,
+                text=text,
+                source=note.source,
+                origin=note.origin,
+                completing=completing,
             )
         except ClientError as error:
             if cancellation_codes(error)[_COMPLETING : _COMPLETING + 1] == ["ConditionalCheckFailed"]:

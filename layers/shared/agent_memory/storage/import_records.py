@@ -1,17 +1,19 @@
-"""One import's record (``import#<import_id>`` in the scope's partition, docs/storage.md): what makes an import
-idempotent by its id and resumable after a timeout.
+"""One import's record (``import#<import_id>`` in the scope's partition, docs/storage.md) and its notes'
+outcomes (``imp#<import_id>#<n>``): what makes an import idempotent by its id and resumable after a timeout.
 
-The record holds the request's ``fingerprint``, ``done`` (how many of the import's notes, in the order they
-are written, have an outcome), ``log`` (one entry per outcome: written, skipped or refused), the
-``document_version`` an imported document was saved as, and ``finished`` once every note has its outcome (the
-receipt is the log's: the same log answers the same receipt, whichever call reads it). Each outcome moves
-``done`` from ``n`` to ``n + 1`` on condition it is still ``n``: a written note moves it inside the note's own
+The record holds the request's ``fingerprint``, the ``document_version`` an imported document was saved as,
+and, once every note has its outcome, ``finished`` and the receipt's ``log`` (one entry per outcome: written,
+skipped or refused), written once. Each note's outcome is its own small item, number ``n`` in the order the
+notes are written, put on condition that it is not there yet: a written note puts it inside the note's own
 transaction (``step_item``, the transaction's ``completing`` item), so a note is never written without its
-outcome being recorded, nor twice by two calls of one import. A call that finds ``done`` moved under it is
-another call of the same import, running now.
+outcome being recorded, nor twice by two calls of one import. A call begins where the outcomes stop (one
+``Query``); one that finds outcome ``n`` put under it is another call of the same import, running now. An
+outcome is a few dozen bytes whatever the import's size, so each note costs the same few write units (the
+record, rewritten by each note, grew to 15 KB a page and cost 16 more units a note).
 
-The record lives as long as the scope's data (an erase takes it); ``KEEP_S`` after it began, DynamoDB's TTL
-removes it, and the same id then imports again.
+Records and outcomes live as long as the scope's data (an erase takes them); ``KEEP_S`` after the import
+began, DynamoDB's TTL removes them, and the same id then imports again. The outcomes carry their record's
+``expires_at``, so those of an expired import of the same id that the TTL has not removed yet are told apart.
 """
 
 from __future__ import annotations
@@ -23,8 +25,8 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from agent_memory.domain.scope import Scope
-from agent_memory.storage.client import DynamoDB, condition_failed, update_if
-from agent_memory.storage.keys import import_sk
+from agent_memory.storage.client import DynamoDB, condition_failed, query_pages
+from agent_memory.storage.keys import import_outcome_sk, import_outcomes_prefix, import_sk
 
 KEEP_S = 30 * 24 * 3600
 
@@ -32,16 +34,24 @@ KEEP_S = 30 * 24 * 3600
 @dataclass(frozen=True, slots=True)
 class Progress:
     """What the record says when a call begins: its request's fingerprint, the outcomes so far, the document's
-    version (None: not saved yet, or no document), and whether every note has its outcome."""
+    version (None: not saved yet, or no document), whether every note has its outcome, and the record's
+    ``expires_at`` (its outcomes carry it)."""
 
+    scope: Scope
+    import_id: str
     fingerprint: str
     log: list[Any]
     document_version: int | None
     finished: bool
+    expires_at: int
 
     @property
     def done(self) -> int:
         return len(self.log)
+
+
+def _entries(held: dict[str, Any]) -> list[Any]:
+    return [json.loads(entry["S"]) for entry in held.get("L", [])]
 
 
 class ImportRecords:
@@ -49,74 +59,105 @@ class ImportRecords:
         self._client = DynamoDB(client)
         self._table = table_name
 
-    def _key(self, scope: Scope, import_id: str) -> dict[str, Any]:
-        return {"pk": {"S": scope.key}, "sk": {"S": import_sk(import_id)}}
+    def _key(self, scope: Scope, sk: str) -> dict[str, Any]:
+        return {"pk": {"S": scope.key}, "sk": {"S": sk}}
 
     def begin(self, scope: Scope, import_id: str, fingerprint: str, *, now_epoch: int) -> Progress:
-        """The import's record: made now (nothing done), or as an earlier call of the same id left it."""
+        """The import's record: made now (nothing done), or as an earlier call of the same id left it, with the
+        outcomes that call recorded."""
+        expires_at = now_epoch + KEEP_S
         try:
             self._client.put_item(
                 TableName=self._table,
                 Item={
-                    **self._key(scope, import_id),
+                    **self._key(scope, import_sk(import_id)),
                     "fingerprint": {"S": fingerprint},
-                    "done": {"N": "0"},
-                    "log": {"L": []},
-                    "expires_at": {"N": str(now_epoch + KEEP_S)},
+                    "expires_at": {"N": str(expires_at)},
                 },
                 ConditionExpression="attribute_not_exists(sk) OR expires_at < :now",
                 ExpressionAttributeValues={":now": {"N": str(now_epoch)}},
             )
-            return Progress(fingerprint, [], None, False)
+            return Progress(scope, import_id, fingerprint, [], None, False, expires_at)
         except ClientError as error:
             if not condition_failed(error):
                 raise
-        item = self._client.get_item(TableName=self._table, Key=self._key(scope, import_id), ConsistentRead=True)
-        held = item.get("Item") or {}
+        key = self._key(scope, import_sk(import_id))
+        held = self._client.get_item(TableName=self._table, Key=key, ConsistentRead=True).get("Item") or {}
         version = held.get("document_version", {}).get("N")
+        finished = held.get("finished", {}).get("BOOL", False)
+        expires_at = int(held.get("expires_at", {}).get("N", str(expires_at)))
+        log = _entries(held.get("log", {})) if finished else self._outcomes(scope, import_id, expires_at)
         return Progress(
+            scope,
+            import_id,
             held.get("fingerprint", {}).get("S", ""),
-            [json.loads(entry["S"]) for entry in held.get("log", {}).get("L", [])],
+            log,
             int(version) if version is not None else None,
-            held.get("finished", {}).get("BOOL", False),
+            finished,
+            expires_at,
         )
 
-    def step_item(self, scope: Scope, import_id: str, done: int, entry: Any) -> dict[str, Any]:
-        """The transaction item that records outcome number ``done + 1`` (``entry``, JSON), on condition that
-        ``done`` outcomes are recorded: no more (another call got there first), no fewer."""
-        return {
-            "Update": {
+    def _outcomes(self, scope: Scope, import_id: str, expires_at: int) -> list[Any]:
+        """The outcomes recorded so far, in order: this import's, not those an expired one of the same id left."""
+        prefix = {":pk": {"S": scope.key}, ":prefix": {"S": import_outcomes_prefix(import_id)}}
+        pages = query_pages(
+            self._client,
+            {
                 "TableName": self._table,
-                "Key": self._key(scope, import_id),
-                "UpdateExpression": "SET done = :next, #log = list_append(#log, :entry)",
-                "ConditionExpression": "done = :done",
-                "ExpressionAttributeNames": {"#log": "log"},
-                "ExpressionAttributeValues": {
-                    ":done": {"N": str(done)},
-                    ":next": {"N": str(done + 1)},
-                    ":entry": {"L": [{"S": json.dumps(entry, separators=(",", ":"))}]},
+                "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+                "ExpressionAttributeValues": prefix,
+                "ProjectionExpression": "outcome, expires_at",
+                "ConsistentRead": True,
+            },
+        )
+        ours = {"N": str(expires_at)}
+        return [
+            json.loads(item["outcome"]["S"]) for page in pages for item in page["Items"] if item["expires_at"] == ours
+        ]
+
+    def step_item(self, progress: Progress, done: int, entry: Any) -> dict[str, Any]:
+        """The transaction item that records outcome number ``done + 1`` (``entry``, JSON), on condition that no
+        call recorded it yet (an expired import's outcome of the same number is replaced)."""
+        return {
+            "Put": {
+                "TableName": self._table,
+                "Item": {
+                    **self._key(progress.scope, import_outcome_sk(progress.import_id, done)),
+                    "outcome": {"S": json.dumps(entry, separators=(",", ":"))},
+                    "expires_at": {"N": str(progress.expires_at)},
                 },
+                "ConditionExpression": "attribute_not_exists(sk) OR expires_at < :expires",
+                "ExpressionAttributeValues": {":expires": {"N": str(progress.expires_at)}},
             }
         }
 
-    def step(self, scope: Scope, import_id: str, done: int, entry: Any) -> bool:
+    def step(self, progress: Progress, done: int, entry: Any) -> bool:
         """``step_item`` on its own (a note skipped or refused writes nothing else); False when another call
         recorded that outcome first."""
-        return update_if(self._client, **self.step_item(scope, import_id, done, entry)["Update"])
+        try:
+            self._client.put_item(**self.step_item(progress, done, entry)["Put"])
+        except ClientError as error:
+            if not condition_failed(error):
+                raise
+            return False
+        return True
 
-    def document_saved(self, scope: Scope, import_id: str, version: int) -> None:
+    def document_saved(self, progress: Progress, version: int) -> None:
         self._client.update_item(
             TableName=self._table,
-            Key=self._key(scope, import_id),
+            Key=self._key(progress.scope, import_sk(progress.import_id)),
             UpdateExpression="SET document_version = :version",
             ExpressionAttributeValues={":version": {"N": str(version)}},
         )
 
-    def finish(self, scope: Scope, import_id: str) -> None:
-        """Every note has its outcome: the same id again answers the receipt and writes nothing."""
+    def finish(self, progress: Progress, log: list[Any]) -> None:
+        """Every note has its outcome (``log``, in order): the receipt is kept on the record, and the same id
+        again answers it and writes nothing."""
+        entries = [{"S": json.dumps(entry, separators=(",", ":"))} for entry in log]
         self._client.update_item(
             TableName=self._table,
-            Key=self._key(scope, import_id),
-            UpdateExpression="SET finished = :yes",
-            ExpressionAttributeValues={":yes": {"BOOL": True}},
+            Key=self._key(progress.scope, import_sk(progress.import_id)),
+            UpdateExpression="SET finished = :yes, #log = :log",
+            ExpressionAttributeNames={"#log": "log"},
+            ExpressionAttributeValues={":yes": {"BOOL": True}, ":log": {"L": entries}},
         )

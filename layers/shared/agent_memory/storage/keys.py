@@ -11,7 +11,8 @@ Sort keys (see docs/storage.md):
 - ``usage``                   the characters the scope stores (``storage.usage_store``);
 - ``inj#<at>#<thread>``       what one turn was shown (``people.injections``);
 - ``erase#<record>``          an erase in progress, with its counts (``storage.scope_items``);
-- ``import#<import_id>``      one import's progress and, once finished, its receipt (``storage.import_records``);
+- ``import#<import_id>``      one import's record and, once finished, its receipt (``storage.import_records``);
+- ``imp#<import_id>#<n:04>``  the outcome of the import's note number n (in the order they are written);
 - ``consolidation#pending``   notes a consolidation folded but has not marked yet (``storage.consolidation_store``);
 - ``consolidation#due``       the scope's due marker (``storage.due_markers``).
 
@@ -77,6 +78,16 @@ def legacy_idempotency_sk(route: str, key: str) -> str:
 
 def import_sk(import_id: str) -> str:
     return f"import#{import_id}"
+
+
+def import_outcomes_prefix(import_id: str) -> str:
+    """Every outcome of one import (ids hold no ``#``: never another import's, nor the ``import#`` records)."""
+    return f"imp#{import_id}#"
+
+
+def import_outcome_sk(import_id: str, number: int) -> str:
+    """Outcome ``number`` of an import: padded, so that a Query reads them in order."""
+    return f"{import_outcomes_prefix(import_id)}{number:04d}"
 
 
 def run_sk(started_at: str, run_id: str) -> str:

@@ -1,19 +1,23 @@
 """What a deleted note leaves behind in its scope, voided with it (docs/people.md "Erase").
 
-A note's text and provenance are copied into three kinds of record beside it: the ``Idempotency-Key`` record
+A note's text and provenance are copied into four kinds of record beside it: the ``Idempotency-Key`` record
 of the ``remember`` that wrote it (its answer holds the note, text included), the flush claim of the
-compaction event that wrote it (``note_id``), and the injection records of the turns that were shown it
-(``note_ids``). When notes are deleted (the dashboard's delete, a member's ``?author=me`` erase), those
-records go too: an idempotency record or a flush claim naming a deleted note is deleted (a repeat of that key
-or that compaction event then runs again: the caller sends the text again, the service keeps none of it);
-an injection record loses the deleted ids. A member's erase also deletes that member's own turns (the
-record's ``user_id``) whole; every other member's turns stay, the deleted ids taken out. A record written
-before turns named their member has no ``user_id``: whose turn it was cannot be told, so it is only trimmed.
+compaction event that wrote it (``note_id``), the claim of the extraction that wrote it (``note_ids``), and the
+injection records of the turns that were shown it (``note_ids``). When notes are deleted (the dashboard's
+delete, a member's ``?author=me`` erase), those records go too: an idempotency record or a flush claim naming
+a deleted note is deleted (a repeat of that key or that compaction event then runs again: the caller sends the
+text again, the service keeps none of it); an extraction claim loses the deleted ids (a repeat answers
+``duplicate`` with the notes it still names) and goes once it names none (a repeat then extracts again, as a
+flush claim's does); an injection record loses the deleted ids. A member's erase also deletes that member's
+own turns (the record's ``user_id``) whole; every other member's turns stay, the deleted ids taken out. A
+record written before turns named their member has no ``user_id``: whose turn it was cannot be told, so it is
+only trimmed.
 
-``find`` reads what is stale (each kind one Query on its prefix in the scope's partition, projected to what
-is needed: idempotency records live 24 hours, flush claims 30 days, injection records
-``MEMORY_INJECTION_TTL_DAYS``) and trims the others' injection records; the caller deletes what goes: a
-member's erase through its erase record, so each deleted record is counted in the receipt once.
+``trim_and_list`` reads what is stale (each kind one Query on its prefix in the scope's partition, projected to
+what is needed: idempotency records live 24 hours, flush and extraction claims 30 days, injection records
+``MEMORY_INJECTION_TTL_DAYS``) and trims the extraction claims and the others' injection records; the caller
+deletes what goes: a member's erase through its erase record, so each deleted record is counted in the receipt
+once.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from botocore.exceptions import ClientError
 
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import DynamoDB, condition_failed, query_pages
-from agent_memory.storage.keys import INJECTION_PREFIX
+from agent_memory.storage.keys import EXTRACTION_PREFIX, INJECTION_PREFIX
 
 IDEMPOTENT_REMEMBER = "idem#remember#"
 FLUSH_CLAIM = "flush#"
@@ -61,13 +65,21 @@ class StaleRecords:
             if item.get("note_id", {}).get("S") in note_ids:
                 gone.append(item["sk"]["S"])
         trimmed = 0
+        for item in self._items(scope, EXTRACTION_PREFIX, "sk, note_ids"):
+            named = [one["S"] for one in item.get("note_ids", {}).get("L", [])]
+            if note_ids.intersection(named):
+                kept = [one for one in named if one not in note_ids]
+                if kept:
+                    self._keep_only(scope, item["sk"]["S"], named, kept)
+                else:
+                    gone.append(item["sk"]["S"])
         for item in self._items(scope, INJECTION_PREFIX, "sk, user_id, note_ids"):
             if author is not None and item.get("user_id", {}).get("S") == author:
                 gone.append(item["sk"]["S"])
                 continue
             shown = [one["S"] for one in item.get("note_ids", {}).get("L", [])]
             if note_ids.intersection(shown):
-                trimmed += self._keep_only(scope, item["sk"]["S"], [one for one in shown if one not in note_ids])
+                trimmed += self._keep_only(scope, item["sk"]["S"], shown, [one for one in shown if one not in note_ids])
         return Stale(gone, trimmed)
 
     def void(self, scope: Scope, note_ids: set[str]) -> None:
@@ -85,15 +97,20 @@ class StaleRecords:
         for page in query_pages(self._client, request):
             yield from page["Items"]
 
-    def _keep_only(self, scope: Scope, sk: str, note_ids: list[str]) -> int:
-        """1 when the record now shows only ``note_ids``; 0 when it expired meanwhile (nothing to trim)."""
+    def _keep_only(self, scope: Scope, sk: str, read: list[str], note_ids: list[str]) -> int:
+        """1 when the record now names only ``note_ids``; 0 when it expired meanwhile (nothing to trim) or its
+        list is no longer the one ``read`` (an extraction still writing added a note: the deleted id stays named
+        until the claim expires, and a repeat never answers a note that is gone, ``Extractor._stored``)."""
         try:
             self._client.update_item(
                 TableName=self._table,
                 Key={"pk": {"S": scope.key}, "sk": {"S": sk}},
                 UpdateExpression="SET note_ids = :ids",
-                ConditionExpression="attribute_exists(sk)",
-                ExpressionAttributeValues={":ids": {"L": [{"S": one} for one in note_ids]}},
+                ConditionExpression="size(note_ids) = :read",
+                ExpressionAttributeValues={
+                    ":ids": {"L": [{"S": one} for one in note_ids]},
+                    ":read": {"N": str(len(read))},
+                },
             )
             return 1
         except ClientError as error:
