@@ -9,7 +9,7 @@ Sort keys (see docs/storage.md):
 - ``extract#<thread>#<extraction_id>``  an extraction's claim, with the notes it wrote (``storage.extraction_store``);
 - ``idem#<route>#<caller>#<key>``    the record of one caller's ``Idempotency-Key`` (``storage.idempotency_records``);
 - ``usage``                   the characters the scope stores (``storage.usage_store``);
-- ``inj#<at>#<thread>``       what one turn was shown (``people.injections``);
+- ``inj#<at>#<thread>``       what one turn was shown (``storage.injection_records``);
 - ``erase#<record>``          an erase in progress, with its counts (``storage.scope_items``);
 - ``import#<import_id>``      one import's progress and, once finished, its receipt (``storage.import_records``);
 - ``consolidation#pending``   notes a consolidation folded but has not marked yet (``storage.consolidation_store``);
