@@ -38,11 +38,12 @@ if TYPE_CHECKING:  # imported where used: a deployment without an index (or the 
     from agent_memory.domain.scope import Scope
     from agent_memory.memory.importing import Importer
     from agent_memory.people.control import People
+    from agent_memory.people.injections import TurnRecord
     from agent_memory.providers.embedding import EmbeddingModel
     from agent_memory.recall.indexer import NotesIndexer
     from agent_memory.search.notes_index import NotesIndex
     from agent_memory.storage.idempotency_records import IdempotencyStore
-    from agent_memory.storage.injection_records import InjectionRecorder, TurnRecord
+    from agent_memory.storage.injection_records import InjectionRecorder
     from agent_memory.storage.vector_index import NoteVectorIndex
 
 # The flush answers within 5 s, most of it the chat model's: its note's vector gets at most this much.
@@ -293,7 +294,7 @@ class Services:
     def turn_record(self, scope: Scope, thread_id: str, user_id: str | None = None) -> TurnRecord:
         """The record of what this turn is shown, to start once the turn knows it (``people.injections``).
         ``user_id``, the turn's user, is kept for an erase of their notes."""
-        from agent_memory.storage.injection_records import TurnRecord
+        from agent_memory.people.injections import TurnRecord
 
         return TurnRecord(self.injection_recorder, scope, thread_id, user_id)
 
