@@ -14,15 +14,14 @@ Attributes:
 - ``folding``/``folding_until``: the claim of the worker folding the scope now (a lease, so that a
   duplicate message does not ask the model twice); ``last_run``: the run that last finished the scope, so
   a message of that run delivered again is a no-op;
-- ``fence`` and ``erasing``: the erase mark. The attribute ``fence`` (its stored name, kept so that every
-  marker already stored reads the same) holds a token that a claim sets when the marker has none (derived
-  from the claim's token) and that every deletion of notes replaces with a random one (a note's delete in
-  its own transaction, an erase as it begins and as it ends); ``erasing`` is set while an erase runs. A
-  fold's save checks, in its transaction, that the marker still holds the token its claim read and no erase
-  is running: one ``ConditionCheck`` however many notes the group folds (it used to be one per note, up to
-  100 transaction items, which made a 200-note save time out on moto). A marker erased and written again
-  has no erase mark until it is claimed again, so a fold that read the scope before an erase never saves
-  after it.
+- ``fence`` and ``erasing``: the erase mark (stored as ``fence``, its first name, so that markers already
+  written read the same), a token that a claim sets when the marker has none (derived from the claim's token)
+  and that every deletion of notes replaces with a random one (a note's delete in its own transaction, an
+  erase as it begins and as it ends); ``erasing`` is set while an erase runs. A fold's save checks, in its
+  transaction, that the marker still holds the token its claim read and no erase is running: one
+  ``ConditionCheck`` however many notes the group folds (it used to be one per note, up to 100 transaction
+  items, which made a 200-note save time out on moto). A marker erased and written again has no erase mark
+  until it is claimed again, so a fold that read the scope before an erase never saves after it.
 
 Every note write updates the marker inside the note's own transaction (``MarkerWrite``, no extra request):
 a note is never stored without its scope being due, and a retried transaction (its answer lost) cannot
