@@ -1,6 +1,6 @@
 """A nightly consolidation run over 50 groups with a 2-second fake model: wall time against its bounds, its
 DynamoDB requests per note, and what a fold's save costs (its transaction's items and write units), beside
-what it cost when the save checked every folded note (one ``ConditionCheck`` per note, where the erase fence
+what it cost when the save checked every folded note (one ``ConditionCheck`` per note, where the erase mark
 is now one check on the scope's due marker, whatever the group's size).
 """
 
@@ -22,7 +22,7 @@ from tests.moto_support import atomic_moto_requests
 RUN_AT = datetime(2026, 12, 3, 3, 0, tzinfo=UTC)
 # The largest group a fold saves (MEMORY_CONSOLIDATION_MAX_NOTES' default), for the per-note check's cost.
 LARGEST_GROUP = 100
-# A note's ConditionCheck, as the save carried one per folded note before the fence: a note is under 1 KB.
+# A note's ConditionCheck, as the save carried one per folded note before the erase mark: a note is under 1 KB.
 CHECK_UNITS = 2
 
 
@@ -34,7 +34,7 @@ class ConsolidationResult:
     concurrency: int
     wall_s: float
     operations: dict[str, int]
-    save_items: int  # the items of one fold's save (TransactWriteItems), the erase fence's one check included
+    save_items: int  # the items of one fold's save (TransactWriteItems), the erase mark's one check included
     save_write_units: float
 
     @property
@@ -47,7 +47,7 @@ class ConsolidationResult:
         return ceil(self.scopes / self.concurrency) * self.model_s
 
     def save_before(self, notes: int) -> tuple[int, float]:
-        """The items and write units of a save of ``notes`` notes with one check per note in place of the fence."""
+        """The items and write units of a save of ``notes`` notes with one check per note in place of the erase mark."""
         return self.save_items - 1 + notes, self.save_write_units + CHECK_UNITS * (notes - 1)
 
     @property
@@ -193,8 +193,8 @@ def consolidation_report(result: ConsolidationResult) -> list[str]:
         f"{result.model_s:g} s, the model's share at that concurrency.",
         f"requests: {operations}",
         f"fold save: {result.save_items} transaction items and {result.save_write_units:g} write units for a "
-        f"{group}-note group, {result.save_items} items at any size (one fence check on the due marker); with one",
-        f"ConditionCheck per folded note, as before the fence: {before(group)}; {before(LARGEST_GROUP)} "
+        f"{group}-note group, {result.save_items} items at any size (one erase mark check on the due marker); with one",
+        f"ConditionCheck per folded note, as before the erase mark: {before(group)}; {before(LARGEST_GROUP)} "
         "(1 write unit per KB of each item, twice in a transaction).",
         "moto's request handling is serialised by a lock here (it is not thread-safe), as in the tests.",
     ]

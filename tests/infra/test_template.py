@@ -147,7 +147,7 @@ TABLE_ACTIONS = {
         "dynamodb:UpdateItem",
         "dynamodb:DeleteItem",
         "dynamodb:Query",
-        "dynamodb:ConditionCheckItem",  # the scope's erase fence must not have moved when a fold is saved
+        "dynamodb:ConditionCheckItem",  # the scope's erase mark must not have moved when a fold is saved
     },
 }
 TABLE_ACTIONS["ConsolidateWorkerFunction"] = TABLE_ACTIONS["ConsolidateFunction"]

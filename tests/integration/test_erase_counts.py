@@ -70,7 +70,8 @@ def test_an_erase_whose_every_write_lost_its_first_answer_counts_each_item_once(
     answer = delete("/v1/memory/personal")
 
     assert answer.status == 200, answer.body
-    assert sum(client.lost for client in clients) >= 6  # the fence, the record, the head, a page, its release, the end
+    # the erase mark, the record, the head, a page, its release, the end
+    assert sum(client.lost for client in clients) >= 6
     assert records_at_end == [expected]  # sent twice, the page's count is taken once
     assert answer.body["erased"] == expected
     assert partition(aws, PERSONAL) == []
@@ -107,8 +108,8 @@ def test_the_member_turns_an_authored_erase_deletes_are_counted_once_when_every_
     assert sum(sk.startswith("inj#") for sk in partition(aws, TEAM)) == 1  # u-2's
 
 
-# An erase of fill(notes=5)'s memory is 7 writes: the fence, the record, the head, a page's count, its deletes,
-# its release, the record's removal (the fence's last move meets no marker: the page erased it). Each in turn is
+# An erase of fill(notes=5)'s memory is 7 writes: the erase mark, the record, the head, a page's count, its deletes,
+# its release, the record's removal (the erase mark's last move meets no marker: the page erased it). Each in turn is
 # applied and its answer lost for good.
 @pytest.mark.parametrize("nth", range(1, 8))
 def test_an_erase_whose_write_was_applied_and_answered_503_is_finished_by_the_next_call_counting_once(call, aws, nth):
@@ -164,7 +165,7 @@ def test_an_authored_erase_whose_give_backs_lost_their_first_answer_gives_the_co
     answer = delete("/v1/memory/workspaces/w-3/notes", query={"author": "me"})
 
     assert answer.status == 200, answer.body
-    assert sum(client.lost for client in clients) >= 4  # the fence twice, the page's count and release, ...
+    assert sum(client.lost for client in clients) >= 4  # the erase mark twice, the page's count and release, ...
     items = aws.query(
         TableName="MemoryTable",
         KeyConditionExpression="pk = :p",

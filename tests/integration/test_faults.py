@@ -180,7 +180,7 @@ def test_a_dashboard_delete_on_failing_storage_is_503_and_the_note_stays(call, a
     note_id = write_note(scope, datetime(2026, 12, 3, 9, 0, tzinfo=UTC), "still here")
     base = "/v1/memory/personal" if scope is PERSONAL else "/v1/memory/workspaces/w-3"
     event = "personal_delete_note" if scope is PERSONAL else "team_delete_note"
-    faults(transact_write_items=code)  # the note leaves in one transaction with the scope's erase fence
+    faults(transact_write_items=code)  # the note leaves in one transaction with the scope's erase mark
 
     answer = manage(event, path=f"{base}/notes/{note_id}", token=TOKEN)
 

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
-from agent_memory.people.injections import READ_PAGE_ITEMS, READ_PAGES, Injection
+from agent_memory.storage.injection_records import READ_PAGE_ITEMS, READ_PAGES, Injection
 
 PERSONAL = Scope("personal", "u-1")
 HISTORY = 5_000

@@ -1,5 +1,5 @@
 """docs/api.md §6 "People's control": export, erase (resumable, with a receipt), who may erase what,
-the consolidation fence, injections, usage and what the agent sees."""
+the erase mark that consolidation checks, injections, usage and what the agent sees."""
 
 from __future__ import annotations
 
@@ -208,7 +208,7 @@ def test_a_member_cannot_erase_another_members_notes_or_another_workspace(call, 
 
 
 def test_an_erased_note_never_reaches_a_consolidation_written_version(aws, monkeypatch):
-    """The fence: a consolidation that read the note before the erase cannot save a version after it; the rest of
+    """The erase mark: a consolidation that read the note before the erase cannot save a version after it; the rest of
     the group, read again after the erase, is folded in the same run."""
     old = datetime(2026, 11, 20, tzinfo=UTC)
     texts = ("u-1's secret plan", "someone else's fact")

@@ -9,7 +9,7 @@ finishes within the timeouts.
 Groups are folded one at a time, the default when ``AWS_ENDPOINT_URL_DYNAMODB`` is set (as the local stack's
 queue poller delivers them): plain moto is not thread-safe. Concurrent transactions there copy a table while
 another request changes it (answered 500), and a cancelled one restores its whole-table copy, undoing what other
-requests wrote meanwhile (seen as a pending-marks put refused by a record that no request left, a fence undone
+requests wrote meanwhile (seen as a pending-marks put refused by a record that no request left, an erase mark undone
 and the group refused as ``note_erased``, or a note's mark undone). DynamoDB has neither fault. A request that
 the client gives up on is such a concurrency too: botocore sends it again while the first attempt still runs in
 the server. So the consolidation waits up to 10 s for an answer (``bootstrap.CONSOLIDATION_READ_TIMEOUT_S``)

@@ -36,13 +36,14 @@ from agent_memory.storage.usage_store import Quota
 if TYPE_CHECKING:  # imported where used: a deployment without an index (or the indexer) never loads them
     from agent_memory.consolidation.queue import GroupQueue
     from agent_memory.domain.scope import Scope
-    from agent_memory.memory.idempotency import IdempotencyStore
     from agent_memory.memory.importing import Importer
     from agent_memory.people.control import People
-    from agent_memory.people.injections import InjectionRecorder, TurnRecord
+    from agent_memory.people.injections import TurnRecord
     from agent_memory.providers.embedding import EmbeddingModel
     from agent_memory.recall.indexer import NotesIndexer
     from agent_memory.search.notes_index import NotesIndex
+    from agent_memory.storage.idempotency_records import IdempotencyStore
+    from agent_memory.storage.injection_records import InjectionRecorder
     from agent_memory.storage.vector_index import NoteVectorIndex
 
 # The flush answers within 5 s, most of it the chat model's: its note's vector gets at most this much.
@@ -124,7 +125,7 @@ class Services:
     @cached_property
     def idempotency(self) -> IdempotencyStore:
         """The records of ``Idempotency-Key`` (docs/api.md §6), beside each scope's data."""
-        from agent_memory.memory.idempotency import IdempotencyStore
+        from agent_memory.storage.idempotency_records import IdempotencyStore
 
         return IdempotencyStore(self.dynamodb, self.settings.table_name)
 
@@ -285,7 +286,7 @@ class Services:
     def injection_recorder(self) -> InjectionRecorder:
         """The per-turn record's writer: its own client, bounded tighter still (the turn waits for it), built like
         every other (so a test's fault-injecting client reaches the record too)."""
-        from agent_memory.people.injections import InjectionRecorder
+        from agent_memory.storage.injection_records import InjectionRecorder
 
         client = self.make_dynamodb_client(self.settings, connect_timeout_s=0.5, read_timeout_s=1.0, max_attempts=2)
         return InjectionRecorder(client, self.settings.table_name, ttl_days=self.settings.injection_ttl_days)

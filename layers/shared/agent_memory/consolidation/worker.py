@@ -10,7 +10,7 @@ folds in its own process), each step safe to die after (docs/consolidation.md):
    ``update_memory`` on condition the document is still at the version read in step 2, together with a
    pending-marks record; a conflict goes back to step 2, a few times, otherwise the group fails ("nothing
    to change" saves no version, only the pending record, on the same conditions); so does a save refused
-   by a note's delete (the erase fence), under the fence that delete left, unless an erase is running;
+   by a note's delete (the erase mark), under the erase mark that delete left, unless an erase is running;
 4. mark the notes, clear the record, advance the marker and count the group in its run, atomically.
 Any save after another worker's is refused by the version condition, and any read after it sees its
 pending record or its marks: two workers, runs or planners never fold the same note.
@@ -144,7 +144,7 @@ class Worker:
             seen["output"] += proposal.output_tokens
             try:
                 applied = redacted(proposal.edits, self.service.redact_extra)
-                fold = Fold(group.notes, message.run_id, claim.token, claim.fence, applied)
+                fold = Fold(group.notes, message.run_id, claim.token, claim.erase_mark, applied)
                 if proposal.kind == "unchanged":  # no version, but the same pending record, so the same safety
                     self.documents.hold_unchanged(scope, current.version, fold)
                     break
@@ -157,12 +157,12 @@ class Worker:
                     raise GroupFailed(f"the document changed during all {_FOLD_ATTEMPTS} attempts") from None
                 logger.info("document changed during consolidation; folding again", extra={"scope": scope.key})
                 time.sleep(random.uniform(0.05, 0.25) * attempt)  # noqa: S311 - jitter: let a burst of writers pass
-            except FoldedNoteGone:  # a note's delete: the rest, read again under the fence it left, fold tonight
-                fence = None if attempt == _FOLD_ATTEMPTS else self.markers.read(scope).fence
-                if fence is None:  # an erase runs, or the marker lost its fence: the group fails for the night
+            except FoldedNoteGone:  # a note's delete: the rest, read again under the mark it left, fold tonight
+                mark = None if attempt == _FOLD_ATTEMPTS else self.markers.read(scope).erase_mark
+                if mark is None:  # an erase runs, or the marker lost its erase mark: the group fails for the night
                     raise
                 logger.info("a note was deleted during consolidation; folding the rest", extra={"scope": scope.key})
-                claim = replace(claim, fence=fence)
+                claim = replace(claim, erase_mark=mark)
         for note in group.notes:
             self.store.mark_consolidated(scope, note.sk)
         return len(group.notes), group.remaining, proposal.kind  # the settle clears the pending record

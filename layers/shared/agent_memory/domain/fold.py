@@ -53,14 +53,14 @@ class DueNote:
 @dataclass(frozen=True, slots=True)
 class Fold:
     """The notes a consolidation folds into a new version: listed on the version, and recorded as pending
-    marks (``run_id``, the worker's ``token``) in the version's own transaction, on condition the scope's erase
-    ``fence`` is still the one the worker's claim read (no note of the group deleted or erased meanwhile).
+    marks (``run_id``, the worker's ``token``) in the version's own transaction, on condition the scope's
+    ``erase_mark`` is still the one the worker's claim read (no note of the group deleted or erased meanwhile).
     ``edits``: the cited edits that made the version (``domain.edits``), None for a whole-document rewrite."""
 
     notes: list[DueNote]
     run_id: str
     token: str
-    fence: str
+    erase_mark: str
     edits: list[dict[str, Any]] | None = None
 
     @property

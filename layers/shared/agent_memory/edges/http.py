@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     from agent_memory.domain.scope import Scope
     from agent_memory.edges.auth import Principal
-    from agent_memory.memory.idempotency import IdempotencyStore, Once
+    from agent_memory.storage.idempotency_records import IdempotencyStore, Once
 
 
 def body_text(event: BaseProxyEvent) -> str | None:

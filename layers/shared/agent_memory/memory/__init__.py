@@ -1,2 +1,2 @@
 """The memory's writes and reads: remember, update_memory (and compression), the per-turn context, the
-flush, ``Idempotency-Key`` and the dashboard's document and notes operations."""
+flush and the dashboard's document and notes operations."""

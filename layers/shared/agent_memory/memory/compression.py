@@ -26,8 +26,8 @@ def refuse_incompressible(content: str) -> None:
         )
 
 
-def _unfence(text: str) -> str:
-    """Models like to wrap a document in a ```markdown fence; the fence is not part of the document."""
+def _unwrap_code_block(text: str) -> str:
+    """Models like to wrap a document in a ```markdown code block; the block's markers are not part of the document."""
     stripped = text.strip()
     if stripped.startswith("```") and stripped.endswith("```") and stripped.count("\n") >= 1:
         stripped = stripped[stripped.index("\n") + 1 : -3]
@@ -48,7 +48,7 @@ def compress(model: ChatModel | None, content: str) -> str:
         system=COMPRESSION_SYSTEM, prompt=compression_prompt(content, SOFT_LIMIT), max_tokens=COMPRESSION_MAX_TOKENS
     )
     model_tokens("compression", answer.input_tokens, answer.output_tokens)
-    result = _unfence(answer.text)
+    result = _unwrap_code_block(answer.text)
     if len(result) > HARD_LIMIT:
         raise DocumentTooLarge(
             f"compression brought the document to {len(result):,} characters, still over the hard limit of "

@@ -29,8 +29,8 @@ from agent_memory.domain import shapes
 from agent_memory.domain.notes import note_id
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.text_pipeline import DOCUMENT, NOTE, prepare
-from agent_memory.people.injections import list_injections
 from agent_memory.storage.document_store import DocumentStore, version_from_item
+from agent_memory.storage.injection_records import list_injections
 from agent_memory.storage.keys import DOC_HEAD, NOTE_PREFIX, VERSION_PREFIX, parse_note_sk, vector_sk, version_sk
 from agent_memory.storage.note_items import note_from_item
 from agent_memory.storage.note_store import NoteStore

@@ -20,7 +20,7 @@ from agent_memory.domain.scope import Scope
 from agent_memory.domain.text_pipeline import StoredText, checked
 from agent_memory.storage.client import DynamoDB, cancellation_codes, cancelled_item, request_token
 from agent_memory.storage.consolidation_store import pending_marks_put
-from agent_memory.storage.due_markers import fence_check
+from agent_memory.storage.due_markers import erase_mark_check
 from agent_memory.storage.keys import DOC_HEAD, parse_note_sk, version_sk
 from agent_memory.storage.note_items import superseded_items
 
@@ -141,8 +141,8 @@ class DocumentStore:
 
         With ``pending_marks`` (a consolidation's fold) the version and its pending marks are saved together, in one
         transaction: the version lists the notes it folded, the pending-marks record
-        (``storage.consolidation_store``) the notes still to mark, and the scope's erase fence must be the one the
-        fold's claim read (``storage.due_markers.fence_check``: a note deleted or an erase begun meanwhile refuses
+        (``storage.consolidation_store``) the notes still to mark, and the scope's erase mark must be the one the
+        fold's claim read (``storage.due_markers.erase_mark_check``: a note deleted or an erase begun meanwhile refuses
         the save, FoldedNoteGone), one item whatever the group's size. ``usage_change`` (``UsageStore.change_item``)
         moves the scope's character counter in the same transaction; its failed condition is the quota's refusal.
         ``prune``: a version that leaves the kept history (``document.HISTORY_VERSIONS``), deleted in the same
@@ -200,7 +200,7 @@ class DocumentStore:
         ]
         fenced = len(items)
         if fold is not None:  # an erase racing a consolidation: its notes' text must not be saved after it
-            items.append(fence_check(self._table, scope, fold.fence))
+            items.append(erase_mark_check(self._table, scope, fold.erase_mark))
         if prune:  # unconditional: it never cancels the transaction
             items.append(
                 {"Delete": {"TableName": self._table, "Key": {"pk": {"S": scope.key}, "sk": {"S": version_sk(prune)}}}}
@@ -269,7 +269,7 @@ class DocumentStore:
 
     def hold_unchanged(self, scope: Scope, version: int, fold: Fold) -> None:
         """A fold that changes nothing: its pending-marks record, without a version, on condition that the document
-        is still at ``version`` (the one the model found already holding the notes) and the scope's erase fence is
+        is still at ``version`` (the one the model found already holding the notes) and the scope's erase mark is
         the claim's. So the notes are marked and counted on the same crash-safe path as a saved fold's (the settle
         clears the record with the count; a worker that dies after the marks leaves the record for the next).
         Raises VersionConflict or FoldedNoteGone as ``save`` does; a retry that meets its own record is done."""
@@ -282,7 +282,7 @@ class DocumentStore:
                     **head_at(version),
                 }
             },
-            fence_check(self._table, scope, fold.fence),
+            erase_mark_check(self._table, scope, fold.erase_mark),
         ]
         try:
             self._client.transact_write_items(TransactItems=items, ClientRequestToken=request_token(fold.token, items))

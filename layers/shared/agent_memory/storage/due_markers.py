@@ -14,14 +14,14 @@ Attributes:
 - ``folding``/``folding_until``: the claim of the worker folding the scope now (a lease, so that a
   duplicate message does not ask the model twice); ``last_run``: the run that last finished the scope, so
   a message of that run delivered again is a no-op;
-- ``fence`` and ``erasing``: the erase fence. ``fence`` is a token that a claim sets when the marker has
-  none (derived from the claim's token) and that every deletion of notes replaces with a random one (a
-  note's delete in its own transaction, an erase as it begins and as it ends); ``erasing`` is set while an
-  erase runs. A fold's save checks, in its transaction, that the marker still holds the token its claim
-  read and no erase is running: one ``ConditionCheck`` however many notes the group folds (it used to be
-  one per note, up to 100 transaction items, which made a 200-note save time out on moto). A marker erased
-  and written again has no fence until it is claimed again, so a fold that read the scope before an erase
-  never saves after it.
+- ``fence`` and ``erasing``: the erase mark (stored as ``fence``, its first name, so that markers already
+  written read the same), a token that a claim sets when the marker has none (derived from the claim's token)
+  and that every deletion of notes replaces with a random one (a note's delete in its own transaction, an
+  erase as it begins and as it ends); ``erasing`` is set while an erase runs. A fold's save checks, in its
+  transaction, that the marker still holds the token its claim read and no erase is running: one
+  ``ConditionCheck`` however many notes the group folds (it used to be one per note, up to 100 transaction
+  items, which made a 200-note save time out on moto). A marker erased and written again has no erase mark
+  until it is claimed again, so a fold that read the scope before an erase never saves after it.
 
 Every note write updates the marker inside the note's own transaction (``MarkerWrite``, no extra request):
 a note is never stored without its scope being due, and a retried transaction (its answer lost) cannot
@@ -82,16 +82,16 @@ class Claim:
     token: str
     floor: str | None
     writes: int
-    fence: str
+    erase_mark: str
 
 
 class MarkerNow(NamedTuple):
     """What a worker reads of its scope's marker: ``writes``, the claim's token (``holder``), and the erase
-    fence (None while an erase runs or when the marker has none: erased, or written again since)."""
+    mark (None while an erase runs or when the marker has none: erased, or written again since)."""
 
     writes: int
     holder: str | None
-    fence: str | None
+    erase_mark: str | None
 
 
 class ClaimRefused(Exception):
@@ -111,29 +111,29 @@ def _min(seen: dict[str, Any], name: str, mine: str) -> str:
     return mine if held is None else min(held, mine)
 
 
-def fence_check(table: str, scope: Scope, fence: str) -> dict[str, Any]:
-    """The transaction item a fold's save carries: the marker still holds the fence its claim read, and no
+def erase_mark_check(table: str, scope: Scope, erase_mark: str) -> dict[str, Any]:
+    """The transaction item a fold's save carries: the marker still holds the erase mark its claim read, and no
     erase is running (else the transaction is cancelled: a note the fold read may be gone)."""
     return {
         "ConditionCheck": {
             "TableName": table,
             "Key": {"pk": {"S": scope.key}, "sk": {"S": DUE_SK}},
-            "ConditionExpression": "fence = :fence AND attribute_not_exists(erasing)",
-            "ExpressionAttributeValues": {":fence": {"S": fence}},
+            "ConditionExpression": "fence = :mark AND attribute_not_exists(erasing)",
+            "ExpressionAttributeValues": {":mark": {"S": erase_mark}},
         }
     }
 
 
-def fence_move(table: str, scope: Scope) -> dict[str, Any]:
-    """The transaction item that moves the fence with a note's delete (on condition the marker exists: a
+def erase_mark_move(table: str, scope: Scope) -> dict[str, Any]:
+    """The transaction item that moves the erase mark with a note's delete (on condition the marker exists: a
     scope without one has no fold to refuse, and no marker is made for it)."""
     return {
         "Update": {
             "TableName": table,
             "Key": {"pk": {"S": scope.key}, "sk": {"S": DUE_SK}},
-            "UpdateExpression": "SET fence = :fence",
+            "UpdateExpression": "SET fence = :mark",
             "ConditionExpression": "attribute_exists(sk)",
-            "ExpressionAttributeValues": {":fence": {"S": uuid.uuid4().hex}},
+            "ExpressionAttributeValues": {":mark": {"S": uuid.uuid4().hex}},
         }
     }
 
@@ -222,7 +222,7 @@ def write_with_marker(
 
 class DueMarkers:
     """The scopes' due markers: the planner's read of the due scopes, a worker's claim, its settle's items, and
-    the erase fence an erase moves."""
+    the erase mark an erase moves."""
 
     def __init__(self, client: Any, table_name: str) -> None:
         self._client = DynamoDB(client)
@@ -271,7 +271,7 @@ class DueMarkers:
                 Key={"pk": {"S": scope.key}, "sk": {"S": DUE_SK}},
                 UpdateExpression=(
                     "SET folding = :token, folding_until = :until, folding_run = :run,"
-                    " fence = if_not_exists(fence, :fence)"
+                    " fence = if_not_exists(fence, :mark)"
                 ),
                 ConditionExpression=(
                     "attribute_exists(sk)"  # an erased scope has no marker: nothing to fold, and none is made
@@ -284,8 +284,8 @@ class DueMarkers:
                     ":now": {"N": str(now_epoch)},
                     ":run": {"S": run_id},
                     # the same on a retried claim: two attempts of one claim racing on an engine without
-                    # isolation (plain moto) cannot leave one fence stored and answer the other
-                    ":fence": {"S": f"claim:{token}"},
+                    # isolation (plain moto) cannot leave one erase mark stored and answer the other
+                    ":mark": {"S": f"claim:{token}"},
                 },
                 ReturnValues="ALL_NEW",
                 ReturnValuesOnConditionCheckFailure="ALL_OLD",
@@ -301,13 +301,13 @@ class DueMarkers:
         return Claim(token, floor, int(item.get("writes", {}).get("N", "0")), item["fence"]["S"])
 
     def erasing(self, scope: Scope, *, running: bool) -> None:
-        """An erase begins (``running``) or ends: the fence moves either way, and ``erasing`` refuses every
+        """An erase begins (``running``) or ends: the erase mark moves either way, and ``erasing`` refuses every
         fold's save in between (an erase that stopped midway keeps refusing them until it is called again)."""
         self._update(
             scope,
-            "SET fence = :fence, erasing = :true" if running else "SET fence = :fence REMOVE erasing",
+            "SET fence = :mark, erasing = :true" if running else "SET fence = :mark REMOVE erasing",
             "attribute_exists(sk)",
-            {":fence": {"S": uuid.uuid4().hex}, **({":true": {"BOOL": True}} if running else {})},
+            {":mark": {"S": uuid.uuid4().hex}, **({":true": {"BOOL": True}} if running else {})},
         )
 
     def read(self, scope: Scope) -> MarkerNow:
@@ -318,8 +318,8 @@ class DueMarkers:
             ConsistentRead=True,
             ProjectionExpression="writes, folding, fence, erasing",
         ).get("Item", {})
-        fence = None if "erasing" in item else item.get("fence", {}).get("S")
-        return MarkerNow(int(item.get("writes", {}).get("N", "0")), item.get("folding", {}).get("S"), fence)
+        erase_mark = None if "erasing" in item else item.get("fence", {}).get("S")
+        return MarkerNow(int(item.get("writes", {}).get("N", "0")), item.get("folding", {}).get("S"), erase_mark)
 
     def settle_item(
         self,

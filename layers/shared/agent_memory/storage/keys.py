@@ -7,9 +7,9 @@ Sort keys (see docs/storage.md):
 - ``note#<YYYY-MM-DD>#<position:09>``  a note; one day in order, or two days newest first, is one Query;
 - ``flush#<thread>#<compaction_id>``  the flush's claim on one compaction event of one thread (``storage.flush_store``);
 - ``extract#<thread>#<extraction_id>``  an extraction's claim, with the notes it wrote (``storage.extraction_store``);
-- ``idem#<route>#<caller>#<key>``    the record of one caller's ``Idempotency-Key`` (``memory.idempotency``);
+- ``idem#<route>#<caller>#<key>``    the record of one caller's ``Idempotency-Key`` (``storage.idempotency_records``);
 - ``usage``                   the characters the scope stores (``storage.usage_store``);
-- ``inj#<at>#<thread>``       what one turn was shown (``people.injections``);
+- ``inj#<at>#<thread>``       what one turn was shown (``storage.injection_records``);
 - ``erase#<record>``          an erase in progress, with its counts (``storage.scope_items``);
 - ``import#<import_id>``      one import's record and, once finished, its receipt (``storage.import_records``);
 - ``imp#<import_id>#<n:04>``  the outcome of the import's note number n (in the order they are written);

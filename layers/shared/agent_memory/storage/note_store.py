@@ -24,10 +24,10 @@ from agent_memory.storage.client import (
     query_pages,
     request_token,
 )
-from agent_memory.storage.due_markers import MarkerWrite, fence_move, write_with_marker
+from agent_memory.storage.due_markers import MarkerWrite, erase_mark_move, write_with_marker
 from agent_memory.storage.flush_store import completion_update
 from agent_memory.storage.keys import NOTE_PREFIX, day_sk, note_sk, notes_of_days, vector_sk
-from agent_memory.storage.note_fence import place_abandoned, settle_lost_note, unless_abandoned
+from agent_memory.storage.lost_note_writes import place_abandoned, settle_lost_note, unless_abandoned
 from agent_memory.storage.note_items import (
     SUPERSEDES,
     KeyedNote,
@@ -123,7 +123,7 @@ class NoteStore:
         note takes the next position instead: a gap is possible, a duplicate or an overwrite never.
         The note carries this call's ``write_id``: when the client retries a put whose answer was lost, the
         condition fails on the note this very call wrote, a success, not a collision; when every answer was
-        lost, ``storage.note_fence`` settles it. ``vector``: the note's stored vector as ``vector_of`` gave
+        lost, ``storage.lost_note_writes`` settles it. ``vector``: the note's stored vector as ``vector_of`` gave
         it; by default the store computes it. ``completing``: one more item of the transaction, built from the
         note (the flush's claim). ``created`` (UTC) gives the note its day and its ``created_at``. The scope's
         due marker (``storage.due_markers.MarkerWrite``) is the transaction's last item."""
@@ -273,7 +273,7 @@ class NoteStore:
     def delete(self, scope: Scope, day: str, position: int) -> bool:
         """Remove one note; False if the scope holds no such note. The stream carries the removal to the index.
 
-        The note leaves in one transaction with a move of the scope's erase fence (``storage.due_markers``), so a
+        The note leaves in one transaction with a move of the scope's erase mark (``storage.due_markers``), so a
         consolidation that read it cannot save it into a version after; a scope without a due marker has no
         consolidation to refuse, and its note leaves alone. Sent again after a lost answer, the transaction and
         the give-backs apply once: the note's key is their request token and their ``once`` on the counters."""
@@ -281,7 +281,7 @@ class NoteStore:
         old = self._client.get_item(TableName=self._table, Key=key, ConsistentRead=True).get("Item")
         if old is None:
             return False
-        once, fence = f"delete#{note_sk(day, position)}", [fence_move(self._table, scope)]
+        once, mark = f"delete#{note_sk(day, position)}", [erase_mark_move(self._table, scope)]
         # The notes it superseded lose its id in the same transaction: no note is superseded by a note that is gone.
         # The delete holds on condition that the note superseded no other since it was read (a fold saved meanwhile).
         read = sorted(old.get(SUPERSEDES, {}).get("SS", []))
@@ -289,7 +289,7 @@ class NoteStore:
         for _ in range(_DELETE_ATTEMPTS):
             gone = {"TableName": self._table, "Key": key, **_links_unchanged(read)}
             unlinks = unlinked_items(self._table, scope, note_id(day, position), links)
-            items = [{"Delete": gone}, *fence, *unlinks]
+            items = [{"Delete": gone}, *mark, *unlinks]
             try:
                 self._client.transact_write_items(TransactItems=items, ClientRequestToken=request_token(once, items))
                 break
@@ -301,11 +301,11 @@ class NoteStore:
                         return False  # deleted meanwhile: by the other call, which gave its usage back
                     read = links = sorted(now.get(SUPERSEDES, {}).get("SS", []))  # it superseded more since
                     continue
-                failed = [code == "ConditionalCheckFailed" for code in codes[1 + len(fence) :]]
-                if not (fence and codes[1:2] == ["ConditionalCheckFailed"]) and not any(failed):
+                failed = [code == "ConditionalCheckFailed" for code in codes[1 + len(mark) :]]
+                if not (mark and codes[1:2] == ["ConditionalCheckFailed"]) and not any(failed):
                     raise
-                if fence and codes[1:2] == ["ConditionalCheckFailed"]:
-                    fence = []  # no due marker: no consolidation to refuse, the note leaves without the fence
+                if mark and codes[1:2] == ["ConditionalCheckFailed"]:
+                    mark = []  # no due marker: no consolidation to refuse, the note leaves without the erase mark
                 links = [link for link, refused in zip(links, failed, strict=False) if not refused]  # notes gone
         else:
             raise StorageUnavailable("the note's delete kept meeting changes; nothing was deleted, try again")

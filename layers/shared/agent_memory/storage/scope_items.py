@@ -3,7 +3,7 @@
 An erase in progress is recorded in the scope's own partition (``erase#all`` or ``erase#author#<user>``):
 its counts so far and when it started. The item is written before the first delete and removed after the
 last, so a call that finds it finishes what an interrupted one started, and answers for both. Beginning and
-ending an erase also moves the scope's erase fence (``storage.due_markers``): no consolidation that read the
+ending an erase also moves the scope's erase mark (``storage.due_markers``): no consolidation that read the
 scope before or during the erase saves a version after it.
 
 Each page is counted once, whatever is sent again or wherever a call stops: the record takes the page's sort

@@ -12,7 +12,7 @@
   (``storage.note_store``). A day item written before ``live`` existed counts by its position counter.
   A note whose transaction is cancelled gives its position back (``give_back_position``), so that a failed
   write counts neither in ``notes_today`` nor against the quota; one whose every answer was lost is settled by
-  ``storage.note_fence``, which lists its place under ``abandoned`` on this item when it was not written.
+  ``storage.lost_note_writes``, which lists its place under ``abandoned`` on this item when it was not written.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ from agent_memory.edges.http import answer, idempotent, replied
 from agent_memory.edges.requests import ID_PATTERN, MAX_QUERY_CHARS, StrictModel, bounded_query
 from agent_memory.edges.responses import documented
 from agent_memory.edges.routes.scoped import principal_of, scoped
-from agent_memory.memory.idempotency import Once, Reply
+from agent_memory.storage.idempotency_records import Once, Reply
 
 router = APIGatewayHttpRouter()
 

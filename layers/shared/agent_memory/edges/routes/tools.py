@@ -22,7 +22,7 @@ from agent_memory.edges.http import answer, idempotent, json_body_text, replied
 from agent_memory.edges.requests import ArgsT, RecallArgs, RememberArgs, ToolCall, UpdateMemoryArgs, parse_tool_call
 from agent_memory.edges.responses import Health, ToolDefinition, Tools, documented
 from agent_memory.edges.tool_catalog import tool_definitions
-from agent_memory.memory.idempotency import Reply
+from agent_memory.storage.idempotency_records import Reply
 
 router = APIGatewayHttpRouter()
 

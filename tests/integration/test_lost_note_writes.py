@@ -1,6 +1,6 @@
-"""A remember whose note transaction lost every answer (botocore's retries spent): its outcome is settled by fencing
-its place (``storage.note_fence``), so that ``notes_today`` equals the notes the table holds, never over by one,
-and an attempt of the transaction that lands late is refused rather than written uncounted."""
+"""A remember whose note transaction lost every answer (botocore's retries spent): its outcome is settled by marking
+its place abandoned (``storage.lost_note_writes``), so that ``notes_today`` equals the notes the table holds, never
+over by one, and an attempt of the transaction that lands late is refused rather than written uncounted."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ Step = str | Callable[[Any, dict[str, Any]], None]
 
 
 class ScriptedTransactions:
-    """The real client, except that its transactions follow a script per kind (``note``: a note's put; ``fence``:
+    """The real client, except that its transactions follow a script per kind (``note``: a note's put; ``settle``:
     the settling transaction): ``cut``, never applied and every answer lost (the request dropped before it
     reached DynamoDB, on each of botocore's attempts); ``lost``, applied and every answer lost; ``ok``, as is;
     or a function of the real client and the request, run first (another caller's writes meanwhile), then as
@@ -50,7 +50,7 @@ class ScriptedTransactions:
 
     def transact_write_items(self, **request: Any) -> Any:
         first = request["TransactItems"][0]
-        kind = "fence" if "ConditionCheck" in first else "note" if "Put" in first else "other"
+        kind = "settle" if "ConditionCheck" in first else "note" if "Put" in first else "other"
         step = self._script[kind].pop(0) if self._script.get(kind) else "ok"
         if callable(step):
             step(self._real, request)
@@ -139,8 +139,8 @@ def test_a_note_never_written_whose_every_answer_was_lost_counts_nothing_and_can
 
 
 @pytest.mark.parametrize("note", ["lost", "cut"], ids=["note-written", "note-not-written"])
-def test_a_fence_whose_answers_were_lost_too_is_read_back(call, aws, scripted, note):
-    scripted(note=[note], fence=["lost"])
+def test_a_settling_whose_answers_were_lost_too_is_read_back(call, aws, scripted, note):
+    scripted(note=[note], settle=["lost"])
 
     answer = _remember(call, "fact", private())
 
@@ -150,13 +150,13 @@ def test_a_fence_whose_answers_were_lost_too_is_read_back(call, aws, scripted, n
     assert _usage(PERSONAL)["notes_today"] == int(written)
 
 
-@pytest.mark.parametrize("cuts", [1, 3], ids=["fence-cut-once", "fence-cut-every-time"])
-def test_a_fence_cut_is_sent_again_and_one_never_applied_leaves_the_count_over_by_one_never_under(
+@pytest.mark.parametrize("cuts", [1, 3], ids=["settling-cut-once", "settling-cut-every-time"])
+def test_a_settling_cut_is_sent_again_and_one_never_applied_leaves_the_count_over_by_one_never_under(
     call, aws, scripted, cuts
 ):
     """The settling transaction cut (never applied) is read back, finds neither, and is sent again; cut on every
     attempt, which applied cannot be told, so the count stays (documented)."""
-    scripted(note=["cut"], fence=["cut"] * cuts)
+    scripted(note=["cut"], settle=["cut"] * cuts)
 
     answer = _remember(call, "fact", private())
 
@@ -176,8 +176,8 @@ def test_a_team_note_never_written_gives_back_the_members_share_too(call, aws, s
     assert _usage(TEAM)["notes_today"] == 1
 
 
-def test_a_fence_after_an_erase_of_the_day_gives_nothing_back_and_still_refuses_the_late_note(call, aws, scripted):
-    clients = scripted(note=["cut"], fence=[_erase_day])
+def test_a_settling_after_an_erase_of_the_day_gives_nothing_back_and_still_refuses_the_late_note(call, aws, scripted):
+    clients = scripted(note=["cut"], settle=[_erase_day])
 
     answer = _remember(call, "fact", private())
 
@@ -191,10 +191,10 @@ def test_a_fence_after_an_erase_of_the_day_gives_nothing_back_and_still_refuses_
     assert _usage(PERSONAL)["notes_today"] == 0
 
 
-def test_a_note_written_then_deleted_before_its_fence_is_given_back_once(call, aws, scripted):
+def test_a_note_written_then_deleted_before_its_settling_is_given_back_once(call, aws, scripted):
     for n in range(2):
         assert _remember(call, f"fact {n}", private()).status == 201
-    scripted(note=["lost"], fence=[_delete_note])
+    scripted(note=["lost"], settle=[_delete_note])
 
     _remember(call, "fact 2", private())
 
@@ -202,10 +202,10 @@ def test_a_note_written_then_deleted_before_its_fence_is_given_back_once(call, a
     assert _usage(PERSONAL)["notes_today"] == 2
 
 
-def test_a_fence_after_an_erase_and_a_new_note_gives_back_nothing_of_the_new_day(call, aws, scripted):
+def test_a_settling_after_an_erase_and_a_new_note_gives_back_nothing_of_the_new_day(call, aws, scripted):
     for n in range(2):
         assert _remember(call, f"fact {n}", private()).status == 201
-    scripted(note=["cut"], fence=[_erase_then_write])
+    scripted(note=["cut"], settle=[_erase_then_write])
 
     assert _remember(call, "fact 2", private()).status == 503
 
@@ -216,7 +216,7 @@ def test_a_fence_after_an_erase_and_a_new_note_gives_back_nothing_of_the_new_day
 def test_a_position_given_out_again_after_its_place_was_abandoned_is_skipped_not_refused(call, aws, scripted):
     """An erase stopped after the day's item (its usage item, listing the abandoned place, still there): the day
     restarts at position 1, which is abandoned; the note takes position 2, not a quota refusal."""
-    scripted(note=["cut"], fence=[])
+    scripted(note=["cut"], settle=[])
     assert _remember(call, "fact 0", private()).status == 503
     (day,) = [item["sk"] for item in items(aws, PERSONAL) if item["sk"]["S"].startswith("day#")]
     aws.delete_item(TableName="MemoryTable", Key={"pk": {"S": PERSONAL.key}, "sk": day})

@@ -1,6 +1,6 @@
-"""The erase fence (docs/storage.md "Consolidation"): a fold that read a note deleted meanwhile saves nothing (the
-rest of its group is read again and folded in the same run), and its save carries one check of the scope's fence
-whatever the group's size (it used to carry one per note)."""
+"""The erase mark (docs/storage.md "Consolidation"): a fold that read a note deleted meanwhile saves nothing (the
+rest of its group is read again and folded in the same run), and its save carries one check of the scope's erase
+mark whatever the group's size (it used to carry one per note)."""
 
 from __future__ import annotations
 
@@ -35,11 +35,11 @@ def test_a_fold_of_200_notes_saves_with_a_constant_number_of_items(aws, monkeypa
     run = consolidate()
 
     assert run["notes_consolidated"] == 200
-    assert max(sizes) == 5  # version, head, pending record, characters counter, the fence: not one per note
+    assert max(sizes) == 5  # version, head, pending record, characters counter, the erase mark: not one per note
 
 
 def test_a_note_deleted_while_its_group_is_folded_never_reaches_a_version_and_the_rest_fold_tonight(aws, monkeypatch):
-    """The delete refuses the save; the rest of the group is read again under the fence the delete left and
+    """The delete refuses the save; the rest of the group is read again under the erase mark the delete left and
     folded in the same run (one more model call), without the deleted note."""
     created = [RUN_AT - timedelta(days=9, minutes=n) for n in range(3)]
     ids = [write_note(PERSONAL, at, f"fact {n}") for n, at in enumerate(created)]
@@ -109,7 +109,7 @@ def test_a_fold_during_an_erase_is_refused_and_not_tried_again_while_it_runs(aws
 
 
 def test_a_fold_that_changes_nothing_whose_note_was_deleted_meanwhile_marks_nothing(aws, monkeypatch):
-    """Its pending record carries the same fence check as a saved fold's: the delete refuses it, and the rest of
+    """Its pending record carries the same erase mark check as a saved fold's: the delete refuses it, and the rest of
     the group is read again and marked in the same run, without the deleted note."""
     ids = [write_note(PERSONAL, RUN_AT - timedelta(days=9, minutes=n), f"fact {n}") for n in range(3)]
     management = bootstrap.services().management

@@ -28,7 +28,7 @@ from agent_memory.storage.keys import USAGE_SK, day_sk, note_sk
 from agent_memory.storage.note_items import holder_write_id, write_id_at
 from agent_memory.storage.usage_store import member_counter
 
-_FENCE_ATTEMPTS = 3
+_SETTLE_ATTEMPTS = 3
 _NOT_ABANDONED = "(attribute_not_exists(abandoned) OR NOT contains(abandoned, :place))"
 
 
@@ -108,7 +108,7 @@ def settle_lost_note(
             }
         },
     ]
-    for attempt in range(1, _FENCE_ATTEMPTS + 1):
+    for attempt in range(1, _SETTLE_ATTEMPTS + 1):
         try:
             client.transact_write_items(TransactItems=items, ClientRequestToken=request_token(write_id, items))
             logger.info(
@@ -124,7 +124,7 @@ def settle_lost_note(
                 return holder_write_id(error) == write_id
             if codes[1:2] == ["ConditionalCheckFailed"]:  # this transaction, sent again after its answer was lost
                 return False
-            if codes[2:3] == ["ConditionalCheckFailed"]:  # given back already, or not this day's to give: fence only
+            if codes[2:3] == ["ConditionalCheckFailed"]:  # given back already, or not this day's to give: abandon only
                 items = items[:2]
                 continue
             if not codes and error_code(error) != "TransactionInProgressException":
