@@ -5,6 +5,7 @@ word)."""
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import replace
 from datetime import date
 from typing import Any
@@ -113,6 +114,37 @@ def test_a_deleted_note_takes_its_indexed_vector_with_it(call, aws, embedder):
 
     key = {"pk": {"S": "user#u-1"}, "sk": {"S": vector_sk(note["day"], note["position"])}}
     assert "Item" not in aws.get_item(TableName=TABLE, Key=key)
+
+
+class _DyingOnDeleteItem:
+    """A DynamoDB client (test fake) whose ``DeleteItem`` never answers: the function dies there."""
+
+    def __init__(self, real: Any) -> None:
+        self._real = real
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+    def delete_item(self, **_: Any) -> Any:
+        raise RuntimeError("the function died here")
+
+
+def test_a_delete_that_dies_after_its_note_went_leaves_no_indexed_vector(call, aws, embedder):
+    """The vector leaves in the note's own transaction: a delete dying after it leaves no vector of a note that is
+    gone (a repeat finds no note and deletes nothing, so a vector left then would stay for good)."""
+    note = _remember(call, "owns a cat")
+    bootstrap.provide(dynamodb=_DyingOnDeleteItem(bootstrap.services().dynamodb))
+
+    with contextlib.suppress(RuntimeError):
+        bootstrap.services().notes.delete(PERSONAL, note["day"], note["position"])
+
+    keys = [note_sk(note["day"], note["position"]), vector_sk(note["day"], note["position"])]
+    assert [
+        aws.get_item(TableName=TABLE, Key={"pk": {"S": "user#u-1"}, "sk": {"S": sk}}).get("Item") for sk in keys
+    ] == [
+        None,
+        None,
+    ]
 
 
 def test_an_authors_erase_takes_their_notes_indexed_vectors_with_them(call, aws, embedder):

@@ -286,10 +286,14 @@ class NoteStore:
         # The delete holds on condition that the note superseded no other since it was read (a fold saved meanwhile).
         read = sorted(old.get(SUPERSEDES, {}).get("SS", []))
         links = read
+        # Its indexed vector goes in the same transaction, last (unconditional): a delete that dies after the note
+        # went leaves no vector, which no later call would find (a repeat finds no note).
+        vector = {"TableName": self._table, "Key": {"pk": {"S": scope.key}, "sk": {"S": vector_sk(day, position)}}}
+        indexed = [{"Delete": vector}] if self._indexed is not None else []
         for _ in range(_DELETE_ATTEMPTS):
             gone = {"TableName": self._table, "Key": key, **_links_unchanged(read)}
             unlinks = unlinked_items(self._table, scope, note_id(day, position), links)
-            items = [{"Delete": gone}, *mark, *unlinks]
+            items = [{"Delete": gone}, *mark, *unlinks, *indexed]
             try:
                 self._client.transact_write_items(TransactItems=items, ClientRequestToken=request_token(once, items))
                 break
@@ -310,10 +314,6 @@ class NoteStore:
         else:
             raise StorageUnavailable("the note's delete kept meeting changes; nothing was deleted, try again")
         self.usage.give_back_note(scope, day, old, once=once)
-        if self._indexed is not None:  # its indexed vector goes too (a vector without its note is never answered)
-            self._client.delete_item(
-                TableName=self._table, Key={"pk": {"S": scope.key}, "sk": {"S": vector_sk(day, position)}}
-            )
         return True
 
     def days_before(self, scope: Scope, *, before: str, days: int) -> tuple[list[tuple[str, list[Note]]], bool]:
