@@ -437,22 +437,26 @@ class NoteStore:
             yield from (note_from_item(item) for item in page["Items"])
 
     def set_vector(self, scope: Scope, day: str, position: int, vector: bytes) -> bool:
-        """Store a note's vector (the vector fill), and its indexed vector where the table has a vector index; False
-        if the note is gone meanwhile (nothing written)."""
+        """Store a note's vector (the vector fill), and its indexed vector where the table has a vector index, in one
+        transaction on condition that the note is there: False if it is gone meanwhile (nothing written), so a delete
+        landing between the two writes never leaves a vector without its note."""
+        update = {
+            "TableName": self._table,
+            "Key": {"pk": {"S": scope.key}, "sk": {"S": note_sk(day, position)}},
+            "UpdateExpression": "SET vec = :vec",
+            "ConditionExpression": "attribute_exists(sk)",
+            "ExpressionAttributeValues": {":vec": {"B": vector}},
+        }
+        indexed = [{"Put": put} for put in self._vector_puts(scope, (day, position), vector)]
         try:
-            self._client.update_item(
-                TableName=self._table,
-                Key={"pk": {"S": scope.key}, "sk": {"S": note_sk(day, position)}},
-                UpdateExpression="SET vec = :vec",
-                ConditionExpression="attribute_exists(sk)",
-                ExpressionAttributeValues={":vec": {"B": vector}},
-            )
+            if indexed:
+                self._client.transact_write_items(TransactItems=[{"Update": update}, *indexed])
+            else:
+                self._client.update_item(**update)
         except ClientError as error:
-            if condition_failed(error):
+            if condition_failed(error) or cancellation_codes(error)[:1] == ["ConditionalCheckFailed"]:
                 return False
             raise
-        for indexed in self._vector_puts(scope, (day, position), vector):
-            self._client.put_item(**indexed)
         return True
 
     def _vector_puts(self, scope: Scope, place: Note | tuple[str, int], vector: bytes | None) -> list[dict[str, Any]]:
