@@ -227,6 +227,18 @@ def test_a_document_over_the_hard_limit_once_redacted_is_422_and_writes_nothing(
     assert fixed.status == 200, fixed.body  # the id was not spent on the refused body
 
 
+def test_a_document_refused_over_the_quota_spends_no_import_id(aws, monkeypatch):
+    monkeypatch.setenv("MEMORY_QUOTA_CHARS", "200")
+    bootstrap.reset()
+
+    refused = post_import("users", "u-1", notes_body("p1", [HISTORY[0]], document="# Memory\n- " + "x" * 300))
+    fixed = post_import("users", "u-1", notes_body("p1", [HISTORY[0]]))
+
+    assert refused.status == 422 and refused.body["error"]["code"] == "quota_exceeded"
+    assert fixed.status == 200, fixed.body  # not import_id_reused: the refused body wrote nothing
+    assert [n["index"] for n in fixed.body["notes"]] == [0]
+
+
 def test_a_team_note_without_its_author_and_a_body_that_is_not_json_are_refused(aws):
     no_author = post_import("workspaces", "w-3", notes_body("p1", [HISTORY[0]]))
     not_json = post_import("users", "u-1", "{not json")

@@ -36,6 +36,7 @@ from agent_memory.basics.errors import (
     ImportIdReused,
     ImportUnfinished,
     InvalidInput,
+    MemoryServiceError,
     NotesQuotaExceeded,
     StorageQuotaExceeded,
 )
@@ -102,8 +103,13 @@ class Importer:
             return receipt_of(progress.log, progress.document_version)
         give_up_at = self.clock() + self.budget_s
         version = progress.document_version
-        if command.document is not None and version is None:
-            version = self._document(command)
+        if command.document is not None and version is None:  # the document comes first: no note is done yet
+            try:
+                version = self._document(command)
+            except MemoryServiceError as refusal:
+                if refusal.status < 500:  # refused (the characters quota): the id is not spent on this body
+                    self.records.forget(progress)
+                raise
             self.records.document_saved(progress, version)
         log = list(progress.log)
         held = self._held(scope) if len(log) < len(command.notes) else {}
