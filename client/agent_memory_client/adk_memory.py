@@ -17,8 +17,9 @@ top of extraction and recall.
   memory's user, the session's id its thread; the memory is the user's personal one (``workspace_id``: a
   workspace's team memory instead). ``app_name`` names no scope: one user's memory is the same in every app.
 - ``add_events_to_memory(...)``: a delta of events, extracted once under an id made of the events' ids.
-- ``search_memory(...)``: ``recall``, each note a ``MemoryEntry`` whose text is fenced as the memory block fences
-  stored text (it reaches the model): no note can close a block or open a tag.
+- ``search_memory(...)``: ``recall`` (the query cut to its 2,000 characters), each note a ``MemoryEntry`` whose
+  text is fenced as the memory block fences stored text (it reaches the model): no note can close a block or open
+  a tag.
 
 The blocking client's calls run on a worker thread: ADK's event loop is never blocked.
 """
@@ -44,6 +45,7 @@ from agent_memory_client.types import ConversationContext, Extracted
 
 # The thread a search is made from: recall reads the scope, the thread only names who asked.
 SEARCH_THREAD = "adk-search-memory"
+MAX_QUERY = 2_000  # recall's longest query: a longer one, a model's, is cut rather than refused
 _ROLES = {"user": "user", "model": "assistant"}
 
 
@@ -105,7 +107,7 @@ class AgentMemoryService(BaseMemoryService):
 
     async def search_memory(self, *, app_name: str, user_id: str, query: str) -> SearchMemoryResponse:
         context = self._context(user_id, SEARCH_THREAD)
-        recalled = await asyncio.to_thread(self.client.recall, context, query, self.k)
+        recalled = await asyncio.to_thread(self.client.recall, context, query[:MAX_QUERY], self.k)
         return SearchMemoryResponse(memories=[_entry(note) for note in recalled["notes"]])
 
 

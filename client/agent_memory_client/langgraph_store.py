@@ -24,6 +24,7 @@ operation                                  what it does
 ``put(ns, "document", {"content": md})``   ``update_memory``, on the version the last ``get`` read
 ``get(ns, "document")``                    the curated document (``POST /v1/context``)
 ``search(ns, query=...)``                  ``recall``: best first, ``score`` set; at most 20 notes
+                                           (a query cut to recall's 2,000 characters)
 ``search(ns)`` (no query)                  the context's recent notes (today's and yesterday's), newest first
 ``list_namespaces()``                      the one namespace
 =========================================  ==========================================================
@@ -68,6 +69,7 @@ from agent_memory_client.types import ConversationContext, Note
 NAMESPACE = ("memories",)
 DOCUMENT = "document"  # the key of the curated document
 MAX_RECALL = 20  # recall's largest k
+MAX_QUERY = 2_000  # recall's longest query: a longer one, a model's, is cut rather than refused
 
 
 class StoreRefusal(ValueError):
@@ -154,7 +156,7 @@ class AgentMemoryStore(BaseStore):
         if op.query and op.query.strip():
             k = min(MAX_RECALL, op.offset + op.limit)
             found: list[tuple[Note, float | None]] = [
-                (note, note["score"]) for note in self.client.recall(self.context, op.query, k=k)["notes"]
+                (note, note["score"]) for note in self.client.recall(self.context, op.query[:MAX_QUERY], k=k)["notes"]
             ]
         else:
             found = [(note, None) for note in self.client.get_context(self.context)["recent_notes"]]

@@ -56,6 +56,7 @@ NOT_TO_A_MODEL = {
     "flush",  # the flush's outcome goes to the backend, not to a model
     "formats",  # tool definitions, not answers
     "mcp_auth",
+    "migrate",  # a peer's export into import requests; their receipts go to the operator's terminal
     "routes",
     "transport",
     "types",

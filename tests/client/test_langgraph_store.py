@@ -203,3 +203,12 @@ def test_a_langmem_namespace_template_filled_with_another_user_is_refused(memory
     with pytest.raises(InvalidNamespaceError, match="not this store's namespace"):
         remember.invoke("Ana's secret", {"configurable": {"langgraph_user_id": "u-2"}})
     assert memory.calls == [("remember", "Prefers metric units")]
+
+
+def test_a_query_longer_than_recall_takes_is_sent_cut_to_its_bound(store: AgentMemoryStore, memory: RecordingMemory):
+    """A model's query over recall's 2,000 characters (a 422 from the service) is cut, as the LlamaIndex block cuts
+    it: a long question still finds notes instead of failing the tool call."""
+    store.search(NS, query="units " * 500, limit=1)
+
+    [(route, (query, _))] = memory.calls
+    assert route == "recall" and query == ("units " * 500)[:2000]

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 import pytest
 
 from agent_memory import bootstrap
+from agent_memory.domain.document import HARD_LIMIT
 from agent_memory.domain.scope import Scope
 from agent_memory.memory.importing import PAGE_NOTES, Importer
 from agent_memory.storage.import_records import ImportRecords
@@ -207,6 +208,35 @@ def test_bad_input_is_422_and_writes_nothing(aws, body):
     assert answer.status == 422, answer.body
     assert answer.body["error"]["code"] == "invalid_input"
     assert partition(aws, PERSONAL) == []
+
+
+def test_a_document_over_the_hard_limit_once_redacted_is_422_and_writes_nothing(aws):
+    """The bound holds for the document as it would be stored: a secret's marker is longer than some secrets, and a
+    document that only grows past it there would be compressed by a model, which the import never asks."""
+    aws_key = "AKIAIOSFODNN7EXAMPLE"  # 20 characters; its marker is longer
+    lines = ["# Memory", *[f"- a fact {n:05d} and more words to fill the line" for n in range(480)]]
+    document = "\n".join([*lines, *[f"- key {aws_key}" for _ in range(10)]])
+    document += "\n- " + "x" * (HARD_LIMIT - len(document) - 3)
+    assert len(document) == HARD_LIMIT
+
+    answer = post_import("users", "u-1", notes_body("p1", [HISTORY[0]], document=document))
+    fixed = post_import("users", "u-1", notes_body("p1", [HISTORY[0]], document=lines[0]))
+
+    assert answer.status == 422, answer.body
+    assert answer.body["details"][0]["loc"] == ["body", "document"]
+    assert fixed.status == 200, fixed.body  # the id was not spent on the refused body
+
+
+def test_a_document_refused_over_the_quota_spends_no_import_id(aws, monkeypatch):
+    monkeypatch.setenv("MEMORY_QUOTA_CHARS", "200")
+    bootstrap.reset()
+
+    refused = post_import("users", "u-1", notes_body("p1", [HISTORY[0]], document="# Memory\n- " + "x" * 300))
+    fixed = post_import("users", "u-1", notes_body("p1", [HISTORY[0]]))
+
+    assert refused.status == 422 and refused.body["error"]["code"] == "quota_exceeded"
+    assert fixed.status == 200, fixed.body  # not import_id_reused: the refused body wrote nothing
+    assert [n["index"] for n in fixed.body["notes"]] == [0]
 
 
 def test_a_team_note_without_its_author_and_a_body_that_is_not_json_are_refused(aws):

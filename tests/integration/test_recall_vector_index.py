@@ -5,6 +5,7 @@ word)."""
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import replace
 from datetime import date
 from typing import Any
@@ -113,6 +114,70 @@ def test_a_deleted_note_takes_its_indexed_vector_with_it(call, aws, embedder):
 
     key = {"pk": {"S": "user#u-1"}, "sk": {"S": vector_sk(note["day"], note["position"])}}
     assert "Item" not in aws.get_item(TableName=TABLE, Key=key)
+
+
+class _DyingOnDeleteItem:
+    """A DynamoDB client (test fake) whose ``DeleteItem`` never answers: the function dies there."""
+
+    def __init__(self, real: Any) -> None:
+        self._real = real
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+    def delete_item(self, **_: Any) -> Any:
+        raise RuntimeError("the function died here")
+
+
+def test_a_delete_that_dies_after_its_note_went_leaves_no_indexed_vector(call, aws, embedder):
+    """The vector leaves in the note's own transaction: a delete dying after it leaves no vector of a note that is
+    gone (a repeat finds no note and deletes nothing, so a vector left then would stay for good)."""
+    note = _remember(call, "owns a cat")
+    bootstrap.provide(dynamodb=_DyingOnDeleteItem(bootstrap.services().dynamodb))
+
+    with contextlib.suppress(RuntimeError):
+        bootstrap.services().notes.delete(PERSONAL, note["day"], note["position"])
+
+    keys = [note_sk(note["day"], note["position"]), vector_sk(note["day"], note["position"])]
+    assert [
+        aws.get_item(TableName=TABLE, Key={"pk": {"S": "user#u-1"}, "sk": {"S": sk}}).get("Item") for sk in keys
+    ] == [
+        None,
+        None,
+    ]
+
+
+class _DeletingBeforeEachVectorPut:
+    """A DynamoDB client (test fake) on which a note's delete lands just before each put of its indexed vector."""
+
+    def __init__(self, real: Any) -> None:
+        self._real = real
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+    def put_item(self, **request: Any) -> Any:
+        item = request["Item"]
+        if item["sk"]["S"].startswith("vec#"):
+            note = {"pk": item["pk"], "sk": {"S": "note#" + item["sk"]["S"].removeprefix("vec#")}}
+            self._real.delete_item(TableName=request["TableName"], Key=note)
+        return self._real.put_item(**request)
+
+
+def test_the_vector_fill_never_leaves_a_vector_whose_note_went_meanwhile(call, aws, embedder):
+    note = _remember(call, "owns a cat")
+    key = {"pk": {"S": "user#u-1"}, "sk": {"S": note_sk(note["day"], note["position"])}}
+    vec = aws.get_item(TableName=TABLE, Key=key)["Item"]["vec"]["B"]
+    bootstrap.provide(dynamodb=_DeletingBeforeEachVectorPut(bootstrap.services().dynamodb))
+
+    bootstrap.services().notes.set_vector(PERSONAL, note["day"], note["position"], vec)
+
+    items = aws.query(
+        TableName=TABLE, KeyConditionExpression="pk = :pk", ExpressionAttributeValues={":pk": {"S": "user#u-1"}}
+    )["Items"]
+    vectors = {item["sk"]["S"].removeprefix("vec#") for item in items if item["sk"]["S"].startswith("vec#")}
+    notes = {item["sk"]["S"].removeprefix("note#") for item in items if item["sk"]["S"].startswith("note#")}
+    assert vectors <= notes
 
 
 def test_an_authors_erase_takes_their_notes_indexed_vectors_with_them(call, aws, embedder):

@@ -71,7 +71,7 @@ def first_person_facts(messages: list[tuple[str, str]]) -> list[Fact]:
     """The facts of ``messages`` (``(role, content)``, oldest first), each citing its message, at most
     ``MAX_FACTS``, in the conversation's order."""
     found: list[tuple[float, int, Fact]] = []
-    seen: list[frozenset[str]] = []
+    seen: set[frozenset[str]] = set()  # a set: a list's ``in`` made 40,000 sentences quadratic (86 s)
     for index, (role, content) in enumerate(messages):
         if role != "user":
             continue
@@ -80,7 +80,7 @@ def first_person_facts(messages: list[tuple[str, str]]) -> list[Fact]:
             words = frozenset(terms(sentence))
             if score <= 0 or words in seen:
                 continue
-            seen.append(words)
+            seen.add(words)
             text = SPEAKER + sentence
             if len(text) > FACT_MAX_CHARS:
                 text = text[: FACT_MAX_CHARS - 1].rstrip() + "…"

@@ -36,12 +36,14 @@ from agent_memory.basics.errors import (
     ImportIdReused,
     ImportUnfinished,
     InvalidInput,
+    MemoryServiceError,
     NotesQuotaExceeded,
     StorageQuotaExceeded,
 )
 from agent_memory.basics.observability import logger, metrics
 from agent_memory.domain import shapes
 from agent_memory.domain.commands import DocumentWrite, ImportCommand, NoteToImport
+from agent_memory.domain.document import HARD_LIMIT
 from agent_memory.domain.notes import Note, note_id
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.text_pipeline import DOCUMENT, NOTE, prepare
@@ -90,6 +92,7 @@ class Importer:
 
     def run(self, command: ImportCommand) -> shapes.Imported:
         scope = command.scope
+        self._bounded(command)  # before the record: a refused body spends no import_id
         progress = self.records.begin(scope, command.import_id, command.fingerprint, now_epoch=int(time.time()))
         if progress.fingerprint != command.fingerprint:
             raise ImportIdReused(
@@ -100,8 +103,13 @@ class Importer:
             return receipt_of(progress.log, progress.document_version)
         give_up_at = self.clock() + self.budget_s
         version = progress.document_version
-        if command.document is not None and version is None:
-            version = self._document(command)
+        if command.document is not None and version is None:  # the document comes first: no note is done yet
+            try:
+                version = self._document(command)
+            except MemoryServiceError as refusal:
+                if refusal.status < 500:  # refused (the characters quota): the id is not spent on this body
+                    self.records.forget(progress)
+                raise
             self.records.document_saved(progress, version)
         log = list(progress.log)
         held = self._held(scope) if len(log) < len(command.notes) else {}
@@ -127,6 +135,20 @@ class Importer:
             },
         )
         return receipt
+
+    def _bounded(self, command: ImportCommand) -> None:
+        """The document's hard limit, on the text as it would be stored: a secret's marker can be longer than the
+        secret, and a document over the limit only once redacted would be compressed by a model, which the import
+        never asks (``edges.import_request`` checks the text as sent)."""
+        if command.document is None:
+            return
+        stored = len(prepare(command.document, "import", DOCUMENT, extra=self.redact_extra).text)
+        if stored > HARD_LIMIT:
+            raise InvalidInput(
+                f"the document is {stored:,} characters once redacted, over the hard limit of {HARD_LIMIT:,} "
+                "(the import compresses nothing); shorten it",
+                details=[{"loc": ["body", "document"], "msg": "over the hard limit", "type": "document_too_large"}],
+            )
 
     def _document(self, command: ImportCommand) -> int:
         """The document saved as a new version (reason ``import``), or the current version when it already

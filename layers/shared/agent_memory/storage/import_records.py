@@ -150,6 +150,20 @@ class ImportRecords:
             ExpressionAttributeValues={":version": {"N": str(version)}},
         )
 
+    def forget(self, progress: Progress) -> None:
+        """The record of an import refused before it did anything (its document refused: over the quota; the
+        document comes before any note, so no outcome exists), so that the refused body spends no id; kept if a
+        call of it saved the document or finished meanwhile."""
+        try:
+            self._client.delete_item(
+                TableName=self._table,
+                Key=self._key(progress.scope, import_sk(progress.import_id)),
+                ConditionExpression="attribute_not_exists(document_version) AND attribute_not_exists(finished)",
+            )
+        except ClientError as error:
+            if not condition_failed(error):
+                raise
+
     def finish(self, progress: Progress, log: list[Any]) -> None:
         """Every note has its outcome (``log``, in order): the receipt is kept on the record, and the same id
         again answers it and writes nothing."""

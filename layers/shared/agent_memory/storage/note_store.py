@@ -286,10 +286,14 @@ class NoteStore:
         # The delete holds on condition that the note superseded no other since it was read (a fold saved meanwhile).
         read = sorted(old.get(SUPERSEDES, {}).get("SS", []))
         links = read
+        # Its indexed vector goes in the same transaction, last (unconditional): a delete that dies after the note
+        # went leaves no vector, which no later call would find (a repeat finds no note).
+        vector = {"TableName": self._table, "Key": {"pk": {"S": scope.key}, "sk": {"S": vector_sk(day, position)}}}
+        indexed = [{"Delete": vector}] if self._indexed is not None else []
         for _ in range(_DELETE_ATTEMPTS):
             gone = {"TableName": self._table, "Key": key, **_links_unchanged(read)}
             unlinks = unlinked_items(self._table, scope, note_id(day, position), links)
-            items = [{"Delete": gone}, *mark, *unlinks]
+            items = [{"Delete": gone}, *mark, *unlinks, *indexed]
             try:
                 self._client.transact_write_items(TransactItems=items, ClientRequestToken=request_token(once, items))
                 break
@@ -310,10 +314,6 @@ class NoteStore:
         else:
             raise StorageUnavailable("the note's delete kept meeting changes; nothing was deleted, try again")
         self.usage.give_back_note(scope, day, old, once=once)
-        if self._indexed is not None:  # its indexed vector goes too (a vector without its note is never answered)
-            self._client.delete_item(
-                TableName=self._table, Key={"pk": {"S": scope.key}, "sk": {"S": vector_sk(day, position)}}
-            )
         return True
 
     def days_before(self, scope: Scope, *, before: str, days: int) -> tuple[list[tuple[str, list[Note]]], bool]:
@@ -437,22 +437,26 @@ class NoteStore:
             yield from (note_from_item(item) for item in page["Items"])
 
     def set_vector(self, scope: Scope, day: str, position: int, vector: bytes) -> bool:
-        """Store a note's vector (the vector fill), and its indexed vector where the table has a vector index; False
-        if the note is gone meanwhile (nothing written)."""
+        """Store a note's vector (the vector fill), and its indexed vector where the table has a vector index, in one
+        transaction on condition that the note is there: False if it is gone meanwhile (nothing written), so a delete
+        landing between the two writes never leaves a vector without its note."""
+        update = {
+            "TableName": self._table,
+            "Key": {"pk": {"S": scope.key}, "sk": {"S": note_sk(day, position)}},
+            "UpdateExpression": "SET vec = :vec",
+            "ConditionExpression": "attribute_exists(sk)",
+            "ExpressionAttributeValues": {":vec": {"B": vector}},
+        }
+        indexed = [{"Put": put} for put in self._vector_puts(scope, (day, position), vector)]
         try:
-            self._client.update_item(
-                TableName=self._table,
-                Key={"pk": {"S": scope.key}, "sk": {"S": note_sk(day, position)}},
-                UpdateExpression="SET vec = :vec",
-                ConditionExpression="attribute_exists(sk)",
-                ExpressionAttributeValues={":vec": {"B": vector}},
-            )
+            if indexed:
+                self._client.transact_write_items(TransactItems=[{"Update": update}, *indexed])
+            else:
+                self._client.update_item(**update)
         except ClientError as error:
-            if condition_failed(error):
+            if condition_failed(error) or cancellation_codes(error)[:1] == ["ConditionalCheckFailed"]:
                 return False
             raise
-        for indexed in self._vector_puts(scope, (day, position), vector):
-            self._client.put_item(**indexed)
         return True
 
     def _vector_puts(self, scope: Scope, place: Note | tuple[str, int], vector: bytes | None) -> list[dict[str, Any]]:
