@@ -121,9 +121,16 @@ TABLE_ACTIONS = {
         "dynamodb:UpdateItem",
         "dynamodb:Query",
         "dynamodb:BatchGetItem",  # recall reads its k best notes whole in one request
+        "dynamodb:ConditionCheckItem",  # a note write whose every answer was lost is settled (lost_note_writes)
     },
     "ContextFunction": {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem"},  # the injection record
-    "FlushFunction": {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
+    "FlushFunction": {
+        "dynamodb:GetItem",
+        "dynamodb:PutItem",
+        "dynamodb:UpdateItem",
+        "dynamodb:DeleteItem",
+        "dynamodb:ConditionCheckItem",  # a flush note whose every answer was lost is settled
+    },
     "ManagementFunction": {
         "dynamodb:GetItem",
         "dynamodb:BatchGetItem",
@@ -140,6 +147,7 @@ TABLE_ACTIONS = {
         "dynamodb:DeleteItem",
         "dynamodb:BatchWriteItem",
         "dynamodb:PutItem",  # an import's notes (in their transactions), its record, its document's version
+        "dynamodb:ConditionCheckItem",  # an imported note whose every answer was lost is settled
     },
     "ConsolidateFunction": {
         "dynamodb:GetItem",
