@@ -16,6 +16,8 @@
  * is refused before anything is sent.
  */
 
+import { createHash } from "node:crypto";
+
 import type { MemoryClient } from "./client.js";
 import { MemoryApiError, type ValidationDetail } from "./errors.js";
 import { fencedAnswer } from "./fence.js";
@@ -48,6 +50,15 @@ function refusal(code: string, message: string, details?: ValidationDetail[] | n
 /** The most messages one extraction takes (docs/api.md §3 `extract`): a longer stretch sends its newest. */
 export const MAX_EXTRACT_MESSAGES = 2000;
 
+/**
+ * The hex sha256 of messages' roles and contents (the Python client's digest): what `observe` follows and names
+ * stretches by, since a framework that compacts its list (a summary in place of older messages) moves them.
+ */
+function digest(messages: FlushMessage[]): string {
+  const shape = messages.map((message) => [message.role, message.content]);
+  return createHash("sha256").update(JSON.stringify(shape), "utf8").digest("hex");
+}
+
 export interface ConversationOptions {
   /** `observe` extracts each time this many user turns have come since its last extraction; unset: at the end only. */
   extractEvery?: number;
@@ -61,7 +72,8 @@ export class Conversation {
   /** `observe`'s choice: extract every this many user turns, or (undefined) at the session's end only. */
   readonly extractEvery: number | undefined;
   private definitions: Promise<ToolDefinition[]> | null = null;
-  private observed = 0; // the messages already extracted: the next extraction starts after them
+  private readonly sent = new Set<string>(); // the digests of the messages already extracted
+  private last: { count: number; digest: string } | null = null; // the list at the last extraction
 
   constructor(
     readonly client: MemoryClient,
@@ -154,27 +166,44 @@ export class Conversation {
   /**
    * Hand memory the conversation so far (every message, oldest first): when `extractEvery` user turns have come
    * since the last extraction, or at the session's `end`, the messages not extracted yet go to `POST /v1/extract`
-   * and its answer is returned; else null (waiting). Each stretch has its own extraction id (`m<first>-<last>`,
-   * its messages' positions), so the same stretch sent again is answered `duplicate` and writes nothing twice. A
-   * `failed` extraction (or a refusal of the service, answered as `failed` with its code) is tried again, from
-   * the same message, by the next call. Its notes go to the backend, not to a model: nothing here needs fencing.
+   * and its answer is returned; else null (waiting). Each stretch has its own extraction id (`x-` and the first 32
+   * hex of the sha256 of its messages' roles and contents), so the same stretch sent again is answered `duplicate`
+   * and writes nothing twice, and a different stretch is never taken for one sent. What was sent is followed by
+   * content, not position, since frameworks compact their lists: the messages after those extracted are waiting
+   * while the list begins with them, and once it does not (older messages replaced by a summary) every message
+   * whose content was not extracted yet. A `failed` extraction (or a refusal of the service, answered as `failed`
+   * with its code) is tried again, from the same message, by the next call. Its notes go to the backend, not to a
+   * model: nothing here needs fencing.
    */
   async observe(messages: FlushMessage[], options: { end?: boolean } = {}): Promise<Extracted | null> {
-    const waiting = messages.slice(this.observed);
+    const waiting = this.waiting(messages);
     const turns = waiting.filter((message) => message.role === "user").length;
     const due = options.end === true || (this.extractEvery !== undefined && turns >= this.extractEvery);
     if (waiting.length === 0 || !due) return null;
-    const first = Math.max(this.observed, messages.length - MAX_EXTRACT_MESSAGES);
+    const stretch = waiting.slice(-MAX_EXTRACT_MESSAGES);
     const context = { ...this.context, document_version: null };
     let answer: Extracted;
     try {
-      answer = await this.client.extract(context, `m${first}-${messages.length - 1}`, messages.slice(first));
+      answer = await this.client.extract(context, `x-${digest(stretch).slice(0, 32)}`, stretch);
     } catch (error) {
       if (!(error instanceof MemoryApiError)) throw error;
       return { status: "failed", notes: [], skipped: [], reason: `${error.code}: ${error.serviceMessage}` };
     }
-    if (answer.status !== "failed") this.observed = messages.length;
+    if (answer.status !== "failed") {
+      for (const message of waiting) this.sent.add(digest([message]));
+      this.last = { count: messages.length, digest: digest(messages) };
+    }
     return answer;
+  }
+
+  /**
+   * The messages after those extracted while the list still begins with them; once it does not (a framework
+   * replaced older messages by a summary), every message whose content was not extracted yet.
+   */
+  private waiting(messages: FlushMessage[]): FlushMessage[] {
+    if (this.last === null) return messages;
+    if (digest(messages.slice(0, this.last.count)) === this.last.digest) return messages.slice(this.last.count);
+    return messages.filter((message) => !this.sent.has(digest([message])));
   }
 
   /** Ask `FlushFunction` for a note of the conversation before summarizing it; never rejects. */

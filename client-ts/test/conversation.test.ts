@@ -204,7 +204,45 @@ test(
         end: true,
       },
     );
-    assert.equal(again?.status, "duplicate"); // the same stretch (m0-3) again
+    assert.equal(again?.status, "duplicate"); // the same stretch (the same content) again
     assert.throws(() => new Conversation(client(), conversation.context, { extractEvery: 0 }), RangeError);
   },
 );
+
+test("observe follows what it sent by content when the list is compacted into a summary", needsStack, async () => {
+  const conversation = new Conversation(
+    client(),
+    { user_id: unique("ts-observe-compacted"), thread_id: "t-1" },
+    { extractEvery: 2 },
+  );
+  const messages = said("I live in Porto.", "I'm vegetarian.");
+  assert.equal((await conversation.observe(messages))?.status, "written");
+
+  // A framework's summarizing manager replaces the older messages by a summary and keeps the latest turn.
+  const compacted = [
+    { role: "assistant", content: "Summary: the user lives in Porto." },
+    ...messages.slice(-2),
+    ...said("I'm flying to Osaka in March.", "My sister Noor is a paramedic."),
+  ];
+  const second = await conversation.observe(compacted);
+
+  assert.equal(second?.status, "written");
+  assert.deepEqual(
+    second?.notes.map((note) => note.text),
+    ["The user said: I'm flying to Osaka in March.", "The user said: My sister Noor is a paramedic."],
+  );
+  assert.equal(await conversation.observe(compacted, { end: true }), null); // nothing new
+});
+
+test("observe names a stretch by its content, so another stretch is never a duplicate", needsStack, async () => {
+  const context = { user_id: unique("ts-observe-named"), thread_id: "t-1" };
+  const written = await new Conversation(client(), context).observe(said("I prefer trains to planes."), { end: true });
+  const other = await new Conversation(client(), context).observe(said("I'm allergic to peanuts."), { end: true });
+
+  assert.equal(written?.status, "written");
+  assert.equal(other?.status, "written"); // the same positions, another content
+  assert.deepEqual(
+    other?.notes.map((note) => note.text),
+    ["The user said: I'm allergic to peanuts."],
+  );
+});

@@ -16,6 +16,7 @@ context given here, and an argument naming one of them is refused by the service
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -38,6 +39,13 @@ from agent_memory_client.types import (
 MAX_MESSAGES = 2000
 
 
+def _digest(messages: Sequence[Mapping[str, str]]) -> str:
+    """The hex sha256 of messages' roles and contents: what :meth:`Conversation.observe` follows and names
+    stretches by, since a framework that compacts its list (a summary in place of older messages) moves them."""
+    shape = [[message.get("role", ""), message.get("content", "")] for message in messages]
+    return hashlib.sha256(json.dumps(shape, ensure_ascii=False, separators=(",", ":")).encode()).hexdigest()
+
+
 class Conversation:
     """``extract_every``: :meth:`observe` extracts facts each time that many user turns have come since its last
     extraction; None (the default): only at the session's end (``observe(messages, end=True)``)."""
@@ -50,7 +58,10 @@ class Conversation:
         self.extract_every = extract_every
         self._tools: list[ToolDefinition] | None = None
         self.last_context: MemoryContext | None = None
-        self._observed = 0  # the messages already extracted: the next extraction starts after them
+        self._sent: set[str] = set()  # the digests of the messages already extracted
+        self._last: tuple[int, str] | None = (
+            None  # how many messages the list held at the last extraction, their digest
+        )
 
     def system_prompt(self) -> str:
         """``POST /v1/context``'s ``system_prompt``, to inject before this turn. The document's version shown
@@ -109,24 +120,39 @@ class Conversation:
         ``extract_every`` user turns have come since the last extraction, or at the session's ``end``, the
         messages not extracted yet go to ``POST /v1/extract`` and its answer is returned; else None (waiting).
 
-        Each stretch has its own ``extraction_id`` (``m<first>-<last>``, its messages' positions), so sending the
-        same stretch again is answered ``duplicate`` and writes nothing twice. A ``failed`` extraction (or a
-        refusal of the service, answered as ``failed`` with its code) is tried again, from the same message, by the
-        next call. Its notes go to the backend, not to a model: nothing here needs fencing."""
-        waiting = messages[self._observed :]
+        Each stretch has its own ``extraction_id`` (``x-`` and the first 32 hex of the sha256 of its messages'
+        roles and contents), so sending the same stretch again is answered ``duplicate`` and writes nothing twice,
+        and a different stretch is never taken for one sent. What was sent is followed by content, not position,
+        since frameworks compact their lists: the messages after those extracted are waiting while the list begins
+        with them, and once it does not (older messages replaced by a summary) every message whose content was not
+        extracted yet. A ``failed`` extraction (or a refusal of the service, answered as ``failed`` with its code) is
+        tried again, from the same message, by the next call. Its notes go to the backend, not to a model: nothing
+        here needs fencing."""
+        waiting = self._waiting(messages)
         turns = sum(message.get("role") == "user" for message in waiting)
         due = end or (self.extract_every is not None and turns >= self.extract_every)
         if not waiting or not due:
             return None
-        first, last = max(self._observed, len(messages) - MAX_MESSAGES), len(messages) - 1
+        stretch = waiting[-MAX_MESSAGES:]
         context = replace(self.context, document_version=None)
         try:
-            answer = self.client.extract(context, f"m{first}-{last}", messages[first:])
+            answer = self.client.extract(context, f"x-{_digest(stretch)[:32]}", stretch)
         except MemoryApiError as error:
             return {"status": "failed", "notes": [], "skipped": [], "reason": f"{error.code}: {error.message}"}
         if answer["status"] != "failed":
-            self._observed = len(messages)
+            self._sent.update(_digest([message]) for message in waiting)
+            self._last = (len(messages), _digest(messages))
         return answer
+
+    def _waiting(self, messages: Sequence[Mapping[str, str]]) -> list[Mapping[str, str]]:
+        """The messages after those extracted while the list still begins with them; once it does not (a
+        framework replaced older messages by a summary), every message whose content was not extracted yet."""
+        if self._last is None:
+            return list(messages)
+        count, digest = self._last
+        if _digest(messages[:count]) == digest:
+            return list(messages[count:])
+        return [message for message in messages if _digest([message]) not in self._sent]
 
     def flush(self, compaction_id: str, messages: Sequence[Mapping[str, str]]) -> FlushResult:
         """Ask ``FlushFunction`` for a note of the conversation before summarizing it; never raises."""

@@ -167,3 +167,33 @@ def test_observe_at_the_end_only_and_the_same_stretch_again_is_a_duplicate(memor
 
     assert written is not None and written["status"] == "written" and len(written["notes"]) == 2
     assert again == {"status": "duplicate", "notes": written["notes"], "skipped": []}
+
+
+def test_observe_follows_what_it_sent_by_content_when_the_list_is_compacted(memory: MemoryClient) -> None:
+    context = ConversationContext(user_id="h-observe-compacted", thread_id="t-1")
+    conversation = Conversation(memory, context, extract_every=2)
+    messages = _said("I live in Porto.", "I'm vegetarian.")
+    first = conversation.observe(messages)
+    assert first is not None and first["status"] == "written"
+
+    # A framework's summarizing manager replaces the older messages by a summary and keeps the latest turn.
+    summary = {"role": "assistant", "content": "Summary: the user lives in Porto."}
+    compacted = [summary, *messages[-2:], *_said("I'm flying to Osaka in March.", "My sister Noor is a paramedic.")]
+    second = conversation.observe(compacted)
+
+    assert second is not None and second["status"] == "written"
+    assert [note["text"] for note in second["notes"]] == [
+        "The user said: I'm flying to Osaka in March.",
+        "The user said: My sister Noor is a paramedic.",
+    ]
+    assert conversation.observe(compacted, end=True) is None  # nothing new
+
+
+def test_observe_names_a_stretch_by_its_content_so_another_stretch_is_never_a_duplicate(memory: MemoryClient) -> None:
+    context = ConversationContext(user_id="h-observe-named", thread_id="t-1")
+    written = Conversation(memory, context).observe(_said("I prefer trains to planes."), end=True)
+    other = Conversation(memory, context).observe(_said("I'm allergic to peanuts."), end=True)  # same positions
+
+    assert written is not None and written["status"] == "written"
+    assert other is not None and other["status"] == "written"
+    assert [note["text"] for note in other["notes"]] == ["The user said: I'm allergic to peanuts."]
