@@ -9,9 +9,11 @@ tests' moto) and with one that does not (the retry sent without it): there the w
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import pytest
+from botocore.exceptions import ClientError
 
 from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
@@ -178,6 +180,48 @@ def test_a_flush_whose_claim_answer_was_lost_writes_its_note_and_says_written(
     assert first.body["status"] == "written", first.body  # not "duplicate" of its own claim, with no note
     assert again.body["status"] == "duplicate" and again.body["note"]["id"] == first.body["note"]["id"]
     assert notes(aws, PERSONAL) == ["Summary."]
+
+
+class _NoteWriteLostAndUnreadable:
+    """The real client, except that the note's transaction applies and its answer never arrives (botocore's
+    retries spent), and no note can be read back: what a proxy that holds answers did to a flush in a loaded run."""
+
+    def __init__(self, real: Any) -> None:
+        self._real = real
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+    def transact_write_items(self, **kwargs: Any) -> Any:
+        with contextlib.suppress(ClientError):  # applied, or refused: either way its answer never arrives
+            self._real.transact_write_items(**kwargs)
+        raise ClientError({"Error": {"Code": "InternalServerError", "Message": "injected"}}, "TransactWriteItems")
+
+    def get_item(self, **kwargs: Any) -> Any:
+        if kwargs["Key"]["sk"]["S"].startswith("note#"):
+            raise ClientError({"Error": {"Code": "InternalServerError", "Message": "injected"}}, "GetItem")
+        return self._real.get_item(**kwargs)
+
+
+def test_a_flush_whose_note_write_answer_was_lost_answers_the_note_it_wrote_without_reading_it(call, aws):
+    bootstrap.provide(make_dynamodb_client=lambda *a, **k: _NoteWriteLostAndUnreadable(make_dynamodb_client(*a, **k)))
+    bootstrap.reset()
+    scripted_models().flush = FakeChatModel(reply=lambda s, p: "Summary.")
+    body = event_body("flush")
+    body["context"] = private()
+
+    answer = call("flush", body)
+
+    assert answer.body["status"] == "written", answer.body
+    (stored,) = [item for item in everything(aws, PERSONAL) if item["sk"]["S"].startswith("note#")]
+    note = answer.body["note"]
+    assert note is not None, answer.body
+    assert (note["id"], note["text"], note["created_at"], note["source"]) == (
+        f"{stored['day']['S']}.{stored['position']['N']}",
+        stored["text"]["S"],
+        stored["created_at"]["S"],
+        "flush",
+    )
 
 
 def test_a_flush_whose_claim_outcome_stayed_unknown_gives_it_back_so_the_retry_writes(

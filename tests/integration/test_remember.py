@@ -33,6 +33,7 @@ def test_the_answer_is_the_note_as_the_contract_shows_it(call):
             "source": "remember",
             "consolidated": False,
             "origin": {"user_id": "u-1", "thread_id": "t-9"},
+            "superseded_by": None,
         },
         "truncated": False,
         "redacted": [],

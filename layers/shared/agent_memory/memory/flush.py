@@ -11,9 +11,10 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass
+from datetime import datetime
 from typing import Any
 
-from agent_memory.basics.clock import utc_now
+from agent_memory.basics.clock import iso, utc_now
 from agent_memory.basics.deadline import DeadlineExceeded, within
 from agent_memory.basics.errors import MemoryServiceError, ModelUnavailable
 from agent_memory.basics.observability import logger, metrics, model_tokens
@@ -98,22 +99,26 @@ class FlushService:
             if earlier.status != "written":
                 return self._answer("failed", reason="an earlier flush of this compaction id is running; try again")
             return self._duplicate(scope, earlier)
+        created, text = utc_now(), None
         try:
             answer = self._summary(list(command.messages), deadline)
             cleaned = prepare(answer.text, "flush", FLUSH_NOTE, extra=self.redact_extra)  # the summary's text
             if time.monotonic() + WRITE_RESERVE_S / 2 > deadline:  # the write needs about 0.3 s at worst
                 raise FlushFailed("the 5-second budget ran out before the note could be written")
+            text = cleaned.text
             note = self.notes.append_completing_flush(
-                scope, created=utc_now(), text=cleaned.text, origin=command.origin, token=token
+                scope, created=created, text=cleaned.text, origin=command.origin, token=token
             )
         except Exception as error:  # noqa: BLE001 - every failure is an answer, and the claim is given back
             reason = str(error) if isinstance(error, FlushFailed | MemoryServiceError) else type(error).__name__
             kept = self._release(command, token)
             if kept is not None and kept.status == "written" and kept.token == token:
                 # The note and the claim's mark went in one transaction, whose answer was lost (a timeout
-                # after DynamoDB applied it): the note is written, and the answer must say so.
+                # after DynamoDB applied it): the note is written, and the answer must say so. It is the note
+                # this call wrote, at the place the claim names: answered as written, not read back (a read
+                # after lost answers may fail or run out of the budget, and the answer would lack its note).
                 logger.warning("flush written although its write failed", extra={"reason": reason})
-                return self._answer("written", note=self._stored_note(scope, kept, deadline))
+                return self._answer("written", note=_as_written(kept, text, created, command))
             logger.warning(
                 "flush failed", extra={"scope": scope.kind, "compaction_id": compaction_id, "reason": reason}
             )
@@ -156,10 +161,10 @@ class FlushService:
             return self._answer("duplicate", reason="another invocation is flushing this compaction event")
         return self._answer("duplicate", note=self._stored_note(scope, marker))
 
-    def _stored_note(self, scope: Scope, marker: FlushMarker, deadline: float | None = None) -> Note | None:
-        """The note a ``written`` marker names; None if it cannot be read (in time): the answer stands without it."""
+    def _stored_note(self, scope: Scope, marker: FlushMarker) -> Note | None:
+        """The note a ``written`` marker names; None if it cannot be read: the answer stands without it."""
         where = parse_note_id(marker.note_id) if marker.note_id else None
-        if where is None or (deadline is not None and time.monotonic() + WRITE_RESERVE_S / 2 > deadline):
+        if where is None:
             return None
         try:
             return self.notes.get(scope, *where)
@@ -199,3 +204,13 @@ class FlushService:
         if model_free:
             answer["model_free"] = True
         return answer
+
+
+def _as_written(marker: FlushMarker, text: str | None, created: datetime, command: FlushCommand) -> Note | None:
+    """The flush note this call's own transaction wrote at the place ``marker`` names (``append`` stores ``created``
+    as its day and ``created_at``); None only if the place is unreadable, which a marker of this call never holds."""
+    where = parse_note_id(marker.note_id) if marker.note_id else None
+    if where is None or text is None:
+        return None
+    day, position = where
+    return Note(day, position, text, iso(created), "flush", command.origin)
