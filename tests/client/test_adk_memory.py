@@ -7,7 +7,7 @@ import os
 import subprocess
 from pathlib import Path
 
-import pytest
+from tests.support.tool_venvs import adk_python
 
 ROOT_DIR = Path(__file__).resolve().parents[2]
 SEARCH = """
@@ -29,11 +29,7 @@ print(json.dumps(memory.queries))
 def test_a_search_longer_than_recall_takes_is_sent_cut_to_its_bound():
     """A model's query over recall's 2,000 characters (a 422 from the service) is cut, as the other integrations cut
     it: ADK's load_memory still finds notes instead of failing."""
-    python = Path(os.environ.get("ADK_PYTHON", ROOT_DIR / ".venv-adk" / "bin" / "python"))
-    if not python.exists():
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"{python} is missing (CI=true: the ADK path must be checked)")
-        pytest.skip(f"{python} is missing (make install creates .venv-adk)")
+    python = adk_python("the ADK path")
     env = {**os.environ, "PYTHONPATH": str(ROOT_DIR / "client")}
     done = subprocess.run([str(python), "-c", SEARCH], capture_output=True, text=True, env=env, timeout=120, check=True)
 

@@ -7,13 +7,13 @@ import os
 import re
 import subprocess
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 from agent_memory_client import ConversationContext, MemoryClient
 
 from tests.client.conftest import FLUSH_SUMMARY, conversation_context
 from tests.support.stack import ROOT, Stack, stack_environment
+from tests.support.tool_venvs import adk_python, strands_python
 
 pytestmark = pytest.mark.slow
 FACT = "Ana lives in Lisbon and wants metric units"
@@ -80,9 +80,7 @@ def test_openai_agent_remembers_recalls_updates_and_flushes(client_stack: Stack,
 def test_strands_agent_remembers_recalls_updates_and_flushes(client_stack: Stack, memory: MemoryClient) -> None:
     """Strands runs in its own virtualenv (``make test`` builds .venv-strands: strands-agents requires mcp<2.2, the
     MCP server mcp>=2.3), so the example is played there, as a developer runs it, against this stack."""
-    python = Path(os.environ.get("STRANDS_PYTHON", ROOT / ".venv-strands" / "bin" / "python"))
-    if not python.exists():
-        pytest.skip("no .venv-strands: `make test` builds it (strands-agents requires mcp<2.2)")
+    python = strands_python("the Strands example")
     endpoints = ["--api-url", f"http://127.0.0.1:{client_stack.api_port}"]
     endpoints += ["--lambda-url", f"http://127.0.0.1:{client_stack.lambda_port}"]
     played = subprocess.run(
@@ -103,11 +101,7 @@ def test_adk_memory_service_extracts_a_session_at_its_end_and_searches_it_fenced
 ) -> None:
     """Google ADK lives in its own virtualenv (``make test`` builds .venv-adk: google-adk pins its own httpx,
     starlette and opentelemetry), so the example is played there, as a developer runs it, against this stack."""
-    python = Path(os.environ.get("ADK_PYTHON", ROOT / ".venv-adk" / "bin" / "python"))
-    if not python.exists():
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"{python} is missing (CI=true: the ADK example must run)")
-        pytest.skip("no .venv-adk: `make test` builds it (google-adk pins its own httpx and starlette)")
+    python = adk_python("the ADK example")
     endpoints = ["--api-url", f"http://127.0.0.1:{client_stack.api_port}"]
     played = subprocess.run(
         [str(python), "-m", "examples.adk_memory", *endpoints, "--user", "ex-adk", "--thread", "s-1"],

@@ -41,6 +41,7 @@ from tests.client.fake_hostile_memory import (
     answers,
 )
 from tests.injection.corpus import HOSTILE as CORPUS
+from tests.support.tool_venvs import adk_python, strands_python
 
 ROOT_DIR = Path(__file__).resolve().parents[2]
 CONTEXT = ConversationContext(user_id="u-1", thread_id="t-1", visibility="shared", workspace_id="w-1")
@@ -107,11 +108,7 @@ print(json.dumps({name: func({"toolUseId": "t-0", "input": {}})["content"][0]["t
 def _strands_results() -> dict[str, str]:
     """Strands lives in its own virtualenv (it pins an older ``mcp``): its tools run there, on the same answers,
     each tool once (one interpreter for all of them)."""
-    python = Path(os.environ.get("STRANDS_PYTHON", ROOT_DIR / ".venv-strands" / "bin" / "python"))
-    if not python.exists():
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"{python} is missing (CI=true: the Strands path must be checked)")
-        pytest.skip(f"{python} is missing (make install creates .venv-strands)")
+    python = strands_python("the Strands path")
     given = json.dumps({"tools": tool_definitions(), "answers": answers()})
     env = {**os.environ, "PYTHONPATH": str(ROOT_DIR / "client")}
     done = subprocess.run(
@@ -209,11 +206,7 @@ print(json.dumps([part.text for entry in found.memories for part in entry.conten
 
 def test_every_memory_of_the_adk_memory_services_search_is_fenced():
     """Google ADK lives in its own virtualenv (its pins are its own): the search runs there, on a hostile recall."""
-    python = Path(os.environ.get("ADK_PYTHON", ROOT_DIR / ".venv-adk" / "bin" / "python"))
-    if not python.exists():
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"{python} is missing (CI=true: the ADK path must be checked)")
-        pytest.skip(f"{python} is missing (make install creates .venv-adk)")
+    python = adk_python("the ADK path")
     env = {**os.environ, "PYTHONPATH": str(ROOT_DIR / "client")}
     recalled = json.dumps(answers()["recall"])
     done = subprocess.run(
