@@ -99,13 +99,13 @@ class FlushService:
             if earlier.status != "written":
                 return self._answer("failed", reason="an earlier flush of this compaction id is running; try again")
             return self._duplicate(scope, earlier)
-        created, text = utc_now(), None
+        created, text = utc_now(), None  # what the note's write was given, for an answer its lost reply never gave
         try:
             answer = self._summary(list(command.messages), deadline)
             cleaned = prepare(answer.text, "flush", FLUSH_NOTE, extra=self.redact_extra)  # the summary's text
             if time.monotonic() + WRITE_RESERVE_S / 2 > deadline:  # the write needs about 0.3 s at worst
                 raise FlushFailed("the 5-second budget ran out before the note could be written")
-            text = cleaned.text
+            created, text = utc_now(), cleaned.text
             note = self.notes.append_completing_flush(
                 scope, created=created, text=cleaned.text, origin=command.origin, token=token
             )
