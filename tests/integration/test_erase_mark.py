@@ -8,6 +8,7 @@ from datetime import timedelta
 from typing import Any
 
 from agent_memory import bootstrap
+from agent_memory.consolidation.worker import FOLD_ATTEMPTS
 from tests.fakes import FakeChatModel
 from tests.support.consolidation import PERSONAL, RUN_AT, consolidate, folded_counts, merge, notes_of
 from tests.support.faults import on_events, provide_clients
@@ -65,7 +66,7 @@ def test_a_note_deleted_while_its_group_is_folded_never_reaches_a_version_and_th
 
 
 def test_a_group_whose_notes_keep_being_deleted_fails_for_the_night_after_its_attempts(aws, monkeypatch):
-    ids = [write_note(PERSONAL, RUN_AT - timedelta(days=9, minutes=n), f"fact {n}") for n in range(6)]
+    ids = [write_note(PERSONAL, RUN_AT - timedelta(days=9, minutes=n), f"fact {n}") for n in range(FOLD_ATTEMPTS + 2)]
     management = bootstrap.services().management
     prompts: list[str] = []
 
@@ -78,7 +79,7 @@ def test_a_group_whose_notes_keep_being_deleted_fails_for_the_night_after_its_at
     run = consolidate()
 
     assert (run["groups_failed"], run["notes_consolidated"]) == (1, 0)
-    assert len(prompts) == 4  # the fold's attempts, each refused by the delete made during it
+    assert len(prompts) == FOLD_ATTEMPTS  # the fold's attempts, each refused by the delete made during it
     assert folded_counts(aws) == {}
     assert len(notes_of(aws)) == 2 and not any(item["consolidated"] == {"BOOL": True} for item in notes_of(aws))
 

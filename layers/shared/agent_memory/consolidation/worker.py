@@ -55,7 +55,7 @@ _SETTLE_ATTEMPTS = 5
 # A concurrent update_memory refuses a fold's save; each attempt asks the model again, so a few, not many. Six:
 # every save now reads the version it replaces first (the lines' notes), so a burst of hand edits holds the head
 # longer, and four attempts lost the race in 2 of 4 runs of tests/load/test_one_scope.py (0 of 10 with six).
-_FOLD_ATTEMPTS = 6
+FOLD_ATTEMPTS = 6
 
 
 @dataclass
@@ -128,7 +128,7 @@ class Worker:
         """Fold the group: how many notes, how many left, and how (``folding.Kind``; None when an earlier worker's
         fold was only finished). Adds the model's tokens to ``seen``."""
         model = self.chat_model()
-        for attempt in range(1, _FOLD_ATTEMPTS + 1):
+        for attempt in range(1, FOLD_ATTEMPTS + 1):
             current = self.documents.current(scope, consistent=True)  # first: any later save is refused
             finished = self._finish_pending(scope, claim.token)
             group = self.store.due_group(
@@ -155,12 +155,12 @@ class Worker:
                 self.service.update_memory(write)
                 break
             except VersionConflict:
-                if attempt == _FOLD_ATTEMPTS:
-                    raise GroupFailed(f"the document changed during all {_FOLD_ATTEMPTS} attempts") from None
+                if attempt == FOLD_ATTEMPTS:
+                    raise GroupFailed(f"the document changed during all {FOLD_ATTEMPTS} attempts") from None
                 logger.info("document changed during consolidation; folding again", extra={"scope": scope.key})
                 time.sleep(random.uniform(0.05, 0.25) * attempt)  # noqa: S311 - jitter: let a burst of writers pass
             except FoldedNoteGone:  # a note's delete: the rest, read again under the mark it left, fold tonight
-                mark = None if attempt == _FOLD_ATTEMPTS else self.markers.read(scope).erase_mark
+                mark = None if attempt == FOLD_ATTEMPTS else self.markers.read(scope).erase_mark
                 if mark is None:  # an erase runs, or the marker lost its erase mark: the group fails for the night
                     raise
                 logger.info("a note was deleted during consolidation; folding the rest", extra={"scope": scope.key})
