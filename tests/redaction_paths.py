@@ -174,7 +174,8 @@ def load(prefix: str, texts: list[str]) -> list[str]:
         ]
         page = {"format": EXPORT_FORMAT, "versions": [{**version, "reason": "tool", "by": by}], "notes": notes}
         people.load(scope, [page])
-        stored += [note.text for note in sorted(people.notes.every_note(scope), key=lambda note: note.position)]
+        loaded = bootstrap.services().notes.every_note(scope)
+        stored += [note.text for note in sorted(loaded, key=lambda note: note.position)]
     return stored
 
 

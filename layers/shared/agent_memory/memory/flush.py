@@ -12,23 +12,22 @@ import uuid
 from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from agent_memory.basics.clock import iso, utc_now
 from agent_memory.basics.deadline import DeadlineExceeded, within
 from agent_memory.basics.errors import MemoryServiceError, ModelUnavailable
 from agent_memory.basics.observability import logger, metrics, model_tokens
 from agent_memory.domain.commands import FlushCommand
-from agent_memory.domain.notes import Note, parse_note_id
+from agent_memory.domain.notes import Note, Origin, parse_note_id
 from agent_memory.domain.prompts import FLUSH_SYSTEM, flush_prompt
 from agent_memory.domain.redaction import redact
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.shapes import Note as NoteShape
-from agent_memory.domain.text_pipeline import Form, prepare
+from agent_memory.domain.text_pipeline import Form, StoredText, prepare
 from agent_memory.memory.summary import summarise
 from agent_memory.providers.chat import Answer, ChatModel
-from agent_memory.storage.flush_store import FlushMarker, FlushStore
-from agent_memory.storage.note_store import NoteStore
+from agent_memory.storage.flush_store import FlushMarker
 
 FLUSH_BUDGET_S = 5.0
 FLUSH_NOTE_MAX_CHARS = 500
@@ -36,6 +35,37 @@ FLUSH_NOTE = Form(one_line=True, max_chars=FLUSH_NOTE_MAX_CHARS)
 FLUSH_MAX_TOKENS = 300
 # Kept back from the budget for the write after the model answers (two DynamoDB requests).
 WRITE_RESERVE_S = 0.6
+
+
+class FlushNotes(Protocol):
+    """The notes' calls the flush makes (``storage.note_store.NoteStore``): its note written with its claim marked,
+    and a note read back by its place."""
+
+    def append_completing_flush(
+        self, scope: Scope, *, created: datetime, text: StoredText, origin: Origin, token: str
+    ) -> Note:
+        """The note and the claim marked ``written`` in one transaction, if the claim is still ``token``'s."""
+        ...
+
+    def get(self, scope: Scope, day: str, position: int, *, consistent: bool = False) -> Note | None: ...
+
+
+class FlushClaims(Protocol):
+    """The claims of compaction events (``storage.flush_store.FlushStore``): one flush owns an event at a time."""
+
+    def claim(
+        self, scope: Scope, thread_id: str, compaction_id: str, *, token: str, now_epoch: int
+    ) -> FlushMarker | None:
+        """None when this call now owns the event, else the marker that holds it."""
+        ...
+
+    def earlier_claim(self, scope: Scope, compaction_id: str, *, now_epoch: int) -> FlushMarker | None:
+        """The live claim of the shape written before claims named their thread, if any."""
+        ...
+
+    def release(self, scope: Scope, thread_id: str, compaction_id: str, *, token: str) -> FlushMarker | None:
+        """None when given back, else the marker that kept it (``written`` with ``token``: the note went in)."""
+        ...
 
 
 class FlushFailed(Exception):
@@ -55,8 +85,8 @@ def _within(timeout_s: float, ask: Callable[[], Answer]) -> Answer:
 
 @dataclass
 class FlushService:
-    notes: NoteStore
-    flushes: FlushStore
+    notes: FlushNotes
+    flushes: FlushClaims
     chat_model: Callable[[], ChatModel | None]
     _: KW_ONLY
     enabled: bool

@@ -20,7 +20,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agent_memory.basics.clock import iso, utc_now
 from agent_memory.basics.errors import InvalidInput, StorageUnavailable
@@ -29,17 +29,18 @@ from agent_memory.domain import shapes
 from agent_memory.domain.notes import note_id
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.text_pipeline import DOCUMENT, NOTE, prepare
-from agent_memory.storage.document_store import DocumentStore, version_from_item
-from agent_memory.storage.injection_records import list_injections
+from agent_memory.people.ports import (
+    Counters,
+    IndexToClear,
+    LeftBehind,
+    LoadedNotes,
+    ScopePartition,
+    VersionedDocument,
+)
+from agent_memory.storage.document_store import version_from_item
 from agent_memory.storage.keys import DOC_HEAD, NOTE_PREFIX, VERSION_PREFIX, parse_note_sk, vector_sk, version_sk
 from agent_memory.storage.note_items import note_from_item
-from agent_memory.storage.note_store import NoteStore
-from agent_memory.storage.scope_items import ScopeItems
-from agent_memory.storage.stale_records import StaleRecords
-from agent_memory.storage.usage_store import Quota, UsageStore
-
-if TYPE_CHECKING:
-    from agent_memory.search.notes_index import NotesIndex
+from agent_memory.storage.usage_store import Quota
 
 EXPORT_FORMAT = "agent-memory-export/1"
 PAGE_VERSIONS = 40  # at most 25,000 characters each: about 1 MB
@@ -89,12 +90,12 @@ def _kind(sk: str) -> str:
 
 @dataclass
 class People:
-    items: ScopeItems
-    documents: DocumentStore
-    notes: NoteStore
-    usage_store: UsageStore  # the scope's characters and the days' notes (an erase gives back what it removed)
-    stale: StaleRecords  # what an erase of notes leaves behind: idempotency records, flush claims, turns
-    index: NotesIndex | None
+    items: ScopePartition
+    documents: VersionedDocument
+    notes: LoadedNotes
+    usage_store: Counters  # the scope's characters and the days' notes (an erase gives back what it removed)
+    stale: LeftBehind  # what an erase of notes leaves behind: idempotency records, flush claims, turns
+    index: IndexToClear | None
     quota: Quota
     redact_extra: frozenset[str] = frozenset()  # a loaded export goes through the text pipeline as any write
 
@@ -257,15 +258,7 @@ class People:
     # --- what turns were shown -------------------------------------------------------------------------
 
     def injections(self, scope: Scope, *, thread_id: str | None, limit: int, cursor: str | None) -> shapes.Injections:
-        return list_injections(
-            self.items.client,
-            self.items.table,
-            scope,
-            thread_id=thread_id,
-            limit=limit,
-            cursor=cursor,
-            now_epoch=int(time.time()),
-        )
+        return self.items.injections(scope, thread_id=thread_id, limit=limit, cursor=cursor, now_epoch=int(time.time()))
 
     # --- usage ------------------------------------------------------------------------------------------
 
