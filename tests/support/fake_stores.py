@@ -275,6 +275,45 @@ class FakeUsageStore:
         item = self.world.read("usage.notes_on", lambda: self.world.item((scope.key, day_sk(day))))
         return int((item or {}).get("live", (item or {}).get("next_position", 0)))
 
+    def add(self, scope: Scope, chars: int, *, once: str | None = None) -> None:
+        """Move the counter by ``chars``, no quota (``UsageStore.add``); best effort, once under ``once``."""
+        if chars:
+            self._give("usage.add", (scope.key, USAGE_SK), {"chars": chars}, once=once)
+
+    def give_back(self, scope: Scope, chars: int, *, once: str | None = None) -> None:
+        self.add(scope, -chars, once=once)
+
+    def give_back_notes(
+        self, scope: Scope, day: str, count: int, authors: dict[str, int] | None = None, *, once: str | None = None
+    ) -> None:
+        """The day's ``live`` and its authors' counters less the notes gone, on a day item that counts ``live``."""
+        if count:
+            moves = {"live": -count} | {member_counter(user): -n for user, n in (authors or {}).items()}
+            self._give("usage.give_back_notes", (scope.key, day_sk(day)), moves, once=once, counting="live")
+
+    def _give(
+        self, call: str, key: Key, moves: dict[str, int], *, once: str | None, counting: str | None = None
+    ) -> None:
+        """``ADD`` each of ``moves``, on condition the item does not hold ``once`` as its last give-back (a resend
+        after a lost answer applies once: ``usage_store._once``) and, with ``counting``, that it holds that counter.
+        Best effort, as the real one's: a refusal or a fault leaves the counters as they were."""
+
+        def moved(item: Item | None) -> Item:
+            item = dict(item or {})
+            for name, delta in moves.items():
+                item[name] = item.get(name, 0) + delta
+            return item | ({"given_back": once} if once is not None else {})
+
+        def allowed(item: Item | None) -> bool:
+            held = item or {}
+            return (counting is None or counting in held) and (once is None or held.get("given_back") != once)
+
+        with contextlib.suppress(Cancelled, StorageUnavailable):  # a resend meets ``once``: refused, applied once
+            for _ in range(SENDS):
+                with contextlib.suppress(AnswerLost):
+                    self.world.transact(call, [Write(key, moved, allowed)])
+                    return
+
 
 def _note_item(note: Note, *, write_id: str, vector: bytes | None) -> Item:
     return {"note": note, "text": note.text, "write_id": write_id, **({"vec": vector} if vector is not None else {})}
@@ -306,10 +345,13 @@ class FakeNoteStore:
         source: str,
         origin: Origin,
         vector: bytes | EllipsisType | None = ...,
+        completing: Callable[[Note], Write] | None = None,
     ) -> Note:
         """The day's next position (counted against the day's quotas), then the note at it with the characters
         counter and the due marker, all or nothing; a position a note already holds is skipped (a lagging counter),
-        never overwritten. A lost answer is settled by the note's ``write_id`` at its place."""
+        never overwritten. A lost answer is settled by the note's ``write_id`` at its place. ``completing``: one more
+        write of the transaction, built from the note (the flush's claim, ``tests/support/fake_flush.py``); its
+        refusal is raised as it is (``Cancelled``), the position given back."""
         text = checked(text)
         if isinstance(vector, EllipsisType):  # not given: the store computes it, as the real one does
             vector = self.vector_of(text)
@@ -324,7 +366,9 @@ class FakeNoteStore:
             put = Write(key, lambda _, note=note: _note_item(note, write_id=write_id, vector=vector), _absent)
             marker = due_marker_move(scope, created_at=created_at, day=day)
             try:
-                self.world.send("notes.append", [put, usage, marker], token=token_of(write_id, position))
+                completes = [completing(note)] if completing is not None else []
+                writes = [put, usage, *completes, marker]
+                self.world.send("notes.append", writes, token=token_of(write_id, position))
             except AnswerLost:  # every answer lost: written if its place holds its write_id
                 if (self.world.read("notes.settle", lambda key=key: self.world.item(key)) or {}).get(
                     "write_id"
@@ -335,8 +379,15 @@ class FakeNoteStore:
                 if refused.index == 0:
                     continue  # a note holds this position: take the next one
                 self._give_back(scope, day, position, member)
+                if refused.index != 1:  # not the characters counter: the completing write's refusal
+                    raise
                 raise chars_quota_error(self.quota or Quota(0, 0), len(text)) from None
             return note
+
+    def get(self, scope: Scope, day: str, position: int, *, consistent: bool = False) -> Note | None:
+        """The note at its place, or None."""
+        item = self.world.read("notes.get", lambda: self.world.item((scope.key, note_sk(day, position))))
+        return item["note"] if item else None
         raise StorageUnavailable("could not find a free position for the note; nothing was written, try again")
 
     def _take(self, scope: Scope, day: str, now: datetime, member: str | None) -> int:
