@@ -58,8 +58,8 @@ class StaleRecords:
             return Stale([], 0)
         gone: list[str] = []
         for item in self._items(scope, IDEMPOTENT_REMEMBER, "sk, answer"):
-            note = _answered_note(item)
-            if note and (note.get("id") in note_ids or (author is not None and _origin_user(note) == author)):
+            note = answered_note(item)
+            if note and (note.get("id") in note_ids or (author is not None and origin_user(note) == author)):
                 gone.append(item["sk"]["S"])
         for item in self._items(scope, FLUSH_CLAIM, "sk, note_id"):
             if item.get("note_id", {}).get("S") in note_ids:
@@ -119,7 +119,7 @@ class StaleRecords:
             return 0
 
 
-def _answered_note(item: dict[str, Any]) -> dict[str, Any] | None:
+def answered_note(item: dict[str, Any]) -> dict[str, Any] | None:
     """The note a ``remember``'s stored answer holds, if it holds one (a refusal holds none)."""
     try:
         answer = json.loads(item.get("answer", {}).get("S", "null"))
@@ -129,7 +129,7 @@ def _answered_note(item: dict[str, Any]) -> dict[str, Any] | None:
     return note if isinstance(note, dict) else None
 
 
-def _origin_user(note: dict[str, Any]) -> object:
+def origin_user(note: dict[str, Any]) -> object:
     """Whose note it is: a member's erase takes every note of theirs, so its record goes even when the erase
     resumes after the notes themselves are gone (their ids no longer known)."""
     origin = note.get("origin")
