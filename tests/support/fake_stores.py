@@ -432,7 +432,12 @@ def _absent(item: Item | None) -> bool:
 class FakeDocumentStore:
     """The document (``storage.document_store.DocumentStore``): the head under ``doc`` and each kept version under
     ``doc#v#<n>``; a save puts the version (on condition it is new) and the head (on condition it is still at the
-    version read) with the counter move and the pruned version, all or nothing."""
+    version read) with the counter move and the pruned version, all or nothing.
+
+    A consolidation's save (``pending_marks``) also puts its pending-marks record (on condition none is there) and
+    checks the due marker's erase mark, and its version lists the notes it folded. Not modelled yet, for the
+    consolidation fakes to add: the lines' provenance and the supersession links of a fold's edits, and
+    ``hold_unchanged``."""
 
     def __init__(self, world: FakeWorld) -> None:
         self.world = world
