@@ -48,7 +48,7 @@ from types import EllipsisType
 from typing import Any
 
 from agent_memory.basics.clock import iso
-from agent_memory.basics.errors import StorageUnavailable, VersionConflict
+from agent_memory.basics.errors import StorageQuotaExceeded, StorageUnavailable, VersionConflict
 from agent_memory.domain.document import EMPTY_DOCUMENT, Author, Document, Reason
 from agent_memory.domain.fold import Fold
 from agent_memory.domain.notes import Note, Origin
@@ -274,7 +274,7 @@ class FakeUsageStore:
     def change_item(self, scope: Scope, delta: int, *, enforce: bool = True) -> Write:
         return usage_move(scope, delta, self.quota, enforce=enforce)
 
-    def refusal(self, adding: int) -> Exception:
+    def refusal(self, adding: int) -> StorageQuotaExceeded:
         return chars_quota_error(self.quota or Quota(0, 0), adding)
 
     def chars(self, scope: Scope) -> int:
