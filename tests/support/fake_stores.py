@@ -27,10 +27,12 @@ How to add a store (flush records, consolidation's pending marks, due markers an
    ``Quota``); keep its items under the keys ``storage.keys`` gives the real store, so the stores that share an item
    (the due marker, the usage counter, the day item) see each other's writes.
 2. Each method: a read is ``world.read("<store>.<method>", lambda: ...)``; a write builds ``Write``s (condition and
-   change as pure functions of the item) and sends them with ``world.transact("<store>.<method>", writes,
-   token=...)``, mapping ``Cancelled.index`` to the refusal the real store raises for that item.
-3. Items another store also writes get their ``Write`` from one function here (``usage_move``, ``day_take``,
-   ``due_marker_move``), never a second copy.
+   change as pure functions of the item) and sends them with ``world.send("<store>.<method>", writes, token=...)``
+   (resent while its answer is lost, as botocore resends; ``world.transact`` sends once), mapping
+   ``Cancelled.index`` to the refusal the real store raises for that item, and settling an unknown outcome
+   (``StorageUnavailable``) as the real store does.
+3. Items another store also writes get their ``Write`` from one function here (``usage_move``,
+   ``due_marker_move``), never a second copy; notes are written through ``FakeNoteStore`` (the day's counter).
 4. Add its behaviours to ``tests/support/store_contracts.py`` and run them on the real store (tests/integration,
    moto) and on the fake (tests/unit), so the fake cannot drift.
 """
@@ -42,18 +44,19 @@ import hashlib
 import threading
 import uuid
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from types import EllipsisType
 from typing import Any
 
 from agent_memory.basics.clock import iso
-from agent_memory.basics.errors import StorageUnavailable, VersionConflict
+from agent_memory.basics.errors import StorageQuotaExceeded, StorageUnavailable, VersionConflict
 from agent_memory.domain.document import EMPTY_DOCUMENT, Author, Document, Reason
 from agent_memory.domain.fold import Fold
 from agent_memory.domain.notes import Note, Origin
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.text_pipeline import StoredText, checked
+from agent_memory.memory.service import MemoryService
 from agent_memory.storage.document_store import FoldedNoteGone, QuotaRefused
 from agent_memory.storage.keys import (
     DOC_HEAD,
@@ -68,6 +71,7 @@ from agent_memory.storage.keys import (
 )
 from agent_memory.storage.note_items import NoteText
 from agent_memory.storage.usage_store import Quota, chars_quota_error, member_counter, notes_quota_error
+from tests.support.models import ScriptedChatModels
 
 Item = dict[str, Any]
 Key = tuple[str, str]  # (pk, sk), as storage.keys builds them
@@ -76,6 +80,8 @@ Key = tuple[str, str]  # (pk, sk), as storage.keys builds them
 SENDS = 3
 # How many positions a note tries when the day counter's position is taken (``NoteStore``'s own bound).
 POSITION_ATTEMPTS = 5
+# How often a note whose outcome is unknown is settled before it is answered unknown (``lost_note_writes``).
+SETTLE_ATTEMPTS = 3
 
 
 class AnswerLost(StorageUnavailable, status=503, code="storage_unavailable"):
@@ -118,6 +124,7 @@ class Faults:
     _lose: dict[str, int] = field(default_factory=dict)
     _before: dict[str, list[Callable[[], None]]] = field(default_factory=dict)
     seen: list[str] = field(default_factory=list)  # every call, in order
+    _hooked: bool = False
 
     def fail(self, call: str, times: int = 1) -> None:
         """The next ``times`` calls of ``call`` raise ``StorageUnavailable`` before anything applies."""
@@ -127,15 +134,20 @@ class Faults:
         """The next ``times`` calls of ``call`` apply, then raise ``AnswerLost``."""
         self._lose[call] = self._lose.get(call, 0) + times
 
-    def before(self, call: str, hook: Callable[[], None]) -> None:
-        """``hook`` runs once, just before the next call of ``call`` (e.g. another writer's save)."""
-        self._before.setdefault(call, []).append(hook)
+    def before(self, call: str, hook: Callable[[], None], times: int = 1) -> None:
+        """``hook`` runs just before each of the next ``times`` calls of ``call`` (e.g. another writer's save
+        landing first); hooks given for one call run one a call, in the order given, and the calls a hook makes
+        itself fire none."""
+        self._before.setdefault(call, []).extend([hook] * times)
 
     def entering(self, call: str) -> None:
         self.seen.append(call)
-        hooks = self._before.pop(call, [])
-        for hook in hooks:
-            hook()
+        if (hooks := self._before.get(call)) and not self._hooked:  # a hook's own calls are not the test's
+            self._hooked = True
+            try:
+                hooks.pop(0)()
+            finally:
+                self._hooked = False
         if self._use(self._fail, call):
             raise StorageUnavailable(f"{call}: memory storage is unavailable (a fault of the test)")
 
@@ -264,7 +276,7 @@ class FakeUsageStore:
     def change_item(self, scope: Scope, delta: int, *, enforce: bool = True) -> Write:
         return usage_move(scope, delta, self.quota, enforce=enforce)
 
-    def refusal(self, adding: int) -> Exception:
+    def refusal(self, adding: int) -> StorageQuotaExceeded:
         return chars_quota_error(self.quota or Quota(0, 0), adding)
 
     def chars(self, scope: Scope) -> int:
@@ -349,9 +361,9 @@ class FakeNoteStore:
     ) -> Note:
         """The day's next position (counted against the day's quotas), then the note at it with the characters
         counter and the due marker, all or nothing; a position a note already holds is skipped (a lagging counter),
-        never overwritten. A lost answer is settled by the note's ``write_id`` at its place. ``completing``: one more
-        write of the transaction, built from the note (the flush's claim, ``tests/support/fake_flush.py``); its
-        refusal is raised as it is (``Cancelled``), the position given back."""
+        never overwritten. A write whose outcome is unknown is settled (``_settle``), as ``NoteStore.append`` does.
+        ``completing``: one more write of the transaction, built from the note (the flush's claim); its refusal
+        gives the position back and surfaces as ``Cancelled``, as the real one's ``ClientError``."""
         text = checked(text)
         if isinstance(vector, EllipsisType):  # not given: the store computes it, as the real one does
             vector = self.vector_of(text)
@@ -362,33 +374,94 @@ class FakeNoteStore:
         for _ in range(POSITION_ATTEMPTS):
             position = self._take(scope, day, created, member)
             note = Note(day=day, position=position, text=text, created_at=created_at, source=source, origin=origin)
-            key = (scope.key, note_sk(day, position))
-            put = Write(key, lambda _, note=note: _note_item(note, write_id=write_id, vector=vector), _absent)
-            marker = due_marker_move(scope, created_at=created_at, day=day)
+            place = note_sk(day, position)
+            writes = [
+                Write(
+                    (scope.key, place), lambda _, note=note: _note_item(note, write_id=write_id, vector=vector), _absent
+                ),
+                _unless_abandoned(usage, place),
+                *([completing(note)] if completing is not None else []),
+                due_marker_move(scope, created_at=created_at, day=day),
+            ]
             try:
-                completes = [completing(note)] if completing is not None else []
-                writes = [put, usage, *completes, marker]
                 self.world.send("notes.append", writes, token=token_of(write_id, position))
-            except AnswerLost:  # every answer lost: written if its place holds its write_id
-                if (self.world.read("notes.settle", lambda key=key: self.world.item(key)) or {}).get(
-                    "write_id"
-                ) == write_id:
-                    return note
-                raise
             except Cancelled as refused:
                 if refused.index == 0:
+                    if (refused.item or {}).get("write_id") == write_id:
+                        return note  # its own earlier send, answered now
                     continue  # a note holds this position: take the next one
+                if refused.index == 1 and place in (refused.item or {}).get("abandoned", ()):
+                    self._give_back(scope, day, None, member)  # counted by its take: given back, the next one taken
+                    continue
                 self._give_back(scope, day, position, member)
-                if refused.index != 1:  # not the characters counter: the completing write's refusal
-                    raise
-                raise chars_quota_error(self.quota or Quota(0, 0), len(text)) from None
+                if refused.index == 1:
+                    raise chars_quota_error(self.quota or Quota(0, 0), len(text)) from None
+                raise
+            except StorageUnavailable:  # failed or every answer lost: found at its place, or its place abandoned
+                if self._settle(scope, note, write_id=write_id, member=member):
+                    return note
+                raise
             return note
+        raise StorageUnavailable("could not find a free position for the note; nothing was written, try again")
 
     def get(self, scope: Scope, day: str, position: int, *, consistent: bool = False) -> Note | None:
         """The note at its place, or None."""
         item = self.world.read("notes.get", lambda: self.world.item((scope.key, note_sk(day, position))))
         return item["note"] if item else None
-        raise StorageUnavailable("could not find a free position for the note; nothing was written, try again")
+
+    def _settle(self, scope: Scope, note: Note, *, write_id: str, member: str | None) -> bool:
+        """A note write whose outcome is unknown (``storage.lost_note_writes``): one more transaction finds the note
+        at its place (True: written, counted once) or, on condition the place is still empty, abandons it on the
+        usage item (a late send of the note is then refused) and gives the day's counts back once (False). When its
+        own answers are lost, the table is read back; when nothing can be told, ``StorageUnavailable``."""
+        place, day = note_sk(note.day, note.position), note.day
+        once = f"delete#{place}"
+
+        def abandoned(item: Item | None) -> Item:
+            item = item or {}
+            return {**item, "abandoned": frozenset(item.get("abandoned", ())) | {place}}
+
+        def counted_here(item: Item | None) -> bool:
+            return (
+                bool(item)
+                and "live" in item
+                and item["next_position"] >= note.position
+                and item.get("given_back") != once
+            )
+
+        def given_back(item: Item | None) -> Item | None:
+            return _counts_less(item, member) | {"given_back": once}
+
+        writes = [
+            Write.check((scope.key, place), _absent),
+            Write((scope.key, USAGE_SK), abandoned, lambda item: place not in (item or {}).get("abandoned", ())),
+            Write((scope.key, day_sk(day)), given_back, counted_here),
+        ]
+        for _ in range(SETTLE_ATTEMPTS):
+            try:
+                self.world.send("notes.settle", writes, token=token_of(write_id, place, len(writes)))
+                return False
+            except Cancelled as refused:
+                if refused.index == 0:  # the note is there: ours, or (a collision) another's
+                    return (refused.item or {}).get("write_id") == write_id
+                if refused.index == 1:  # this settling, sent again after its answer was lost
+                    return False
+                writes = writes[:2]  # given back already, or not this day's to give: abandon only
+            except StorageUnavailable:  # its answers lost too: the table says which applied, if either did
+                if (written := self._read_back(scope, place, write_id)) is not None:
+                    return written
+        raise StorageUnavailable("memory storage is unavailable; the note's outcome is unknown")
+
+    def _read_back(self, scope: Scope, place: str, write_id: str) -> bool | None:
+        """False if the place is abandoned, True if the note is at it, None if neither can be told."""
+        try:
+            usage = self.world.read("notes.read_back", lambda: self.world.item((scope.key, USAGE_SK))) or {}
+            if place in usage.get("abandoned", ()):
+                return False
+            found = self.world.read("notes.read_back", lambda: self.world.item((scope.key, place))) or {}
+        except StorageUnavailable:
+            return None
+        return True if found.get("write_id") == write_id else (False if found else None)
 
     def _take(self, scope: Scope, day: str, now: datetime, member: str | None) -> int:
         """The day's next position, counted against the day's notes and, in a team, the member's share."""
@@ -426,21 +499,18 @@ class FakeNoteStore:
             raise notes_quota_error(quota, now, member=member if full else None) from None
         return took[0]
 
-    def _give_back(self, scope: Scope, day: str, position: int, member: str | None) -> None:
-        """A note not written gives its position back when no later writer took one since."""
+    def _give_back(self, scope: Scope, day: str, position: int | None, member: str | None) -> None:
+        """A note not written gives its day's counts back: with ``position``, its position too when no later writer
+        took one since (best effort, as the real store's: over, never under)."""
 
-        def back(item: Item | None) -> Item:
-            item = dict(item or {})
-            item["next_position"] -= 1
-            item["live"] -= 1
-            if member:
-                item[member_counter(member)] -= 1
-            return item
+        def back(item: Item | None) -> Item | None:
+            item = _counts_less(item, member)
+            return item if position is None else {**item, "next_position": item["next_position"] - 1}
 
         def last(item: Item | None) -> bool:
-            return item is not None and item.get("next_position") == position
+            return item is not None and (position is None or item.get("next_position") == position)
 
-        with contextlib.suppress(Cancelled, StorageUnavailable):  # best effort, as the real one's: over, never under
+        with contextlib.suppress(Cancelled, StorageUnavailable):
             self.world.transact("notes.give_back", [Write((scope.key, day_sk(day)), back, last)])
 
     def newest_texts(self, scope: Scope, *, limit: int, vectors: bool = False) -> list[NoteText]:
@@ -472,10 +542,31 @@ def _absent(item: Item | None) -> bool:
     return item is None
 
 
+def _counts_less(item: Item | None, member: str | None) -> Item:
+    """The day item with one note fewer counted: ``live`` and, in a team, the member's share."""
+    item = dict(item or {})
+    item["live"] = item.get("live", 0) - 1
+    if member:
+        item[member_counter(member)] = item.get(member_counter(member), 0) - 1
+    return item
+
+
+def _unless_abandoned(usage: Write, place: str) -> Write:
+    """A note's usage move, refused once its place is abandoned (``lost_note_writes.unless_abandoned``)."""
+    return replace(
+        usage, condition=lambda item: usage.condition(item) and place not in (item or {}).get("abandoned", ())
+    )
+
+
 class FakeDocumentStore:
     """The document (``storage.document_store.DocumentStore``): the head under ``doc`` and each kept version under
     ``doc#v#<n>``; a save puts the version (on condition it is new) and the head (on condition it is still at the
-    version read) with the counter move and the pruned version, all or nothing."""
+    version read) with the counter move and the pruned version, all or nothing.
+
+    A consolidation's save (``pending_marks``) also puts its pending-marks record (on condition none is there) and
+    checks the due marker's erase mark, and its version lists the notes it folded. Not modelled yet, for the
+    consolidation fakes to add: the lines' provenance and the supersession links of a fold's edits, and
+    ``hold_unchanged``."""
 
     def __init__(self, world: FakeWorld) -> None:
         self.world = world
@@ -487,6 +578,11 @@ class FakeDocumentStore:
     def version(self, scope: Scope, version: int) -> tuple[Document, Reason, Author] | None:
         item = self.world.read("documents.version", lambda: self.world.item((scope.key, version_sk(version))))
         return (item["document"], item["reason"], item["by"]) if item else None
+
+    def kept(self, scope: Scope) -> list[tuple[Document, Reason, Author]]:
+        """Every kept version, oldest first, with why and by whom it was saved (what a test inspects)."""
+        items = self.world.between(scope.key, version_sk(0), version_sk(10**10 - 1))
+        return [(item["document"], item["reason"], item["by"]) for item in items]
 
     def version_chars(self, scope: Scope, version: int) -> int:
         item = self.world.read("documents.version_chars", lambda: self.world.item((scope.key, version_sk(version))))
@@ -577,6 +673,12 @@ class FakeStores:
     @property
     def usage(self) -> FakeUsageStore:
         return self.notes.usage
+
+    def memory_service(self, models: ScriptedChatModels | None = None, **options: Any) -> MemoryService:
+        """The memory service on these stores, as ``bootstrap`` wires it on the real ones: its compression asks
+        ``models``' (``tests/support/models.py``) compression model; ``options``: ``redact_extra``, ``vector_tag``."""
+        scripted = models or ScriptedChatModels()
+        return MemoryService(self.notes, self.documents, self.usage, lambda: scripted("compression"), **options)
 
 
 def fake_stores(quota: Quota | None = None, *, vectors: Callable[[str], bytes | None] | None = None) -> FakeStores:

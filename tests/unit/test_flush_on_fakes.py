@@ -22,7 +22,7 @@ from agent_memory.storage.usage_store import Quota
 from tests.fakes import FakeChatModel
 from tests.secrets_samples import SAMPLES
 from tests.support.fake_flush import FakeFlushNoteStore, FakeFlushStore
-from tests.support.fake_stores import FakeWorld, Write
+from tests.support.fake_stores import SENDS, SETTLE_ATTEMPTS, FakeWorld, Write
 from tests.support.models import ScriptedChatModels
 from tests.support.scopes import PERSONAL, TEAM
 from tests.support.seeds import world_seed
@@ -380,6 +380,7 @@ def test_a_note_write_that_fails_writes_nothing_and_the_retry_writes(flushes: Fl
     assert failed["status"] == "failed" and "unavailable" in failed["reason"]
     assert retried["status"] == "written" and flushes.texts() == [SUMMARY]
     assert flushes.claim_of()["note_id"] == retried["note"]["id"]
+    assert flushes.notes.usage.notes_on(TEAM, DAY) == 1  # the failed note's count given back by its settling
 
 
 def test_a_note_write_whose_first_answer_was_lost_is_written_once(flushes: Flushes) -> None:
@@ -403,8 +404,9 @@ def test_a_note_write_whose_every_answer_was_lost_is_found_at_its_place_and_answ
 def test_a_note_written_whose_answers_were_lost_and_unreadable_is_answered_from_the_claim(flushes: Flushes) -> None:
     """Every answer of the note's transaction lost and the note unreadable: the release finds the claim written
     with this call's token, and the answer is the note this call wrote, not read back."""
-    flushes.world.faults.lose_answers("notes.append", times=3)
-    flushes.world.faults.fail("notes.settle")
+    flushes.world.faults.lose_answers("notes.append", times=SENDS)
+    flushes.world.faults.fail("notes.settle", times=SETTLE_ATTEMPTS * SENDS)  # the settling cannot tell either
+    flushes.world.faults.fail("notes.read_back", times=2 * SETTLE_ATTEMPTS)
 
     answer = flushes.flush()
 
