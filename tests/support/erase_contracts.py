@@ -11,6 +11,7 @@ through the ports: ``items.page`` and ``items.keys``, parsed with the real store
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -20,7 +21,7 @@ import pytest
 
 from agent_memory.basics.errors import StorageUnavailable
 from agent_memory.domain.document import Author
-from agent_memory.domain.notes import Origin
+from agent_memory.domain.notes import Note, Origin
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.document_store import version_from_item
 from agent_memory.storage.keys import NOTE_PREFIX, day_sk, version_sk
@@ -43,6 +44,7 @@ MakeEraseStores = Callable[[], EraseStores]
 AT = datetime(2026, 12, 3, 9, 30, tzinfo=UTC)
 DAY = "2026-12-03"
 NOW = 1_796_000_000
+ORIGIN = Origin("u-1", "t-1")
 
 
 def _note(stores: EraseStores, text: str, *, scope: Scope = PERSONAL, user: str = "u-1") -> Any:
@@ -281,7 +283,25 @@ def the_turns_are_listed_newest_first_by_thread_and_unexpired(make: MakeEraseSto
     assert [turn.document_version for turn in rest.injections] == [0] and rest.injections[0].note_ids == [f"{DAY}.0"]
 
 
+def a_loaded_note_is_at_its_own_place_once_and_the_day_goes_on_after_it(make: MakeEraseStores) -> None:
+    stores = make()
+    old = Note("2026-11-01", 4, stored("an old fact"), "2026-11-01T08:00:00.000Z", "remember", Origin("u-1", "t-1"))
+    loaded = dataclasses.replace(old, consolidated=True)
+
+    stores.notes.load(PERSONAL, loaded)
+    stores.notes.load(PERSONAL, loaded)  # a resumed load
+
+    assert stores.notes.get(PERSONAL, "2026-11-01", 4) == loaded
+    assert stores.notes.usage.chars(PERSONAL) == len("an old fact")
+    assert stores.notes.usage.notes_on(PERSONAL, "2026-11-01") == 4  # the day's counter, moved past it
+    later = stores.notes.append(
+        PERSONAL, created=datetime(2026, 11, 1, 9, tzinfo=UTC), text=stored("new"), source="remember", origin=ORIGIN
+    )
+    assert later.position == 5
+
+
 CONTRACTS = [
+    a_loaded_note_is_at_its_own_place_once_and_the_day_goes_on_after_it,
     a_page_reads_a_range_in_key_order_and_says_where_to_go_on,
     a_page_of_versions_parses_as_the_versions_saved,
     the_keys_are_every_item_of_the_scope_but_its_erase_records,

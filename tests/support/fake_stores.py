@@ -409,6 +409,40 @@ class FakeNoteStore:
         item = self.world.read("notes.get", lambda: self.world.item((scope.key, note_sk(day, position))))
         return item["note"] if item else None
 
+    def load(self, scope: Scope, note: Note) -> None:
+        """A note as it was exported (``NoteStore.load``): at its own day and position, once (a resumed load changes
+        nothing); an unconsolidated one makes its scope due in the same transaction; then its day's counter moves
+        past it (``live`` untouched, as the real load leaves it) and its characters are counted."""
+        checked(note.text)
+        vector = self.vector_of(note.text)
+        put = Write(
+            (scope.key, note_sk(note.day, note.position)),
+            lambda _: _note_item(note, write_id="load", vector=vector),
+            _absent,
+        )
+        marker = [] if note.consolidated else [due_marker_move(scope, created_at=note.created_at, day=note.day)]
+        for attempt in range(SENDS):  # sent again after a lost answer with no token, as the real put is
+            try:
+                self.world.transact("notes.load", [put, *marker])
+                break
+            except AnswerLost:
+                if attempt == SENDS - 1:
+                    raise
+            except Cancelled as refused:
+                if refused.index == 0:
+                    return  # loaded before: counted and marked then
+                raise
+
+        def past(item: Item | None) -> Item:
+            return {**(item or {}), "next_position": note.position}
+
+        def behind(item: Item | None) -> bool:
+            return item is None or item.get("next_position", 0) < note.position
+
+        with contextlib.suppress(Cancelled):
+            self.world.transact("notes.load_day", [Write((scope.key, day_sk(note.day)), past, behind)])
+        self.usage.add(scope, len(note.text))
+
     def _settle(self, scope: Scope, note: Note, *, write_id: str, member: str | None) -> bool:
         """A note write whose outcome is unknown (``storage.lost_note_writes``): one more transaction finds the note
         at its place (True: written, counted once) or, on condition the place is still empty, abandons it on the
@@ -602,7 +636,7 @@ class FakeDocumentStore:
         prune: int | None = None,
         write_id: str | None = None,
     ) -> Document:
-        write_id = write_id or token_of("save", scope.key, expected_version, updated_at, content)
+        write_id = write_id or uuid.uuid4().hex  # one per logical write, as the real save makes it
         document = Document(content=checked(content), version=expected_version + 1, updated_at=updated_at)
         saved: Item = {"document": document, "reason": reason, "by": by, "write_id": write_id}
         if pending_marks is not None:

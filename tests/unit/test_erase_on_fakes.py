@@ -513,6 +513,53 @@ def test_an_export_cursor_that_is_not_one_is_refused(control: Control) -> None:
     assert control.world.faults.seen == []
 
 
+def _export_all(control: Control, scope: Scope = PERSONAL) -> list[dict[str, Any]]:
+    pages, cursor = [], None
+    while True:
+        page = control.people.export(scope, cursor).model_dump(mode="json")
+        pages.append(page)
+        if (cursor := page["next_cursor"]) is None:
+            return pages
+
+
+def test_export_then_erase_then_load_gives_the_same_content(control: Control) -> None:
+    control.fill(notes=4, versions=2)
+    before = _export_all(control)
+
+    receipt = control.erase()
+    control.people.load(PERSONAL, before)
+    after = _export_all(control)
+
+    assert (receipt["notes"], receipt["versions"]) == (4, 2)
+    strip = lambda pages: [{k: v for k, v in page.items() if k not in ("exported_at", "next_cursor")} for page in pages]  # noqa: E731
+    assert strip(after) == strip(before)
+    assert control.people.usage(PERSONAL).chars == sum(len(f"fact {n}") for n in range(4)) + len("# Memory v1") + len(
+        "# Memory v2"
+    )  # every kept version counts, history included
+
+
+def test_an_export_is_loaded_only_into_an_empty_memory(control: Control) -> None:
+    control.fill(notes=1, versions=1)
+    pages = _export_all(control)
+
+    with pytest.raises(InvalidInput, match="empty memory"):
+        control.people.load(PERSONAL, pages)
+
+    assert len(control.notes.every_note(PERSONAL)) == 1
+
+
+def test_a_loaded_export_stores_what_the_text_pipeline_makes_of_it(control: Control) -> None:
+    secret = "ghp_" + "A1b2C3d4E5" * 3 + "Q7r8S9t0U1v2"
+    by = {"user_id": "u-1", "thread_id": "t-1", "run_id": None}
+    version = {"version": 1, "content": f"# Memory\n- deploy key {secret}", "updated_at": "2026-11-20T09:00:00.000Z"}
+    page = {"format": EXPORT_FORMAT, "versions": [{**version, "reason": "tool", "by": by}], "notes": []}
+
+    control.people.load(PERSONAL, [page])
+
+    stored_content = control.documents.current(PERSONAL).content
+    assert secret not in stored_content and control.people.usage(PERSONAL).chars == len(stored_content)
+
+
 def test_usage_counts_the_days_notes_and_the_characters_against_the_quotas(control: Control) -> None:
     control.fill(notes=2, versions=1)
 

@@ -5,9 +5,18 @@ from __future__ import annotations
 
 import pytest
 
+from agent_memory.people.ports import Counters, IndexToClear, LeftBehind, LoadedNotes, ScopePartition, VersionedDocument
+from agent_memory.search.notes_index import NotesIndex
+from agent_memory.storage.document_store import DocumentStore
+from agent_memory.storage.note_store import NoteStore
+from agent_memory.storage.scope_items import ScopeItems
+from agent_memory.storage.stale_records import StaleRecords
+from agent_memory.storage.usage_store import UsageStore
+from tests.fake_index import FakeNotesIndex
 from tests.support.erase_contracts import CONTRACTS, EraseStores
 from tests.support.fake_erase import FakeScopeItems, FakeStaleRecords
-from tests.support.fake_stores import FakeDocumentStore, FakeNoteStore, FakeWorld
+from tests.support.fake_stores import FakeDocumentStore, FakeNoteStore, FakeUsageStore, FakeWorld
+from tests.support.port_checks import mismatches
 from tests.support.seeds import world_seed
 
 
@@ -19,3 +28,19 @@ def test_the_fakes_keep_the_contract(contract) -> None:
         return EraseStores(items, stale, FakeNoteStore(world), FakeDocumentStore(world), world_seed(world))
 
     contract(make)
+
+
+@pytest.mark.parametrize(
+    ("port", "real", "fake"),
+    [
+        (ScopePartition, ScopeItems, FakeScopeItems),
+        (VersionedDocument, DocumentStore, FakeDocumentStore),
+        (LoadedNotes, NoteStore, FakeNoteStore),
+        (Counters, UsageStore, FakeUsageStore),
+        (LeftBehind, StaleRecords, FakeStaleRecords),
+        (IndexToClear, NotesIndex, FakeNotesIndex),
+    ],
+    ids=lambda part: part.__name__,
+)
+def test_the_real_store_and_its_fake_take_what_the_port_names(port, real, fake) -> None:
+    assert mismatches(port, real) == mismatches(port, fake) == []
