@@ -11,10 +11,11 @@ from typing import Any
 
 import pytest
 
-from agent_memory.basics.errors import InvalidInput
+from agent_memory.basics.errors import InvalidInput, MemoryServiceError
 from agent_memory.domain.commands import FlushCommand
 from agent_memory.domain.notes import Origin
 from agent_memory.domain.scope import Scope
+from agent_memory.edges.events import flush_command
 from agent_memory.memory.flush import FLUSH_NOTE_MAX_CHARS, WRITE_RESERVE_S, FlushService
 from agent_memory.storage.flush_store import CLAIM_TTL_S, LEASE_S
 from agent_memory.storage.keys import legacy_flush_sk
@@ -223,6 +224,44 @@ def test_a_refused_event_is_failed_with_its_refusal_or_disabled_when_off(flushes
     }
     assert flushes.service(enabled=False).refused(refusal) == {"status": "disabled", "note": None}
     assert flushes.world.faults.seen == []
+
+
+EVENT = {
+    "context": {"user_id": "u-1", "thread_id": "t-9", "visibility": "shared", "workspace_id": "w-3"},
+    "compaction_id": "cmp-1",
+    "messages": [{"role": "user", "content": "Let's plan the Lisbon trip"}],
+}
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        None,
+        [],
+        {**EVENT, "messages": []},
+        {**EVENT, "compaction_id": "has space"},
+        {**EVENT, "extra": 1},
+        {**EVENT, "context": {**EVENT["context"], "thread_owner_id": "u-2", "visibility": "private"}},
+    ],
+)
+def test_an_event_its_adapter_refuses_is_failed_with_the_refusal_and_touches_nothing(flushes: Flushes, event) -> None:
+    """What FlushFunction's handler does: adapt the event, then flush it, or answer the adapter's refusal."""
+    service = flushes.service()
+    try:
+        answer = service.flush(flush_command(event))
+    except MemoryServiceError as refusal:
+        answer = service.refused(refusal)
+
+    assert (answer["status"], answer["note"]) == ("failed", None)
+    assert answer["reason"].split(":")[0] in ("invalid_input", "forbidden")
+    assert flushes.model.calls == [] and flushes.world.faults.seen == []
+
+
+def test_a_well_formed_event_through_its_adapter_is_written(flushes: Flushes) -> None:
+    answer = flushes.service().flush(flush_command(EVENT))
+
+    assert answer["status"] == "written" and answer["note"]["origin"]["compaction_id"] == "cmp-1"
+    assert flushes.texts() == [SUMMARY]
 
 
 # --- the model fails ---------------------------------------------------------------------------------------
