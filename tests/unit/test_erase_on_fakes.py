@@ -14,16 +14,19 @@ from typing import Any
 import pytest
 
 from agent_memory.basics.errors import InvalidInput, StorageUnavailable
+from agent_memory.domain.commands import FlushCommand
 from agent_memory.domain.document import Author
 from agent_memory.domain.notes import Origin
 from agent_memory.domain.scope import Scope
+from agent_memory.memory.flush import FlushService
 from agent_memory.people.control import EXPORT_FORMAT, People
 from agent_memory.search.notes_index import document_id
 from agent_memory.storage.keys import DOC_HEAD, DUE_SK, NOTE_PREFIX, VERSION_PREFIX
 from agent_memory.storage.usage_store import Quota
 from tests.fake_index import FakeNotesIndex
+from tests.fakes import FakeChatModel
 from tests.support.fake_erase import FakeScopeItems, FakeStaleRecords
-from tests.support.fake_flush import FakeFlushNoteStore
+from tests.support.fake_flush import FakeFlushNoteStore, FakeFlushStore
 from tests.support.fake_stores import FakeDocumentStore, FakeWorld
 from tests.support.scopes import PERSONAL, TEAM, stored, stored_document
 from tests.support.seeds import world_seed
@@ -402,6 +405,19 @@ def test_an_erase_that_died_after_its_notes_went_still_voids_their_records(contr
         "idem#remember#u-2#key-2",
         "inj#2026-12-03T10:00:02.000Z#c",
     ]
+
+
+def test_a_members_erase_voids_the_flush_claim_of_their_note_and_the_event_flushes_again(control: Control) -> None:
+    model = FakeChatModel(reply=lambda system, prompt: "u-1's secret plan: leave in March")
+    flush = FlushService(control.notes, FakeFlushStore(control.world), lambda: model, enabled=True)
+    event = FlushCommand(TEAM, Origin("u-1", "t-u-1", "cmp-1"), (("user", "my plan for March"),))
+    assert flush.flush(event)["status"] == "written"
+
+    receipt = control.erase_mine()
+
+    assert receipt == {"notes": 1, "versions": 0, "other": 1}  # the note and its claim
+    assert not [sk for sk in control.partition(TEAM) if sk.startswith("flush#")]
+    assert flush.flush(event)["status"] == "written"  # not "duplicate" of an erased note
 
 
 def test_a_members_erase_stopped_at_its_end_answers_the_records_it_erased_on_the_next_call(control: Control) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -23,9 +24,9 @@ from agent_memory.storage.usage_store import Quota
 from tests.fakes import FakeChatModel
 from tests.secrets_samples import SAMPLES
 from tests.support.fake_flush import FakeFlushNoteStore, FakeFlushStore
-from tests.support.fake_stores import SENDS, SETTLE_ATTEMPTS, FakeWorld, Write
+from tests.support.fake_stores import SENDS, SETTLE_ATTEMPTS, FakeDocumentStore, FakeStores, FakeWorld, Write
 from tests.support.models import ScriptedChatModels
-from tests.support.scopes import PERSONAL, TEAM
+from tests.support.scopes import PERSONAL, TEAM, stored
 from tests.support.seeds import world_seed
 
 SUMMARY = "Planning the billing-service migration; open: payments sign-off from Dana, rollback plan draft."
@@ -160,6 +161,30 @@ def test_a_secret_in_the_models_summary_is_redacted_before_it_is_stored(flushes:
     assert answer["status"] == "written"
     assert f"[redacted: {kind}]" in answer["note"]["text"]
     assert secret not in repr(flushes.world.between(TEAM.key, "", "\uffff"))
+
+
+def test_the_note_shows_up_in_the_next_turns_context(flushes: Flushes) -> None:
+    memory = FakeStores(flushes.world, flushes.notes, FakeDocumentStore(flushes.world)).memory_service()
+
+    flushes.flush()
+
+    assert [note.text for note in memory.context(TEAM).recent_notes] == [SUMMARY]
+
+
+def test_a_remembered_note_and_the_flush_note_share_the_days_positions(flushes: Flushes) -> None:
+    memory = FakeStores(flushes.world, flushes.notes, FakeDocumentStore(flushes.world)).memory_service()
+    flushes.notes.append(
+        TEAM,
+        created=datetime(2026, 12, 3, 9, tzinfo=UTC),
+        text=stored("a fact"),
+        source="remember",
+        origin=Origin("u-1", "t-9"),
+    )
+
+    answer = flushes.flush()
+
+    assert answer["note"]["position"] == 2
+    assert [note.text for note in memory.context(TEAM).recent_notes] == [SUMMARY, "a fact"]
 
 
 # --- without a model ----------------------------------------------------------------------------------------
