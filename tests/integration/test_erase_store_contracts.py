@@ -12,7 +12,7 @@ from agent_memory.storage.note_store import NoteStore
 from agent_memory.storage.scope_items import ScopeItems
 from agent_memory.storage.stale_records import StaleRecords
 from tests.support.erase_contracts import CONTRACTS, EraseStores
-from tests.support.seeds import table_seed
+from tests.support.seeds import table_link, table_seed
 
 
 @pytest.mark.parametrize("contract", CONTRACTS, ids=lambda contract: contract.__name__)
@@ -20,6 +20,7 @@ def test_the_dynamodb_stores_keep_the_contract(contract, aws: Any) -> None:
     def make() -> EraseStores:
         table = "MemoryTable"
         items, stale = ScopeItems(aws, table), StaleRecords(aws, table)
-        return EraseStores(items, stale, NoteStore(aws, table), DocumentStore(aws, table), table_seed(aws))
+        notes, documents = NoteStore(aws, table), DocumentStore(aws, table)
+        return EraseStores(items, stale, notes, documents, table_seed(aws), table_link(aws))
 
     contract(make)

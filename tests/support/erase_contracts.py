@@ -38,6 +38,7 @@ class EraseStores(NamedTuple):
     notes: Any  # writes notes (``append``); its ``usage`` is the Counters port
     documents: Any
     seed: Seed
+    link: Callable[[Scope, str, str], None]  # link(scope, old, new): ``new`` supersedes ``old`` (a fold's links)
 
 
 MakeEraseStores = Callable[[], EraseStores]
@@ -128,6 +129,35 @@ def the_keys_of_an_author_are_their_notes_only(make: MakeEraseStores) -> None:
         f"{NOTE_PREFIX}{DAY}#000000001",
         f"{NOTE_PREFIX}{DAY}#000000003",
     ]
+
+
+def a_page_that_ends_at_its_limit_says_where_to_go_on_and_the_next_is_empty(make: MakeEraseStores) -> None:
+    stores = make()
+    for text in ("one", "two"):
+        _note(stores, text)
+    high = NOTE_PREFIX + "~"
+
+    rows, last = stores.items.page(PERSONAL, low=NOTE_PREFIX, high=high, after=None, limit=2)
+    rest, end = stores.items.page(PERSONAL, low=NOTE_PREFIX, high=high, after=last, limit=2) if last else ([], None)
+
+    assert len(rows) == 2 and rest == [] and end is None
+
+
+def an_unlinked_page_takes_its_notes_out_of_the_notes_they_superseded(make: MakeEraseStores) -> None:
+    stores = make()
+    old, other, new = (_note(stores, text, scope=TEAM) for text in ("old", "other", "new"))
+    stores.link(TEAM, old.id, new.id)
+    stores.link(TEAM, other.id, new.id)
+    stores.link(TEAM, other.id, old.id)
+
+    (page,) = list(stores.items.keys(TEAM, prefix=NOTE_PREFIX, author="u-1"))
+    newest = [row for row in page if row["sk"]["S"].endswith("000000003")]
+    stores.items.unlink(TEAM, newest)
+
+    rows, _ = stores.items.page(TEAM, low=NOTE_PREFIX, high=NOTE_PREFIX + "~", after=None, limit=10)
+    superseded = {note_from_item(row).id: note_from_item(row).superseded_by for row in rows}
+    assert superseded == {old.id: None, other.id: (old.id,), new.id: None}
+    assert sorted(newest[0]["supersedes"]["SS"]) == sorted([old.id, other.id])
 
 
 def an_erased_page_is_counted_once_on_the_record_and_gone(make: MakeEraseStores) -> None:
@@ -301,6 +331,8 @@ def a_loaded_note_is_at_its_own_place_once_and_the_day_goes_on_after_it(make: Ma
 
 
 CONTRACTS = [
+    a_page_that_ends_at_its_limit_says_where_to_go_on_and_the_next_is_empty,
+    an_unlinked_page_takes_its_notes_out_of_the_notes_they_superseded,
     a_loaded_note_is_at_its_own_place_once_and_the_day_goes_on_after_it,
     a_page_reads_a_range_in_key_order_and_says_where_to_go_on,
     a_page_of_versions_parses_as_the_versions_saved,

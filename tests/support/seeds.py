@@ -8,7 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from agent_memory.domain.notes import parse_note_id
 from agent_memory.domain.scope import Scope
+from agent_memory.storage.keys import note_sk
+from agent_memory.storage.note_items import SUPERSEDED_BY, SUPERSEDES
 from tests.support.fake_stores import FakeWorld, Write
 
 Seed = Callable[[Scope, str, dict[str, Any]], None]  # seed(scope, sk, attributes)
@@ -41,3 +44,39 @@ def world_seed(world: FakeWorld) -> Seed:
         world.transact("seed", [Write((scope.key, sk), lambda _: dict(attributes))])
 
     return seed
+
+
+def _note_key(scope: Scope, ident: str) -> tuple[str, str]:
+    day, position = parse_note_id(ident) or ("", 0)
+    return scope.key, note_sk(day, position)
+
+
+def table_link(client: Any, table: str = "MemoryTable") -> Callable[[Scope, str, str], None]:
+    """``new`` supersedes ``old`` on the table, as a fold's save links them (``note_items.superseded_items``)."""
+
+    def link(scope: Scope, old: str, new: str) -> None:
+        for ident, name, other in ((old, SUPERSEDED_BY, new), (new, SUPERSEDES, old)):
+            pk, sk = _note_key(scope, ident)
+            client.update_item(
+                TableName=table,
+                Key={"pk": {"S": pk}, "sk": {"S": sk}},
+                UpdateExpression="ADD #links :one",
+                ExpressionAttributeNames={"#links": name},
+                ExpressionAttributeValues={":one": {"SS": [other]}},
+            )
+
+    return link
+
+
+def world_link(world: FakeWorld) -> Callable[[Scope, str, str], None]:
+    """``new`` supersedes ``old`` in the fake world: the same two sets on the two notes' items."""
+
+    def link(scope: Scope, old: str, new: str) -> None:
+        for ident, name, other in ((old, SUPERSEDED_BY, new), (new, SUPERSEDES, old)):
+            added = Write(
+                _note_key(scope, ident),
+                lambda item, n=name, o=other: {**(item or {}), n: {*(item or {}).get(n, ()), o}},
+            )
+            world.transact("seed", [added])
+
+    return link

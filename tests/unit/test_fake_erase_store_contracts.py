@@ -17,7 +17,7 @@ from tests.support.erase_contracts import CONTRACTS, EraseStores
 from tests.support.fake_erase import FakeScopeItems, FakeStaleRecords
 from tests.support.fake_stores import FakeDocumentStore, FakeNoteStore, FakeUsageStore, FakeWorld
 from tests.support.port_checks import mismatches
-from tests.support.seeds import world_seed
+from tests.support.seeds import world_link, world_seed
 
 
 @pytest.mark.parametrize("contract", CONTRACTS, ids=lambda contract: contract.__name__)
@@ -25,7 +25,8 @@ def test_the_fakes_keep_the_contract(contract) -> None:
     def make() -> EraseStores:
         world = FakeWorld()
         items, stale = FakeScopeItems(world), FakeStaleRecords(world)
-        return EraseStores(items, stale, FakeNoteStore(world), FakeDocumentStore(world), world_seed(world))
+        notes, documents = FakeNoteStore(world), FakeDocumentStore(world)
+        return EraseStores(items, stale, notes, documents, world_seed(world), world_link(world))
 
     contract(make)
 
