@@ -1,4 +1,4 @@
-"""Every write path through a TCP proxy that loses answers (tests/plain_moto/lossy_proxy.py), in front of a plain
+"""Every write path through a TCP proxy that loses answers (tests/support/lossy_proxy.py), in front of a plain
 moto server: a seeded quarter of the write requests are applied with their answer lost (dropped, or held past the
 client's read timeout), or cut before they are forwarded. botocore sends each again, the service retries what it
 retries, and the scenario then reads the table directly: 0 duplicate notes, 0 duplicate versions, counters and
@@ -25,11 +25,11 @@ from local.template import load_handler
 from local.token import mint
 from tests.events import event_body
 from tests.fakes import FakeChatModel
-from tests.plain_moto.conftest import moto_server
-from tests.plain_moto.lossy_proxy import LossyProxy
 from tests.support.calls import NOW, make_caller
 from tests.support.consolidation import consolidate, merge
+from tests.support.lossy_proxy import LossyProxy
 from tests.support.management import manage
+from tests.support.moto_server import moto_server
 from tests.support.scopes import private, shared
 
 PERSONAL, TEAM = Scope("personal", "u-1"), Scope("team", "w-3")
