@@ -17,13 +17,14 @@ from tests.support.consolidation import (
     Died,
     consolidate,
     days_ago,
-    die_on,
+    die_at_the_mark,
+    die_at_the_save,
     folded_counts,
     merge,
     night_context,
     notes_of,
 )
-from tests.support.faults import on_events, provide_clients
+from tests.support.faults import on_events, provide_clients, provide_real_clients
 from tests.support.models import scripted_models
 from tests.support.scopes import private, write_note
 
@@ -186,14 +187,13 @@ def test_without_a_model_the_notes_are_folded_as_dated_bullets(aws, monkeypatch)
 )
 def test_dying_at_any_step_then_rerunning_folds_every_note_exactly_once(aws, model, monkeypatch, where, after_calls):
     ids = [write_note(PERSONAL, days_ago(9) + timedelta(seconds=i), f"n{i}") for i in range(6)]
-    worker = bootstrap.services().worker
-    with monkeypatch.context() as patch:
-        if where == "after the model call":
-            die_on(patch, worker.service, "update_memory")
-        else:
-            die_on(patch, worker.store, "mark_consolidated", after_calls=after_calls)
-        with pytest.raises(Died):
-            consolidate()
+    if where == "after the model call":
+        die_at_the_save()
+    else:
+        die_at_the_mark(after_marks=after_calls)
+    with pytest.raises(Died):
+        consolidate()
+    provide_real_clients()
 
     rerun = consolidate(RUN_AT + timedelta(hours=1))
 

@@ -13,6 +13,7 @@ from botocore.exceptions import ClientError
 from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import make_dynamodb_client
+from agent_memory.storage.keys import VERSION_PREFIX
 
 
 def provide_clients(wrap: Callable[[Any], Any]) -> list[Any]:
@@ -124,6 +125,14 @@ def crash_at(operation: str, at: Callable[[dict[str, Any]], bool] = lambda reque
     crash = Crash(operation, at, **when)
     provide_clients(crash)
     return crash
+
+
+def saving_a_version(request: dict[str, Any]) -> bool:
+    """A ``Crash``'s ``at``: a transaction that puts a document version (a save: ``update_memory``'s, a fold's)."""
+    return any(
+        item.get("Put", {}).get("Item", {}).get("sk", {}).get("S", "").startswith(VERSION_PREFIX)
+        for item in request["TransactItems"]
+    )
 
 
 def updating(prefix: str) -> Callable[[dict[str, Any]], bool]:
