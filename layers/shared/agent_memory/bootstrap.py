@@ -299,13 +299,19 @@ class Services:
         return TurnRecord(self.injection_recorder, scope, thread_id, user_id)
 
     @cached_property
+    def recall_notes(self) -> NoteStore:
+        """The notes recall reads (its vectors and neighbours included), with the tools' bounded client: a part of
+        its own, so that a test hands recall a store that leaks another scope's rows or fails."""
+        return NoteStore(self.dynamodb, self.settings.table_name)
+
+    @cached_property
     def recall_service(self) -> RecallService:
         """Recall reads notes with the same bounded client as the other tools, and the index, the embedding
         model and the reranking model when they are configured."""
         from agent_memory.providers.rerank import rerank_stage_from_settings  # boto3's client only when it is set
 
         return RecallService(
-            NoteStore(self.dynamodb, self.settings.table_name),
+            self.recall_notes,
             index=self.notes_index,
             embedder=self.embedding_model,
             tuning=Tuning(
