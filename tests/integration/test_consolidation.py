@@ -186,7 +186,7 @@ def test_without_a_model_the_notes_are_folded_as_dated_bullets(aws, monkeypatch)
         ("midway through marking", 3),
     ],
 )
-def test_dying_at_any_step_then_rerunning_folds_every_note_exactly_once(aws, model, monkeypatch, where, after_calls):
+def test_dying_at_any_step_then_rerunning_folds_every_note_exactly_once(aws, model, where, after_calls):
     ids = [write_note(PERSONAL, days_ago(9) + timedelta(seconds=i), f"n{i}") for i in range(6)]
     if where == "after the model call":
         die_at_the_save()
@@ -286,7 +286,7 @@ def test_an_event_without_time_is_refused(aws, model):
         load_handler("ConsolidateFunction")({"id": "x"}, night_context())
 
 
-def test_a_run_whose_record_cannot_be_saved_still_releases_its_lease(aws, model, monkeypatch):
+def test_a_run_whose_record_cannot_be_saved_still_releases_its_lease(aws, model):
     write_note(PERSONAL, days_ago(9), "x")
     # the run's final record (its second PutItem: the first records it started) fails
     failed = crash_at(

@@ -117,7 +117,7 @@ def test_max_groups_0_gives_every_due_scope_its_group_the_same_night(aws, queue,
 
 
 def test_a_worker_dying_after_the_version_is_saved_and_before_the_marks_is_finished_by_the_redelivery(
-    aws, queue, model, monkeypatch
+    aws, queue, model
 ):
     ids = [write_note(PERSONAL, days_ago(9) + timedelta(seconds=i), f"n{i}") for i in range(5)]
     consolidate()
@@ -140,7 +140,7 @@ def test_a_worker_dying_after_the_version_is_saved_and_before_the_marks_is_finis
     )
 
 
-def test_a_worker_dying_before_its_save_is_redelivered_and_folds_once(aws, queue, model, monkeypatch):
+def test_a_worker_dying_before_its_save_is_redelivered_and_folds_once(aws, queue, model):
     ids = [write_note(PERSONAL, days_ago(9) + timedelta(seconds=i), f"n{i}") for i in range(3)]
     consolidate()
     die_at_the_save()

@@ -145,7 +145,6 @@ def test_an_erase_that_died_after_its_notes_went_still_voids_their_records(
     call,
     aws,
     keyed,
-    monkeypatch,
 ):
     """The second call no longer knows the erased ids (the notes are gone): the remember's record goes by its
     note's author, the member's turns by theirs; the receipt counts both once."""

@@ -111,9 +111,7 @@ def test_the_index_path_gathers_the_candidates_and_answers_in_the_rerankers_orde
         ({"answer": {"results": []}}, "RerankFailed"),
     ],
 )
-def test_a_failing_reranker_degrades_to_the_paths_own_order(
-    call, aws, reranker, capsys, caplog, monkeypatch, fault, metric
-):
+def test_a_failing_reranker_degrades_to_the_paths_own_order(call, aws, reranker, capsys, caplog, fault, metric):
     _remember_all(call)
     bootstrap.provide(rerank_model=None)
     plain = _recall(call, "green tea", k=2)  # without reranking

@@ -366,7 +366,7 @@ def test_after_an_erase_the_provenance_is_empty(aws, model):
 
 
 @pytest.mark.parametrize("where", ["before the save", "after the save", "midway through marking"])
-def test_dying_at_any_step_of_the_fold_supersedes_exactly_once(aws, model, monkeypatch, where):
+def test_dying_at_any_step_of_the_fold_supersedes_exactly_once(aws, model, where):
     ids = first_night(model)
     coffee = write_note(PERSONAL, days_ago(8), "stopped drinking tea")
     novels = write_note(PERSONAL, days_ago(8), "reads novels")
