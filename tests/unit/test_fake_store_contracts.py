@@ -1,0 +1,51 @@
+"""The in-memory fakes keep the memory service's ports as the DynamoDB stores do (tests/support/store_contracts.py,
+run on moto in tests/integration/test_store_contracts.py), so the use case's tests on them mean what they say."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+from agent_memory.memory.ports import CharactersCounter, DocumentVersions, NoteAppends
+from agent_memory.storage.document_store import DocumentStore
+from agent_memory.storage.note_store import NoteStore
+from agent_memory.storage.usage_store import UsageStore
+from tests.support.fake_stores import FakeDocumentStore, FakeNoteStore, FakeUsageStore, fake_stores
+from tests.support.store_contracts import CONTRACTS, Stores
+
+
+@pytest.mark.parametrize("contract", CONTRACTS, ids=lambda contract: contract.__name__)
+def test_the_fakes_keep_the_contract(contract) -> None:
+    def make(quota=None, vectors=None) -> Stores:
+        stores = fake_stores(quota, vectors=vectors)
+        return Stores(stores.notes, stores.documents, stores.usage)
+
+    contract(make)
+
+
+@pytest.mark.parametrize(
+    ("port", "real", "fake"),
+    [
+        (NoteAppends, NoteStore, FakeNoteStore),
+        (DocumentVersions, DocumentStore, FakeDocumentStore),
+        (CharactersCounter, UsageStore, FakeUsageStore),
+    ],
+    ids=lambda part: part.__name__,
+)
+def test_the_real_store_and_its_fake_take_what_the_port_names(port, real, fake) -> None:
+    """Each call of the port, with each of its parameters as the port passes it (name, kind, whether it has a
+    default), on both the DynamoDB store and the fake: mypy checks the real one where bootstrap hands it over,
+    this checks the fake, which mypy does not see."""
+    calls = [name for name, member in vars(port).items() if callable(member) and not name.startswith("_")]
+    assert calls
+    for name in calls:
+        wanted = _parameters(getattr(port, name))
+        for store in (real, fake):
+            given = _parameters(getattr(store, name))
+            assert {key: given.get(key) for key in wanted} == wanted, f"{store.__name__}.{name}"
+
+
+def _parameters(method) -> dict[str, tuple[object, bool]]:
+    parameters = list(inspect.signature(method).parameters.values())[1:]  # without self
+    return {p.name: (p.kind, p.default is not inspect.Parameter.empty) for p in parameters}
