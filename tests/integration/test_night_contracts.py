@@ -1,5 +1,5 @@
-"""The night's stores on DynamoDB (moto) against their contract (``tests/support/night_contracts``), which their
-in-memory fakes meet too (tests/unit/test_fake_night_contracts.py)."""
+"""The night's ports as the DynamoDB stores keep them (tests/support/night_contracts.py): the same contracts the
+in-memory fakes pass in tests/unit/test_fake_night_contracts.py."""
 
 from __future__ import annotations
 
@@ -9,34 +9,42 @@ from typing import Any
 
 import pytest
 
-from agent_memory import bootstrap
 from agent_memory.domain.fold import Fold
 from agent_memory.domain.notes import Origin
 from agent_memory.domain.scope import Scope
+from agent_memory.storage.consolidation_store import ConsolidationStore
+from agent_memory.storage.document_store import DocumentStore
+from agent_memory.storage.due_markers import DueMarkers
 from agent_memory.storage.keys import note_sk, parse_note_sk
-from tests.support.night_contracts import *  # noqa: F403 - the contract's tests, run here on DynamoDB
+from agent_memory.storage.note_store import NoteStore
+from tests.support.night_contracts import NIGHT_CONTRACTS
 from tests.support.scopes import stored
 
 
 @dataclass
 class DynamoNight:
-    markers: Any
-    store: Any
+    """The night's stores on moto's table, and the notes and documents as the service writes them."""
+
+    client: Any
+
+    def __post_init__(self) -> None:
+        self.markers = DueMarkers(self.client, "MemoryTable")
+        self.store = ConsolidationStore(self.client, "MemoryTable")
+        self._notes = NoteStore(self.client, "MemoryTable", None)
 
     def write(self, scope: Scope, created: datetime, text: str = "a fact") -> str:
-        note = bootstrap.services().notes.append(
+        note = self._notes.append(
             scope, created=created, text=stored(text), source="remember", origin=Origin("u-1", "t-1")
         )
         return note_sk(note.day, note.position)
 
     def delete(self, scope: Scope, sk: str) -> None:
-        assert bootstrap.services().notes.delete(scope, *parse_note_sk(sk))
+        assert self._notes.delete(scope, *parse_note_sk(sk))
 
     def hold(self, scope: Scope, fold: Fold) -> None:
-        bootstrap.services().documents.hold_unchanged(scope, 0, fold)
+        DocumentStore(self.client, "MemoryTable").hold_unchanged(scope, 0, fold)
 
 
-@pytest.fixture
-def night_stores(aws: Any) -> DynamoNight:
-    services = bootstrap.services()
-    return DynamoNight(services.due_markers, services.consolidation_store)
+@pytest.mark.parametrize("contract", NIGHT_CONTRACTS, ids=lambda contract: contract.__name__)
+def test_the_dynamodb_stores_keep_the_contract(contract, aws: Any) -> None:
+    contract(lambda: DynamoNight(aws))

@@ -1,285 +1,228 @@
-"""In-memory fakes of the night's stores: the due markers (``storage.due_markers.DueMarkers``) and what
-consolidation reads and writes besides documents (``storage.consolidation_store.ConsolidationStore``), as the
-planner and the worker call them (``consolidation.ports``).
+"""Named in-memory fakes of the night's stores, on the shared world (``tests/support/fake_stores.FakeWorld``): the due
+markers (``storage.due_markers.DueMarkers``) and what consolidation reads and writes besides documents
+(``storage.consolidation_store.ConsolidationStore``), as the planner and the worker call them (``consolidation.ports``).
 
-Faithful where the use cases' logic depends on it, and checked against DynamoDB by the same contract tests
-(``tests/support/night_contracts.py``): a claim refused ``held`` or ``done`` on the marker's conditions, the erase
-mark a claim sets and every deletion moves, a settle refused when a note was written, the claim was taken over
-or the run settled the scope already (nothing written then: its marker, count and pending record move together
-or not at all), a failure and a count elsewhere counted once, the run's counts and its finish, the planner's
-lease. State lives in the world's scopes (``tests/support/fake_stores``), so a fold's save, which writes the
-pending record and checks the erase mark, moves them in the same step as the document.
+Their items are the table's, under the keys ``storage.keys`` gives: a scope's due marker (``consolidation#due``, its
+attributes named as DynamoDB's: ``oldest``, ``floor``, ``writes``, ``notes``, the claim's ``folding``,
+``folding_until`` and ``folding_run``, ``last_run``, ``elsewhere_run``, the erase mark ``fence`` and ``erasing``), its
+pending-marks record (``consolidation#pending``), its notes (``FakeNoteStore``'s items), and the runs and the
+planner's lease under ``consolidation``. So the note's append moves the marker (``due_marker_move``) and a fold's save
+writes the pending record and checks the erase mark (``FakeDocumentStore.save``) in their own transactions, and the
+night sees them.
+
+Faithful where the use cases' logic depends on it (the contract tests, ``tests/support/night_contracts.py``, run on
+DynamoDB too): a claim refused ``held`` or ``done`` on the marker's conditions; a settle refused, nothing written,
+when a note was written since, the claim was taken over, the run settled the scope already or another claim's
+pending record is there (its marker, its count and its pending record move together or not at all); a failure and
+a count elsewhere counted once; the run's counts and its finish; the planner's lease. A write whose answer is lost
+(``faults.lose_answers``) is sent again as botocore sends it, without a request token: its condition then refuses
+it where the real one's does.
 """
 
 from __future__ import annotations
 
-import threading
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
 from agent_memory.basics.clock import iso
-from agent_memory.domain.fold import DueNote, Fold
+from agent_memory.domain.fold import DueNote
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.consolidation_store import DueGroup, PendingMarks, group_within_caps
 from agent_memory.storage.due_markers import Claim, ClaimRefused, DueScope, MarkerNow
-from agent_memory.storage.keys import NOTE_PREFIX, note_sk, run_sk
+from agent_memory.storage.keys import DUE_SK, NOTE_PREFIX, PENDING_SK, PLANNER_LEASE_SK, RUNS_PK, run_sk
 from agent_memory.storage.run_records import COUNTS, FOLDS, TOKENS
+from tests.support.fake_stores import SENDS, AnswerLost, Cancelled, FakeWorld, Item, Write
 
 _MAX_LISTED_FAILURES = 100
+_CLAIM = ("folding", "folding_until", "folding_run")
 
 
-@dataclass
-class Fault:
-    call: str
-    error: Callable[[], BaseException]
-    applied: bool  # the call applies before the error (its answer lost, or the process dying just after)
-    skip: int
-    times: int
+def sent(world: FakeWorld, call: str, writes: list[Write]) -> bool:
+    """A write without a request token (an UpdateItem, or a transaction sent without one), sent again while its
+    answer is lost, as botocore sends it: False when a condition refused the attempt that answered."""
+    for attempt in range(SENDS):
+        try:
+            world.transact(call, writes)
+            return True
+        except AnswerLost:
+            if attempt == SENDS - 1:
+                raise
+        except Cancelled:
+            return False
+    raise AssertionError("unreachable")
 
 
-class Faults:
-    """Scripted faults of the fakes' calls, by the call's name: ``before`` raises instead of the call (nothing
-    applied: a refusal by storage, a process dying just before), ``after`` applies the call and then raises (its
-    answer lost, a process dying just after). ``skip`` calls pass first; ``times`` calls then fail."""
-
-    def __init__(self) -> None:
-        self._faults: list[Fault] = []
-        self.calls: dict[str, int] = {}
-
-    def before(self, call: str, error: Callable[[], BaseException], *, skip: int = 0, times: int = 1) -> None:
-        self._faults.append(Fault(call, error, applied=False, skip=skip, times=times))
-
-    def after(self, call: str, error: Callable[[], BaseException], *, skip: int = 0, times: int = 1) -> None:
-        self._faults.append(Fault(call, error, applied=True, skip=skip, times=times))
-
-    def strike(self, call: str, *, applied: bool) -> None:
-        if not applied:
-            self.calls[call] = self.calls.get(call, 0) + 1
-        for fault in self._faults:
-            if fault.call != call or fault.applied != applied or fault.times == 0:
-                continue
-            if fault.skip:
-                fault.skip -= 1
-                continue
-            fault.times -= 1
-            raise fault.error()
+def _marker(scope: Scope) -> tuple[str, str]:
+    return (scope.key, DUE_SK)
 
 
-def faulty(method: Callable[..., Any]) -> Callable[..., Any]:
-    """A fake's call, under the world's scripted faults (``Faults``)."""
-
-    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        self._night.faults.strike(method.__name__, applied=False)
-        answer = method(self, *args, **kwargs)
-        self._night.faults.strike(method.__name__, applied=True)
-        return answer
-
-    call.__name__ = call.__qualname__ = method.__name__
-    call.__doc__ = method.__doc__
-    return call
-
-
-@dataclass
-class Marker:
-    """A scope's due marker, its attributes as DynamoDB holds them (``storage.due_markers``); ``oldest`` None: out of
-    the index."""
-
-    writes: int = 0
-    notes: int = 0
-    oldest: str | None = None
-    floor: str | None = None
-    folding: str | None = None
-    folding_until: int | None = None
-    folding_run: str | None = None
-    last_run: str | None = None
-    elsewhere_run: str | None = None
-    erase_mark: str | None = None
-    erasing: bool = False
-
-
-@dataclass
-class StoredNote:
-    """What the night reads of a note: its place, text, instant, vector, and its mark."""
-
-    day: str
-    position: int
-    text: str
-    created_at: str
-    vector: bytes | None = None
-    consolidated: bool = False
-
-    @property
-    def sk(self) -> str:
-        return note_sk(self.day, self.position)
-
-    def due(self, scope: Scope) -> DueNote:
-        return DueNote(scope.key, self.sk, self.day, self.position, self.text, self.created_at, self.vector)
-
-
-@dataclass
-class Pending:
-    note_sks: list[str]
-    run_id: str
-    token: str
-
-
-@dataclass
-class NightScope:
-    marker: Marker | None = None
-    pending: Pending | None = None
-    notes: dict[str, StoredNote] = field(default_factory=dict)
-
-
-@dataclass
-class Night:
-    """The world's state the night reads: the scopes and the runs, under one lock (a transaction is one step)."""
-
-    lock: threading.RLock = field(default_factory=threading.RLock)
-    scopes: dict[str, NightScope] = field(default_factory=dict)
-    runs: dict[str, dict[str, Any]] = field(default_factory=dict)
-    lease: dict[str, Any] | None = None
-    faults: Faults = field(default_factory=Faults)
-
-    def scope(self, scope: Scope) -> NightScope:
-        return self.scopes.setdefault(scope.key, NightScope())
+def _without(item: Item, *names: str) -> Item:
+    return {name: value for name, value in item.items() if name not in names}
 
 
 class FakeDueMarkers:
-    """``DueMarkers`` in memory: the planner's read, a worker's claim, read and release, an erase's moves of the erase
-    mark; the settle's, failure's and count-elsewhere's conditions are the store's transactions
-    (``FakeConsolidationStore``), which check and move the marker in the same step as the run's counts."""
+    """``DueMarkers`` on the world: the planner's read, a worker's claim, read and release, an erase's moves of the
+    erase mark. The settle's, failure's and count-elsewhere's items are the store's transactions
+    (``FakeConsolidationStore``), which check and move the marker with the run's counts in one step."""
 
-    def __init__(self, night: Night) -> None:
-        self._night = night
+    def __init__(self, world: FakeWorld) -> None:
+        self.world = world
 
-    def note_written(self, scope: Scope, *, created_at: str, day: str) -> None:
-        """A note's write, in its own transaction (``MarkerWrite``): the scope is due, from the older of its
-        oldest note and this one."""
-        with self._night.lock:
-            state = self._night.scope(scope)
-            marker = state.marker = state.marker or Marker()
-            marker.oldest = created_at if marker.oldest is None else min(marker.oldest, created_at)
-            marker.floor = day if marker.floor is None else min(marker.floor, day)
-            marker.writes += 1
-            marker.notes += 1
-
-    def note_deleted(self, scope: Scope) -> None:
-        """A note's delete, in its own transaction (``erase_mark_move``): the erase mark moves, if there is a marker."""
-        with self._night.lock:
-            marker = self._night.scope(scope).marker
-            if marker is not None:
-                marker.erase_mark = uuid.uuid4().hex
-
-    @faulty
     def due_scopes(self, cutoff: str) -> Iterator[DueScope]:
-        """The scopes whose index key ``due#<oldest>#<scope>`` sorts at or below ``due#<cutoff>``: strictly older."""
-        with self._night.lock:
-            due = [
-                DueScope(key, state.marker.oldest, state.marker.notes)
-                for key, state in self._night.scopes.items()
-                if state.marker is not None
-                and state.marker.oldest is not None
-                and f"{state.marker.oldest}#{key}" <= cutoff
+        """The markers whose index key ``due#<oldest>#<scope>`` sorts at or below ``due#<cutoff>`` (strictly
+        older), oldest first, then by scope."""
+
+        def due() -> list[DueScope]:
+            return [
+                DueScope(item["pk"], item["oldest"], item.get("notes", 0))
+                for item in self.world.across(DUE_SK)
+                if "oldest" in item and f"{item['oldest']}#{item['pk']}" <= cutoff
             ]
-        return iter(sorted(due, key=lambda scope: (scope.oldest, scope.scope_key)))
 
-    @faulty
+        return iter(sorted(self.world.read("markers.due_scopes", due), key=lambda d: (d.oldest, d.scope_key)))
+
     def claim(self, scope: Scope, token: str, run_id: str, *, now_epoch: int, lease_s: int) -> Claim:
-        with self._night.lock:
-            marker = self._night.scope(scope).marker
-            if marker is None:
-                raise ClaimRefused("done")  # an erased scope: nothing to fold
-            held = marker.folding_until is not None and marker.folding_until > now_epoch and marker.folding != token
-            if held or marker.last_run == run_id:
-                raise ClaimRefused("done" if run_id in (marker.last_run, marker.folding_run) else "held")
-            marker.folding, marker.folding_until, marker.folding_run = token, now_epoch + lease_s, run_id
-            marker.erase_mark = marker.erase_mark or f"claim:{token}"
-            return Claim(token, marker.floor, marker.writes, marker.erase_mark)
+        def free(item: Item | None) -> bool:
+            if item is None:
+                return False  # an erased scope has no marker: nothing to fold
+            lapsed = "folding_until" not in item or item["folding_until"] <= now_epoch or item["folding"] == token
+            return lapsed and item.get("last_run") != run_id
 
-    @faulty
+        new: list[Item] = []  # the item as the update made it (``ReturnValues=ALL_NEW``)
+
+        def claimed(item: Item | None) -> Item:
+            item = item or {}
+            new.append(
+                {
+                    **item,
+                    "folding": token,
+                    "folding_until": now_epoch + lease_s,
+                    "folding_run": run_id,
+                    "fence": item.get("fence", f"claim:{token}"),
+                }
+            )
+            return new[-1]
+
+        try:
+            for attempt in range(SENDS):  # sent again after a lost answer: the same token takes its claim again
+                try:
+                    self.world.transact("markers.claim", [Write(_marker(scope), claimed, free)])
+                    break
+                except AnswerLost:
+                    if attempt == SENDS - 1:
+                        raise
+        except Cancelled as refused:
+            old = refused.item or {}
+            ours = run_id in (old.get("last_run"), old.get("folding_run"))
+            raise ClaimRefused("done" if ours or not old else "held") from None
+        item = new[-1]
+        return Claim(token, item.get("floor"), item.get("writes", 0), item["fence"])
+
     def read(self, scope: Scope) -> MarkerNow:
-        with self._night.lock:
-            marker = self._night.scope(scope).marker
-            if marker is None:
-                return MarkerNow(0, None, None)
-            return MarkerNow(marker.writes, marker.folding, None if marker.erasing else marker.erase_mark)
+        item = self.world.read("markers.read", lambda: self.world.item(_marker(scope))) or {}
+        erase_mark = None if "erasing" in item else item.get("fence")
+        return MarkerNow(item.get("writes", 0), item.get("folding"), erase_mark)
 
-    @faulty
     def release(self, scope: Scope, claim: Claim) -> None:
-        with self._night.lock:
-            marker = self._night.scope(scope).marker
-            if marker is not None and marker.folding == claim.token:
-                marker.folding = marker.folding_until = marker.folding_run = None
+        held = Write(_marker(scope), lambda item: _without(item or {}, *_CLAIM), lambda item: _holds(item, claim))
+        sent(self.world, "markers.release", [held])
 
-    @faulty
     def erasing(self, scope: Scope, *, running: bool) -> None:
-        with self._night.lock:
-            marker = self._night.scope(scope).marker
-            if marker is not None:
-                marker.erase_mark, marker.erasing = uuid.uuid4().hex, running
+        """An erase begins (``running``) or ends: the erase mark moves either way, ``erasing`` is set in between."""
 
-    def erase_mark_holds(self, scope: Scope, erase_mark: str) -> bool:
-        """The condition a fold's save checks in its transaction (``erase_mark_check``)."""
-        marker = self._night.scope(scope).marker
-        return marker is not None and marker.erase_mark == erase_mark and not marker.erasing
+        def moved(item: Item | None) -> Item:
+            item = {**(item or {}), "fence": uuid.uuid4().hex}
+            return {**item, "erasing": True} if running else _without(item, "erasing")
+
+        sent(self.world, "markers.erasing", [Write(_marker(scope), moved, lambda item: item is not None)])
 
 
-def _new_run(run: str) -> dict[str, Any]:
-    """A run's item as ``ADD`` creates it: its counts at zero."""
+def _holds(item: Item | None, claim: Claim) -> bool:
+    return item is not None and item.get("folding") == claim.token
+
+
+def _new_run(sk: str) -> Item:
+    """A run's item as an ``ADD`` makes it: its counts at zero."""
     return {
-        "sk": run,
+        "sk": sk,
         **dict.fromkeys(COUNTS, 0),
         **dict.fromkeys(TOKENS.values(), 0),
         **dict.fromkeys(FOLDS.values(), 0),
     }
 
 
-def _listed(item: dict[str, Any]) -> dict[str, Any]:
-    """A run as ``RunRecords`` lists it (``_record``), with its status."""
-    return {
+def _listed(item: Item) -> dict[str, Any]:
+    """A run as ``RunRecords`` lists it, with its status."""
+    record = {
         "run_id": item["run_id"],
-        **{name: item[name] for name in COUNTS},
-        "tokens": {key: item[name] for key, name in TOKENS.items()},
-        "folds": {key: item[name] for key, name in FOLDS.items()},
+        **{name: item.get(name, 0) for name in COUNTS},
+        "tokens": {key: item.get(name, 0) for key, name in TOKENS.items()},
+        "folds": {key: item.get(name, 0) for key, name in FOLDS.items()},
         "started_at": item["started_at"],
         "finished_at": item.get("finished_at"),
         "failures": [dict(failure) for failure in item.get("failures", [])],
     }
+    return {**record, "status": "finished" if record["finished_at"] else "running"}
+
+
+def counted(
+    run: str,
+    *,
+    done: int = 0,
+    failed: int = 0,
+    notes: int = 0,
+    remaining: int = 0,
+    tokens: tuple[int, int] = (0, 0),
+    fold: str | None = None,
+) -> Write:
+    """One group's outcome added to its run's counts (``RunRecords.count_item``)."""
+
+    def added(item: Item | None) -> Item:
+        item = dict(item or _new_run(run))
+        for name, value in (
+            ("groups_done", done),
+            ("groups_failed", failed),
+            ("notes_consolidated", notes),
+            ("notes_remaining", remaining),
+            (TOKENS["input"], tokens[0]),
+            (TOKENS["output"], tokens[1]),
+            *([(FOLDS[fold], 1)] if fold in FOLDS else []),
+        ):
+            item[name] = item.get(name, 0) + value
+        return item
+
+    return Write((RUNS_PK, run), added)
 
 
 class FakeConsolidationStore:
-    """``ConsolidationStore`` in memory: a scope's due notes and their marks, the pending-marks record, the runs and
-    the planner's lease. A settle, a failure and a count elsewhere check every condition of their transaction
-    before they write anything."""
+    """``ConsolidationStore`` on the world: a scope's due notes and their marks, the pending-marks record, the runs
+    and the planner's lease."""
 
-    def __init__(self, night: Night) -> None:
-        self._night = night
+    def __init__(self, world: FakeWorld) -> None:
+        self.world = world
 
-    # The runs (``storage.run_records``).
+    # The planner's lease and the runs (``storage.run_records``).
 
-    @faulty
     def acquire_lease(self, run_id: str, *, now_epoch: int, lease_s: int) -> bool:
-        with self._night.lock:
-            lease = self._night.lease
-            if lease is not None and lease["until"] >= now_epoch and lease["run_id"] != run_id:
-                return False
-            self._night.lease = {"run_id": run_id, "until": now_epoch + lease_s}
-            return True
+        def free(item: Item | None) -> bool:
+            return item is None or item["lease_until"] < now_epoch or item["run_id"] == run_id
 
-    @faulty
+        lease = {"run_id": run_id, "lease_until": now_epoch + lease_s}
+        return sent(
+            self.world, "consolidation.acquire_lease", [Write((RUNS_PK, PLANNER_LEASE_SK), lambda _: lease, free)]
+        )
+
     def release_lease(self, run_id: str) -> None:
-        with self._night.lock:
-            if self._night.lease is not None and self._night.lease["run_id"] == run_id:
-                self._night.lease = None
+        ours = Write((RUNS_PK, PLANNER_LEASE_SK), lambda _: None, lambda item: (item or {}).get("run_id") == run_id)
+        sent(self.world, "consolidation.release_lease", [ours])
 
-    @faulty
     def save_run(self, record: dict[str, Any]) -> None:
-        run = run_sk(record["started_at"], record["run_id"])
-        item = {
-            **_new_run(run),
+        sk = run_sk(record["started_at"], record["run_id"])
+        item: Item = {
+            **_new_run(sk),
             "run_id": record["run_id"],
             "started_at": record["started_at"],
             "failures": [dict(failure) for failure in record.get("failures", [])],
@@ -289,83 +232,64 @@ class FakeConsolidationStore:
         }
         if record.get("finished_at"):
             item["finished_at"] = record["finished_at"]
-        with self._night.lock:
-            self._night.runs[run] = item
+        sent(self.world, "consolidation.save_run", [Write((RUNS_PK, sk), lambda _: item)])
 
-    def _count(
-        self,
-        run: str,
-        *,
-        done: int = 0,
-        failed: int = 0,
-        notes: int = 0,
-        remaining: int = 0,
-        tokens: tuple[int, int] = (0, 0),
-        fold: str | None = None,
-    ) -> None:
-        """``count_item``'s ADDs (on an item that ADD creates if it is missing)."""
-        item = self._night.runs.setdefault(run, _new_run(run))
-        item["groups_done"] += done
-        item["groups_failed"] += failed
-        item["notes_consolidated"] += notes
-        item["notes_remaining"] += remaining
-        item[TOKENS["input"]] += tokens[0]
-        item[TOKENS["output"]] += tokens[1]
-        if fold in FOLDS:
-            item[FOLDS[fold]] += 1
-
-    @faulty
     def list_failure(self, run: str, scope_key: str, reason: str) -> None:
-        with self._night.lock:
-            failures = self._night.runs.setdefault(run, _new_run(run)).setdefault("failures", [])
-            if len(failures) < _MAX_LISTED_FAILURES:
-                failures.append({"scope": scope_key, "reason": reason})
+        def listed(item: Item | None) -> Item:
+            item = item or {}
+            return {**item, "failures": [*item.get("failures", []), {"scope": scope_key, "reason": reason}]}
 
-    @faulty
+        def room(item: Item | None) -> bool:
+            return len((item or {}).get("failures", [])) < _MAX_LISTED_FAILURES
+
+        sent(self.world, "consolidation.list_failure", [Write((RUNS_PK, run), listed, room)])
+
     def planned(
         self, run: str, *, groups: int, remaining: int, outcomes: tuple[int, int] | None = None
     ) -> dict[str, Any]:
-        with self._night.lock:
-            item = self._night.runs[run]
-            if outcomes is not None:
-                record = _listed(item)
-                record.update(groups_planned=groups, notes_remaining=record["notes_remaining"] + remaining)
-                record.update(groups_done=outcomes[0], groups_failed=outcomes[1])
-                record["finished_at"] = iso(datetime.now(UTC))
-                self.save_run(record)
-                return {**record, "status": "finished"}
-            item["groups_planned"] = groups
-            item["planned"] = True
-            item["notes_remaining"] += remaining
+        if outcomes is not None:  # written whole, with the planner's own outcomes
+            record = self.read_run(run)
+            record.update(groups_planned=groups, notes_remaining=record["notes_remaining"] + remaining)
+            record.update(groups_done=outcomes[0], groups_failed=outcomes[1], finished_at=iso(datetime.now(UTC)))
+            self.save_run(record)
+            return {**record, "status": "finished"}
+
+        def plan(item: Item | None) -> Item:
+            item = dict(item or _new_run(run))
+            return {
+                **item,
+                "groups_planned": groups,
+                "planned": True,
+                "notes_remaining": item["notes_remaining"] + remaining,
+            }
+
+        sent(self.world, "consolidation.planned", [Write((RUNS_PK, run), plan)])
         return self.finish_if_complete(run)
 
-    @faulty
     def finish_if_complete(self, run: str, item: dict[str, Any] | None = None) -> dict[str, Any]:
-        with self._night.lock:
-            stored = self._night.runs[run]
-            complete = (
-                stored.get("planned") and stored["groups_done"] + stored["groups_failed"] >= stored["groups_planned"]
-            )
-            if complete and stored.get("finished_at") is None:
-                stored["finished_at"] = iso(datetime.now(UTC))
-            record = _listed(stored)
-        return {**record, "status": "finished" if record["finished_at"] else "running"}
+        stored = self.world.read("consolidation.finish_if_complete", lambda: self.world.item((RUNS_PK, run)))
+        assert stored is not None
+        complete = stored.get("planned") and stored["groups_done"] + stored["groups_failed"] >= stored["groups_planned"]
+        if complete and stored.get("finished_at") is None:
+            at = iso(datetime.now(UTC))
+            first = Write((RUNS_PK, run), lambda item: {**(item or {}), "finished_at": at}, _no("finished_at"))
+            sent(self.world, "consolidation.finish", [first])
+            return self.read_run(run)  # another worker's finish, if its was first: listed as it wrote it
+        return _listed(stored)
 
-    @faulty
     def read_run(self, run: str) -> dict[str, Any]:
-        with self._night.lock:
-            record = _listed(self._night.runs[run])
-        return {**record, "status": "finished" if record["finished_at"] else "running"}
+        item = self.world.read("consolidation.read_run", lambda: self.world.item((RUNS_PK, run)))
+        assert item is not None
+        return _listed(item)
 
     def runs(self, limit: int) -> list[dict[str, Any]]:
-        with self._night.lock:
-            newest = sorted(self._night.runs, reverse=True)[:limit]
-            listed = [_listed(self._night.runs[run]) for run in newest]
-        return [{**record, "status": "finished" if record["finished_at"] else "running"} for record in listed]
+        items = self.world.read(
+            "consolidation.runs", lambda: self.world.between(RUNS_PK, "run#", "run#~", newest_first=True)
+        )
+        return [_listed(item) for item in items[:limit]]
 
     # A group's transactions: the marker and the run's count together.
 
-    @faulty
     def settle_group(
         self,
         markers: FakeDueMarkers,
@@ -380,26 +304,24 @@ class FakeConsolidationStore:
         tokens: tuple[int, int] = (0, 0),
         fold: str | None = None,
     ) -> bool:
-        with self._night.lock:
-            state = self._night.scope(scope)
-            marker = state.marker
-            if marker is None or marker.folding != claim.token or marker.writes != writes or marker.last_run == run:
-                return False
-            if state.pending is not None and state.pending.token != claim.token:
-                return False
-            marker.last_run = run
-            marker.folding = marker.folding_until = marker.folding_run = None
-            if oldest is None:
-                marker.oldest = marker.floor = None
-                marker.notes = 0
-            else:
-                marker.oldest, marker.floor = oldest
-                marker.notes -= folded
-            self._count(run, done=1, notes=folded, remaining=remaining, tokens=tokens, fold=fold)
-            state.pending = None
-            return True
+        def settles(item: Item | None) -> bool:
+            return (
+                _holds(item, claim)
+                and item is not None
+                and item.get("writes", 0) == writes
+                and item.get("last_run") != run
+            )
 
-    @faulty
+        def settled(item: Item | None) -> Item:
+            item = {**_without(item or {}, *_CLAIM), "last_run": run}
+            if oldest is None:
+                return _without(item, "oldest", "floor", "notes")
+            return {**item, "oldest": oldest[0], "floor": oldest[1], "notes": item.get("notes", 0) - folded}
+
+        ours = Write((scope.key, PENDING_SK), lambda _: None, lambda item: item is None or item["token"] == claim.token)
+        count = counted(run, done=1, notes=folded, remaining=remaining, tokens=tokens, fold=fold)
+        return sent(self.world, "consolidation.settle_group", [Write(_marker(scope), settled, settles), count, ours])
+
     def fail_group(
         self,
         markers: FakeDueMarkers,
@@ -410,87 +332,88 @@ class FakeConsolidationStore:
         remaining: int,
         tokens: tuple[int, int] = (0, 0),
     ) -> bool:
-        with self._night.lock:
-            marker = self._night.scope(scope).marker
-            if marker is None or marker.folding != claim.token or marker.last_run == run:
-                return False
-            marker.last_run = run
-            marker.folding = marker.folding_until = marker.folding_run = None
-            self._count(run, failed=1, remaining=remaining, tokens=tokens)
-            return True
+        def fails(item: Item | None) -> bool:
+            return _holds(item, claim) and (item or {}).get("last_run") != run
 
-    @faulty
+        failed = Write(_marker(scope), lambda item: {**_without(item or {}, *_CLAIM), "last_run": run}, fails)
+        count = counted(run, failed=1, remaining=remaining, tokens=tokens)
+        return sent(self.world, "consolidation.fail_group", [failed, count])
+
     def count_elsewhere(self, markers: FakeDueMarkers, scope: Scope, run: str) -> bool:
-        with self._night.lock:
-            marker = self._night.scope(scope).marker
-            if marker is None or marker.elsewhere_run == run:
-                return False
-            marker.elsewhere_run = run
-            self._count(run, done=1)
-            return True
+        def once(item: Item | None) -> bool:
+            return item is not None and item.get("elsewhere_run") != run
+
+        elsewhere = Write(_marker(scope), lambda item: {**(item or {}), "elsewhere_run": run}, once)
+        return sent(self.world, "consolidation.count_elsewhere", [elsewhere, counted(run, done=1)])
 
     # A scope's due notes, their marks and the pending record.
 
-    @faulty
+    def _unconsolidated(self, scope: Scope, low: str, high: str) -> list[Item]:
+        return [item for item in self.world.between(scope.key, low, high) if not item["note"].consolidated]
+
     def due_group(self, scope: Scope, *, floor: str | None, cutoff: str, max_notes: int, max_chars: int) -> DueGroup:
-        low, high = f"{NOTE_PREFIX}{floor or ''}", f"{NOTE_PREFIX}{cutoff[:10]}#~"
-        with self._night.lock:
-            due = [
-                note.due(scope)
-                for note in self._night.scope(scope).notes.values()
-                if low <= note.sk <= high and not note.consolidated and note.created_at < cutoff
-            ]
-        return group_within_caps(due, max_notes, max_chars, remaining_after=0)
+        def due() -> list[DueNote]:
+            items = self._unconsolidated(scope, f"{NOTE_PREFIX}{floor or ''}", f"{NOTE_PREFIX}{cutoff[:10]}#~")
+            return [_due_note(scope, item) for item in items if item["note"].created_at < cutoff]
 
-    @faulty
+        return group_within_caps(
+            self.world.read("consolidation.due_group", due), max_notes, max_chars, remaining_after=0
+        )
+
     def oldest_unconsolidated(self, scope: Scope, floor: str | None) -> tuple[str, str] | None:
-        low = f"{NOTE_PREFIX}{floor or ''}"
-        with self._night.lock:
-            left = [n for n in self._night.scope(scope).notes.values() if n.sk >= low and not n.consolidated]
-        if not left:
+        items = self.world.read(
+            "consolidation.oldest_unconsolidated",
+            lambda: self._unconsolidated(scope, f"{NOTE_PREFIX}{floor or ''}", f"{NOTE_PREFIX}~"),
+        )
+        if not items:
             return None
-        first_day = min(note.day for note in left)
-        return min(note.created_at for note in left if note.day == first_day), first_day
+        first_day = items[0]["note"].day
+        return min(item["note"].created_at for item in items if item["note"].day == first_day), first_day
 
-    @faulty
     def mark_consolidated(self, scope: Scope, note_sk: str) -> None:
-        with self._night.lock:
-            note = self._night.scope(scope).notes.get(note_sk)
-            if note is not None:  # a note deleted meanwhile is skipped
-                note.consolidated = True
+        """Flag one note (only that changes); a note deleted meanwhile is skipped."""
 
-    @faulty
+        def marked(item: Item | None) -> Item:
+            assert item is not None
+            return {**item, "note": replace(item["note"], consolidated=True)}
+
+        sent(
+            self.world,
+            "consolidation.mark_consolidated",
+            [Write((scope.key, note_sk), marked, lambda item: item is not None)],
+        )
+
     def unmarked(self, scope: Scope, note_sks: list[str]) -> list[str]:
-        with self._night.lock:
-            notes = self._night.scope(scope).notes
-            return sorted(sk for sk in set(note_sks) if sk in notes and not notes[sk].consolidated)
+        if not note_sks:
+            return []
+        wanted = set(note_sks)
+        return [
+            item["sk"]
+            for item in self.world.read(
+                "consolidation.unmarked", lambda: self._unconsolidated(scope, min(note_sks), max(note_sks))
+            )
+            if item["sk"] in wanted
+        ]
 
-    @faulty
     def pending(self, scope: Scope) -> PendingMarks | None:
-        with self._night.lock:
-            pending = self._night.scope(scope).pending
-            return None if pending is None else PendingMarks(scope, list(pending.note_sks), pending.token)
+        item = self.world.read("consolidation.pending", lambda: self.world.item((scope.key, PENDING_SK)))
+        return None if item is None else PendingMarks(scope, list(item["note_sks"]), item["token"])
 
     def pending_marks(self) -> list[PendingMarks]:
-        with self._night.lock:
-            return [
-                PendingMarks(Scope.from_key(key), list(state.pending.note_sks))
-                for key, state in self._night.scopes.items()
-                if state.pending is not None
-            ]
+        items = self.world.read("consolidation.pending_marks", lambda: self.world.across(PENDING_SK))
+        return [PendingMarks(Scope.from_key(item["pk"]), list(item["note_sks"])) for item in items]
 
-    @faulty
     def clear_pending(self, scope: Scope, token: str | None = None) -> None:
-        with self._night.lock:
-            state = self._night.scope(scope)
-            if state.pending is not None and (token is None or state.pending.token == token):
-                state.pending = None
+        def written_by(item: Item | None) -> bool:
+            return token is None or (item is not None and item["token"] == token)
 
-    def hold_pending(self, scope: Scope, fold: Fold) -> str | None:
-        """``pending_marks_put`` in a save's transaction: None when the record is written; else the token of the
-        record already there (the condition refused it)."""
-        state = self._night.scope(scope)
-        if state.pending is not None:
-            return state.pending.token
-        state.pending = Pending([note.sk for note in fold.notes], fold.run_id, fold.token or fold.run_id)
-        return None
+        sent(self.world, "consolidation.clear_pending", [Write((scope.key, PENDING_SK), lambda _: None, written_by)])
+
+
+def _no(name: str) -> Callable[[Item | None], bool]:
+    return lambda item: name not in (item or {})
+
+
+def _due_note(scope: Scope, item: Item) -> DueNote:
+    note = item["note"]
+    return DueNote(scope.key, item["sk"], note.day, note.position, note.text, note.created_at, item.get("vec"))

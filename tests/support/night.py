@@ -1,5 +1,6 @@
-"""A night on the in-memory stores (``tests/support/fake_night``): the planner and the worker wired as
-``bootstrap`` wires them, on the fakes, with the caps the settings give by default."""
+"""A night on the in-memory stores (``tests/support/fake_stores``, ``tests/support/fake_night``): the planner and the
+worker wired as ``bootstrap`` wires them, with the caps the settings give by default, the tools' own
+``MemoryService`` for the fold's save, and the test's scripted models (``tests/support/models``)."""
 
 from __future__ import annotations
 
@@ -7,14 +8,21 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from agent_memory.basics.clock import iso
 from agent_memory.consolidation.planner import Planner
-from agent_memory.consolidation.worker import Caps
+from agent_memory.consolidation.worker import Caps, Worker
 from agent_memory.domain.commands import GroupMessage, ScheduledRun
 from agent_memory.domain.fold import Fold
+from agent_memory.domain.notes import Origin
 from agent_memory.domain.scope import Scope
+from agent_memory.memory.service import MemoryService
+from agent_memory.storage.keys import note_sk, parse_note_sk
 from tests.support.consolidation import RUN_AT, RecordingQueue
-from tests.support.fake_night import FakeConsolidationStore, FakeDueMarkers, Night, StoredNote
+from tests.support.fake_night import FakeConsolidationStore, FakeDueMarkers
+from tests.support.fake_stores import FakeStores, fake_stores
+from tests.support.models import ScriptedChatModels
+from tests.support.scopes import stored
+
+DEFAULT_CAPS = Caps(min_age_days=7, max_groups=50, max_notes=200, max_chars=20_000)
 
 
 def team(name: int | str) -> Scope:
@@ -27,56 +35,65 @@ def scheduled(*, run_id: str = "run-1", at: datetime = RUN_AT, min_age_days: int
 
 @dataclass
 class NightWorld:
-    """The night's fakes on one world, and the writes of other use cases the night sees."""
+    """The night's stores on one fake world, and the writes of other use cases the night sees."""
 
-    night: Night = field(default_factory=Night)
+    stores: FakeStores = field(default_factory=fake_stores)
 
     def __post_init__(self) -> None:
-        self.markers = FakeDueMarkers(self.night)
-        self.store = FakeConsolidationStore(self.night)
+        self.world = self.stores.world
+        self.markers = FakeDueMarkers(self.world)
+        self.store = FakeConsolidationStore(self.world)
 
     def write(self, scope: Scope, created: datetime, text: str = "a fact") -> str:
-        """A note written in ``scope`` at ``created``, its scope due from then on; its sort key."""
-        day, created_at = created.date().isoformat(), iso(created)
-        with self.night.lock:
-            notes = self.night.scope(scope).notes
-            position = 1 + sum(note.day == day for note in notes.values())
-            note = StoredNote(day, position, text, created_at)
-            notes[note.sk] = note
-        self.markers.note_written(scope, created_at=created_at, day=day)
-        return note.sk
+        """A note written as ``remember`` writes it, its scope due from then on; its sort key."""
+        note = self.stores.notes.append(
+            scope, created=created, text=stored(text), source="remember", origin=Origin("u-1", "t-1"), vector=None
+        )
+        return note_sk(note.day, note.position)
 
     def delete(self, scope: Scope, sk: str) -> None:
-        with self.night.lock:
-            del self.night.scope(scope).notes[sk]
-        self.markers.note_deleted(scope)
+        """A note's delete as the dashboard makes it."""
+        assert self.stores.notes.delete(scope, *parse_note_sk(sk))
 
     def hold(self, scope: Scope, fold: Fold) -> None:
-        with self.night.lock:
-            assert self.markers.erase_mark_holds(scope, fold.erase_mark)
-            assert self.store.hold_pending(scope, fold) is None
+        self.stores.documents.hold_unchanged(scope, 0, fold)
 
 
 @dataclass
 class NightParts(NightWorld):
-    caps: Caps = field(default_factory=lambda: Caps(min_age_days=7, max_groups=50, max_notes=200, max_chars=20_000))
+    """The planner and the worker on the night's stores: the planner sends to ``queue`` when ``queued``, else it has
+    the worker fold the groups in its own process."""
+
+    caps: Caps = DEFAULT_CAPS
     queued: bool = True
+    models: ScriptedChatModels = field(default_factory=ScriptedChatModels)
     queue: RecordingQueue = field(default_factory=RecordingQueue)
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        stores = self.stores
+        self.service = MemoryService(
+            stores.notes, stores.documents, stores.usage, chat_model=lambda: self.models("compression")
+        )
+        self.worker = Worker(
+            self.service,
+            stores.documents,
+            self.store,
+            self.markers,
+            chat_model=lambda: self.models("fold"),
+            caps=self.caps,
+        )
         queue = self.queue if self.queued else None
-        self.planner = Planner(self.store, self.markers, None, self.caps, concurrency=8, reserve_s=120.0, queue=queue)  # type: ignore[arg-type]
-
-    def due(self, scope: Scope, created: datetime, text: str = "a fact") -> str:
-        return self.write(scope, created, text)
+        self.planner = Planner(
+            self.store, self.markers, self.worker, self.caps, concurrency=4, reserve_s=120.0, queue=queue
+        )
 
     def sent(self) -> list[GroupMessage]:
         return [message for batch in self.queue.batches for message in batch]
 
     @staticmethod
     def now_epoch() -> int:
-        """The planner's clock for its lease (the wall clock, as in production)."""
+        """The planner's and the worker's clock for their leases (the wall clock, as in production)."""
         return int(time.time())
 
 
@@ -87,6 +104,6 @@ def night_world() -> NightWorld:
 def night(
     *, min_age_days: int = 7, max_groups: int = 50, max_notes: int = 200, max_chars: int = 20_000, queued: bool = True
 ) -> NightParts:
-    """The night's parts on fresh fakes; ``queued``: the planner sends to a recording queue, else it folds here."""
+    """The night's parts on a fresh world."""
     caps = Caps(min_age_days=min_age_days, max_groups=max_groups, max_notes=max_notes, max_chars=max_chars)
     return NightParts(caps=caps, queued=queued)

@@ -1,14 +1,17 @@
-"""The contract of the night's stores, as the planner and the worker rely on it (``consolidation.ports``): one set of
-tests run on DynamoDB (moto, tests/integration/test_night_contracts.py) and on the in-memory fakes
-(``tests/support/fake_night``, tests/unit/test_fake_night_contracts.py), so the fakes cannot drift.
+"""The behaviours the night's ports promise (``consolidation.ports``: the due markers, the consolidation store),
+written once and checked against both the DynamoDB stores (tests/integration/test_night_contracts.py, on moto) and
+the in-memory fakes (``tests/support/fake_night``, tests/unit/test_fake_night_contracts.py), as
+``tests/support/store_contracts`` does for the memory service's: the planner's and the worker's tests on the fakes
+mean what they say.
 
-A test module runs them with ``from tests.support.night_contracts import *`` and a ``night_stores`` fixture that
-gives a ``NightStores``: the stores, and the writes of other use cases the night must see (a note's write and its
-delete, a fold's pending record).
+Each contract is a function taking ``make``: a factory of a ``NightStores`` on one fresh table (the two stores, and
+the writes of other use cases the night must see: a note's write and its delete, a fold's pending record).
+Observations go through what both stores offer, never through their items.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
@@ -29,6 +32,8 @@ CUTOFF = "2026-11-26T00:00:00.000Z"
 
 
 class NightStores(Protocol):
+    """The stores under test, on one table, and the other use cases' writes they see."""
+
     markers: Any  # DueMarkers, or its fake
     store: Any  # ConsolidationStore, or its fake
 
@@ -43,6 +48,9 @@ class NightStores(Protocol):
     def hold(self, scope: Scope, fold: Fold) -> None:
         """A fold's pending record, as a fold that changes nothing writes it (the scope's document at version 0)."""
         ...
+
+
+MakeNight = Callable[[], NightStores]
 
 
 @dataclass(frozen=True)
@@ -92,97 +100,105 @@ def group_texts(stores: NightStores, *, floor: str | None = None, **caps: Any) -
 # The due markers.
 
 
-def test_a_claim_holds_what_the_marker_said_and_sets_its_erase_mark(night_stores: NightStores) -> None:
-    night_stores.write(SCOPE, AT + timedelta(days=1))
-    night_stores.write(SCOPE, AT)
+def a_claim_holds_what_the_marker_said_and_sets_its_erase_mark(make: MakeNight) -> None:
+    stores = make()
+    stores.write(SCOPE, AT + timedelta(days=1))
+    stores.write(SCOPE, AT)
 
-    held = claim(night_stores)
+    held = claim(stores)
 
     assert (held.token, held.floor, held.writes, held.erase_mark) == ("m-1", "2026-11-20", 2, "claim:m-1")
-    assert night_stores.markers.read(SCOPE) == (2, "m-1", "claim:m-1")
+    assert stores.markers.read(SCOPE) == (2, "m-1", "claim:m-1")
 
 
-def test_a_claim_held_by_another_worker_is_refused_held_until_it_expires(night_stores: NightStores) -> None:
-    night_stores.write(SCOPE, AT)
-    claim(night_stores, "m-1", "r-1")
+def a_claim_held_by_another_worker_is_refused_held_until_it_expires(make: MakeNight) -> None:
+    stores = make()
+    stores.write(SCOPE, AT)
+    claim(stores, "m-1", "r-1")
 
     with pytest.raises(ClaimRefused) as refused:
-        claim(night_stores, "m-2", "r-2", now=NOW + 299)
-    taken = claim(night_stores, "m-2", "r-2", now=NOW + 300)
+        claim(stores, "m-2", "r-2", now=NOW + 299)
+    taken = claim(stores, "m-2", "r-2", now=NOW + 300)
 
     assert refused.value.why == "held"
     assert (taken.token, taken.erase_mark) == ("m-2", "claim:m-1")  # the mark stays the first claim's
-    assert night_stores.markers.read(SCOPE).holder == "m-2"
+    assert stores.markers.read(SCOPE).holder == "m-2"
 
 
-def test_the_same_token_takes_its_claim_again(night_stores: NightStores) -> None:
-    night_stores.write(SCOPE, AT)
-    first = claim(night_stores)
+def the_same_token_takes_its_claim_again(make: MakeNight) -> None:
+    stores = make()
+    stores.write(SCOPE, AT)
+    first = claim(stores)
 
-    assert claim(night_stores, now=NOW + 10) == first
+    assert claim(stores, now=NOW + 10) == first
 
 
-def test_a_claim_of_the_run_that_holds_or_settled_the_scope_is_refused_done(night_stores: NightStores) -> None:
-    night_stores.write(SCOPE, AT)
-    run = new_run(night_stores)
-    held = claim(night_stores, "m-1", run.sk)
+def a_claim_of_the_run_that_holds_or_settled_the_scope_is_refused_done(make: MakeNight) -> None:
+    stores = make()
+    stores.write(SCOPE, AT)
+    run = new_run(stores)
+    held = claim(stores, "m-1", run.sk)
 
     with pytest.raises(ClaimRefused) as while_held:
-        claim(night_stores, "m-2", run.sk)
-    assert settle(night_stores, held, run)
-    night_stores.write(SCOPE, AT + timedelta(days=2))
+        claim(stores, "m-2", run.sk)
+    assert settle(stores, held, run)
+    stores.write(SCOPE, AT + timedelta(days=2))
     with pytest.raises(ClaimRefused) as settled:
-        claim(night_stores, "m-3", run.sk, now=NOW + 1_000)
+        claim(stores, "m-3", run.sk, now=NOW + 1_000)
 
     assert (while_held.value.why, settled.value.why) == ("done", "done")
 
 
-def test_a_scope_without_a_marker_is_refused_done(night_stores: NightStores) -> None:
+def a_scope_without_a_marker_is_refused_done(make: MakeNight) -> None:
+    stores = make()
     with pytest.raises(ClaimRefused) as refused:
-        claim(night_stores, scope=OTHER)
+        claim(stores, scope=OTHER)
 
     assert refused.value.why == "done"
-    assert night_stores.markers.read(OTHER) == (0, None, None)
+    assert stores.markers.read(OTHER) == (0, None, None)
 
 
-def test_a_release_gives_the_claim_back_and_only_the_holder_can(night_stores: NightStores) -> None:
-    night_stores.write(SCOPE, AT)
-    held = claim(night_stores)
+def a_release_gives_the_claim_back_and_only_the_holder_can(make: MakeNight) -> None:
+    stores = make()
+    stores.write(SCOPE, AT)
+    held = claim(stores)
 
-    night_stores.markers.release(SCOPE, Claim("m-2", held.floor, held.writes, held.erase_mark))
-    assert night_stores.markers.read(SCOPE).holder == "m-1"
-    night_stores.markers.release(SCOPE, held)
+    stores.markers.release(SCOPE, Claim("m-2", held.floor, held.writes, held.erase_mark))
+    assert stores.markers.read(SCOPE).holder == "m-1"
+    stores.markers.release(SCOPE, held)
 
-    assert night_stores.markers.read(SCOPE).holder is None
-    assert claim(night_stores, "m-2", "r-2").token == "m-2"
+    assert stores.markers.read(SCOPE).holder is None
+    assert claim(stores, "m-2", "r-2").token == "m-2"
 
 
-def test_a_notes_delete_and_an_erase_move_the_erase_mark(night_stores: NightStores) -> None:
-    sk = night_stores.write(SCOPE, AT)
-    night_stores.write(SCOPE, AT + timedelta(hours=1))
-    held = claim(night_stores)
+def a_notes_delete_and_an_erase_move_the_erase_mark(make: MakeNight) -> None:
+    stores = make()
+    sk = stores.write(SCOPE, AT)
+    stores.write(SCOPE, AT + timedelta(hours=1))
+    held = claim(stores)
 
-    night_stores.delete(SCOPE, sk)
-    after_delete = night_stores.markers.read(SCOPE).erase_mark
-    night_stores.markers.erasing(SCOPE, running=True)
-    while_erasing = night_stores.markers.read(SCOPE).erase_mark
-    night_stores.markers.erasing(SCOPE, running=False)
-    after_erase = night_stores.markers.read(SCOPE).erase_mark
+    stores.delete(SCOPE, sk)
+    after_delete = stores.markers.read(SCOPE).erase_mark
+    stores.markers.erasing(SCOPE, running=True)
+    while_erasing = stores.markers.read(SCOPE).erase_mark
+    stores.markers.erasing(SCOPE, running=False)
+    after_erase = stores.markers.read(SCOPE).erase_mark
 
     assert after_delete not in (None, held.erase_mark)
     assert while_erasing is None  # no fold may save while an erase runs
     assert after_erase not in (None, held.erase_mark, after_delete)
 
 
-def test_due_scopes_are_strictly_older_than_the_cutoff_oldest_first(night_stores: NightStores) -> None:
-    night_stores.write(Scope("team", "b"), AT)
-    night_stores.write(Scope("team", "a"), AT)
-    night_stores.write(Scope("team", "young"), datetime(2026, 11, 26, tzinfo=UTC))
-    night_stores.write(Scope("team", "late"), AT + timedelta(days=3))
-    night_stores.write(Scope("team", "late"), AT - timedelta(days=3))  # older than its marker's oldest
-    night_stores.write(Scope("team", "late"), AT + timedelta(days=4))
+def due_scopes_are_strictly_older_than_the_cutoff_oldest_first(make: MakeNight) -> None:
+    stores = make()
+    stores.write(Scope("team", "b"), AT)
+    stores.write(Scope("team", "a"), AT)
+    stores.write(Scope("team", "young"), datetime(2026, 11, 26, tzinfo=UTC))
+    stores.write(Scope("team", "late"), AT + timedelta(days=3))
+    stores.write(Scope("team", "late"), AT - timedelta(days=3))  # older than its marker's oldest
+    stores.write(Scope("team", "late"), AT + timedelta(days=4))
 
-    due = list(night_stores.markers.due_scopes(CUTOFF))
+    due = list(stores.markers.due_scopes(CUTOFF))
 
     assert [(d.scope_key, d.oldest, d.notes) for d in due] == [
         ("ws#late", iso(AT - timedelta(days=3)), 3),
@@ -194,139 +210,148 @@ def test_due_scopes_are_strictly_older_than_the_cutoff_oldest_first(night_stores
 # A group's transactions.
 
 
-def test_a_settle_moves_the_marker_to_the_oldest_note_left_and_counts_the_group(night_stores: NightStores) -> None:
-    first = night_stores.write(SCOPE, AT)
-    night_stores.write(SCOPE, AT + timedelta(days=2))
-    run = new_run(night_stores)
-    held = claim(night_stores, "m-1", run.sk)
-    night_stores.store.mark_consolidated(SCOPE, first)
+def a_settle_moves_the_marker_to_the_oldest_note_left_and_counts_the_group(make: MakeNight) -> None:
+    stores = make()
+    first = stores.write(SCOPE, AT)
+    stores.write(SCOPE, AT + timedelta(days=2))
+    run = new_run(stores)
+    held = claim(stores, "m-1", run.sk)
+    stores.store.mark_consolidated(SCOPE, first)
 
-    assert settle(night_stores, held, run, folded=1, remaining=1, tokens=(120, 30), fold="edits")
+    assert settle(stores, held, run, folded=1, remaining=1, tokens=(120, 30), fold="edits")
 
-    assert [(d.oldest, d.notes) for d in night_stores.markers.due_scopes(CUTOFF)] == [(iso(AT + timedelta(days=2)), 1)]
-    assert night_stores.markers.read(SCOPE).holder is None
-    record = night_stores.store.read_run(run.sk)
+    assert [(d.oldest, d.notes) for d in stores.markers.due_scopes(CUTOFF)] == [(iso(AT + timedelta(days=2)), 1)]
+    assert stores.markers.read(SCOPE).holder is None
+    record = stores.store.read_run(run.sk)
     assert (record["groups_done"], record["notes_consolidated"], record["notes_remaining"]) == (1, 1, 1)
     assert record["tokens"] == {"input": 120, "output": 30}
     assert record["folds"] == {"edits": 1, "rewrite": 0, "model_free": 0, "unchanged": 0}
 
 
-def test_a_settle_with_no_note_left_takes_the_scope_out_of_the_due_scopes(night_stores: NightStores) -> None:
-    sk = night_stores.write(SCOPE, AT)
-    run = new_run(night_stores)
-    held = claim(night_stores, "m-1", run.sk)
-    night_stores.store.mark_consolidated(SCOPE, sk)
+def a_settle_with_no_note_left_takes_the_scope_out_of_the_due_scopes(make: MakeNight) -> None:
+    stores = make()
+    sk = stores.write(SCOPE, AT)
+    run = new_run(stores)
+    held = claim(stores, "m-1", run.sk)
+    stores.store.mark_consolidated(SCOPE, sk)
 
-    assert settle(night_stores, held, run)
+    assert settle(stores, held, run)
 
-    assert due_keys(night_stores) == []
-    assert night_stores.store.oldest_unconsolidated(SCOPE, None) is None
-
-
-def test_a_settle_is_refused_after_a_note_was_written_and_writes_nothing(night_stores: NightStores) -> None:
-    night_stores.write(SCOPE, AT)
-    run = new_run(night_stores)
-    held = claim(night_stores, "m-1", run.sk)
-    writes = night_stores.markers.read(SCOPE).writes
-    night_stores.write(SCOPE, AT + timedelta(hours=1))
-
-    assert not settle(night_stores, held, run, writes=writes)
-
-    assert night_stores.markers.read(SCOPE).holder == "m-1"
-    assert night_stores.store.read_run(run.sk)["groups_done"] == 0
-    assert settle(night_stores, held, run)  # read again, it settles
+    assert due_keys(stores) == []
+    assert stores.store.oldest_unconsolidated(SCOPE, None) is None
 
 
-def test_a_settle_is_refused_once_another_worker_took_the_claim_over(night_stores: NightStores) -> None:
-    night_stores.write(SCOPE, AT)
-    run = new_run(night_stores)
-    held = claim(night_stores, "m-1", run.sk)
-    claim(night_stores, "m-2", run.sk + "-other", now=NOW + 301)
+def a_settle_is_refused_after_a_note_was_written_and_writes_nothing(make: MakeNight) -> None:
+    stores = make()
+    stores.write(SCOPE, AT)
+    run = new_run(stores)
+    held = claim(stores, "m-1", run.sk)
+    writes = stores.markers.read(SCOPE).writes
+    stores.write(SCOPE, AT + timedelta(hours=1))
 
-    assert not settle(night_stores, held, run)
-    assert night_stores.store.read_run(run.sk)["groups_done"] == 0
+    assert not settle(stores, held, run, writes=writes)
 
-
-def test_a_run_settles_a_scope_once(night_stores: NightStores) -> None:
-    night_stores.write(SCOPE, AT)
-    run = new_run(night_stores)
-    held = claim(night_stores, "m-1", run.sk)
-
-    assert settle(night_stores, held, run)
-    assert not settle(night_stores, held, run)  # sent again after a lost answer
-    assert night_stores.store.read_run(run.sk)["groups_done"] == 1
+    assert stores.markers.read(SCOPE).holder == "m-1"
+    assert stores.store.read_run(run.sk)["groups_done"] == 0
+    assert settle(stores, held, run)  # read again, it settles
 
 
-def test_a_settle_clears_the_claims_own_pending_record_and_is_refused_by_anothers(night_stores: NightStores) -> None:
-    sk = night_stores.write(SCOPE, AT)
-    run = new_run(night_stores)
-    held = claim(night_stores, "m-1", run.sk)
-    notes = night_stores.store.due_group(SCOPE, floor=None, cutoff=CUTOFF, max_notes=200, max_chars=20_000).notes
-    night_stores.hold(SCOPE, Fold(notes, run.run_id, "m-0", held.erase_mark))
+def a_settle_is_refused_once_another_worker_took_the_claim_over(make: MakeNight) -> None:
+    stores = make()
+    stores.write(SCOPE, AT)
+    run = new_run(stores)
+    held = claim(stores, "m-1", run.sk)
+    claim(stores, "m-2", run.sk + "-other", now=NOW + 301)
 
-    assert not settle(night_stores, held, run)
-    night_stores.store.clear_pending(SCOPE, "m-0")
-    night_stores.hold(SCOPE, Fold(notes, run.run_id, "m-1", held.erase_mark))
-    night_stores.store.mark_consolidated(SCOPE, sk)
-    assert settle(night_stores, held, run)
-
-    assert night_stores.store.pending(SCOPE) is None
+    assert not settle(stores, held, run)
+    assert stores.store.read_run(run.sk)["groups_done"] == 0
 
 
-def test_a_failed_group_is_counted_once_and_its_scope_stays_due(night_stores: NightStores) -> None:
-    night_stores.write(SCOPE, AT)
-    run = new_run(night_stores)
-    held = claim(night_stores, "m-1", run.sk)
+def a_run_settles_a_scope_once(make: MakeNight) -> None:
+    stores = make()
+    stores.write(SCOPE, AT)
+    run = new_run(stores)
+    held = claim(stores, "m-1", run.sk)
+
+    assert settle(stores, held, run)
+    assert not settle(stores, held, run)  # sent again after a lost answer
+    assert stores.store.read_run(run.sk)["groups_done"] == 1
+
+
+def a_settle_clears_the_claims_own_pending_record_and_is_refused_by_anothers(make: MakeNight) -> None:
+    stores = make()
+    sk = stores.write(SCOPE, AT)
+    run = new_run(stores)
+    held = claim(stores, "m-1", run.sk)
+    notes = stores.store.due_group(SCOPE, floor=None, cutoff=CUTOFF, max_notes=200, max_chars=20_000).notes
+    stores.hold(SCOPE, Fold(notes, run.run_id, "m-0", held.erase_mark))
+
+    assert not settle(stores, held, run)
+    stores.store.clear_pending(SCOPE, "m-0")
+    stores.hold(SCOPE, Fold(notes, run.run_id, "m-1", held.erase_mark))
+    stores.store.mark_consolidated(SCOPE, sk)
+    assert settle(stores, held, run)
+
+    assert stores.store.pending(SCOPE) is None
+
+
+def a_failed_group_is_counted_once_and_its_scope_stays_due(make: MakeNight) -> None:
+    stores = make()
+    stores.write(SCOPE, AT)
+    run = new_run(stores)
+    held = claim(stores, "m-1", run.sk)
 
     counted = [
-        night_stores.store.fail_group(night_stores.markers, SCOPE, held, run.sk, remaining=1, tokens=(5, 1))
-        for _ in range(2)
+        stores.store.fail_group(stores.markers, SCOPE, held, run.sk, remaining=1, tokens=(5, 1)) for _ in range(2)
     ]
 
     assert counted == [True, False]
-    record = night_stores.store.read_run(run.sk)
+    record = stores.store.read_run(run.sk)
     assert (record["groups_failed"], record["notes_remaining"], record["tokens"]["input"]) == (1, 1, 5)
-    assert due_keys(night_stores) == [SCOPE.key]
-    assert night_stores.markers.read(SCOPE).holder is None
+    assert due_keys(stores) == [SCOPE.key]
+    assert stores.markers.read(SCOPE).holder is None
 
 
-def test_a_group_held_elsewhere_is_counted_once_per_run(night_stores: NightStores) -> None:
-    night_stores.write(SCOPE, AT)
-    run = new_run(night_stores)
+def a_group_held_elsewhere_is_counted_once_per_run(make: MakeNight) -> None:
+    stores = make()
+    stores.write(SCOPE, AT)
+    run = new_run(stores)
 
-    counted = [night_stores.store.count_elsewhere(night_stores.markers, SCOPE, run.sk) for _ in range(3)]
+    counted = [stores.store.count_elsewhere(stores.markers, SCOPE, run.sk) for _ in range(3)]
 
     assert counted == [True, False, False]
-    assert night_stores.store.read_run(run.sk)["groups_done"] == 1
+    assert stores.store.read_run(run.sk)["groups_done"] == 1
 
 
 # The runs and the lease.
 
 
-def test_a_queued_run_finishes_when_its_last_planned_group_is_counted(night_stores: NightStores) -> None:
-    night_stores.write(SCOPE, AT)
-    run = new_run(night_stores)
+def a_queued_run_finishes_when_its_last_planned_group_is_counted(make: MakeNight) -> None:
+    stores = make()
+    stores.write(SCOPE, AT)
+    run = new_run(stores)
 
-    planned = night_stores.store.planned(run.sk, groups=2, remaining=3)
-    night_stores.store.count_elsewhere(night_stores.markers, SCOPE, run.sk)
-    halfway = night_stores.store.finish_if_complete(run.sk)
-    held = claim(night_stores, "m-1", run.sk + "-b")
-    night_stores.store.fail_group(night_stores.markers, SCOPE, held, run.sk, remaining=1)
-    finished = night_stores.store.finish_if_complete(run.sk)
+    planned = stores.store.planned(run.sk, groups=2, remaining=3)
+    stores.store.count_elsewhere(stores.markers, SCOPE, run.sk)
+    halfway = stores.store.finish_if_complete(run.sk)
+    held = claim(stores, "m-1", run.sk + "-b")
+    stores.store.fail_group(stores.markers, SCOPE, held, run.sk, remaining=1)
+    finished = stores.store.finish_if_complete(run.sk)
 
     assert (planned["status"], planned["groups_planned"], planned["notes_remaining"]) == ("running", 2, 3)
     assert (halfway["status"], halfway["finished_at"]) == ("running", None)
     assert (finished["status"], finished["groups_done"], finished["groups_failed"]) == ("finished", 1, 1)
-    assert night_stores.store.finish_if_complete(run.sk)["finished_at"] == finished["finished_at"]
+    assert stores.store.finish_if_complete(run.sk)["finished_at"] == finished["finished_at"]
 
 
-def test_a_run_folded_in_the_planner_is_written_with_the_planners_outcomes(night_stores: NightStores) -> None:
-    run = new_run(night_stores)
-    night_stores.store.count_elsewhere(night_stores.markers, SCOPE, run.sk)
+def a_run_folded_in_the_planner_is_written_with_the_planners_outcomes(make: MakeNight) -> None:
+    stores = make()
+    run = new_run(stores)
+    stores.store.count_elsewhere(stores.markers, SCOPE, run.sk)
 
-    final = night_stores.store.planned(run.sk, groups=3, remaining=2, outcomes=(2, 1))
+    final = stores.store.planned(run.sk, groups=3, remaining=2, outcomes=(2, 1))
 
-    read = night_stores.store.read_run(run.sk)
+    read = stores.store.read_run(run.sk)
     assert (final["status"], final["groups_done"], final["groups_failed"], final["notes_remaining"]) == (
         "finished",
         2,
@@ -336,20 +361,22 @@ def test_a_run_folded_in_the_planner_is_written_with_the_planners_outcomes(night
     assert {key: read[key] for key in final} == final
 
 
-def test_a_runs_failures_are_listed_with_their_reasons(night_stores: NightStores) -> None:
-    run = new_run(night_stores)
+def a_runs_failures_are_listed_with_their_reasons(make: MakeNight) -> None:
+    stores = make()
+    run = new_run(stores)
 
-    night_stores.store.list_failure(run.sk, "ws#a", "the chat model answered with an empty document")
-    night_stores.store.list_failure(run.sk, "ws#b", "RuntimeError")
+    stores.store.list_failure(run.sk, "ws#a", "the chat model answered with an empty document")
+    stores.store.list_failure(run.sk, "ws#b", "RuntimeError")
 
-    assert night_stores.store.read_run(run.sk)["failures"] == [
+    assert stores.store.read_run(run.sk)["failures"] == [
         {"scope": "ws#a", "reason": "the chat model answered with an empty document"},
         {"scope": "ws#b", "reason": "RuntimeError"},
     ]
 
 
-def test_the_planners_lease_keeps_other_runs_out_until_released_or_expired(night_stores: NightStores) -> None:
-    store = night_stores.store
+def the_planners_lease_keeps_other_runs_out_until_released_or_expired(make: MakeNight) -> None:
+    stores = make()
+    store = stores.store
 
     assert store.acquire_lease("r-1", now_epoch=NOW, lease_s=600)
     assert store.acquire_lease("r-1", now_epoch=NOW + 1, lease_s=600)  # its own, again
@@ -364,80 +391,111 @@ def test_the_planners_lease_keeps_other_runs_out_until_released_or_expired(night
 # A scope's due notes and their marks.
 
 
-def test_a_group_is_the_oldest_due_notes_by_instant_then_position_within_max_notes(night_stores: NightStores) -> None:
+def a_group_is_the_oldest_due_notes_by_instant_then_position_within_max_notes(make: MakeNight) -> None:
+    stores = make()
     for i in range(12):
-        night_stores.write(SCOPE, AT, f"same instant {i + 1}")
-    night_stores.write(SCOPE, AT - timedelta(hours=1), "earlier")
-    night_stores.write(SCOPE, datetime(2026, 11, 26, tzinfo=UTC), "too young")
+        stores.write(SCOPE, AT, f"same instant {i + 1}")
+    stores.write(SCOPE, AT - timedelta(hours=1), "earlier")
+    stores.write(SCOPE, datetime(2026, 11, 26, tzinfo=UTC), "too young")
 
-    texts, remaining = group_texts(night_stores, max_notes=10)
+    texts, remaining = group_texts(stores, max_notes=10)
 
     assert texts == ["earlier"] + [f"same instant {i + 1}" for i in range(9)]
     assert remaining == 3
 
 
-def test_a_group_stops_before_the_note_that_would_pass_max_chars(night_stores: NightStores) -> None:
+def a_group_stops_before_the_note_that_would_pass_max_chars(make: MakeNight) -> None:
+    stores = make()
     for i, length in enumerate([45, 45, 20]):
-        night_stores.write(SCOPE, AT + timedelta(minutes=i), str(i) * length)
+        stores.write(SCOPE, AT + timedelta(minutes=i), str(i) * length)
 
-    texts, remaining = group_texts(night_stores, max_chars=100)
+    texts, remaining = group_texts(stores, max_chars=100)
 
     assert [len(text) for text in texts] == [45, 45] and remaining == 1
 
 
-def test_a_group_reads_from_the_floor_and_leaves_out_marked_notes(night_stores: NightStores) -> None:
-    marked = night_stores.write(SCOPE, AT, "marked")
-    night_stores.write(SCOPE, AT + timedelta(days=1), "next day")
-    night_stores.write(SCOPE, AT + timedelta(days=2), "day after")
-    night_stores.store.mark_consolidated(SCOPE, marked)
+def a_group_reads_from_the_floor_and_leaves_out_marked_notes(make: MakeNight) -> None:
+    stores = make()
+    marked = stores.write(SCOPE, AT, "marked")
+    stores.write(SCOPE, AT + timedelta(days=1), "next day")
+    stores.write(SCOPE, AT + timedelta(days=2), "day after")
+    stores.store.mark_consolidated(SCOPE, marked)
 
-    assert group_texts(night_stores) == (["next day", "day after"], 0)
-    assert group_texts(night_stores, floor="2026-11-22") == (["day after"], 0)
+    assert group_texts(stores) == (["next day", "day after"], 0)
+    assert group_texts(stores, floor="2026-11-22") == (["day after"], 0)
 
 
-def test_unmarked_lists_the_notes_still_to_mark_and_skips_deleted_ones(night_stores: NightStores) -> None:
-    sks = [night_stores.write(SCOPE, AT + timedelta(minutes=i)) for i in range(4)]
-    night_stores.store.mark_consolidated(SCOPE, sks[0])
-    night_stores.delete(SCOPE, sks[1])
-    night_stores.store.mark_consolidated(SCOPE, sks[1])  # a note deleted meanwhile is skipped
+def unmarked_lists_the_notes_still_to_mark_and_skips_deleted_ones(make: MakeNight) -> None:
+    stores = make()
+    sks = [stores.write(SCOPE, AT + timedelta(minutes=i)) for i in range(4)]
+    stores.store.mark_consolidated(SCOPE, sks[0])
+    stores.delete(SCOPE, sks[1])
+    stores.store.mark_consolidated(SCOPE, sks[1])  # a note deleted meanwhile is skipped
 
-    assert sorted(night_stores.store.unmarked(SCOPE, sks)) == sks[2:]
-    assert night_stores.store.unmarked(SCOPE, []) == []
+    assert sorted(stores.store.unmarked(SCOPE, sks)) == sks[2:]
+    assert stores.store.unmarked(SCOPE, []) == []
     assert sorted(
         note.text
-        for note in night_stores.store.due_group(
-            SCOPE, floor=None, cutoff=CUTOFF, max_notes=200, max_chars=20_000
-        ).notes
+        for note in stores.store.due_group(SCOPE, floor=None, cutoff=CUTOFF, max_notes=200, max_chars=20_000).notes
     ) == ["a fact", "a fact"]
 
 
-def test_the_oldest_unconsolidated_note_is_its_days_earliest_instant(night_stores: NightStores) -> None:
-    first = night_stores.write(SCOPE, AT)
-    night_stores.write(SCOPE, AT + timedelta(hours=3))
-    night_stores.write(SCOPE, AT + timedelta(days=1))
-    night_stores.store.mark_consolidated(SCOPE, first)
+def the_oldest_unconsolidated_note_is_its_days_earliest_instant(make: MakeNight) -> None:
+    stores = make()
+    first = stores.write(SCOPE, AT)
+    stores.write(SCOPE, AT + timedelta(hours=3))
+    stores.write(SCOPE, AT + timedelta(days=1))
+    stores.store.mark_consolidated(SCOPE, first)
 
-    assert night_stores.store.oldest_unconsolidated(SCOPE, "2026-11-20") == (iso(AT + timedelta(hours=3)), "2026-11-20")
+    assert stores.store.oldest_unconsolidated(SCOPE, "2026-11-20") == (iso(AT + timedelta(hours=3)), "2026-11-20")
 
 
-def test_a_pending_record_lists_its_notes_and_token_and_is_cleared_only_by_its_token(night_stores: NightStores) -> None:
+def a_pending_record_lists_its_notes_and_token_and_is_cleared_only_by_its_token(make: MakeNight) -> None:
+    stores = make()
     for i in range(2):
-        night_stores.write(SCOPE, AT + timedelta(minutes=i))
-    held = claim(night_stores)
-    notes = night_stores.store.due_group(SCOPE, floor=None, cutoff=CUTOFF, max_notes=200, max_chars=20_000).notes
-    night_stores.hold(SCOPE, Fold(notes, "r-1", "m-1", held.erase_mark))
+        stores.write(SCOPE, AT + timedelta(minutes=i))
+    held = claim(stores)
+    notes = stores.store.due_group(SCOPE, floor=None, cutoff=CUTOFF, max_notes=200, max_chars=20_000).notes
+    stores.hold(SCOPE, Fold(notes, "r-1", "m-1", held.erase_mark))
 
-    pending = night_stores.store.pending(SCOPE)
-    listed = night_stores.store.pending_marks()
-    night_stores.store.clear_pending(SCOPE, "m-2")
-    kept = night_stores.store.pending(SCOPE)
-    night_stores.store.clear_pending(SCOPE, "m-1")
+    pending = stores.store.pending(SCOPE)
+    listed = stores.store.pending_marks()
+    stores.store.clear_pending(SCOPE, "m-2")
+    kept = stores.store.pending(SCOPE)
+    stores.store.clear_pending(SCOPE, "m-1")
 
     assert (pending.note_sks, pending.token) == ([note.sk for note in notes], "m-1")
     assert kept == pending
     assert [(p.scope, p.note_sks) for p in listed] == [(SCOPE, pending.note_sks)]
-    assert night_stores.store.pending_marks() == []
-    assert night_stores.store.pending(SCOPE) is None
+    assert stores.store.pending_marks() == []
+    assert stores.store.pending(SCOPE) is None
 
 
-__all__ = [name for name in dir() if name.startswith("test_")]
+NIGHT_CONTRACTS = [
+    a_claim_holds_what_the_marker_said_and_sets_its_erase_mark,
+    a_claim_held_by_another_worker_is_refused_held_until_it_expires,
+    the_same_token_takes_its_claim_again,
+    a_claim_of_the_run_that_holds_or_settled_the_scope_is_refused_done,
+    a_scope_without_a_marker_is_refused_done,
+    a_release_gives_the_claim_back_and_only_the_holder_can,
+    a_notes_delete_and_an_erase_move_the_erase_mark,
+    due_scopes_are_strictly_older_than_the_cutoff_oldest_first,
+    a_settle_moves_the_marker_to_the_oldest_note_left_and_counts_the_group,
+    a_settle_with_no_note_left_takes_the_scope_out_of_the_due_scopes,
+    a_settle_is_refused_after_a_note_was_written_and_writes_nothing,
+    a_settle_is_refused_once_another_worker_took_the_claim_over,
+    a_run_settles_a_scope_once,
+    a_settle_clears_the_claims_own_pending_record_and_is_refused_by_anothers,
+    a_failed_group_is_counted_once_and_its_scope_stays_due,
+    a_group_held_elsewhere_is_counted_once_per_run,
+    a_queued_run_finishes_when_its_last_planned_group_is_counted,
+    a_run_folded_in_the_planner_is_written_with_the_planners_outcomes,
+    a_runs_failures_are_listed_with_their_reasons,
+    the_planners_lease_keeps_other_runs_out_until_released_or_expired,
+    a_group_is_the_oldest_due_notes_by_instant_then_position_within_max_notes,
+    a_group_stops_before_the_note_that_would_pass_max_chars,
+    a_group_reads_from_the_floor_and_leaves_out_marked_notes,
+    unmarked_lists_the_notes_still_to_mark_and_skips_deleted_ones,
+    the_oldest_unconsolidated_note_is_its_days_earliest_instant,
+    a_pending_record_lists_its_notes_and_token_and_is_cleared_only_by_its_token,
+]

@@ -22,7 +22,7 @@ def test_one_message_per_due_scope_in_whole_batches_of_ten_oldest_scope_first() 
     world = night(max_groups=0)
     scopes = [team(i) for i in range(23)]
     for i in reversed(range(23)):  # written youngest first: the order is by age, not by write
-        world.due(scopes[i], days_ago(9) + timedelta(minutes=i))
+        world.write(scopes[i], days_ago(9) + timedelta(minutes=i))
 
     result = world.planner.run(scheduled(), ALL_TIME)
 
@@ -33,10 +33,10 @@ def test_one_message_per_due_scope_in_whole_batches_of_ten_oldest_scope_first() 
 
 def test_a_scope_is_due_by_its_oldest_note_whenever_it_was_written() -> None:
     world = night(max_groups=2)
-    world.due(team("young"), days_ago(8))
-    world.due(team("old"), days_ago(20))
-    world.due(team("middle"), days_ago(10))
-    world.due(team("young"), days_ago(30))  # written late, but the oldest note of all
+    world.write(team("young"), days_ago(8))
+    world.write(team("old"), days_ago(20))
+    world.write(team("middle"), days_ago(10))
+    world.write(team("young"), days_ago(30))  # written late, but the oldest note of all
 
     result = world.planner.run(scheduled(), ALL_TIME)
 
@@ -46,8 +46,8 @@ def test_a_scope_is_due_by_its_oldest_note_whenever_it_was_written() -> None:
 
 def test_a_note_exactly_the_minimum_age_waits_and_an_older_one_is_due() -> None:
     world = night()
-    world.due(team("seven"), days_ago(7))
-    world.due(team("eight"), days_ago(8))
+    world.write(team("seven"), days_ago(7))
+    world.write(team("eight"), days_ago(8))
 
     world.planner.run(scheduled(), ALL_TIME)
 
@@ -56,7 +56,7 @@ def test_a_note_exactly_the_minimum_age_waits_and_an_older_one_is_due() -> None:
 
 def test_a_run_started_by_hand_may_take_notes_of_any_age() -> None:
     world = night()
-    world.due(team("today"), RUN_AT - timedelta(minutes=5))
+    world.write(team("today"), RUN_AT - timedelta(minutes=5))
 
     world.planner.run(scheduled(min_age_days=0), ALL_TIME)
 
@@ -67,7 +67,7 @@ def test_a_run_started_by_hand_may_take_notes_of_any_age() -> None:
 def test_each_message_names_its_run_its_scope_its_cutoff_and_its_due_notes() -> None:
     world = night()
     for minutes in range(3):
-        world.due(team("a"), days_ago(9) + timedelta(minutes=minutes))
+        world.write(team("a"), days_ago(9) + timedelta(minutes=minutes))
 
     result = world.planner.run(scheduled(run_id="night-1"), ALL_TIME)
 
@@ -81,8 +81,8 @@ def test_each_message_names_its_run_its_scope_its_cutoff_and_its_due_notes() -> 
 def test_max_groups_caps_the_night_and_counts_the_notes_left_for_later() -> None:
     world = night(max_groups=50)
     for i in range(55):
-        world.due(team(i), days_ago(8) + timedelta(minutes=i))
-    world.due(team(54), days_ago(8) + timedelta(minutes=60))
+        world.write(team(i), days_ago(8) + timedelta(minutes=i))
+    world.write(team(54), days_ago(8) + timedelta(minutes=60))
 
     result = world.planner.run(scheduled(), ALL_TIME)
 
@@ -93,7 +93,7 @@ def test_max_groups_caps_the_night_and_counts_the_notes_left_for_later() -> None
 def test_max_groups_0_plans_every_due_scope() -> None:
     world = night(max_groups=0)
     for i in range(60):
-        world.due(team(i), days_ago(8) + timedelta(minutes=i))
+        world.write(team(i), days_ago(8) + timedelta(minutes=i))
 
     assert world.planner.run(scheduled(), ALL_TIME)["groups_planned"] == 60
     assert len(world.sent()) == 60
@@ -101,7 +101,7 @@ def test_max_groups_0_plans_every_due_scope() -> None:
 
 def test_no_group_is_planned_when_the_time_left_is_within_the_reserve() -> None:
     world = night()
-    world.due(team("a"), days_ago(9))
+    world.write(team("a"), days_ago(9))
 
     result = world.planner.run(scheduled(), lambda: 120_000)  # the reserve is 120 s
 
@@ -112,7 +112,7 @@ def test_no_group_is_planned_when_the_time_left_is_within_the_reserve() -> None:
 def test_the_groups_stop_when_the_time_runs_short_midway_and_the_rest_wait() -> None:
     world = night(max_groups=0)
     for i in range(5):
-        world.due(team(i), days_ago(9) + timedelta(minutes=i))
+        world.write(team(i), days_ago(9) + timedelta(minutes=i))
     left = iter([900_000, 900_000, 60_000, 60_000, 60_000])
 
     result = world.planner.run(scheduled(), lambda: next(left))
@@ -124,7 +124,7 @@ def test_the_groups_stop_when_the_time_runs_short_midway_and_the_rest_wait() -> 
 def test_a_queued_run_is_running_until_its_workers_have_counted_every_group() -> None:
     world = night()
     for i in range(2):
-        world.due(team(i), days_ago(9))
+        world.write(team(i), days_ago(9))
 
     result = world.planner.run(scheduled(), ALL_TIME)
 
@@ -134,7 +134,7 @@ def test_a_queued_run_is_running_until_its_workers_have_counted_every_group() ->
 
 def test_a_night_with_nothing_due_is_finished_at_once() -> None:
     world = night()
-    world.due(team("young"), days_ago(1))
+    world.write(team("young"), days_ago(1))
 
     result = world.planner.run(scheduled(), ALL_TIME)
 
@@ -145,7 +145,7 @@ def test_a_night_with_nothing_due_is_finished_at_once() -> None:
 
 def test_the_result_is_the_runs_counts_and_status_only() -> None:
     world = night()
-    world.due(team("a"), days_ago(9))
+    world.write(team("a"), days_ago(9))
 
     result = world.planner.run(scheduled(run_id="r"), ALL_TIME)
 
@@ -162,7 +162,7 @@ def test_the_result_is_the_runs_counts_and_status_only() -> None:
 
 def test_a_second_planner_while_one_holds_the_lease_does_nothing() -> None:
     world = night()
-    world.due(team("a"), days_ago(9))
+    world.write(team("a"), days_ago(9))
     assert world.store.acquire_lease("other", now_epoch=world.now_epoch(), lease_s=600)
 
     result = world.planner.run(scheduled(run_id="mine"), ALL_TIME)
@@ -173,7 +173,7 @@ def test_a_second_planner_while_one_holds_the_lease_does_nothing() -> None:
 
 def test_an_expired_lease_does_not_keep_the_next_planner_out() -> None:
     world = night()
-    world.due(team("a"), days_ago(9))
+    world.write(team("a"), days_ago(9))
     world.store.acquire_lease("crashed", now_epoch=world.now_epoch() - RUN_LEASE_S - 1, lease_s=RUN_LEASE_S)
 
     assert world.planner.run(scheduled(), ALL_TIME)["groups_planned"] == 1
@@ -181,7 +181,7 @@ def test_an_expired_lease_does_not_keep_the_next_planner_out() -> None:
 
 def test_the_lease_is_released_after_the_run_for_the_next_one() -> None:
     world = night()
-    world.due(team("a"), days_ago(9))
+    world.write(team("a"), days_ago(9))
 
     world.planner.run(scheduled(run_id="first"), ALL_TIME)
 
@@ -190,7 +190,7 @@ def test_the_lease_is_released_after_the_run_for_the_next_one() -> None:
 
 def test_the_lease_is_released_when_the_queue_fails() -> None:
     world = night()
-    world.due(team("a"), days_ago(9))
+    world.write(team("a"), days_ago(9))
     world.queue.fail_with = RuntimeError("the queue refused 1 consolidation messages")
 
     with pytest.raises(RuntimeError, match="refused"):
@@ -201,8 +201,8 @@ def test_the_lease_is_released_when_the_queue_fails() -> None:
 
 def test_a_plan_whose_last_record_fails_answers_the_record_as_read_with_its_groups() -> None:
     world = night()
-    world.due(team("a"), days_ago(9))
-    world.night.faults.before("planned", lambda: RuntimeError("storage fault while recording"))
+    world.write(team("a"), days_ago(9))
+    world.world.faults.fail("consolidation.planned")
 
     result = world.planner.run(scheduled(run_id="r"), ALL_TIME)
 
@@ -212,8 +212,8 @@ def test_a_plan_whose_last_record_fails_answers_the_record_as_read_with_its_grou
 
 def test_a_lease_that_cannot_be_released_expires_by_itself_and_the_run_still_answers() -> None:
     world = night()
-    world.due(team("a"), days_ago(9))
-    world.night.faults.before("release_lease", lambda: RuntimeError("storage fault"))
+    world.write(team("a"), days_ago(9))
+    world.world.faults.fail("consolidation.release_lease")
 
     result = world.planner.run(scheduled(run_id="r"), ALL_TIME)
 
@@ -227,8 +227,8 @@ COUNTED = ("groups_planned", "groups_done", "groups_failed", "notes_consolidated
 
 def test_two_scopes_of_the_same_instant_go_by_their_keys() -> None:
     world = night()
-    world.due(Scope("team", "b"), days_ago(9))
-    world.due(Scope("team", "a"), days_ago(9))
+    world.write(Scope("team", "b"), days_ago(9))
+    world.write(Scope("team", "a"), days_ago(9))
 
     world.planner.run(scheduled(), ALL_TIME)
 
