@@ -15,8 +15,9 @@ DynamoDB too): a claim refused ``held`` or ``done`` on the marker's conditions; 
 when a note was written since, the claim was taken over, the run settled the scope already or another claim's
 pending record is there (its marker, its count and its pending record move together or not at all); a failure and
 a count elsewhere counted once; the run's counts and its finish; the planner's lease. A write whose answer is lost
-(``faults.lose_answers``) is sent again as botocore sends it, without a request token: its condition then refuses
-it where the real one's does.
+(``faults.lose_answers``) is sent again as botocore sends it: a transaction with the request token botocore fills in
+(the resend of one that applied answers as done), a single-item write without one (its condition then refuses the
+resend where the real one's does).
 """
 
 from __future__ import annotations
@@ -41,8 +42,8 @@ _CLAIM = ("folding", "folding_until", "folding_run")
 
 
 def sent(world: FakeWorld, call: str, writes: list[Write]) -> bool:
-    """A write without a request token (an UpdateItem, or a transaction sent without one), sent again while its
-    answer is lost, as botocore sends it: False when a condition refused the attempt that answered."""
+    """A single-item write (UpdateItem, PutItem, DeleteItem: no request token), sent again while its answer is lost,
+    as botocore sends it: False when a condition refused the attempt that answered."""
     for attempt in range(SENDS):
         try:
             world.transact(call, writes)
@@ -53,6 +54,17 @@ def sent(world: FakeWorld, call: str, writes: list[Write]) -> bool:
         except Cancelled:
             return False
     raise AssertionError("unreachable")
+
+
+def transacted(world: FakeWorld, call: str, writes: list[Write]) -> bool:
+    """A TransactWriteItems as botocore sends it: with a request token of its own (the API's idempotency token, which
+    botocore fills in), the same on each resend after a lost answer, so a resend of one that applied answers as done;
+    False when a condition refused it (nothing written)."""
+    try:
+        world.send(call, writes, token=uuid.uuid4().hex)
+    except Cancelled:
+        return False
+    return True
 
 
 def _marker(scope: Scope) -> tuple[str, str]:
@@ -320,7 +332,9 @@ class FakeConsolidationStore:
 
         ours = Write((scope.key, PENDING_SK), lambda _: None, lambda item: item is None or item["token"] == claim.token)
         count = counted(run, done=1, notes=folded, remaining=remaining, tokens=tokens, fold=fold)
-        return sent(self.world, "consolidation.settle_group", [Write(_marker(scope), settled, settles), count, ours])
+        return transacted(
+            self.world, "consolidation.settle_group", [Write(_marker(scope), settled, settles), count, ours]
+        )
 
     def fail_group(
         self,
@@ -337,14 +351,14 @@ class FakeConsolidationStore:
 
         failed = Write(_marker(scope), lambda item: {**_without(item or {}, *_CLAIM), "last_run": run}, fails)
         count = counted(run, failed=1, remaining=remaining, tokens=tokens)
-        return sent(self.world, "consolidation.fail_group", [failed, count])
+        return transacted(self.world, "consolidation.fail_group", [failed, count])
 
     def count_elsewhere(self, markers: FakeDueMarkers, scope: Scope, run: str) -> bool:
         def once(item: Item | None) -> bool:
             return item is not None and item.get("elsewhere_run") != run
 
         elsewhere = Write(_marker(scope), lambda item: {**(item or {}), "elsewhere_run": run}, once)
-        return sent(self.world, "consolidation.count_elsewhere", [elsewhere, counted(run, done=1)])
+        return transacted(self.world, "consolidation.count_elsewhere", [elsewhere, counted(run, done=1)])
 
     # A scope's due notes, their marks and the pending record.
 

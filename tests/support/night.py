@@ -12,11 +12,12 @@ from agent_memory.consolidation.planner import Planner
 from agent_memory.consolidation.worker import Caps, Worker
 from agent_memory.domain.commands import GroupMessage, ScheduledRun
 from agent_memory.domain.fold import Fold
-from agent_memory.domain.notes import Origin
+from agent_memory.domain.notes import Note, Origin
 from agent_memory.domain.scope import Scope
 from agent_memory.memory.service import MemoryService
-from agent_memory.storage.keys import note_sk, parse_note_sk
-from tests.support.consolidation import RUN_AT, RecordingQueue
+from agent_memory.storage.keys import note_sk, parse_note_sk, version_sk
+from tests.fakes import FakeChatModel
+from tests.support.consolidation import RUN_AT, Died, RecordingQueue, merge
 from tests.support.fake_night import FakeConsolidationStore, FakeDueMarkers
 from tests.support.fake_stores import FakeStores, fake_stores
 from tests.support.models import ScriptedChatModels
@@ -66,7 +67,7 @@ class NightParts(NightWorld):
 
     caps: Caps = DEFAULT_CAPS
     queued: bool = True
-    models: ScriptedChatModels = field(default_factory=ScriptedChatModels)
+    models: ScriptedChatModels = field(default_factory=lambda: ScriptedChatModels(fold=FakeChatModel(reply=merge)))
     queue: RecordingQueue = field(default_factory=RecordingQueue)
 
     def __post_init__(self) -> None:
@@ -90,6 +91,48 @@ class NightParts(NightWorld):
 
     def sent(self) -> list[GroupMessage]:
         return [message for batch in self.queue.batches for message in batch]
+
+    def consolidate(
+        self, at: datetime = RUN_AT, *, run_id: str = "run-1", remaining_ms: int = 900_000
+    ) -> dict[str, object]:
+        """A night's run, as ConsolidateFunction runs it, with ``remaining_ms`` of the invocation left throughout."""
+        return self.planner.run(scheduled(run_id=run_id, at=at), lambda: remaining_ms)
+
+    def deliver(self, message: GroupMessage, message_id: str = "m-1", *, final: bool = True) -> str:
+        """One delivery of a queue message to the worker, as ``consolidation.delivery`` makes it."""
+        return self.worker.fold(message, message_id, final=final, claim_s=330)
+
+    @property
+    def fold_model(self) -> FakeChatModel:
+        model = self.models.fold
+        assert isinstance(model, FakeChatModel)
+        return model
+
+    def notes(self, scope: Scope) -> list[Note]:
+        return self.stores.notes.every_note(scope)
+
+    def marked(self, scope: Scope) -> list[bool]:
+        return [note.consolidated for note in self.notes(scope)]
+
+    def folded_counts(self, scope: Scope) -> dict[str, int]:
+        """How many document versions folded each note: exactly once is the invariant."""
+        counts: dict[str, int] = {}
+        for version in range(1, self.stores.documents.current(scope).version + 1):
+            for note_id in (self.world.item((scope.key, version_sk(version))) or {}).get("folded_note_ids", []):
+                counts[note_id] = counts.get(note_id, 0) + 1
+        return counts
+
+    def die_at(self, call: str, *, after: int = 0) -> None:
+        """The process dies (``Died``) just before the call named ``call`` that follows ``after`` of them."""
+        left = [after]
+
+        def hook() -> None:
+            if not left[0]:
+                raise Died(call)
+            left[0] -= 1
+            self.world.faults.before(call, hook)
+
+        self.world.faults.before(call, hook)
 
     @staticmethod
     def now_epoch() -> int:
