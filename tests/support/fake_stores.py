@@ -54,6 +54,7 @@ from agent_memory.domain.fold import Fold
 from agent_memory.domain.notes import Note, Origin
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.text_pipeline import StoredText, checked
+from agent_memory.memory.service import MemoryService
 from agent_memory.storage.document_store import FoldedNoteGone, QuotaRefused
 from agent_memory.storage.keys import (
     DOC_HEAD,
@@ -68,6 +69,7 @@ from agent_memory.storage.keys import (
 )
 from agent_memory.storage.note_items import NoteText
 from agent_memory.storage.usage_store import Quota, chars_quota_error, member_counter, notes_quota_error
+from tests.support.models import ScriptedChatModels
 
 Item = dict[str, Any]
 Key = tuple[str, str]  # (pk, sk), as storage.keys builds them
@@ -118,6 +120,7 @@ class Faults:
     _lose: dict[str, int] = field(default_factory=dict)
     _before: dict[str, list[Callable[[], None]]] = field(default_factory=dict)
     seen: list[str] = field(default_factory=list)  # every call, in order
+    _hooked: bool = False
 
     def fail(self, call: str, times: int = 1) -> None:
         """The next ``times`` calls of ``call`` raise ``StorageUnavailable`` before anything applies."""
@@ -127,15 +130,20 @@ class Faults:
         """The next ``times`` calls of ``call`` apply, then raise ``AnswerLost``."""
         self._lose[call] = self._lose.get(call, 0) + times
 
-    def before(self, call: str, hook: Callable[[], None]) -> None:
-        """``hook`` runs once, just before the next call of ``call`` (e.g. another writer's save)."""
-        self._before.setdefault(call, []).append(hook)
+    def before(self, call: str, hook: Callable[[], None], times: int = 1) -> None:
+        """``hook`` runs just before each of the next ``times`` calls of ``call`` (e.g. another writer's save
+        landing first); hooks given for one call run one a call, in the order given, and the calls a hook makes
+        itself fire none."""
+        self._before.setdefault(call, []).extend([hook] * times)
 
     def entering(self, call: str) -> None:
         self.seen.append(call)
-        hooks = self._before.pop(call, [])
-        for hook in hooks:
-            hook()
+        if (hooks := self._before.get(call)) and not self._hooked:  # a hook's own calls are not the test's
+            self._hooked = True
+            try:
+                hooks.pop(0)()
+            finally:
+                self._hooked = False
         if self._use(self._fail, call):
             raise StorageUnavailable(f"{call}: memory storage is unavailable (a fault of the test)")
 
@@ -455,7 +463,12 @@ def _absent(item: Item | None) -> bool:
 class FakeDocumentStore:
     """The document (``storage.document_store.DocumentStore``): the head under ``doc`` and each kept version under
     ``doc#v#<n>``; a save puts the version (on condition it is new) and the head (on condition it is still at the
-    version read) with the counter move and the pruned version, all or nothing."""
+    version read) with the counter move and the pruned version, all or nothing.
+
+    A consolidation's save (``pending_marks``) also puts its pending-marks record (on condition none is there) and
+    checks the due marker's erase mark, and its version lists the notes it folded. Not modelled yet, for the
+    consolidation fakes to add: the lines' provenance and the supersession links of a fold's edits, and
+    ``hold_unchanged``."""
 
     def __init__(self, world: FakeWorld) -> None:
         self.world = world
@@ -467,6 +480,11 @@ class FakeDocumentStore:
     def version(self, scope: Scope, version: int) -> tuple[Document, Reason, Author] | None:
         item = self.world.read("documents.version", lambda: self.world.item((scope.key, version_sk(version))))
         return (item["document"], item["reason"], item["by"]) if item else None
+
+    def kept(self, scope: Scope) -> list[tuple[Document, Reason, Author]]:
+        """Every kept version, oldest first, with why and by whom it was saved (what a test inspects)."""
+        items = self.world.between(scope.key, version_sk(0), version_sk(10**10 - 1))
+        return [(item["document"], item["reason"], item["by"]) for item in items]
 
     def version_chars(self, scope: Scope, version: int) -> int:
         item = self.world.read("documents.version_chars", lambda: self.world.item((scope.key, version_sk(version))))
@@ -577,6 +595,12 @@ class FakeStores:
     @property
     def usage(self) -> FakeUsageStore:
         return self.notes.usage
+
+    def memory_service(self, models: ScriptedChatModels | None = None, **options: Any) -> MemoryService:
+        """The memory service on these stores, as ``bootstrap`` wires it on the real ones: its compression asks
+        ``models``' (``tests/support/models.py``) compression model; ``options``: ``redact_extra``, ``vector_tag``."""
+        scripted = models or ScriptedChatModels()
+        return MemoryService(self.notes, self.documents, self.usage, lambda: scripted("compression"), **options)
 
 
 def fake_stores(quota: Quota | None = None, *, vectors: Callable[[str], bytes | None] | None = None) -> FakeStores:
