@@ -466,9 +466,9 @@ class FakeDocumentStore:
     version read) with the counter move and the pruned version, all or nothing.
 
     A consolidation's save (``pending_marks``) also puts its pending-marks record (on condition none is there) and
-    checks the due marker's erase mark, and its version lists the notes it folded. Not modelled yet, for the
-    consolidation fakes to add: the lines' provenance and the supersession links of a fold's edits, and
-    ``hold_unchanged``."""
+    checks the due marker's erase mark, and its version lists the notes it folded; ``hold_unchanged`` puts the
+    record of a fold that changes nothing on the same conditions, without a version. Not modelled (no use case's
+    logic on these stores reads them): the lines' provenance and the supersession links of a fold's edits."""
 
     def __init__(self, world: FakeWorld) -> None:
         self.world = world
