@@ -8,9 +8,10 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from agent_memory.consolidation.delivery import fold_queued
 from agent_memory.consolidation.planner import Planner
 from agent_memory.consolidation.worker import Caps, Worker
-from agent_memory.domain.commands import GroupMessage, ScheduledRun
+from agent_memory.domain.commands import GroupMessage, QueuedGroup, ScheduledRun
 from agent_memory.domain.fold import Fold
 from agent_memory.domain.notes import Note, Origin
 from agent_memory.domain.scope import Scope
@@ -23,6 +24,7 @@ from tests.support.fake_stores import FakeStores, fake_stores
 from tests.support.models import ScriptedChatModels
 from tests.support.scopes import stored
 
+MAX_RECEIVES = 3
 DEFAULT_CAPS = Caps(min_age_days=7, max_groups=50, max_notes=200, max_chars=20_000)
 
 
@@ -99,8 +101,10 @@ class NightParts(NightWorld):
         return self.planner.run(scheduled(run_id=run_id, at=at), lambda: remaining_ms)
 
     def deliver(self, message: GroupMessage, message_id: str = "m-1", *, final: bool = True) -> str:
-        """One delivery of a queue message to the worker, as ``consolidation.delivery`` makes it."""
-        return self.worker.fold(message, message_id, final=final, claim_s=330)
+        """One delivery of a queue message to the worker (``consolidation.delivery``), its last receive if ``final``
+        (``MEMORY_CONSOLIDATION_MAX_RECEIVES`` and ``MEMORY_CONSOLIDATION_CLAIM_S`` as the settings give them)."""
+        group = QueuedGroup(message_id, MAX_RECEIVES if final else 1, message)
+        return fold_queued(self.worker, group, max_receives=MAX_RECEIVES, claim_s=330)
 
     @property
     def fold_model(self) -> FakeChatModel:

@@ -4,6 +4,8 @@ docs/consolidation.md). Its storage on DynamoDB is tested in tests/integration."
 
 from __future__ import annotations
 
+import threading
+import time
 from datetime import timedelta
 
 import pytest
@@ -12,7 +14,7 @@ from agent_memory.basics.clock import iso
 from agent_memory.consolidation.planner import RUN_LEASE_S
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.keys import run_sk
-from tests.support.consolidation import RUN_AT, days_ago
+from tests.support.consolidation import RUN_AT, days_ago, merge
 from tests.support.night import night, scheduled, team
 
 ALL_TIME = lambda: 900_000  # noqa: E731 - the Lambda's remaining time: plenty
@@ -233,3 +235,67 @@ def test_two_scopes_of_the_same_instant_go_by_their_keys() -> None:
     world.planner.run(scheduled(), ALL_TIME)
 
     assert [message.scope for message in world.sent()] == ["ws#a", "ws#b"]
+
+
+def test_a_scope_keeps_its_deleted_notes_in_its_count_until_it_is_settled() -> None:
+    world = night()
+    sks = [world.write(team("a"), days_ago(9) + timedelta(minutes=n)) for n in range(3)]
+    world.delete(team("a"), sks[0])
+
+    world.planner.run(scheduled(), ALL_TIME)
+
+    assert [message.notes for message in world.sent()] == [3]  # a delete leaves the marker's count high
+
+
+def test_the_planner_folding_here_runs_at_most_its_concurrency_of_groups_at_once() -> None:
+    world = night(queued=False, max_groups=0)
+    world.planner.concurrency = 2
+    for i in range(6):
+        world.write(team(i), days_ago(9))
+    lock, running, most = threading.Lock(), [0], [0]
+
+    def slow_merge(system: str, prompt: str) -> str | dict:
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.01)
+        with lock:
+            running[0] -= 1
+        return merge(system, prompt)
+
+    world.fold_model.reply = slow_merge
+
+    result = world.consolidate()
+
+    assert (result["groups_planned"], result["groups_done"], result["status"]) == (6, 6, "finished")
+    assert most[0] == 2
+
+
+def test_a_group_held_by_another_runs_worker_is_counted_done_by_the_planner_folding_here() -> None:
+    world = night(queued=False)
+    world.write(team("a"), days_ago(9))
+    world.markers.claim(team("a"), "their-message", "their-run", now_epoch=world.now_epoch(), lease_s=330)
+
+    result = world.consolidate()
+
+    assert (result["groups_planned"], result["groups_done"], result["groups_failed"]) == (1, 1, 0)
+    assert world.fold_model.calls == []
+
+
+def test_a_group_whose_worker_raised_is_counted_failed_with_the_errors_name() -> None:
+    world = night(queued=False)
+    world.write(team("a"), days_ago(9))
+    world.write(team("b"), days_ago(9))
+
+    def explode(system: str, prompt: str) -> str | dict:
+        if len(world.fold_model.calls) == 1:  # the first group, w-a's (one at a time, oldest then by key)
+            raise RuntimeError("a bug in the worker")
+        return merge(system, prompt)
+
+    world.fold_model.reply = explode
+    world.planner.concurrency = 1
+
+    result = world.consolidate()
+
+    assert (result["groups_done"], result["groups_failed"], result["status"]) == (1, 1, "finished")
+    assert world.store.runs(1)[0]["failures"] == [{"scope": team("a").key, "reason": "RuntimeError"}]

@@ -5,6 +5,7 @@ and test_run_counts.py."""
 
 from __future__ import annotations
 
+import random
 from datetime import datetime, timedelta
 
 import pytest
@@ -340,3 +341,65 @@ def test_a_message_of_an_erased_scope_does_nothing() -> None:
 
     assert world.deliver(message, "m-1") == "duplicate"
     assert world.fold_model.calls == []
+
+
+# A night whose writes lose their answers (tests/integration/test_run_counts.py on DynamoDB).
+
+WRITES = (
+    "markers.claim",
+    "documents.save",
+    "documents.hold_unchanged",
+    "consolidation.mark_consolidated",
+    "consolidation.clear_pending",
+    "consolidation.settle_group",
+    "consolidation.fail_group",
+    "consolidation.finish",
+)
+SCOPES = [team(i) for i in range(8)]
+HELD = SCOPES[::2]  # their documents hold their notes already: the model changes nothing
+
+
+def merge_or_keep(system: str, prompt: str) -> str | dict:
+    """Nothing to change when the document shown holds every note's text, else ``merge``."""
+    document = prompt.split("<document>\n")[1].split("\n</document>")[0]
+    texts = [line.split(") ", 1)[1] for line in prompt.split("<notes>\n")[1].split("\n</notes>")[0].split("\n")]
+    if all(text in document for text in texts):
+        return {"edits": []} if "edit_document" in system else document
+    return merge(system, prompt)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_night_whose_storage_loses_answers_and_refuses_writes_counts_each_group_and_note_once(
+    seed: int, no_pauses: None
+) -> None:
+    world = night(queued=False, max_groups=0)
+    for scope in SCOPES:
+        for n in range(3):
+            world.write(scope, days_ago(9) + timedelta(minutes=n), f"fact {n} of {scope.key}")
+    for scope in HELD:
+        held = "\n".join(f"- fact {n} of {scope.key}" for n in range(3))
+        world.service.update_memory(DocumentWrite(scope, held, None, "tool", Author(user_id="u-1")))
+    world.fold_model.reply = merge_or_keep
+    chance = random.Random(seed)
+    lost = {call: chance.randint(0, 4) for call in WRITES}
+    for call, times in lost.items():
+        world.world.faults.lose_answers(call, times=times)
+        world.world.faults.fail(call, times=chance.randint(0, 3))  # and storage refusing, before anything applies
+
+    run = world.consolidate()
+
+    unfinished = {pending.scope.key for pending in world.store.pending_marks()}
+    marked = {scope.key: world.marked(scope).count(True) for scope in SCOPES}
+    assert sum(lost.values()) >= 5
+    assert run["status"] == "finished" and run["groups_planned"] == len(SCOPES)
+    assert run["groups_done"] + run["groups_failed"] == run["groups_planned"]
+    assert len(unfinished) <= run["groups_failed"]
+    assert run["notes_consolidated"] == sum(count for key, count in marked.items() if key not in unfinished)
+    for scope in SCOPES:  # every marked note is in a version's document; no note is folded twice
+        assert set(world.folded_counts(scope).values()) <= {1}
+        content = world.stores.documents.current(scope).content
+        assert all(note.text in content for note in world.notes(scope) if note.consolidated)
+    assert any(marked[scope.key] for scope in HELD)
+    assert {world.stores.documents.current(scope).version for scope in HELD} == {1}
+    listed = world.store.runs(1)[0]
+    assert {key: listed[key] for key in run if key != "status"} == {k: v for k, v in run.items() if k != "status"}
