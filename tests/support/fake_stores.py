@@ -42,7 +42,7 @@ import hashlib
 import threading
 import uuid
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from types import EllipsisType
 from typing import Any
@@ -78,6 +78,8 @@ Key = tuple[str, str]  # (pk, sk), as storage.keys builds them
 SENDS = 3
 # How many positions a note tries when the day counter's position is taken (``NoteStore``'s own bound).
 POSITION_ATTEMPTS = 5
+# How often a note whose outcome is unknown is settled before it is answered unknown (``lost_note_writes``).
+SETTLE_ATTEMPTS = 3
 
 
 class AnswerLost(StorageUnavailable, status=503, code="storage_unavailable"):
@@ -329,7 +331,7 @@ class FakeNoteStore:
     ) -> Note:
         """The day's next position (counted against the day's quotas), then the note at it with the characters
         counter and the due marker, all or nothing; a position a note already holds is skipped (a lagging counter),
-        never overwritten. A lost answer is settled by the note's ``write_id`` at its place."""
+        never overwritten. A write whose outcome is unknown is settled (``_settle``), as ``NoteStore.append`` does."""
         text = checked(text)
         if isinstance(vector, EllipsisType):  # not given: the store computes it, as the real one does
             vector = self.vector_of(text)
@@ -340,24 +342,86 @@ class FakeNoteStore:
         for _ in range(POSITION_ATTEMPTS):
             position = self._take(scope, day, created, member)
             note = Note(day=day, position=position, text=text, created_at=created_at, source=source, origin=origin)
-            key = (scope.key, note_sk(day, position))
-            put = Write(key, lambda _, note=note: _note_item(note, write_id=write_id, vector=vector), _absent)
-            marker = due_marker_move(scope, created_at=created_at, day=day)
+            place = note_sk(day, position)
+            writes = [
+                Write(
+                    (scope.key, place), lambda _, note=note: _note_item(note, write_id=write_id, vector=vector), _absent
+                ),
+                _unless_abandoned(usage, place),
+                due_marker_move(scope, created_at=created_at, day=day),
+            ]
             try:
-                self.world.send("notes.append", [put, usage, marker], token=token_of(write_id, position))
-            except AnswerLost:  # every answer lost: written if its place holds its write_id
-                if (self.world.read("notes.settle", lambda key=key: self.world.item(key)) or {}).get(
-                    "write_id"
-                ) == write_id:
-                    return note
-                raise
+                self.world.send("notes.append", writes, token=token_of(write_id, position))
             except Cancelled as refused:
                 if refused.index == 0:
+                    if (refused.item or {}).get("write_id") == write_id:
+                        return note  # its own earlier send, answered now
                     continue  # a note holds this position: take the next one
+                if place in (refused.item or {}).get("abandoned", ()):
+                    self._give_back(scope, day, None, member)  # counted by its take: given back, the next one taken
+                    continue
                 self._give_back(scope, day, position, member)
                 raise chars_quota_error(self.quota or Quota(0, 0), len(text)) from None
+            except StorageUnavailable:  # failed or every answer lost: found at its place, or its place abandoned
+                if self._settle(scope, note, write_id=write_id, member=member):
+                    return note
+                raise
             return note
         raise StorageUnavailable("could not find a free position for the note; nothing was written, try again")
+
+    def _settle(self, scope: Scope, note: Note, *, write_id: str, member: str | None) -> bool:
+        """A note write whose outcome is unknown (``storage.lost_note_writes``): one more transaction finds the note
+        at its place (True: written, counted once) or, on condition the place is still empty, abandons it on the
+        usage item (a late send of the note is then refused) and gives the day's counts back once (False). When its
+        own answers are lost, the table is read back; when nothing can be told, ``StorageUnavailable``."""
+        place, day = note_sk(note.day, note.position), note.day
+        once = f"delete#{place}"
+
+        def abandoned(item: Item | None) -> Item:
+            item = item or {}
+            return {**item, "abandoned": frozenset(item.get("abandoned", ())) | {place}}
+
+        def counted_here(item: Item | None) -> bool:
+            return (
+                bool(item)
+                and "live" in item
+                and item["next_position"] >= note.position
+                and item.get("given_back") != once
+            )
+
+        def given_back(item: Item | None) -> Item | None:
+            return _counts_less(item, member) | {"given_back": once}
+
+        writes = [
+            Write.check((scope.key, place), _absent),
+            Write((scope.key, USAGE_SK), abandoned, lambda item: place not in (item or {}).get("abandoned", ())),
+            Write((scope.key, day_sk(day)), given_back, counted_here),
+        ]
+        for _ in range(SETTLE_ATTEMPTS):
+            try:
+                self.world.send("notes.settle", writes, token=token_of(write_id, place, len(writes)))
+                return False
+            except Cancelled as refused:
+                if refused.index == 0:  # the note is there: ours, or (a collision) another's
+                    return (refused.item or {}).get("write_id") == write_id
+                if refused.index == 1:  # this settling, sent again after its answer was lost
+                    return False
+                writes = writes[:2]  # given back already, or not this day's to give: abandon only
+            except StorageUnavailable:  # its answers lost too: the table says which applied, if either did
+                if (written := self._read_back(scope, place, write_id)) is not None:
+                    return written
+        raise StorageUnavailable("memory storage is unavailable; the note's outcome is unknown")
+
+    def _read_back(self, scope: Scope, place: str, write_id: str) -> bool | None:
+        """False if the place is abandoned, True if the note is at it, None if neither can be told."""
+        try:
+            usage = self.world.read("notes.read_back", lambda: self.world.item((scope.key, USAGE_SK))) or {}
+            if place in usage.get("abandoned", ()):
+                return False
+            found = self.world.read("notes.read_back", lambda: self.world.item((scope.key, place))) or {}
+        except StorageUnavailable:
+            return None
+        return True if found.get("write_id") == write_id else (False if found else None)
 
     def _take(self, scope: Scope, day: str, now: datetime, member: str | None) -> int:
         """The day's next position, counted against the day's notes and, in a team, the member's share."""
@@ -395,21 +459,18 @@ class FakeNoteStore:
             raise notes_quota_error(quota, now, member=member if full else None) from None
         return took[0]
 
-    def _give_back(self, scope: Scope, day: str, position: int, member: str | None) -> None:
-        """A note not written gives its position back when no later writer took one since."""
+    def _give_back(self, scope: Scope, day: str, position: int | None, member: str | None) -> None:
+        """A note not written gives its day's counts back: with ``position``, its position too when no later writer
+        took one since (best effort, as the real store's: over, never under)."""
 
-        def back(item: Item | None) -> Item:
-            item = dict(item or {})
-            item["next_position"] -= 1
-            item["live"] -= 1
-            if member:
-                item[member_counter(member)] -= 1
-            return item
+        def back(item: Item | None) -> Item | None:
+            item = _counts_less(item, member)
+            return item if position is None else {**item, "next_position": item["next_position"] - 1}
 
         def last(item: Item | None) -> bool:
-            return item is not None and item.get("next_position") == position
+            return item is not None and (position is None or item.get("next_position") == position)
 
-        with contextlib.suppress(Cancelled, StorageUnavailable):  # best effort, as the real one's: over, never under
+        with contextlib.suppress(Cancelled, StorageUnavailable):
             self.world.transact("notes.give_back", [Write((scope.key, day_sk(day)), back, last)])
 
     def delete(self, scope: Scope, day: str, position: int) -> bool:
@@ -458,6 +519,22 @@ class FakeNoteStore:
 
 def _absent(item: Item | None) -> bool:
     return item is None
+
+
+def _counts_less(item: Item | None, member: str | None) -> Item:
+    """The day item with one note fewer counted: ``live`` and, in a team, the member's share."""
+    item = dict(item or {})
+    item["live"] = item.get("live", 0) - 1
+    if member:
+        item[member_counter(member)] = item.get(member_counter(member), 0) - 1
+    return item
+
+
+def _unless_abandoned(usage: Write, place: str) -> Write:
+    """A note's usage move, refused once its place is abandoned (``lost_note_writes.unless_abandoned``)."""
+    return replace(
+        usage, condition=lambda item: usage.condition(item) and place not in (item or {}).get("abandoned", ())
+    )
 
 
 class FakeDocumentStore:

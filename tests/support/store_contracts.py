@@ -2,38 +2,109 @@
 DynamoDB stores (tests/integration/test_store_contracts.py, on moto) and the in-memory fakes
 (tests/unit/test_fake_store_contracts.py), so the fakes the use case's tests run on cannot drift from the table.
 
-Each contract is a function taking ``make``: a factory of the stores under test (``Stores``) for a quota and a
-vector function, all on one fresh table. Observations go through what both offer (``usage.chars``,
-``usage.notes_on``, ``documents.version``), never through a store's items.
+Each contract is a function taking ``make``: a factory of the stores under test (``Stores``: ``dynamodb_stores`` or
+``fake_stores_under_test``) for a quota and a vector function, all on one fresh table, with the same faults on
+both. Observations go through what both offer (``usage.chars``, ``usage.notes_on``, ``documents.version``), never
+through a store's items.
 """
 
 from __future__ import annotations
 
 import inspect
+from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
 import pytest
+from botocore.exceptions import ClientError
 
-from agent_memory.basics.errors import NotesQuotaExceeded, StorageQuotaExceeded, VersionConflict
+from agent_memory.basics.errors import NotesQuotaExceeded, StorageQuotaExceeded, StorageUnavailable, VersionConflict
 from agent_memory.domain.document import EMPTY_DOCUMENT, Author
 from agent_memory.domain.notes import Origin
 from agent_memory.domain.scope import Scope
-from agent_memory.storage.document_store import QuotaRefused
+from agent_memory.storage.document_store import DocumentStore, QuotaRefused
+from agent_memory.storage.note_store import NoteStore
 from agent_memory.storage.usage_store import Quota
+from tests.support.fake_stores import SENDS, fake_stores
 from tests.support.scopes import PERSONAL, TEAM, stored, stored_document
 
 
 class Stores(NamedTuple):
-    """The stores under test, on one table: the notes, the document and the characters counter."""
+    """The stores under test, on one table: the notes, the document and the characters counter; and the faults a
+    contract sets on a call (``"notes.append"``, ``"notes.take_position"``, ``"documents.save"``): ``fail(call,
+    times)``, nothing applied; ``lose(call, times)``, applied and its answer lost, ``times`` sends in a row (the
+    request is sent again ``SENDS`` times in all, as botocore does)."""
 
     notes: Any
     documents: Any
     usage: Any
+    fail: Callable[[str, int], None]
+    lose: Callable[[str, int], None]
 
 
 MakeStores = Callable[..., Stores]  # make(quota=None, vectors=None) -> Stores
+
+
+class FaultyClient:
+    """A real DynamoDB client with the contracts' faults, per operation: the next calls that fail before anything
+    applies (``failing``: InternalServerError, as after botocore's retries), and the next sends whose answer is lost
+    (``losing``: applied, then sent again, ``SENDS`` sends in all; all lost, InternalServerError)."""
+
+    def __init__(self, real: Any) -> None:
+        self._real = real
+        self.failing: Counter[str] = Counter()
+        self.losing: Counter[str] = Counter()
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self._real, name)
+
+        def faulty(**request: Any) -> Any:
+            if self.failing[name] > 0:
+                self.failing[name] -= 1
+                raise _unavailable(name)
+            for _ in range(SENDS):
+                answer = method(**request)  # a resend refused by its own condition raises here, as it would
+                if self.losing[name] <= 0:
+                    return answer
+                self.losing[name] -= 1
+            raise _unavailable(name)
+
+        return faulty if callable(method) else method
+
+
+def _unavailable(operation: str) -> ClientError:
+    return ClientError({"Error": {"Code": "InternalServerError", "Message": "a fault of the test"}}, operation)
+
+
+def dynamodb_stores(client: Any, quota: Quota | None = None, vectors: Any = None) -> Stores:
+    """The DynamoDB stores on ``client``'s table, each on its own faulty client (what the faults' names map to)."""
+    notes_client, documents_client = FaultyClient(client), FaultyClient(client)
+    notes = NoteStore(notes_client, "MemoryTable", quota, vectors=vectors)
+    calls = {
+        "notes.append": (notes_client, "transact_write_items"),
+        "notes.take_position": (notes_client, "update_item"),
+        "documents.save": (documents_client, "transact_write_items"),
+    }
+
+    def fail(call: str, times: int) -> None:
+        faulty, operation = calls[call]
+        faulty.failing[operation] += times
+
+    def lose(call: str, times: int) -> None:
+        faulty, operation = calls[call]
+        faulty.losing[operation] += times
+
+    return Stores(notes, DocumentStore(documents_client, "MemoryTable"), notes.usage, fail, lose)
+
+
+def fake_stores_under_test(quota: Quota | None = None, vectors: Any = None) -> Stores:
+    """The in-memory stores on a new world, their faults the world's."""
+    stores = fake_stores(quota, vectors=vectors)
+    faults = stores.world.faults
+    return Stores(stores.notes, stores.documents, stores.usage, faults.fail, faults.lose_answers)
+
+
 MORNING = datetime(2026, 12, 3, 9, 0, tzinfo=UTC)
 DAY = "2026-12-03"
 ORIGIN = Origin("u-1", "t-1")
@@ -318,6 +389,90 @@ def another_write_on_the_same_version_is_a_conflict(make: MakeStores) -> None:
         _save(stores, "theirs", 0, write_id="w-2")
 
 
+def _note_lost(make: MakeStores, lost: int) -> None:
+    stores = make()
+    stores.lose("notes.append", lost)
+
+    note = _append(stores, "once")
+
+    assert (note.position, [row.text for row in stores.notes.newest_texts(PERSONAL, limit=5)]) == (1, ["once"])
+    assert (stores.usage.chars(PERSONAL), stores.usage.notes_on(PERSONAL, DAY)) == (4, 1)
+    assert _append(stores, "next").position == 2
+
+
+def a_note_whose_answer_was_lost_is_written_and_counted_once(make: MakeStores) -> None:
+    _note_lost(make, 1)  # the resend answers
+
+
+def a_note_whose_every_answer_was_lost_is_settled_written_and_counted_once(make: MakeStores) -> None:
+    _note_lost(make, SENDS)  # found at its place by the settling
+
+
+def a_note_that_failed_is_not_written_and_gives_its_count_back(make: MakeStores) -> None:
+    stores = make()
+    stores.fail("notes.append", 1)
+
+    with pytest.raises(StorageUnavailable):
+        _append(stores, "never")
+
+    assert stores.notes.newest_texts(PERSONAL, limit=5) == []
+    assert (stores.usage.chars(PERSONAL), stores.usage.notes_on(PERSONAL, DAY)) == (0, 0)
+    assert _append(stores, "next").position == 2  # its place abandoned: a gap, as after any failed write
+
+
+def _position_lost(make: MakeStores, lost: int) -> None:
+    stores = make()
+    stores.lose("notes.take_position", lost)
+
+    assert [_append(stores, text).position for text in ("first", "second")] == [1, 2]
+    assert stores.usage.notes_on(PERSONAL, DAY) == 2
+
+
+def a_position_whose_answer_was_lost_is_taken_once(make: MakeStores) -> None:
+    _position_lost(make, 1)
+
+
+def a_position_whose_every_answer_was_lost_is_read_back_and_taken_once(make: MakeStores) -> None:
+    _position_lost(make, SENDS)
+
+
+def a_save_whose_answer_was_lost_saves_one_version(make: MakeStores) -> None:
+    stores = make()
+    _save(stores, "v1", 0)
+    stores.lose("documents.save", 1)
+
+    saved = _save(stores, "v2", 1)
+
+    assert saved.version == 2 and stores.documents.current(PERSONAL, consistent=True) == saved
+    assert stores.usage.chars(PERSONAL) == 4
+
+
+def a_save_whose_every_answer_was_lost_is_unavailable_and_present_once(make: MakeStores) -> None:
+    stores = make()
+    _save(stores, "v1", 0)
+    stores.lose("documents.save", SENDS)
+
+    with pytest.raises(StorageUnavailable):
+        _save(stores, "v2", 1)
+
+    assert stores.documents.current(PERSONAL, consistent=True).content == "v2"
+    assert stores.documents.version(PERSONAL, 3) is None
+    assert stores.usage.chars(PERSONAL) == 4
+
+
+def a_save_that_failed_changes_nothing(make: MakeStores) -> None:
+    stores = make()
+    _save(stores, "v1", 0)
+    stores.fail("documents.save", 1)
+
+    with pytest.raises(StorageUnavailable):
+        _save(stores, "v2", 1)
+
+    assert stores.documents.current(PERSONAL, consistent=True).content == "v1"
+    assert stores.usage.chars(PERSONAL) == 2
+    assert _save(stores, "v2", 1).version == 2
+
+
 CONTRACTS: list[Callable[[MakeStores], None]] = [
     notes_take_the_days_positions_in_order,
     a_note_answers_what_it_stored,
@@ -341,4 +496,12 @@ CONTRACTS: list[Callable[[MakeStores], None]] = [
     a_pruned_version_leaves_with_the_save,
     a_save_sent_again_finds_its_own_version,
     another_write_on_the_same_version_is_a_conflict,
+    a_note_whose_answer_was_lost_is_written_and_counted_once,
+    a_note_whose_every_answer_was_lost_is_settled_written_and_counted_once,
+    a_note_that_failed_is_not_written_and_gives_its_count_back,
+    a_position_whose_answer_was_lost_is_taken_once,
+    a_position_whose_every_answer_was_lost_is_read_back_and_taken_once,
+    a_save_whose_answer_was_lost_saves_one_version,
+    a_save_whose_every_answer_was_lost_is_unavailable_and_present_once,
+    a_save_that_failed_changes_nothing,
 ]

@@ -9,17 +9,13 @@ from agent_memory.memory.ports import CharactersCounter, DocumentVersions, NoteA
 from agent_memory.storage.document_store import DocumentStore
 from agent_memory.storage.note_store import NoteStore
 from agent_memory.storage.usage_store import UsageStore
-from tests.support.fake_stores import FakeDocumentStore, FakeNoteStore, FakeUsageStore, fake_stores
-from tests.support.store_contracts import CONTRACTS, Stores, parameters
+from tests.support.fake_stores import FakeDocumentStore, FakeNoteStore, FakeUsageStore
+from tests.support.store_contracts import CONTRACTS, fake_stores_under_test, parameters
 
 
 @pytest.mark.parametrize("contract", CONTRACTS, ids=lambda contract: contract.__name__)
 def test_the_fakes_keep_the_contract(contract) -> None:
-    def make(quota=None, vectors=None) -> Stores:
-        stores = fake_stores(quota, vectors=vectors)
-        return Stores(stores.notes, stores.documents, stores.usage)
-
-    contract(make)
+    contract(fake_stores_under_test)
 
 
 @pytest.mark.parametrize(

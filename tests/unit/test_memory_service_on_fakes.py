@@ -239,6 +239,8 @@ def test_remember_on_failing_storage_writes_no_note_and_keeps_the_others(memory,
 
     assert texts(stores) == ["kept"]
     assert stores.usage.chars(PERSONAL) == len("kept")
+    assert stores.usage.notes_on(PERSONAL, "2026-12-03") == 1  # its place abandoned, its count given back
+    assert remember(memory, "next").note.position == 3  # a gap, as after any failed write
 
 
 def test_a_note_whose_answer_was_lost_is_written_and_counted_once(memory, stores):
@@ -261,9 +263,18 @@ def test_a_note_whose_every_answer_was_lost_is_read_back_written_and_counted_onc
     assert stores.world.faults.seen.count("notes.settle") == 1
 
 
-def test_a_note_whose_outcome_stays_unknown_is_503_and_present_at_most_once(memory, stores):
+def test_a_note_whose_settling_answers_were_lost_is_read_back_written(memory, stores):
     stores.world.faults.lose_answers("notes.append", times=3)
     stores.world.faults.fail("notes.settle")
+
+    assert remember(memory, "read back").note.position == 1
+    assert stores.usage.notes_on(PERSONAL, "2026-12-03") == 1
+
+
+def test_a_note_whose_outcome_stays_unknown_is_503_and_present_at_most_once(memory, stores):
+    stores.world.faults.lose_answers("notes.append", times=3)
+    stores.world.faults.fail("notes.settle", times=3)
+    stores.world.faults.fail("notes.read_back", times=3)
 
     with pytest.raises(StorageUnavailable):
         remember(memory, "unknown")
