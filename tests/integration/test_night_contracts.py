@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from agent_memory.domain.fold import Fold
 from agent_memory.domain.notes import Origin
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.consolidation_store import ConsolidationStore
@@ -30,6 +29,7 @@ class DynamoNight:
     def __post_init__(self) -> None:
         self.markers = DueMarkers(self.client, "MemoryTable")
         self.store = ConsolidationStore(self.client, "MemoryTable")
+        self.documents = DocumentStore(self.client, "MemoryTable")
         self._notes = NoteStore(self.client, "MemoryTable", None)
 
     def write(self, scope: Scope, created: datetime, text: str = "a fact") -> str:
@@ -40,9 +40,6 @@ class DynamoNight:
 
     def delete(self, scope: Scope, sk: str) -> None:
         assert self._notes.delete(scope, *parse_note_sk(sk))
-
-    def hold(self, scope: Scope, fold: Fold) -> None:
-        DocumentStore(self.client, "MemoryTable").hold_unchanged(scope, 0, fold)
 
 
 @pytest.mark.parametrize("contract", NIGHT_CONTRACTS, ids=lambda contract: contract.__name__)

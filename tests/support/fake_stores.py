@@ -629,8 +629,10 @@ class FakeDocumentStore:
             Write.check((scope.key, DOC_HEAD), _head_at(version)),
             _erase_mark_check(scope, fold.erase_mark),
         ]
+        # The token derives from the request (``request_token(fold.token, items)``): another record or version, another.
+        token = token_of("hold", fold.token, fold.run_id, [note.sk for note in fold.notes], scope.key, version)
         try:
-            self.world.send("documents.hold_unchanged", writes, token=token_of("hold", fold.token, scope.key, version))
+            self.world.send("documents.hold_unchanged", writes, token=token)
         except Cancelled as refused:
             if refused.index == 0 and (refused.item or {}).get("token") == fold.token:
                 return  # this fold's own record, its first answer lost

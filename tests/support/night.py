@@ -12,7 +12,6 @@ from agent_memory.consolidation.delivery import fold_queued
 from agent_memory.consolidation.planner import Planner
 from agent_memory.consolidation.worker import Caps, Worker
 from agent_memory.domain.commands import GroupMessage, QueuedGroup, ScheduledRun
-from agent_memory.domain.fold import Fold
 from agent_memory.domain.notes import Note, Origin
 from agent_memory.domain.scope import Scope
 from agent_memory.memory.service import MemoryService
@@ -46,6 +45,7 @@ class NightWorld:
         self.world = self.stores.world
         self.markers = FakeDueMarkers(self.world)
         self.store = FakeConsolidationStore(self.world)
+        self.documents = self.stores.documents
 
     def write(self, scope: Scope, created: datetime, text: str = "a fact") -> str:
         """A note written as ``remember`` writes it, its scope due from then on; its sort key."""
@@ -57,9 +57,6 @@ class NightWorld:
     def delete(self, scope: Scope, sk: str) -> None:
         """A note's delete as the dashboard makes it."""
         assert self.stores.notes.delete(scope, *parse_note_sk(sk))
-
-    def hold(self, scope: Scope, fold: Fold) -> None:
-        self.stores.documents.hold_unchanged(scope, 0, fold)
 
 
 @dataclass

@@ -5,7 +5,7 @@ the in-memory fakes (``tests/support/fake_night``, tests/unit/test_fake_night_co
 mean what they say.
 
 Each contract is a function taking ``make``: a factory of a ``NightStores`` on one fresh table (the two stores, and
-the writes of other use cases the night must see: a note's write and its delete, a fold's pending record).
+the writes of other use cases the night must see: a note's write and its delete, a fold's save).
 Observations go through what both stores offer, never through their items.
 """
 
@@ -19,10 +19,14 @@ from typing import Any, Protocol
 import pytest
 
 from agent_memory.basics.clock import iso
+from agent_memory.basics.errors import VersionConflict
+from agent_memory.domain.document import Author
 from agent_memory.domain.fold import Fold
 from agent_memory.domain.scope import Scope
+from agent_memory.storage.document_store import FoldedNoteGone
 from agent_memory.storage.due_markers import Claim, ClaimRefused
 from agent_memory.storage.keys import run_sk
+from tests.support.scopes import stored_document
 
 NOW = 1_800_000_000  # the claims' clock, in epoch seconds
 AT = datetime(2026, 11, 20, 10, 0, tzinfo=UTC)
@@ -36,6 +40,7 @@ class NightStores(Protocol):
 
     markers: Any  # DueMarkers, or its fake
     store: Any  # ConsolidationStore, or its fake
+    documents: Any  # DocumentStore, or its fake: a fold's save and the record of a fold that changes nothing
 
     def write(self, scope: Scope, created: datetime, text: str = "a fact") -> str:
         """A note written as ``remember`` writes it (its due marker in its transaction); its sort key."""
@@ -43,10 +48,6 @@ class NightStores(Protocol):
 
     def delete(self, scope: Scope, sk: str) -> None:
         """A note's delete as the dashboard makes it (the erase mark moves in its transaction)."""
-        ...
-
-    def hold(self, scope: Scope, fold: Fold) -> None:
-        """A fold's pending record, as a fold that changes nothing writes it (the scope's document at version 0)."""
         ...
 
 
@@ -284,11 +285,11 @@ def a_settle_clears_the_claims_own_pending_record_and_is_refused_by_anothers(mak
     run = new_run(stores)
     held = claim(stores, "m-1", run.sk)
     notes = stores.store.due_group(SCOPE, floor=None, cutoff=CUTOFF, max_notes=200, max_chars=20_000).notes
-    stores.hold(SCOPE, Fold(notes, run.run_id, "m-0", held.erase_mark))
+    stores.documents.hold_unchanged(SCOPE, 0, Fold(notes, run.run_id, "m-0", held.erase_mark))
 
     assert not settle(stores, held, run)
     stores.store.clear_pending(SCOPE, "m-0")
-    stores.hold(SCOPE, Fold(notes, run.run_id, "m-1", held.erase_mark))
+    stores.documents.hold_unchanged(SCOPE, 0, Fold(notes, run.run_id, "m-1", held.erase_mark))
     stores.store.mark_consolidated(SCOPE, sk)
     assert settle(stores, held, run)
 
@@ -456,7 +457,7 @@ def a_pending_record_lists_its_notes_and_token_and_is_cleared_only_by_its_token(
         stores.write(SCOPE, AT + timedelta(minutes=i))
     held = claim(stores)
     notes = stores.store.due_group(SCOPE, floor=None, cutoff=CUTOFF, max_notes=200, max_chars=20_000).notes
-    stores.hold(SCOPE, Fold(notes, "r-1", "m-1", held.erase_mark))
+    stores.documents.hold_unchanged(SCOPE, 0, Fold(notes, "r-1", "m-1", held.erase_mark))
 
     pending = stores.store.pending(SCOPE)
     listed = stores.store.pending_marks()
@@ -469,6 +470,94 @@ def a_pending_record_lists_its_notes_and_token_and_is_cleared_only_by_its_token(
     assert [(p.scope, p.note_sks) for p in listed] == [(SCOPE, pending.note_sks)]
     assert stores.store.pending_marks() == []
     assert stores.store.pending(SCOPE) is None
+
+
+# A fold's save and the record of a fold that changes nothing: one step with the pending record and the erase mark.
+
+
+def _fold(stores: NightStores) -> tuple[Fold, Claim]:
+    """The claim ``m-1`` and its fold of the scope's due notes (two of them)."""
+    stores.write(SCOPE, AT, "first")
+    stores.write(SCOPE, AT + timedelta(minutes=1), "second")
+    held = claim(stores, "m-1")
+    notes = stores.store.due_group(SCOPE, floor=None, cutoff=CUTOFF, max_notes=200, max_chars=20_000).notes
+    return Fold(notes, "r-1", "m-1", held.erase_mark), held
+
+
+def _save_fold(stores: NightStores, fold: Fold, *, expected: int = 0) -> Any:
+    return stores.documents.save(
+        SCOPE,
+        stored_document("- first\n- second"),
+        expected_version=expected,
+        updated_at="2026-12-03T03:00:00.000Z",
+        reason="consolidation",
+        by=Author(run_id=fold.run_id),
+        pending_marks=fold,
+    )
+
+
+def a_folds_save_writes_its_version_and_its_pending_record_together(make: MakeNight) -> None:
+    stores = make()
+    fold, _ = _fold(stores)
+
+    saved = _save_fold(stores, fold)
+
+    assert saved.version == 1 == stores.documents.current(SCOPE, consistent=True).version
+    pending = stores.store.pending(SCOPE)
+    assert pending is not None and (pending.note_sks, pending.token) == ([n.sk for n in fold.notes], "m-1")
+
+
+def a_folds_save_after_a_notes_delete_is_refused_and_writes_nothing(make: MakeNight) -> None:
+    stores = make()
+    fold, _ = _fold(stores)
+    stores.delete(SCOPE, fold.notes[0].sk)
+
+    with pytest.raises(FoldedNoteGone):
+        _save_fold(stores, fold)
+
+    assert stores.documents.current(SCOPE, consistent=True).version == 0
+    assert stores.store.pending(SCOPE) is None
+
+
+def a_fold_that_changes_nothing_is_refused_while_an_erase_runs_and_after_it(make: MakeNight) -> None:
+    stores = make()
+    fold, _ = _fold(stores)
+    stores.markers.erasing(SCOPE, running=True)
+
+    with pytest.raises(FoldedNoteGone):
+        stores.documents.hold_unchanged(SCOPE, 0, fold)
+    stores.markers.erasing(SCOPE, running=False)
+    with pytest.raises(FoldedNoteGone):  # the erase moved the mark: the fold read notes that may be gone
+        stores.documents.hold_unchanged(SCOPE, 0, fold)
+
+    assert stores.store.pending(SCOPE) is None
+
+
+def a_fold_that_changes_nothing_is_refused_once_the_document_moved(make: MakeNight) -> None:
+    stores = make()
+    fold, _ = _fold(stores)
+    _save_fold(stores, Fold([], "r-0", "m-0", fold.erase_mark))
+    stores.store.clear_pending(SCOPE)
+
+    with pytest.raises(VersionConflict):
+        stores.documents.hold_unchanged(SCOPE, 0, fold)
+    stores.documents.hold_unchanged(SCOPE, 1, fold)
+
+    pending = stores.store.pending(SCOPE)
+    assert pending is not None and pending.token == "m-1"
+
+
+def a_fold_that_changes_nothing_sent_again_meets_its_own_record(make: MakeNight) -> None:
+    stores = make()
+    fold, _ = _fold(stores)
+
+    stores.documents.hold_unchanged(SCOPE, 0, fold)
+    stores.documents.hold_unchanged(SCOPE, 0, fold)  # its answer lost, sent again: done
+    # Sent again under another request token (an engine that keeps none): its own record, by the claim's token.
+    stores.documents.hold_unchanged(SCOPE, 0, Fold(fold.notes, "r-1-again", "m-1", fold.erase_mark))
+
+    with pytest.raises(VersionConflict):  # another fold's record is there: this one read a stale scope
+        stores.documents.hold_unchanged(SCOPE, 0, Fold(fold.notes, "r-2", "m-2", fold.erase_mark))
 
 
 NIGHT_CONTRACTS = [
@@ -498,4 +587,9 @@ NIGHT_CONTRACTS = [
     unmarked_lists_the_notes_still_to_mark_and_skips_deleted_ones,
     the_oldest_unconsolidated_note_is_its_days_earliest_instant,
     a_pending_record_lists_its_notes_and_token_and_is_cleared_only_by_its_token,
+    a_folds_save_writes_its_version_and_its_pending_record_together,
+    a_folds_save_after_a_notes_delete_is_refused_and_writes_nothing,
+    a_fold_that_changes_nothing_is_refused_while_an_erase_runs_and_after_it,
+    a_fold_that_changes_nothing_is_refused_once_the_document_moved,
+    a_fold_that_changes_nothing_sent_again_meets_its_own_record,
 ]
