@@ -403,3 +403,32 @@ def test_a_night_whose_storage_loses_answers_and_refuses_writes_counts_each_grou
     assert {world.stores.documents.current(scope).version for scope in HELD} == {1}
     listed = world.store.runs(1)[0]
     assert {key: listed[key] for key in run if key != "status"} == {k: v for k, v in run.items() if k != "status"}
+
+
+def test_a_worker_whose_claim_was_taken_over_mid_fold_counts_nothing_and_no_note_is_folded_twice() -> None:
+    """Its lease ran out while the model answered and another delivery took the scope: the late worker's save still
+    holds (no note was deleted), but its settle finds the claim gone and counts nothing; the one that took over
+    finishes its pending marks and counts the group, never asking the model for those notes again."""
+    world = night()
+    for n in range(3):
+        world.write(PERSONAL, days_ago(9) + timedelta(minutes=n), f"fact {n}")
+    (message,) = planned(world)
+
+    def taken_over(system: str, prompt: str) -> str | dict:
+        later = world.now_epoch() + 1_000  # past the late worker's lease
+        world.markers.claim(PERSONAL, "m-2", message.run, now_epoch=later, lease_s=330)
+        return merge(system, prompt)
+
+    world.fold_model.reply = taken_over
+    late = world.deliver(message, "m-1")
+    halfway = last_run(world)
+    world.fold_model.reply = merge
+    taking_over = world.deliver(message, "m-2")
+
+    assert (late, taking_over) == ("folded", "folded")
+    assert halfway["groups_done"] == 0  # the late worker's settle was refused: the scope is no longer its own
+    run = last_run(world)
+    assert (run["groups_done"], run["status"]) == (1, "finished")
+    assert set(world.folded_counts(PERSONAL).values()) == {1} and len(world.folded_counts(PERSONAL)) == 3
+    assert all(world.marked(PERSONAL)) and world.store.pending(PERSONAL) is None
+    assert len(world.fold_model.calls) == 1
