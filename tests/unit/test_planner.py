@@ -253,12 +253,16 @@ def test_the_planner_folding_here_runs_at_most_its_concurrency_of_groups_at_once
     for i in range(6):
         world.write(team(i), days_ago(9))
     lock, running, most = threading.Lock(), [0], [0]
+    both = threading.Barrier(2, timeout=10)  # the first two groups meet: two run at once, whatever the load
 
     def slow_merge(system: str, prompt: str) -> str | dict:
         with lock:
             running[0] += 1
             most[0] = max(most[0], running[0])
-        time.sleep(0.01)
+            first_two = len(world.fold_model.calls) <= 2
+        if first_two:
+            both.wait()
+        time.sleep(0.005)  # a third, if one could start, would be seen running here
         with lock:
             running[0] -= 1
         return merge(system, prompt)

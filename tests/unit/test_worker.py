@@ -432,3 +432,17 @@ def test_a_worker_whose_claim_was_taken_over_mid_fold_counts_nothing_and_no_note
     assert set(world.folded_counts(PERSONAL).values()) == {1} and len(world.folded_counts(PERSONAL)) == 3
     assert all(world.marked(PERSONAL)) and world.store.pending(PERSONAL) is None
     assert len(world.fold_model.calls) == 1
+
+
+def test_max_groups_0_gives_every_due_scope_its_group_the_same_night() -> None:
+    world = night(max_groups=0)
+    for i in range(60):
+        world.write(team(i), days_ago(8) + timedelta(minutes=i), f"fact {i}")
+
+    messages = planned(world)
+    for message in messages:
+        world.deliver(message, f"m-{message.scope}")
+
+    run = last_run(world)
+    assert len(messages) == 60
+    assert (counts(run), run["status"]) == ((60, 60, 0, 60, 0), "finished")
