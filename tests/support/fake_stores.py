@@ -27,10 +27,12 @@ How to add a store (flush records, consolidation's pending marks, due markers an
    ``Quota``); keep its items under the keys ``storage.keys`` gives the real store, so the stores that share an item
    (the due marker, the usage counter, the day item) see each other's writes.
 2. Each method: a read is ``world.read("<store>.<method>", lambda: ...)``; a write builds ``Write``s (condition and
-   change as pure functions of the item) and sends them with ``world.transact("<store>.<method>", writes,
-   token=...)``, mapping ``Cancelled.index`` to the refusal the real store raises for that item.
-3. Items another store also writes get their ``Write`` from one function here (``usage_move``, ``day_take``,
-   ``due_marker_move``), never a second copy.
+   change as pure functions of the item) and sends them with ``world.send("<store>.<method>", writes, token=...)``
+   (resent while its answer is lost, as botocore resends; ``world.transact`` sends once), mapping
+   ``Cancelled.index`` to the refusal the real store raises for that item, and settling an unknown outcome
+   (``StorageUnavailable``) as the real store does.
+3. Items another store also writes get their ``Write`` from one function here (``usage_move``,
+   ``due_marker_move``), never a second copy; notes are written through ``FakeNoteStore`` (the day's counter).
 4. Add its behaviours to ``tests/support/store_contracts.py`` and run them on the real store (tests/integration,
    moto) and on the fake (tests/unit), so the fake cannot drift.
 """
@@ -48,7 +50,7 @@ from types import EllipsisType
 from typing import Any
 
 from agent_memory.basics.clock import iso
-from agent_memory.basics.errors import StorageUnavailable, VersionConflict
+from agent_memory.basics.errors import StorageQuotaExceeded, StorageUnavailable, VersionConflict
 from agent_memory.domain.document import EMPTY_DOCUMENT, Author, Document, Reason
 from agent_memory.domain.fold import Fold
 from agent_memory.domain.notes import Note, Origin
@@ -286,7 +288,7 @@ class FakeUsageStore:
     def change_item(self, scope: Scope, delta: int, *, enforce: bool = True) -> Write:
         return usage_move(scope, delta, self.quota, enforce=enforce)
 
-    def refusal(self, adding: int) -> Exception:
+    def refusal(self, adding: int) -> StorageQuotaExceeded:
         return chars_quota_error(self.quota or Quota(0, 0), adding)
 
     def chars(self, scope: Scope) -> int:
@@ -328,10 +330,13 @@ class FakeNoteStore:
         source: str,
         origin: Origin,
         vector: bytes | EllipsisType | None = ...,
+        completing: Callable[[Note], Write] | None = None,
     ) -> Note:
         """The day's next position (counted against the day's quotas), then the note at it with the characters
         counter and the due marker, all or nothing; a position a note already holds is skipped (a lagging counter),
-        never overwritten. A write whose outcome is unknown is settled (``_settle``), as ``NoteStore.append`` does."""
+        never overwritten. A write whose outcome is unknown is settled (``_settle``), as ``NoteStore.append`` does.
+        ``completing``: one more write of the transaction, built from the note (the flush's claim); its refusal
+        gives the position back and surfaces as ``Cancelled``, as the real one's ``ClientError``."""
         text = checked(text)
         if isinstance(vector, EllipsisType):  # not given: the store computes it, as the real one does
             vector = self.vector_of(text)
@@ -348,6 +353,7 @@ class FakeNoteStore:
                     (scope.key, place), lambda _, note=note: _note_item(note, write_id=write_id, vector=vector), _absent
                 ),
                 _unless_abandoned(usage, place),
+                *([completing(note)] if completing is not None else []),
                 due_marker_move(scope, created_at=created_at, day=day),
             ]
             try:
@@ -357,11 +363,13 @@ class FakeNoteStore:
                     if (refused.item or {}).get("write_id") == write_id:
                         return note  # its own earlier send, answered now
                     continue  # a note holds this position: take the next one
-                if place in (refused.item or {}).get("abandoned", ()):
+                if refused.index == 1 and place in (refused.item or {}).get("abandoned", ()):
                     self._give_back(scope, day, None, member)  # counted by its take: given back, the next one taken
                     continue
                 self._give_back(scope, day, position, member)
-                raise chars_quota_error(self.quota or Quota(0, 0), len(text)) from None
+                if refused.index == 1:
+                    raise chars_quota_error(self.quota or Quota(0, 0), len(text)) from None
+                raise
             except StorageUnavailable:  # failed or every answer lost: found at its place, or its place abandoned
                 if self._settle(scope, note, write_id=write_id, member=member):
                     return note

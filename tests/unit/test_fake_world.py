@@ -1,14 +1,20 @@
 """The in-memory world the fake stores share (tests/support/fake_stores.py): transactions all or nothing, request
-tokens, and faults per call, as the stores' contracts and the use cases' tests rely on them."""
+tokens, and faults per call, as the stores' contracts and the use cases' tests rely on them; and the note store's
+extension point for a write completing a note."""
 
 from __future__ import annotations
+
+from datetime import UTC, datetime
 
 import pytest
 
 from agent_memory.basics.errors import StorageUnavailable
-from tests.support.fake_stores import SENDS, AnswerLost, Cancelled, FakeWorld, Write
+from agent_memory.domain.notes import Origin
+from tests.support.fake_stores import SENDS, AnswerLost, Cancelled, FakeWorld, Write, fake_stores
+from tests.support.scopes import PERSONAL, stored
 
 A, B = ("p", "a"), ("p", "b")
+ORIGIN = Origin("u-1", "t-1", compaction_id="c-1")
 
 
 def put(key, value, *, unless_there: bool = False) -> Write:
@@ -138,3 +144,29 @@ def test_faults_are_per_call_name():
     assert world.read("r", lambda: world.item(A)) == {"value": 1}
     with pytest.raises(StorageUnavailable):
         world.read("other", lambda: None)
+
+
+def test_a_note_completing_another_write_lands_with_it_or_not_at_all():
+    """``FakeNoteStore.append``'s ``completing`` (the flush's claim, for its fake): one more write of the note's own
+    transaction; refused, nothing is written and the day's position is given back."""
+    stores = fake_stores()
+    claim = ("user#u-1", "flush#t-1#c-1")
+    stores.world.transact("test.claim", [Write(claim, lambda item: {"state": "claimed", "token": "k"})])
+
+    def completion(token):
+        return lambda note: Write(
+            claim, lambda item: {**item, "state": "written", "note_id": note.id}, lambda item: item["token"] == token
+        )
+
+    with pytest.raises(Cancelled):
+        append(stores, "refused", completing=completion("stale"))
+    note = append(stores, "written", completing=completion("k"))
+
+    assert [n.text for n in stores.notes.every_note(PERSONAL)] == ["written"]
+    assert note.position == 1
+    assert stores.world.item(claim) == {"state": "written", "token": "k", "note_id": note.id}
+
+
+def append(stores, text, **kwargs):
+    created = datetime(2026, 12, 3, 9, 0, tzinfo=UTC)
+    return stores.notes.append(PERSONAL, created=created, text=stored(text), source="flush", origin=ORIGIN, **kwargs)

@@ -10,6 +10,7 @@ import pytest
 
 from agent_memory.basics.errors import (
     DocumentTooLarge,
+    EmbeddingUnavailable,
     InvalidInput,
     ModelUnavailable,
     NotesQuotaExceeded,
@@ -77,10 +78,11 @@ def history(stores, scope: Scope = PERSONAL) -> list[tuple[int, str, str]]:
     return [(document.version, document.content, reason) for document, reason, _ in stores.documents.kept(scope)]
 
 
-def with_vectors(quota: Quota | None = None) -> tuple[FakeStores, int]:
+def with_vectors(embedder: FakeEmbeddingModel | None = None) -> tuple[FakeStores, int]:
     """Stores that keep each note's vector (the named fake embedding model), and the vectors' tag."""
     tag = model_tag("openai:fake-embeddings", 1024)
-    return fake_stores(quota, vectors=NoteVectorWriter(FakeEmbeddingModel(), tag=tag, timeout_s=5.0)), tag
+    writer = NoteVectorWriter(embedder or FakeEmbeddingModel(), tag=tag, timeout_s=5.0)
+    return fake_stores(vectors=writer), tag
 
 
 # --- remember -------------------------------------------------------------------------------------------------
@@ -377,6 +379,25 @@ def test_with_vectors_each_note_is_stored_with_its_own():
     assert row.vector == stores.notes.vector_of(LONG) and row.vector is not None
 
 
+def test_a_note_whose_vector_cannot_be_had_is_written_without_it_and_compared_by_its_terms():
+    embedder = FakeEmbeddingModel()
+    stores, tag = with_vectors(embedder)
+    memory = stores.memory_service(vector_tag=tag)
+    first = remember(memory, LONG)
+    embedder.failure = EmbeddingUnavailable("the embedding model timed out")
+
+    second = remember(memory, LONGER)
+    third = remember(memory, LONG)
+
+    assert [row.vector is None for row in stores.notes.newest_texts(PERSONAL, limit=5, vectors=True)] == [
+        True,
+        True,
+        False,
+    ]
+    assert second.similar == []  # one word more: only a vector could tell
+    assert third.similar == [first.note.id]  # the same terms need none
+
+
 def test_the_repeat_check_compares_with_the_50_newest_notes_only(memory):
     ids = [remember(memory, "Prefers metric units").note.id for _ in range(52)]
 
@@ -584,6 +605,29 @@ def test_a_stale_version_is_refused_before_the_model_is_called(memory, models):
         update(memory, "x" * 30_000, 0)
 
     assert models.compression.calls == []
+
+
+def test_a_compressed_write_whose_save_meets_another_is_retried_without_asking_the_model_again(memory, stores, models):
+    models.compression = FakeChatModel(reply=lambda system, prompt: "# Memory\n" + "fact. " * 2000)
+    stores.world.faults.before("documents.save", lambda: update(stores.memory_service(), "theirs"))
+
+    answer = update(memory, "fact. " * 5000)
+
+    assert (answer.compressed, answer.document.version) == (True, 2)
+    assert len(models.compression.calls) == 1
+    assert [reason for _, _, reason in history(stores)] == ["tool", "compression"]
+
+
+def test_a_versioned_compressed_write_whose_head_moved_during_the_model_call_is_a_conflict(memory, stores, models):
+    update(memory, "base")
+    models.compression = FakeChatModel(reply=lambda system, prompt: "# Memory\n" + "fact. " * 2000)
+    stores.world.faults.before("documents.save", lambda: update(stores.memory_service(), "theirs"))
+
+    with pytest.raises(VersionConflict):
+        update(memory, "fact. " * 5000, 1)
+
+    assert len(models.compression.calls) == 1
+    assert [content for _, content, _ in history(stores)] == ["base", "theirs"]
 
 
 def test_a_secret_the_compression_writes_is_redacted_too(memory, models):
@@ -896,38 +940,27 @@ def test_a_repeated_fact_is_shown_once_as_its_newest_note(memory):
     assert context.system_prompt.count("metric") == 1
 
 
-def test_notes_that_cannot_load_degrade_the_turn_instead_of_failing_it(memory, stores):
+@pytest.mark.parametrize(
+    ("failing", "degraded"),
+    [
+        (["notes.newest_first"], ["notes"]),
+        (["documents.current"], ["document"]),
+        (["documents.current", "notes.newest_first"], ["document", "notes"]),
+    ],
+)
+def test_what_cannot_load_degrades_the_turn_instead_of_failing_it(memory, stores, failing, degraded):
     update(memory, "# still here")
     remember(memory, "a note")
-    stores.world.faults.fail("notes.newest_first")
+    for call in failing:
+        stores.world.faults.fail(call)
 
     context = memory.context(PERSONAL)
 
-    assert context.degraded == ["notes"]
-    assert (context.document.content, context.recent_notes) == ("# still here", [])
-    assert "<recent_memory_notes>" not in context.system_prompt
-
-
-def test_a_document_that_cannot_load_degrades_too(memory, stores):
-    update(memory, "# unreadable")
-    remember(memory, "a note")
-    stores.world.faults.fail("documents.current")
-
-    context = memory.context(PERSONAL)
-
-    assert context.degraded == ["document"]
-    assert context.document.version == 0
-    assert [n.text for n in context.recent_notes] == ["a note"]
-
-
-def test_with_nothing_readable_the_turn_is_still_served(memory, stores):
-    stores.world.faults.fail("documents.current")
-    stores.world.faults.fail("notes.newest_first")
-
-    context = memory.context(PERSONAL)
-
-    assert context.degraded == ["document", "notes"]
-    assert context.system_prompt
+    assert context.degraded == degraded
+    assert context.document.content == ("" if "document" in degraded else "# still here")
+    assert context.document.version == (0 if "document" in degraded else 1)
+    assert [n.text for n in context.recent_notes] == ([] if "notes" in degraded else ["a note"])
+    assert ("<recent_memory_notes>" in context.system_prompt) is ("notes" not in degraded)
 
 
 def test_what_the_turn_is_shown_is_heard_before_the_answer(memory):
