@@ -97,12 +97,16 @@ class WorkerFunction:
 
 class RecordingQueue:
     """A fake of the consolidation queue (``consolidation.queue.GroupQueue``), named so and provided to the graph
-    as its ``consolidation_queue``: it keeps each batch the planner hands it, sending nothing."""
+    as its ``consolidation_queue``: it keeps each batch the planner hands it, sending nothing; with ``fail_with``
+    it raises that instead, as the queue does once it has refused a batch three times."""
 
     def __init__(self) -> None:
         self.batches: list[list[GroupMessage]] = []
+        self.fail_with: Exception | None = None
 
     def send(self, batch: list[GroupMessage]) -> int:
+        if self.fail_with is not None:
+            raise self.fail_with
         self.batches.append(list(batch))
         return len(batch)
 
