@@ -160,3 +160,23 @@ def test_each_integer_parameter_is_a_plain_decimal(local_stack, route, where, na
             }
         ]
     assert _table(local_stack) == before
+
+
+def test_a_refusal_lists_the_parameters_problems_then_the_bodys(local_stack):
+    """One 422 for a request whose path and body are both wrong, the path's problem first, as ever."""
+    (restore,) = [
+        route for route in http_routes() if route.route_key.endswith("/personal/document/versions/{version}/restore")
+    ]
+
+    status, body = _send(restore, json.dumps({"expected_version": "1", "zz": 0}).encode(), path={"version": "0"})
+
+    assert _refusal(status, body) == (422, "invalid_input")
+    assert [(detail["loc"], detail["type"]) for detail in body["details"]] == [
+        (["path", "version"], "greater_than_equal"),
+        (["body", "expected_version"], "int_type"),
+        (["body", "zz"], "extra_forbidden"),
+    ]
+    assert (
+        body["error"]["message"]
+        == "the request does not match the contract: `path.version`: " + body["details"][0]["msg"]
+    )
