@@ -17,7 +17,6 @@ sample, and none of the sample's secrets is anywhere in the table.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -188,7 +187,7 @@ def load(prefix: str, texts: list[str]) -> list[str]:
 def imported(prefix: str, texts: list[str]) -> list[str]:
     """The platform's import (``notes/1``): each chunk as the imported document, each text as a note of its own
     day (a note of the same terms as an earlier one is skipped: it stores the earlier one's text)."""
-    from agent_memory.edges.import_request import parse_import
+    from agent_memory.edges.requests.imports import parse_import
 
     importer = bootstrap.services().importer
     stored: list[str] = []
@@ -200,7 +199,7 @@ def imported(prefix: str, texts: list[str]) -> list[str]:
         ]
         document = DELIMITER.join(chunk)
         body = {"import_id": f"{prefix}-{index}", "format": "notes/1", "document": document, "notes": notes}
-        receipt = importer.run(parse_import(json.dumps(body), scope))
+        receipt = importer.run(parse_import(body, scope))
         assert not receipt.refused, receipt.refused
         by_id = {note.id: note.text for note in bootstrap.services().notes.every_note(scope)}
         written = {entry.index: by_id[entry.id] for entry in receipt.notes}
