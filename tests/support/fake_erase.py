@@ -7,7 +7,9 @@ The erase's logic rests on the table's guarantees, so they are kept: a page is c
 own id and on condition that no other page is held, *before* its items are deleted, and let go after; a call that
 finds a held page (a crash between the two) deletes it without counting it again; a count sent again after its
 answer was lost meets its own page id. Every call is named for the world's faults (``"scope_items.erase_page"``...),
-so a test stops an erase at any step and calls it again.
+so a test stops an erase at any step and calls it again. The erase mark moves on the night's fake due markers
+(``tests/support/fake_night.FakeDueMarkers.erasing``), as ``ScopeItems`` moves it with ``DueMarkers``; a write is
+sent again after a lost answer as botocore sends it (``fake_night.sent``).
 
 Items cross the port as the real store returns them, DynamoDB items (``sk``, ``text``, a note's attributes, a
 version's), built from the world's items with the real stores' own item builders (``note_items.note_item``), so
@@ -27,7 +29,6 @@ from agent_memory.domain.scope import Scope
 from agent_memory.domain.shapes import InjectionEntry, Injections
 from agent_memory.storage.keys import (
     DOC_HEAD,
-    DUE_SK,
     ERASE_PREFIX,
     EXTRACTION_PREFIX,
     INJECTION_PREFIX,
@@ -37,7 +38,8 @@ from agent_memory.storage.keys import (
 )
 from agent_memory.storage.note_items import SUPERSEDED_BY, SUPERSEDES, note_item
 from agent_memory.storage.stale_records import FLUSH_CLAIM, IDEMPOTENT_REMEMBER, Stale, answered_note, origin_user
-from tests.support.fake_stores import SENDS, AnswerLost, Cancelled, FakeWorld, Item, Write
+from tests.support.fake_night import FakeDueMarkers, sent
+from tests.support.fake_stores import Cancelled, FakeWorld, Item, Write
 
 _BATCH = 25  # the deletes of one BatchWriteItem, as ``ScopeItems.delete`` sends them
 _KEYS_PAGE = 1000  # ``ScopeItems.keys``'s Limit
@@ -138,20 +140,19 @@ class FakeScopeItems:
             for old in sorted(row.get(SUPERSEDES, {}).get("SS", [])):
                 day, position = old.split(".")
                 key = (scope.key, f"{NOTE_PREFIX}{day}#{int(position):09d}")
-                try:
-                    _resent(self.world, "scope_items.unlink", [Write(key, _without(SUPERSEDED_BY, gone), _present)])
-                except Cancelled:
-                    continue  # that note is gone already
+                sent(
+                    self.world, "scope_items.unlink", [Write(key, _without(SUPERSEDED_BY, gone), _present)]
+                )  # refused: gone
 
     def delete(self, scope: Scope, sort_keys: list[str]) -> None:
         for start in range(0, len(sort_keys), _BATCH):
             batch = sort_keys[start : start + _BATCH]
-            _resent(self.world, "scope_items.delete", [Write((scope.key, sk), lambda _: None) for sk in batch])
+            sent(self.world, "scope_items.delete", [Write((scope.key, sk), lambda _: None) for sk in batch])
 
     def begin_erase(self, scope: Scope, record: str, started_at: str) -> dict[str, int]:
-        self._erasing(scope, running=True)
+        FakeDueMarkers(self.world).erasing(scope, running=True)  # before the first delete
         key = _record_key(scope, record)
-        _resent(
+        sent(
             self.world, "scope_items.begin_erase", [Write(key, lambda item: {"started_at": started_at, **(item or {})})]
         )
         item = self.world.item(key) or {}
@@ -172,11 +173,11 @@ class FakeScopeItems:
         def free(item: Item | None) -> bool:
             return item is not None and "started_at" in item and "page_id" not in item
 
-        try:  # sent again after a lost answer, it meets its own page: counted once
-            _resent(self.world, "scope_items.erase_page", [Write(_record_key(scope, record), counted, free)])
-        except Cancelled as refused:
-            if (refused.item or {}).get("page_id") != page_id:
-                raise StorageUnavailable("another erase of this memory is running; call the erase again") from None
+        key = _record_key(scope, record)
+        counted_now = sent(self.world, "scope_items.erase_page", [Write(key, counted, free)])
+        # refused: its own page (a resend after a lost answer, counted once), or another call's
+        if not counted_now and (self.world.item(key) or {}).get("page_id") != page_id:
+            raise StorageUnavailable("another erase of this memory is running; call the erase again")
         self._finish_page(scope, record, page_id, sort_keys)
         return page_id
 
@@ -186,27 +187,12 @@ class FakeScopeItems:
         def let_go(item: Item | None) -> Item:
             return {name: value for name, value in (item or {}).items() if name not in ("page", "page_id")}
 
-        try:
-            held = Write(_record_key(scope, record), let_go, lambda item: (item or {}).get("page_id") == page_id)
-            _resent(self.world, "scope_items.release", [held])
-        except Cancelled:
-            return  # let go already (sent again after its answer was lost)
+        held = Write(_record_key(scope, record), let_go, lambda item: (item or {}).get("page_id") == page_id)
+        sent(self.world, "scope_items.release", [held])  # refused: let go already (a resend after a lost answer)
 
     def end_erase(self, scope: Scope, record: str) -> None:
-        self._erasing(scope, running=False)
-        _resent(self.world, "scope_items.end_erase", [Write(_record_key(scope, record), lambda _: None)])
-
-    def _erasing(self, scope: Scope, *, running: bool) -> None:
-        """The erase mark moves (``DueMarkers.erasing``): only on a due marker that is there."""
-
-        def moved(item: Item | None) -> Item:
-            item = {name: value for name, value in (item or {}).items() if name != "erasing"}
-            return {**item, "fence": uuid.uuid4().hex, **({"erasing": True} if running else {})}
-
-        try:
-            _resent(self.world, "scope_items.erasing", [Write((scope.key, DUE_SK), moved, _present)])
-        except Cancelled:
-            return  # no due marker: no consolidation to refuse
+        FakeDueMarkers(self.world).erasing(scope, running=False)  # after the last delete
+        sent(self.world, "scope_items.end_erase", [Write(_record_key(scope, record), lambda _: None)])
 
     def injections(
         self, scope: Scope, *, thread_id: str | None, limit: int, cursor: str | None, now_epoch: int
@@ -250,18 +236,6 @@ def _cursor_sk(cursor: str) -> str:
     if not sk.startswith(INJECTION_PREFIX):
         raise InvalidInput("`cursor` must be the `next_cursor` of a previous answer")
     return sk
-
-
-def _resent(world: FakeWorld, call: str, writes: list[Write]) -> None:
-    """One request, sent again while its answer is lost (``SENDS`` in all), as botocore sends it: with no token, so
-    a resend of a write that applied meets what it wrote (its condition, or its change applied again)."""
-    for attempt in range(SENDS):
-        try:
-            world.transact(call, writes)
-            return
-        except AnswerLost:
-            if attempt == SENDS - 1:
-                raise
 
 
 def _record_key(scope: Scope, record: str) -> tuple[str, str]:

@@ -187,6 +187,12 @@ class FakeWorld:
             keys = sorted((sk for sk in partition if low <= sk <= high), reverse=newest_first)
             return [{**partition[sk], "sk": sk} for sk in keys]
 
+    def across(self, sk: str) -> list[Item]:
+        """Every partition's item at sort key ``sk`` (copies, each with its ``pk``), as a sparse index over one kind
+        of item reads them (the due markers, the pending-marks records)."""
+        with self._lock:
+            return [{**items[sk], "pk": pk} for pk, items in self._partitions.items() if sk in items]
+
     def read(self, call: str, answer: Callable[[], Any]) -> Any:
         """A read named ``call``: its faults, then ``answer()`` under the world's lock."""
         self.faults.entering(call)
@@ -265,6 +271,12 @@ def due_marker_move(scope: Scope, *, created_at: str, day: str) -> Write:
         }
 
     return Write((scope.key, DUE_SK), moved)
+
+
+def erase_mark_moved(scope: Scope) -> Write:
+    """A deletion's move of the scope's erase mark (``due_markers.erase_mark_move``), where the scope has a due marker
+    (a scope without one has no fold to refuse)."""
+    return Write((scope.key, DUE_SK), lambda item: None if item is None else {**item, "fence": uuid.uuid4().hex})
 
 
 class FakeUsageStore:
@@ -547,6 +559,25 @@ class FakeNoteStore:
         with contextlib.suppress(Cancelled, StorageUnavailable):
             self.world.transact("notes.give_back", [Write((scope.key, day_sk(day)), back, last)])
 
+    def delete(self, scope: Scope, day: str, position: int) -> bool:
+        """Remove one note, with a move of the scope's erase mark and its characters and day count given back, all or
+        nothing; False if the scope holds no such note."""
+        key = (scope.key, note_sk(day, position))
+        note = self.world.read("notes.delete_read", lambda: self.world.item(key))
+        if note is None:
+            return False
+
+        def given_back(item: Item | None) -> Item | None:
+            return None if item is None else {**item, "live": item.get("live", 1) - 1}
+
+        gone = Write(key, lambda _: None, lambda item: item is not None)
+        back = [usage_move(scope, -len(note["text"]), None), Write((scope.key, day_sk(day)), given_back)]
+        try:
+            self.world.send("notes.delete", [gone, erase_mark_moved(scope), *back], token=token_of("delete", key))
+        except Cancelled:
+            return False  # deleted meanwhile, by another call
+        return True
+
     def newest_texts(self, scope: Scope, *, limit: int, vectors: bool = False) -> list[NoteText]:
         def rows() -> list[NoteText]:
             items = self.world.between(scope.key, NOTE_PREFIX, NOTE_PREFIX + "\uffff", newest_first=True)[:limit]
@@ -598,9 +629,9 @@ class FakeDocumentStore:
     version read) with the counter move and the pruned version, all or nothing.
 
     A consolidation's save (``pending_marks``) also puts its pending-marks record (on condition none is there) and
-    checks the due marker's erase mark, and its version lists the notes it folded. Not modelled yet, for the
-    consolidation fakes to add: the lines' provenance and the supersession links of a fold's edits, and
-    ``hold_unchanged``."""
+    checks the due marker's erase mark, and its version lists the notes it folded; ``hold_unchanged`` puts the
+    record of a fold that changes nothing on the same conditions, without a version. Not modelled (no use case's
+    logic on these stores reads them): the lines' provenance and the supersession links of a fold's edits."""
 
     def __init__(self, world: FakeWorld) -> None:
         self.world = world
@@ -674,6 +705,28 @@ class FakeDocumentStore:
                 ) from None
             raise
         return document
+
+    def hold_unchanged(self, scope: Scope, version: int, fold: Fold) -> None:
+        """A fold that changes nothing: its pending-marks record, without a version, on condition that the head is
+        still at ``version`` and the erase mark is the claim's (``DocumentStore.hold_unchanged``); a resend that
+        meets its own record is done."""
+        writes = [
+            _pending_marks(scope, fold),
+            Write.check((scope.key, DOC_HEAD), _head_at(version)),
+            _erase_mark_check(scope, fold.erase_mark),
+        ]
+        # The token derives from the request (``request_token(fold.token, items)``): another record or version, another.
+        token = token_of("hold", fold.token, fold.run_id, [note.sk for note in fold.notes], scope.key, version)
+        try:
+            self.world.send("documents.hold_unchanged", writes, token=token)
+        except Cancelled as refused:
+            if refused.index == 0 and (refused.item or {}).get("token") == fold.token:
+                return  # this fold's own record, its first answer lost
+            if refused.index in (0, 1):
+                raise VersionConflict(f"the document is no longer at version {version}") from None
+            raise FoldedNoteGone(
+                "a note this consolidation read was deleted or erased meanwhile; folded later"
+            ) from None
 
 
 def _head_at(version: int) -> Callable[[Item | None], bool]:

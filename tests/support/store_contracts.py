@@ -10,6 +10,7 @@ through a store's items.
 
 from __future__ import annotations
 
+import inspect
 from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -108,6 +109,14 @@ MORNING = datetime(2026, 12, 3, 9, 0, tzinfo=UTC)
 DAY = "2026-12-03"
 ORIGIN = Origin("u-1", "t-1")
 BY = Author(user_id="u-1", thread_id="t-1")
+
+
+def parameters(method: Callable[..., Any]) -> dict[str, tuple[object, bool]]:
+    """A call's parameters but ``self``, each with its kind and whether it has a default: what a port's call, its
+    DynamoDB store's and its fake's must agree on (mypy checks the real store where bootstrap hands it over, not the
+    fake)."""
+    given = list(inspect.signature(method).parameters.values())[1:]
+    return {p.name: (p.kind, p.default is not inspect.Parameter.empty) for p in given}
 
 
 def _append(stores: Stores, text: str, *, scope: Scope = PERSONAL, at: datetime = MORNING, **kwargs: Any) -> Any:

@@ -189,7 +189,7 @@ STOPS = {
     "delete-page": _stop_the_page_deletes,
     "release": lambda control: control.world.faults.fail("scope_items.release"),
     "end": lambda control: control.world.faults.fail("scope_items.end_erase"),
-    "mark": lambda control: control.world.faults.fail("scope_items.erasing"),
+    "mark": lambda control: control.world.faults.fail("markers.erasing"),
     "record": lambda control: control.world.faults.fail("scope_items.begin_erase"),
     "read": lambda control: control.world.faults.fail("scope_items.keys"),
 }
@@ -249,7 +249,7 @@ def test_an_erase_without_an_index_erases_the_table(control: Control) -> None:
     "call",
     [
         "scope_items.begin_erase",
-        "scope_items.erasing",
+        "markers.erasing",
         "scope_items.erase_page",
         "scope_items.delete",
         "scope_items.release",

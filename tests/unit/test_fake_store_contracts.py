@@ -3,8 +3,6 @@ run on moto in tests/integration/test_store_contracts.py), so the use case's tes
 
 from __future__ import annotations
 
-import inspect
-
 import pytest
 
 from agent_memory.memory.ports import CharactersCounter, DocumentVersions, NoteAppends
@@ -12,7 +10,7 @@ from agent_memory.storage.document_store import DocumentStore
 from agent_memory.storage.note_store import NoteStore
 from agent_memory.storage.usage_store import UsageStore
 from tests.support.fake_stores import FakeDocumentStore, FakeNoteStore, FakeUsageStore
-from tests.support.store_contracts import CONTRACTS, fake_stores_under_test
+from tests.support.store_contracts import CONTRACTS, fake_stores_under_test, parameters
 
 
 @pytest.mark.parametrize("contract", CONTRACTS, ids=lambda contract: contract.__name__)
@@ -36,12 +34,7 @@ def test_the_real_store_and_its_fake_take_what_the_port_names(port, real, fake) 
     calls = [name for name, member in vars(port).items() if callable(member) and not name.startswith("_")]
     assert calls
     for name in calls:
-        wanted = _parameters(getattr(port, name))
+        wanted = parameters(getattr(port, name))
         for store in (real, fake):
-            given = _parameters(getattr(store, name))
+            given = parameters(getattr(store, name))
             assert {key: given.get(key) for key in wanted} == wanted, f"{store.__name__}.{name}"
-
-
-def _parameters(method) -> dict[str, tuple[object, bool]]:
-    parameters = list(inspect.signature(method).parameters.values())[1:]  # without self
-    return {p.name: (p.kind, p.default is not inspect.Parameter.empty) for p in parameters}
