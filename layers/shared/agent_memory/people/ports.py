@@ -60,15 +60,10 @@ class VersionedDocument(Protocol):
     def current(self, scope: Scope, *, consistent: bool = False) -> Document: ...
 
     def save(
-        self,
-        scope: Scope,
-        content: StoredText,
-        *,
-        expected_version: int,
-        updated_at: str,
-        reason: Reason,
-        by: Author,
-    ) -> Document: ...
+        self, scope: Scope, content: StoredText, *, by: Author, reason: Reason, updated_at: str, expected_version: int
+    ) -> Document:
+        """A loaded version as it was saved (who, why, when), on condition the head is at ``expected_version``."""
+        ...
 
 
 class LoadedNotes(Protocol):
