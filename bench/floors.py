@@ -65,33 +65,20 @@ def remember_floor(client: Any, pk: str, thread_id: str) -> Callable[[int], obje
     from agent_memory.domain.notes import Note, Origin
     from agent_memory.domain.scope import Scope
     from agent_memory.memory.service import SIMILAR_WINDOW
-    from agent_memory.storage.due_markers import MarkerWrite
-    from agent_memory.storage.keys import NOTE_PREFIX, day_sk
+    from agent_memory.storage.keys import NOTE_PREFIX
+    from agent_memory.storage.note_append import marker_item, position_take
     from agent_memory.storage.note_items import NoteText, note_item
     from agent_memory.storage.usage_store import Quota, UsageStore
 
     settings = get_settings()
-    usage = UsageStore(client, TABLE, Quota(settings.quota_notes_per_day, settings.quota_chars))
-    quota_condition, quota_values = usage.day_condition(None) or ("", {})
+    quota = Quota(settings.quota_notes_per_day, settings.quota_chars)
+    usage = UsageStore(client, TABLE, quota)
     scope = Scope("personal", pk.removeprefix("user#"))
     origin = Origin(user_id=scope.owner_id, thread_id=thread_id)
 
     def floor(index: int) -> object:
         write_id = uuid.uuid4().hex
-        counter = client.update_item(
-            TableName=TABLE,
-            Key={"pk": {"S": pk}, "sk": {"S": day_sk(TODAY)}},
-            UpdateExpression="ADD next_position :one SET live = if_not_exists(live, :zero) + :one, last_take = :take",
-            ConditionExpression=f"(attribute_not_exists(last_take) OR last_take <> :take) AND {quota_condition}",
-            ExpressionAttributeValues={
-                ":one": {"N": "1"},
-                ":zero": {"N": "0"},
-                ":take": {"S": f"{write_id}.0"},
-                **quota_values,
-            },
-            ReturnValues="UPDATED_NEW",
-            ReturnValuesOnConditionCheckFailure="ALL_OLD",
-        )
+        counter = client.update_item(**position_take(TABLE, scope, TODAY, f"{write_id}.0", member=None, quota=quota))
         position = int(counter["Attributes"]["next_position"]["N"])
         text = fact_text(index).removeprefix("- ")
         note = Note(day=TODAY, position=position, text=text, created_at=NOW_MS, source="remember", origin=origin)
@@ -101,7 +88,7 @@ def remember_floor(client: Any, pk: str, thread_id: str) -> Callable[[int], obje
             "ConditionExpression": "attribute_not_exists(sk)",
             "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
         }
-        marker = MarkerWrite(TABLE, scope, created_at=NOW_MS, day=TODAY).item
+        marker = marker_item(TABLE, scope, created_at=NOW_MS, day=TODAY)
         client.transact_write_items(
             TransactItems=[{"Put": put}, usage.change_item(scope, len(text)), marker], ClientRequestToken=write_id
         )
