@@ -68,11 +68,10 @@ def remember_floor(client: Any, pk: str, thread_id: str) -> Callable[[int], obje
     from agent_memory.storage.keys import NOTE_PREFIX
     from agent_memory.storage.note_append import marker_item, position_take
     from agent_memory.storage.note_items import NoteText, note_item
-    from agent_memory.storage.usage_store import Quota, UsageStore
+    from agent_memory.storage.usage_store import CharsChange, Quota, chars_change_item
 
     settings = get_settings()
     quota = Quota(settings.quota_notes_per_day, settings.quota_chars)
-    usage = UsageStore(client, TABLE, quota)
     scope = Scope("personal", pk.removeprefix("user#"))
     origin = Origin(user_id=scope.owner_id, thread_id=thread_id)
 
@@ -88,10 +87,9 @@ def remember_floor(client: Any, pk: str, thread_id: str) -> Callable[[int], obje
             "ConditionExpression": "attribute_not_exists(sk)",
             "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
         }
+        chars = chars_change_item(TABLE, scope, CharsChange(len(text), quota))
         marker = marker_item(TABLE, scope, created_at=NOW_MS, day=TODAY)
-        client.transact_write_items(
-            TransactItems=[{"Put": put}, usage.change_item(scope, len(text)), marker], ClientRequestToken=write_id
-        )
+        client.transact_write_items(TransactItems=[{"Put": put}, chars, marker], ClientRequestToken=write_id)
         return client.query(
             TableName=TABLE,
             KeyConditionExpression="pk = :pk AND begins_with(sk, :notes)",
@@ -112,12 +110,12 @@ def update_floor(client: Any, scope: Any, context: dict[str, Any]) -> Callable[[
     conditional), moving the characters counter and deleting the pruned version, with a ``ClientRequestToken``."""
     from agent_memory.basics.settings import get_settings
     from agent_memory.domain.document import HISTORY_VERSIONS
-    from agent_memory.storage.document_store import head_at
     from agent_memory.storage.keys import DOC_HEAD, version_sk
-    from agent_memory.storage.usage_store import Quota, UsageStore
+    from agent_memory.storage.usage_store import CharsChange, Quota, chars_change_item
+    from agent_memory.storage.version_save import head_at
 
     settings = get_settings()
-    usage = UsageStore(client, TABLE, Quota(settings.quota_notes_per_day, settings.quota_chars))
+    quota = Quota(settings.quota_notes_per_day, settings.quota_chars)
     key = {"S": scope.key}
 
     def floor(index: int) -> object:
@@ -152,7 +150,7 @@ def update_floor(client: Any, scope: Any, context: dict[str, Any]) -> Callable[[
         items = [
             {"Put": version_put},
             {"Put": {"TableName": TABLE, "Item": {**attributes, "sk": {"S": DOC_HEAD}}, **head_at(index)}},
-            usage.change_item(scope, len(content) - pruned),
+            chars_change_item(TABLE, scope, CharsChange(len(content) - pruned, quota)),
         ]
         if prune:
             items.append({"Delete": {"TableName": TABLE, "Key": {"pk": key, "sk": {"S": version_sk(prune)}}}})

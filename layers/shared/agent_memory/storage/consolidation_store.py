@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
-from agent_memory.domain.fold import DueNote, Fold
+from agent_memory.domain.fold import DueNote
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import DynamoDB, cancellation_codes, condition_failed, query_pages, update_if
 from agent_memory.storage.keys import (
@@ -30,7 +30,6 @@ from agent_memory.storage.keys import (
     PLANNER_LEASE_SK,
     RUNS_PK,
     UNCONSOLIDATED_INDEX,
-    unconsolidated_shard,
     unconsolidated_shards,
 )
 from agent_memory.storage.run_records import RunRecords
@@ -44,26 +43,6 @@ class PendingMarks:
     scope: Scope
     note_sks: list[str]
     token: str | None = None
-
-
-def pending_marks_put(table: str, scope: Scope, fold: Fold) -> dict[str, Any]:
-    """The transaction item recording which notes the new version folded and are still to mark."""
-    return {
-        "Put": {
-            "TableName": table,
-            "Item": {
-                "pk": {"S": scope.key},
-                "sk": {"S": PENDING_SK},
-                "note_sks": {"L": [{"S": note.sk} for note in fold.notes]},
-                "run_id": {"S": fold.run_id},
-                "token": {"S": fold.token or fold.run_id},
-                "uc_pk": {"S": unconsolidated_shard(scope.key)},
-                "uc_sk": {"S": f"{PENDING_INDEX_PREFIX}{scope.key}"},
-            },
-            "ConditionExpression": "attribute_not_exists(sk)",
-            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",  # sent again after a lost answer: its own record
-        }
-    }
 
 
 @dataclass(frozen=True, slots=True)

@@ -96,19 +96,6 @@ class ClaimRefused(Exception):
         self.why = why
 
 
-def erase_mark_check(table: str, scope: Scope, erase_mark: str) -> dict[str, Any]:
-    """The transaction item a fold's save carries: the marker still holds the erase mark its claim read, and no
-    erase is running (else the transaction is cancelled: a note the fold read may be gone)."""
-    return {
-        "ConditionCheck": {
-            "TableName": table,
-            "Key": {"pk": {"S": scope.key}, "sk": {"S": DUE_SK}},
-            "ConditionExpression": "fence = :mark AND attribute_not_exists(erasing)",
-            "ExpressionAttributeValues": {":mark": {"S": erase_mark}},
-        }
-    }
-
-
 def erase_mark_move(table: str, scope: Scope) -> dict[str, Any]:
     """The transaction item that moves the erase mark with a note's delete (on condition the marker exists: a
     scope without one has no fold to refuse, and no marker is made for it)."""

@@ -72,11 +72,16 @@ def chars_quota_error(quota: Quota, adding: int) -> StorageQuotaExceeded:
 @dataclass(frozen=True, slots=True)
 class CharsChange:
     """How a write moves the scope's characters counter: by ``delta``, held to ``quota`` when it grows (None: not
-    held, as a consolidation is not: it moves notes' text into the document, and refusing it would leave the scope
-    due every night)."""
+    held). A note's append and a version's save build its transaction item (``chars_change_item``)."""
 
     delta: int
     quota: Quota | None
+
+
+def version_change(delta: int, quota: Quota | None, *, reason: str) -> CharsChange:
+    """A document version's change of the counter: held to the quota, but for a consolidation's, which moves notes'
+    text into the document (refusing it would leave the scope due every night)."""
+    return CharsChange(delta, quota if reason != "consolidation" else None)
 
 
 def chars_change_item(table: str, scope: Scope, change: CharsChange) -> dict[str, Any]:
@@ -220,11 +225,6 @@ class UsageStore:
             )
         except Exception:  # noqa: BLE001 - the write's own failure is what the caller must hear
             logger.info("the day's position was not given back", extra={"scope": scope.kind})
-
-    def change_item(self, scope: Scope, delta: int, *, enforce: bool = True) -> dict[str, Any]:
-        """A transaction item moving the counter by ``delta`` (``chars_change_item``), held to the quota when
-        ``enforce``."""
-        return chars_change_item(self._table, scope, CharsChange(delta, self.quota if enforce else None))
 
     def refusal(self, adding: int) -> StorageQuotaExceeded:
         return chars_quota_error(self.quota or Quota(0, 0), adding)
