@@ -1,5 +1,5 @@
 """A note's append, item by item (``storage.note_append``), and the settling of one whose every answer was lost
-(``storage.lost_note_writes.settle_items``): keys, conditions and attributes, with no AWS."""
+(``storage.lost_note_writes.lost_note_items``): keys, conditions and attributes, with no AWS."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from agent_memory.basics.errors import StorageQuotaExceeded
 from agent_memory.domain.notes import Note, Origin
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.keys import unconsolidated_shard
-from agent_memory.storage.lost_note_writes import settle_items
+from agent_memory.storage.lost_note_writes import lost_note_items
 from agent_memory.storage.note_append import (
     NOT_ABANDONED,
     append_items,
@@ -235,7 +235,7 @@ def test_a_change_that_shrinks_or_is_not_held_has_no_condition():
 
 
 def test_the_settling_checks_the_place_abandons_it_and_gives_the_day_back_once():
-    check, abandon, give_back = settle_items(TABLE, Scope("team", "w-1"), NOTE, member="u-2")
+    check, abandon, give_back = lost_note_items(TABLE, Scope("team", "w-1"), NOTE, member="u-2")
 
     assert check["ConditionCheck"]["Key"] == {"pk": {"S": "ws#w-1"}, "sk": {"S": "note#2026-12-03#000000007"}}
     assert check["ConditionCheck"]["ConditionExpression"] == "attribute_not_exists(sk)"

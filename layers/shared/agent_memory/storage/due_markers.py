@@ -53,8 +53,6 @@ from agent_memory.storage.keys import (
     DUE_INDEX_PREFIX,
     DUE_SK,
     UNCONSOLIDATED_INDEX,
-    due_index_sk,
-    unconsolidated_shard,
     unconsolidated_shards,
 )
 
@@ -96,23 +94,28 @@ class ClaimRefused(Exception):
         self.why = why
 
 
-def erase_mark_move(table: str, scope: Scope) -> dict[str, Any]:
-    """The transaction item that moves the erase mark with a note's delete (on condition the marker exists: a
-    scope without one has no fold to refuse, and no marker is made for it)."""
+def marker_update(table: str, scope: Scope, update: str, condition: str, values: dict[str, Any]) -> dict[str, Any]:
+    """A transaction item updating the scope's due marker: ``update``, on ``condition``."""
     return {
         "Update": {
             "TableName": table,
             "Key": {"pk": {"S": scope.key}, "sk": {"S": DUE_SK}},
-            "UpdateExpression": "SET fence = :mark",
-            "ConditionExpression": "attribute_exists(sk)",
-            "ExpressionAttributeValues": {":mark": {"S": uuid.uuid4().hex}},
+            "UpdateExpression": update,
+            "ConditionExpression": condition,
+            "ExpressionAttributeValues": values,
         }
     }
 
 
+def erase_mark_move(table: str, scope: Scope) -> dict[str, Any]:
+    """The transaction item that moves the erase mark with a note's delete (on condition the marker exists: a
+    scope without one has no fold to refuse, and no marker is made for it)."""
+    return marker_update(table, scope, "SET fence = :mark", "attribute_exists(sk)", {":mark": {"S": uuid.uuid4().hex}})
+
+
 class DueMarkers:
-    """The scopes' due markers: the planner's read of the due scopes, a worker's claim, its settle's items, and
-    the erase mark an erase moves."""
+    """The scopes' due markers: the planner's read of the due scopes, a worker's claim and its release, and the erase
+    mark an erase moves (a group's settle builds its items in ``storage.group_settle``)."""
 
     def __init__(self, client: Any, table_name: str) -> None:
         self._client = DynamoDB(client)
@@ -210,81 +213,6 @@ class DueMarkers:
         ).get("Item", {})
         erase_mark = None if "erasing" in item else item.get("fence", {}).get("S")
         return MarkerNow(int(item.get("writes", {}).get("N", "0")), item.get("folding", {}).get("S"), erase_mark)
-
-    def settle_item(
-        self,
-        scope: Scope,
-        claim: Claim,
-        run_id: str,
-        *,
-        writes: int,
-        oldest: tuple[str, str] | None,
-        folded: int,
-    ) -> dict[str, Any]:
-        """The transaction item that ends a claim: the marker moves to the oldest unconsolidated note left
-        (``(created_at, day)``), or leaves the index when none is left; ``last_run`` records the run.
-        Only if no note was written since ``writes`` was read, the claim is still ours, and this run has
-        not settled the scope already (so a run's counts move once per scope)."""
-        values: dict[str, Any] = {
-            ":token": {"S": claim.token},
-            ":run": {"S": run_id},
-            ":writes": {"N": str(writes)},
-        }
-        if oldest is None:
-            update = (
-                "SET last_run = :run REMOVE folding, folding_until, folding_run, uc_pk, uc_sk, oldest, floor, notes"
-            )
-        else:
-            update = (
-                "SET last_run = :run, oldest = :at, floor = :day, uc_pk = :shard, uc_sk = :uc_sk"
-                " REMOVE folding, folding_until, folding_run ADD notes :minus"
-            )
-            values |= {
-                ":at": {"S": oldest[0]},
-                ":day": {"S": oldest[1]},
-                ":shard": {"S": unconsolidated_shard(scope.key)},
-                ":uc_sk": {"S": due_index_sk(oldest[0], scope.key)},
-                ":minus": {"N": str(-folded)},
-            }
-        return {
-            "Update": {
-                "TableName": self._table,
-                "Key": {"pk": {"S": scope.key}, "sk": {"S": DUE_SK}},
-                "UpdateExpression": update,
-                "ConditionExpression": (
-                    "folding = :token AND (attribute_not_exists(writes) OR writes = :writes)"
-                    " AND (attribute_not_exists(last_run) OR last_run <> :run)"
-                ),
-                "ExpressionAttributeValues": values,
-            }
-        }
-
-    def failed_item(self, scope: Scope, claim: Claim, run_id: str) -> dict[str, Any]:
-        """The transaction item that ends a claim on a group that failed for good tonight: the marker stays
-        as it was (its notes are due again next night) and records the run, once."""
-        return {
-            "Update": {
-                "TableName": self._table,
-                "Key": {"pk": {"S": scope.key}, "sk": {"S": DUE_SK}},
-                "UpdateExpression": "SET last_run = :run REMOVE folding, folding_until, folding_run",
-                "ConditionExpression": "folding = :token AND (attribute_not_exists(last_run) OR last_run <> :run)",
-                "ExpressionAttributeValues": {":token": {"S": claim.token}, ":run": {"S": run_id}},
-            }
-        }
-
-    def elsewhere_item(self, scope: Scope, run_id: str) -> dict[str, Any]:
-        """The transaction item that lets a run count, once, a scope that another run's worker holds."""
-        return {
-            "Update": {
-                "TableName": self._table,
-                "Key": {"pk": {"S": scope.key}, "sk": {"S": DUE_SK}},
-                "UpdateExpression": "SET elsewhere_run = :run",
-                "ConditionExpression": (
-                    "attribute_exists(sk) AND (attribute_not_exists(elsewhere_run) OR elsewhere_run <> :run)"
-                ),
-                "ExpressionAttributeValues": {":run": {"S": run_id}},
-            }
-        }
 
     def release(self, scope: Scope, claim: Claim) -> None:
         """Give the claim back without settling (a failure that the queue will deliver again)."""

@@ -32,7 +32,7 @@ from agent_memory.storage.usage_store import member_counter
 _SETTLE_ATTEMPTS = 3
 
 
-def settle_items(table: str, scope: Scope, note: Note, *, member: str | None) -> list[dict[str, Any]]:
+def lost_note_items(table: str, scope: Scope, note: Note, *, member: str | None) -> list[dict[str, Any]]:
     """The settling transaction, in this order: the note's place is still empty (a ``ConditionCheck`` that returns
     the note when it is there); the place added to the usage item's ``abandoned``, on condition it is not there
     yet (this transaction sent again is refused); the day's counts (in a team scope, the member's too) given back
@@ -88,7 +88,7 @@ def settle_lost_note(
     an erase removed or restarted meanwhile (then the place alone is abandoned). Raises ``StorageUnavailable``
     when neither can be told (this transaction's every answer lost too, on every attempt, and neither read
     back): the count then stays, over by one, never under."""
-    items = settle_items(table, scope, note, member=member)
+    items = lost_note_items(table, scope, note, member=member)
     for attempt in range(1, _SETTLE_ATTEMPTS + 1):
         try:
             client.transact_write_items(TransactItems=items, ClientRequestToken=request_token(write_id, items))

@@ -27,7 +27,8 @@ from agent_memory.basics.errors import NothingWritten
 from agent_memory.domain.notes import Note
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import DynamoDB, cancellation_codes, error_code, request_token
-from agent_memory.storage.keys import DUE_SK, day_sk, due_index_sk, note_sk, unconsolidated_shard
+from agent_memory.storage.due_markers import marker_update
+from agent_memory.storage.keys import day_sk, due_index_sk, note_sk, unconsolidated_shard
 from agent_memory.storage.note_items import note_item, vector_item
 from agent_memory.storage.usage_store import Quota, member_counter
 
@@ -109,17 +110,12 @@ def indexed_vector_put(table: str, scope: Scope, day: str, position: int, number
 
 
 def _marker_update(table: str, scope: Scope, update: str, condition: str, values: dict[str, Any]) -> dict[str, Any]:
+    """The due marker's item (``due_markers.marker_update``), counting one note in its shard, returning the marker
+    as it is when refused (``marker_refused``)."""
     values = values | {":shard": {"S": unconsolidated_shard(scope.key)}, ":one": {"N": "1"}}
-    return {
-        "Update": {
-            "TableName": table,
-            "Key": {"pk": {"S": scope.key}, "sk": {"S": DUE_SK}},
-            "UpdateExpression": update,
-            "ConditionExpression": condition,
-            "ExpressionAttributeValues": values,
-            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
-        }
-    }
+    item = marker_update(table, scope, update, condition, values)
+    item["Update"]["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
+    return item
 
 
 def marker_item(table: str, scope: Scope, *, created_at: str, day: str) -> dict[str, Any]:
