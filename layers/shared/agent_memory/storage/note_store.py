@@ -13,7 +13,7 @@ from botocore.exceptions import ClientError
 
 from agent_memory.basics.clock import iso
 from agent_memory.basics.errors import NothingWritten, StorageUnavailable
-from agent_memory.domain.notes import Note, Origin, note_id
+from agent_memory.domain.notes import Note, Origin
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.text_pipeline import StoredText, checked
 from agent_memory.storage.client import (
@@ -26,7 +26,7 @@ from agent_memory.storage.client import (
 )
 from agent_memory.storage.due_markers import erase_mark_move
 from agent_memory.storage.flush_store import completion_update
-from agent_memory.storage.keys import NOTE_PREFIX, day_sk, note_sk, notes_of_days, vector_sk
+from agent_memory.storage.keys import NOTE_PREFIX, day_sk, note_sk, notes_of_days
 from agent_memory.storage.lost_note_writes import settle_lost_note
 from agent_memory.storage.note_append import (
     append_items,
@@ -35,6 +35,7 @@ from agent_memory.storage.note_append import (
     position_take,
     write_with_marker,
 )
+from agent_memory.storage.note_delete import delete_items
 from agent_memory.storage.note_items import (
     SUPERSEDES,
     KeyedNote,
@@ -43,9 +44,9 @@ from agent_memory.storage.note_items import (
     note_from_item,
     note_item,
     position_taken,
-    unlinked_items,
 )
 from agent_memory.storage.usage_store import CharsChange, Quota, UsageStore, chars_change_item, notes_quota_error
+from agent_memory.storage.vector_fill import vector_fill_items
 
 _POSITION_ATTEMPTS = 5
 # Notes read per page when listing days: about ten per day asked for (a typical day's worth), so a page
@@ -54,22 +55,6 @@ _NOTES_PER_DAY_PAGE = 10
 _DAY_PAGE_MAX = 200
 _BATCH_GET_ATTEMPTS = 3
 _DELETE_ATTEMPTS = 4
-
-
-def _links_unchanged(read: list[str]) -> dict[str, Any]:
-    """The condition of a note's delete: the note exists and its ``supersedes`` is still the set read (a set only
-    grows while the note lives, so its size tells); the note as it is now comes back when it fails."""
-    names = {"#links": SUPERSEDES}
-    if not read:
-        condition, values = "attribute_exists(sk) AND attribute_not_exists(#links)", {}
-    else:
-        condition, values = "attribute_exists(sk) AND size(#links) = :count", {":count": {"N": str(len(read))}}
-    return {
-        "ConditionExpression": condition,
-        "ExpressionAttributeNames": names,
-        **({"ExpressionAttributeValues": values} if values else {}),
-        "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
-    }
 
 
 _TEXT = {"#text": "text"}  # ``text`` is a reserved word in expressions
@@ -270,24 +255,22 @@ class NoteStore:
         The note leaves in one transaction with a move of the scope's erase mark (``storage.due_markers``), so a
         consolidation that read it cannot save it into a version after; a scope without a due marker has no
         consolidation to refuse, and its note leaves alone. Sent again after a lost answer, the transaction and
-        the give-backs apply once: the note's key is their request token and their ``once`` on the counters."""
+        the give-backs apply once: the note's key is their request token and their ``once`` on the counters. Its
+        items are built by ``storage.note_delete``."""
         key = {"pk": {"S": scope.key}, "sk": {"S": note_sk(day, position)}}
         old = self._client.get_item(TableName=self._table, Key=key, ConsistentRead=True).get("Item")
         if old is None:
             return False
-        once, mark = f"delete#{note_sk(day, position)}", [erase_mark_move(self._table, scope)]
+        once = f"delete#{note_sk(day, position)}"
+        mark: dict[str, Any] | None = erase_mark_move(self._table, scope)  # one move, however often it is sent
         # The notes it superseded lose its id in the same transaction: no note is superseded by a note that is gone.
         # The delete holds on condition that the note superseded no other since it was read (a fold saved meanwhile).
         read = sorted(old.get(SUPERSEDES, {}).get("SS", []))
         links = read
-        # Its indexed vector goes in the same transaction, last (unconditional): a delete that dies after the note
-        # went leaves no vector, which no later call would find (a repeat finds no note).
-        vector = {"TableName": self._table, "Key": {"pk": {"S": scope.key}, "sk": {"S": vector_sk(day, position)}}}
-        indexed = [{"Delete": vector}] if self._indexed is not None else []
         for _ in range(_DELETE_ATTEMPTS):
-            gone = {"TableName": self._table, "Key": key, **_links_unchanged(read)}
-            unlinks = unlinked_items(self._table, scope, note_id(day, position), links)
-            items = [{"Delete": gone}, *mark, *unlinks, *indexed]
+            items = delete_items(
+                self._table, scope, day, position, read=read, links=links, mark=mark, indexed=self._indexed is not None
+            )
             try:
                 self._client.transact_write_items(TransactItems=items, ClientRequestToken=request_token(once, items))
                 break
@@ -299,11 +282,12 @@ class NoteStore:
                         return False  # deleted meanwhile: by the other call, which gave its usage back
                     read = links = sorted(now.get(SUPERSEDES, {}).get("SS", []))  # it superseded more since
                     continue
-                failed = [code == "ConditionalCheckFailed" for code in codes[1 + len(mark) :]]
-                if not (mark and codes[1:2] == ["ConditionalCheckFailed"]) and not any(failed):
+                unmarked = mark is not None and codes[1:2] == ["ConditionalCheckFailed"]
+                failed = [code == "ConditionalCheckFailed" for code in codes[1 + (mark is not None) :]]
+                if not unmarked and not any(failed):
                     raise
-                if mark and codes[1:2] == ["ConditionalCheckFailed"]:
-                    mark = []  # no due marker: no consolidation to refuse, the note leaves without the erase mark
+                if unmarked:
+                    mark = None  # no due marker: no consolidation to refuse, the note leaves without the erase mark
                 links = [link for link, refused in zip(links, failed, strict=False) if not refused]  # notes gone
         else:
             raise StorageUnavailable("the note's delete kept meeting changes; nothing was deleted, try again")
@@ -433,21 +417,13 @@ class NoteStore:
     def set_vector(self, scope: Scope, day: str, position: int, vector: bytes) -> bool:
         """Store a note's vector (the vector fill), and its indexed vector where the table has a vector index, in one
         transaction on condition that the note is there: False if it is gone meanwhile (nothing written), so a delete
-        landing between the two writes never leaves a vector without its note."""
-        update = {
-            "TableName": self._table,
-            "Key": {"pk": {"S": scope.key}, "sk": {"S": note_sk(day, position)}},
-            "UpdateExpression": "SET vec = :vec",
-            "ConditionExpression": "attribute_exists(sk)",
-            "ExpressionAttributeValues": {":vec": {"B": vector}},
-        }
-        numbers = self._indexed_numbers(vector)
+        landing between the two writes never leaves a vector without its note (``storage.vector_fill``)."""
+        items = vector_fill_items(self._table, scope, day, position, vector, self._indexed_numbers(vector))
         try:
-            if numbers is not None:
-                indexed = indexed_vector_put(self._table, scope, day, position, numbers)
-                self._client.transact_write_items(TransactItems=[{"Update": update}, indexed])
+            if len(items) > 1:
+                self._client.transact_write_items(TransactItems=items)
             else:
-                self._client.update_item(**update)
+                self._client.update_item(**items[0]["Update"])
         except ClientError as error:
             if condition_failed(error) or cancellation_codes(error)[:1] == ["ConditionalCheckFailed"]:
                 return False
