@@ -104,7 +104,7 @@ def measure_flush(variant: FlushVariant, client: Any, counter: RequestCounter) -
     from agent_memory import bootstrap
     from agent_memory.basics.observability import metrics
     from agent_memory.domain.scope import bind_scope
-    from agent_memory.edges.requests import parse_flush_request
+    from agent_memory.edges.requests.chat import parse_flush_request
     from agent_memory.storage.keys import day_sk, flush_sk, note_sk
     from agent_memory.storage.usage_store import member_counter
     from local.template import load_handler

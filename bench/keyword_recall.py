@@ -64,13 +64,12 @@ def measure_recall(toolkit: Toolkit, options: Options) -> dict[str, RecallResult
     The scope grows by older notes, so its newest ones (what the fallback reads first) stay the same.
     No notes index is configured, so every call takes the DynamoDB keyword path.
     """
-    from agent_memory.domain.scope import bind_scope
-    from agent_memory.edges.requests import parse_envelope
+    from agent_memory.edges.requests.chat import RecallArgs, tool_call
     from local.template import load_handler
     from tests.events import event_body, load_event
 
     body = event_body("recall")
-    scope = bind_scope(parse_envelope(json.dumps(body), takes_arguments=True)[0])
+    scope = tool_call(body, RecallArgs).scope
     results: dict[str, RecallResult] = {}
     with toolkit.moto() as (counter, client), quiet_powertools():
         handler = load_handler("ToolsFunction")

@@ -111,7 +111,7 @@ def _static(relative: str) -> PageReply | None:
 def dev_token(body: bytes) -> PageReply:
     """``{"sub", "workspaces": [..], "admin": bool}`` -> ``{"token"}``, HS256 with the local secret (local/token.py)."""
     from agent_memory.basics.errors import InvalidInput, MalformedRequest
-    from agent_memory.edges.requests import is_id, parse_json
+    from agent_memory.edges.requests.reading import is_id, parse_json
     from local.token import mint
 
     try:  # the service's bounded reader: a body 100,000 deep is a 422, not a closed connection

@@ -1,6 +1,6 @@
 """The Lambda Invoke API, as ``sam local start-lambda`` serves it: what boto3's ``lambda.invoke`` sends.
 
-A payload is read with the service's own bounded reader (``agent_memory.edges.requests.parse_json``), never
+A payload is read with the service's own bounded reader (``agent_memory.edges.requests.reading.parse_json``), never
 with a bare ``json.loads``, whose ``RecursionError`` on a payload 100,000 deep closed the connection with no
 answer. What is not JSON at all is Lambda's own 400 ``InvalidRequestContentException``. JSON the reader
 refuses (nested deeper than 32, more than 10,000 keys, a repeated key, a lone surrogate, an integer of more
@@ -68,7 +68,7 @@ class InvokeHandler(RequestHandler):
 
     def invoke(self, function: str, name: str, invocation_type: str, body: bytes) -> Reply:
         from agent_memory.basics.errors import InvalidInput, MalformedRequest
-        from agent_memory.edges.requests import parse_json
+        from agent_memory.edges.requests.reading import parse_json
 
         functions = self.server.functions
         if function not in functions.names:

@@ -3,11 +3,10 @@
 Every route that ``template.yaml`` gives the HTTP API is described, and nothing else:
 
 - Powertools builds each API function's paths from its routes and their annotations
-  (``get_openapi_json_schema``): parameters, the management API's bodies, and every route's answers
-  (``responses=``, from ``agent_memory.edges.responses``);
-- the tool and context routes parse their body themselves, in the contract's order (envelope, scope,
-  arguments), so their request bodies come from the same pydantic models here: ``ContextRequest`` and
-  each tool's ``arguments`` model in an envelope (``tool_request``);
+  (``get_openapi_json_schema``): parameters, and every route's answers (``responses=``, from
+  ``agent_memory.edges.responses``);
+- every route reads its body itself (``agent_memory.edges.requests.reading``), so each request body is the
+  model the route declares (``reads``): for a tool, its ``arguments`` model in an envelope (``tool_request``);
 - each operation's security is its route's authorizer in the template: SigV4 (``AWS_IAM``) for the chat
   backend's routes, the JWT authorizer for the dashboard's, none for the health check;
 - the request examples are the bodies of ``events/``, the realistic events the tests and ``sam local`` use.
@@ -58,18 +57,17 @@ SECURITY: dict[str, list[dict[str, list[str]]]] = {
 }
 
 
-def _request_models() -> dict[str, type[BaseModel]]:
-    """Route key -> the body model of the routes whose handlers parse their body themselves."""
-    from agent_memory.edges.import_request import NotesImport
-    from agent_memory.edges.requests import ContextRequest, ExtractRequest, tool_request
-    from agent_memory.edges.tool_catalog import tool_arguments
+def _request_models(app: Any) -> dict[str, type[BaseModel]]:
+    """Route key -> the body model each route of ``app`` declares (``reads``)."""
+    from agent_memory.edges.callers import route_key
+    from agent_memory.edges.requests.declared import declared_body
 
-    models: dict[str, type[BaseModel]] = {"POST /v1/context": ContextRequest, "POST /v1/extract": ExtractRequest}
-    # An import's body as notes/1; a page of agent-memory-export/1 with an import_id is taken too (docs/api.md §9).
-    models.update(
-        {f"POST /v1/platform/{kind}/{{{kind[:-1]}_id}}/import": NotesImport for kind in ("users", "workspaces")}
-    )
-    models.update({f"POST /v1/tools/{name}": tool_request(args) for name, args in tool_arguments().items()})
+    models: dict[str, type[BaseModel]] = {}
+    for route in app.routes():
+        key = route_key(route.method, route.path)
+        body = declared_body(route.func, key)
+        if body is not None:
+            models[key] = body.model
     return models
 
 
@@ -121,8 +119,10 @@ def build() -> dict[str, Any]:
     routes = http_routes()
     paths: dict[str, Any] = {}
     schemas: dict[str, Any] = {}
+    bodies: dict[str, type[BaseModel]] = {}
     for function in dict.fromkeys(route.function for route in routes):
         app = load_module(function).app
+        bodies.update(_request_models(app))
         part = json.loads(app.get_openapi_json_schema())
         for path, item in part["paths"].items():
             paths.setdefault(path, {}).update(item)
@@ -147,7 +147,7 @@ def build() -> dict[str, Any]:
             },
         },
     }
-    bodies, examples = _request_models(), _event_examples()
+    examples = _event_examples()
     for route in routes:
         operation = _operation(document, route)
         operation["security"] = SECURITY[route.authorizer]

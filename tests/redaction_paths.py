@@ -17,7 +17,6 @@ sample, and none of the sample's secrets is anywhere in the table.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -33,9 +32,11 @@ from agent_memory.domain.scope import Scope
 from agent_memory.domain.text_pipeline import DOCUMENT, NOTE, Form, WritePath, prepare
 from agent_memory.memory.flush import FLUSH_NOTE
 from agent_memory.people.control import EXPORT_FORMAT
+from agent_memory.providers.chat import ModelUse
 from tests.benign_samples import BENIGN_TECHNICAL
 from tests.fakes import FakeChatModel
 from tests.secrets_samples import BENIGN, CORPUS, Secret, inserted, survives
+from tests.support.models import scripted_models
 
 DELIMITER = "\n\n§§\n\n"
 CHUNK_CHARS = 12_000  # a document chunk: under the soft limit, and room for a compression's filler
@@ -44,13 +45,16 @@ OLD = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)  # old enough for the nightly fol
 
 
 @contextmanager
-def _model(service: Any, reply: Callable[[str, str], str | dict[str, Any]]) -> Iterator[None]:
-    previous = service.chat_model
-    service.chat_model = lambda: FakeChatModel(reply=reply)
+def _model(use: ModelUse, reply: Callable[[str, str], str | dict[str, Any]]) -> Iterator[None]:
+    """The scripted model of ``use`` answers ``reply`` meanwhile (``scripted_models``, provided to the graph: a path
+    takes its service from the graph after its first call)."""
+    models = scripted_models()
+    previous = getattr(models, use)
+    setattr(models, use, FakeChatModel(reply=reply))
     try:
         yield
     finally:
-        service.chat_model = previous
+        setattr(models, use, previous)
 
 
 def _chunks(texts: list[str]) -> list[list[str]]:
@@ -82,12 +86,13 @@ def remember(prefix: str, texts: list[str]) -> list[str]:
 
 
 def flush(prefix: str, texts: list[str]) -> list[str]:
+    scripted_models()
     flusher = bootstrap.services().flush_service
     stored = []
     for i, text in enumerate(texts):
         scope = _scope(prefix, i // NOTES_PER_SCOPE)
         command = FlushCommand(scope, Origin(scope.owner_id, "t-1", f"c-{i}"), (("user", "the deploy"),))
-        with _model(flusher, _answering(text)):
+        with _model("flush", _answering(text)):
             answer = flusher.flush(command)
         assert answer["status"] == "written", answer
         stored.append(answer["note"]["text"])
@@ -101,12 +106,13 @@ def _proposing(text: str) -> Callable[[str, str], dict[str, Any]]:
 def extraction(prefix: str, texts: list[str]) -> list[str]:
     """Each text one fact of its own extraction, in a scope of its own (a scope holding a near-identical note would
     skip it)."""
+    scripted_models()
     extractor = bootstrap.services().extraction_service
     stored = []
     for i, text in enumerate(texts):
         scope = _scope(prefix, i)
         command = ExtractCommand(scope, Origin(scope.owner_id, "t-1"), f"x-{i}", (("user", "the deploy"),))
-        with _model(extractor, _proposing(text)):
+        with _model("extraction", _proposing(text)):
             answer = extractor.extract(command)
         assert answer.status == "written" and len(answer.notes) == 1, answer
         stored.append(answer.notes[0].text)
@@ -181,7 +187,7 @@ def load(prefix: str, texts: list[str]) -> list[str]:
 def imported(prefix: str, texts: list[str]) -> list[str]:
     """The platform's import (``notes/1``): each chunk as the imported document, each text as a note of its own
     day (a note of the same terms as an earlier one is skipped: it stores the earlier one's text)."""
-    from agent_memory.edges.import_request import parse_import
+    from agent_memory.edges.requests.imports import parse_import
 
     importer = bootstrap.services().importer
     stored: list[str] = []
@@ -193,7 +199,7 @@ def imported(prefix: str, texts: list[str]) -> list[str]:
         ]
         document = DELIMITER.join(chunk)
         body = {"import_id": f"{prefix}-{index}", "format": "notes/1", "document": document, "notes": notes}
-        receipt = importer.run(parse_import(json.dumps(body), scope))
+        receipt = importer.run(parse_import(body, scope))
         assert not receipt.refused, receipt.refused
         by_id = {note.id: note.text for note in bootstrap.services().notes.every_note(scope)}
         written = {entry.index: by_id[entry.id] for entry in receipt.notes}
@@ -204,10 +210,11 @@ def imported(prefix: str, texts: list[str]) -> list[str]:
 
 def compression(prefix: str, texts: list[str]) -> list[str]:
     """A tool write over the hard limit; the model's rewrite holds the texts (and enough to be faithful)."""
+    scripted_models()
     service = bootstrap.services().memory_service
 
     def save(scope: Scope, content: str) -> str:
-        with _model(service, lambda system, prompt: content + FILLER):
+        with _model("compression", lambda system, prompt: content + FILLER):
             write = DocumentWrite(scope, "fact. " * 5000, None, "tool", Author(user_id=scope.owner_id, thread_id="t-1"))
             saved = service.update_memory(write)
         assert saved.compressed
@@ -234,7 +241,7 @@ def consolidation(prefix: str, texts: list[str]) -> list[str]:
     event = event_body("scheduled")
     event["time"] = "2026-12-03T03:00:00Z"
     event["id"] = f"redaction-{prefix}"
-    with _model(bootstrap.services().worker, reply):
+    with _model("fold", reply):
         result = load_handler("ConsolidateFunction")(
             event, LambdaContext(function_name="ConsolidateFunction", remaining_ms=900_000, memory_limit_in_mb=1024)
         )

@@ -1,7 +1,7 @@
 /**
  * The fence is the service's own, and every path of the client that hands stored text to a model goes through
  * it. On adversarial texts (`fixtures/fence.json`, computed by the service's
- * `agent_memory.domain.fence` in `tests/client_ts/vectors.py`), the client's `fence` and `fenceLine` give the same
+ * `agent_memory.domain.fence` in `tests/support/client_vectors.py`), the client's `fence` and `fenceLine` give the same
  * strings as the ones the service puts in `system_prompt`.
  */
 
@@ -49,7 +49,7 @@ test("a fenced line holds no tag and no line break, whatever the text", () => {
 
 /**
  * Every path of the client that hands a tool's answer to a model, shown a hostile note and document
- * (`fixtures/tool-answers.json`: the service's catalog and its answers, written by `tests/client_ts/vectors.py`):
+ * (`fixtures/tool-answers.json`: the service's catalog and its answers, written by `tests/support/client_vectors.py`):
  * `Conversation.handle` for each tool, and the formats whose tools run a call themselves (`vercel-ai`'s
  * `execute`). The modules of `src/` are enumerated: a new one is either such a path or declared to hand nothing
  * to a model, so a new path cannot skip the fence unnoticed. Offline: a fetch answers as the service would.

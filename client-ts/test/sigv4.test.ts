@@ -1,7 +1,7 @@
 /**
  * SigV4: AWS's own signer (`@smithy/signature-v4`) gives botocore's signatures, byte for byte, on fixed
  * requests (known credentials and time; `fixtures/sigv4.json`, computed by botocore's `SigV4Auth` in
- * `tests/client_ts/vectors.py`); and the client signs what it sends, chosen by the endpoint.
+ * `tests/support/client_vectors.py`); and the client signs what it sends, chosen by the endpoint.
  */
 
 import assert from "node:assert/strict";

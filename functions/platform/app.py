@@ -20,7 +20,7 @@ from agent_memory.recall.index_check import require_matching_index
 require_valid_settings()  # a setting the service cannot use fails the initialisation, with one line
 require_matching_index(services().notes_index)  # vectors of another size than the index's fail it too
 
-app = make_resolver(platform.router, enable_validation=True, checks=[platform.require_path_ids])
+app = make_resolver(platform.router, enable_validation=True)
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)

@@ -1,5 +1,6 @@
 """One local stack (``python -m local.server``, as ``make run``) with the fake chat model, for this package's tests,
-and the two flavours of every client (blocking, async) that the tests hold to the same assertions.
+and the two flavours of every client (blocking, async, ``tests/support/clients.py``) that the tests hold to the
+same assertions.
 
 The stack is started by the end-to-end tier's own ``running_stack``; the model is ``tests/fake_openai.py``,
 so that a flush is ``written`` as it would be in AWS with Bedrock.
@@ -9,27 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
-from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
-import httpx
 import pytest
-from agent_memory_client import (
-    AsyncManagementClient,
-    AsyncMemoryClient,
-    AsyncPlatformOperations,
-    ConversationContext,
-    ManagementClient,
-    MemoryClient,
-    RetryPolicy,
-)
+from agent_memory_client import ManagementClient, MemoryClient
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 from tests.fake_openai import FakeOpenAI, fake_openai_server
+from tests.support.clients import FLUSH_SUMMARY, Flavour
 from tests.support.stack import Stack, running_stack
-
-FLUSH_SUMMARY = "Planning the billing migration; open: payments sign-off from Dana."
 
 
 @pytest.fixture(scope="package")
@@ -64,64 +53,6 @@ def stacks(tmp_path_factory: pytest.TempPathFactory, fake_model: FakeOpenAI) -> 
 @pytest.fixture
 def client_stack(stacks: Callable[[str], Stack], stack_flavour: Flavour) -> Stack:
     return stacks(stack_flavour.name)
-
-
-class Awaited:
-    """An async client driven from a test's synchronous code: each method call runs on the portal's event loop
-    (one loop for the client's whole life, as its connection pool wants), and ``close()`` is its ``aclose()``."""
-
-    def __init__(self, client: Any, portal: BlockingPortal) -> None:
-        self._client = client
-        self._portal = portal
-
-    def __getattr__(self, name: str) -> Any:
-        attribute = getattr(self._client, name)
-        if isinstance(attribute, AsyncPlatformOperations):  # ``admin``: its methods are awaited too
-            return Awaited(attribute, self._portal)
-        if not callable(attribute):
-            return attribute
-        return lambda *args, **kwargs: self._portal.call(partial(attribute, *args, **kwargs))
-
-    def close(self) -> None:
-        self._portal.call(self._client.aclose)
-
-    def __enter__(self) -> Awaited:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.close()
-
-
-@dataclass
-class Flavour:
-    """Opens the blocking clients, or the async ones behind :class:`Awaited`: a test written against the
-    blocking API holds both to its assertions."""
-
-    name: str
-    portal: BlockingPortal
-
-    def mock(self, handler: Callable[[httpx.Request], httpx.Response]) -> httpx.Client | httpx.AsyncClient:
-        """An httpx client of this flavour whose requests ``handler`` answers (httpx's MockTransport)."""
-        http = httpx.Client if self.name == "sync" else httpx.AsyncClient
-        return http(transport=httpx.MockTransport(handler))
-
-    def retry(self, sleeps: list[float], **policy: Any) -> RetryPolicy:
-        """A retry policy that records each wait instead of waiting, in this flavour's way of sleeping."""
-
-        async def record(seconds: float) -> None:
-            sleeps.append(seconds)
-
-        return RetryPolicy(sleep=sleeps.append, async_sleep=record, **policy)
-
-    def memory(self, endpoint: str, **options: Any) -> MemoryClient:
-        if self.name == "sync":
-            return MemoryClient(endpoint, **options)
-        return Awaited(AsyncMemoryClient(endpoint, **options), self.portal)  # type: ignore[return-value]
-
-    def management(self, endpoint: str, **options: Any) -> ManagementClient:
-        if self.name == "sync":
-            return ManagementClient(endpoint, **options)
-        return Awaited(AsyncManagementClient(endpoint, **options), self.portal)  # type: ignore[return-value]
 
 
 @pytest.fixture(scope="package")
@@ -162,7 +93,3 @@ def dashboard(client_stack: Stack, stack_flavour: Flavour) -> Any:
     yield _open
     for client in opened:
         client.close()
-
-
-def conversation_context(user: str, thread: str = "t-1", **extra: Any) -> ConversationContext:
-    return ConversationContext(user_id=user, thread_id=thread, **extra)

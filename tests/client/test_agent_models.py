@@ -14,7 +14,7 @@ from botocore.stub import Stubber
 
 from examples.agent_chat import Agent
 from examples.models import BedrockConverse, OpenAIChat
-from tests.client.conftest import FLUSH_SUMMARY
+from tests.support.clients import FLUSH_SUMMARY
 
 pytestmark = pytest.mark.slow
 

@@ -21,7 +21,7 @@ from agent_memory_client.exchange import Call, Exchange
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials, RefreshableCredentials
 
-from tests.client.conftest import Flavour
+from tests.support.clients import Flavour
 
 FIXED = datetime(2026, 12, 3, 10, 15, 0, tzinfo=UTC)
 KEYS = Credentials("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY")

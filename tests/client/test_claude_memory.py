@@ -16,7 +16,7 @@ import pytest
 from agent_memory_client import ConversationContext, MemoryClient
 from agent_memory_client.claude_memory import AsyncClaudeMemoryTool, ClaudeMemoryTool
 
-from tests.client.conftest import conversation_context
+from tests.support.clients import conversation_context
 
 pytestmark = pytest.mark.slow
 

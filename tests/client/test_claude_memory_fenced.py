@@ -1,6 +1,6 @@
 """Claude's memory tool edits the document as the model was shown it, fenced (docs/client.md "Claude's memory
 tool"), and counts ``MEMORY.md`` as read only when that file itself was viewed. Offline: the service is
-tests/client/fake_hostile_memory.py's fake, which keeps the document it is sent."""
+tests/support/fake_hostile_memory.py's fake, which keeps the document it is sent."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from anthropic.types.beta import (
 )
 
 from agent_memory.edges.tool_catalog import tool_definitions
-from tests.client.fake_hostile_memory import DAY, FakeHostileMemory
+from tests.support.fake_hostile_memory import DAY, FakeHostileMemory
 
 CONTEXT = ConversationContext(user_id="u-1", thread_id="t-1")
 STORED = "# Markup\n- Wrap code in <code> tags\n- R&D & AT&amp;T"

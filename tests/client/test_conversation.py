@@ -15,7 +15,7 @@ from openai.types.chat import ChatCompletionToolParam
 from openai.types.responses import FunctionToolParam
 from pydantic import TypeAdapter, ValidationError
 
-from tests.client.conftest import FLUSH_SUMMARY
+from tests.support.clients import FLUSH_SUMMARY
 
 pytestmark = pytest.mark.slow
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 import pytest
 from agent_memory_client import ConversationContext, MemoryClient
 
-from tests.client.conftest import FLUSH_SUMMARY, conversation_context
+from tests.support.clients import FLUSH_SUMMARY, conversation_context
 from tests.support.stack import ROOT, Stack, stack_environment
 from tests.support.tool_venvs import adk_python, strands_python
 

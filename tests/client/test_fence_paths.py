@@ -4,7 +4,7 @@ Strands tools), every view of Claude's memory tool, every item of the LangGraph 
 search tool too) and the LlamaIndex memory block, shown a hostile stored note and document.
 
 The paths are enumerated: each module of ``agent_memory_client`` is either a path listed here or declared to hand
-nothing to a model, and each tool of the service's catalog has a hostile answer (tests/client/fake_hostile_memory.py),
+nothing to a model, and each tool of the service's catalog has a hostile answer (tests/support/fake_hostile_memory.py),
 so a new adapter or a new tool fails here until it is shown the attack. Offline and fast: the service is a fake
 answering as it does. The TypeScript client has the same test in its own runner (client-ts/test/fence.test.ts)."""
 
@@ -32,7 +32,7 @@ from anthropic.types.beta import BetaMemoryTool20250818ViewCommand
 
 from agent_memory.domain.fence import fence, fence_line
 from agent_memory.edges.tool_catalog import tool_definitions
-from tests.client.fake_hostile_memory import (
+from tests.support.fake_hostile_memory import (
     DAY,
     HOSTILE,
     HOSTILE_DOCUMENT,
@@ -40,7 +40,7 @@ from tests.client.fake_hostile_memory import (
     FakeHostileMemory,
     answers,
 )
-from tests.injection.corpus import HOSTILE as CORPUS
+from tests.support.injection_corpus import HOSTILE as CORPUS
 from tests.support.tool_venvs import adk_python, strands_python
 
 ROOT_DIR = Path(__file__).resolve().parents[2]

@@ -16,7 +16,7 @@ from langgraph.store.base import GetOp, InvalidNamespaceError, PutOp, SearchOp
 from langmem import create_manage_memory_tool, create_search_memory_tool
 
 from agent_memory.edges.tool_catalog import tool_definitions
-from tests.client.fake_hostile_memory import DAY, FakeHostileMemory
+from tests.support.fake_hostile_memory import DAY, FakeHostileMemory
 
 CONTEXT = ConversationContext(user_id="u-1", thread_id="t-1")
 NS = ("memories",)

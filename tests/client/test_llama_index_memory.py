@@ -15,7 +15,7 @@ from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.memory import Memory
 
 from agent_memory.edges.tool_catalog import tool_definitions
-from tests.client.fake_hostile_memory import DAY, FakeHostileMemory, note
+from tests.support.fake_hostile_memory import DAY, FakeHostileMemory, note
 
 CONTEXT = ConversationContext(user_id="u-1", thread_id="t-1")
 

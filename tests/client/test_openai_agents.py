@@ -16,7 +16,7 @@ from agents import Agent, ModelSettings, RunConfig, Runner  # noqa: E402
 
 from examples.openai_agent import ScriptedAgentsModel  # noqa: E402
 from examples.scripted_model import ScriptedTurn  # noqa: E402
-from tests.client.conftest import conversation_context  # noqa: E402
+from tests.support.clients import conversation_context  # noqa: E402
 
 pytestmark = pytest.mark.slow
 OFFLINE = RunConfig(tracing_disabled=True)  # no trace export: nothing leaves the machine

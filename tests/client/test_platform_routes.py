@@ -11,7 +11,7 @@ import pytest
 from agent_memory_client import ConversationContext, Forbidden, InvalidInput, MemoryClient, Unauthorized
 
 from local.token import mint
-from tests.client.conftest import Flavour, conversation_context
+from tests.support.clients import Flavour, conversation_context
 from tests.support.stack import Stack
 
 pytestmark = pytest.mark.slow

@@ -20,7 +20,7 @@ from agent_memory_client.strands_agents import MemoryFlushingSummarizer, MemoryH
 from strands import Agent  # noqa: E402
 from strands.models import Model  # noqa: E402
 
-from tests.client.conftest import conversation_context  # noqa: E402
+from tests.support.clients import conversation_context  # noqa: E402
 
 pytestmark = pytest.mark.slow
 

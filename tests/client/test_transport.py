@@ -18,7 +18,7 @@ from agent_memory_client import (
     ServiceUnavailable,
 )
 
-from tests.client.conftest import Flavour
+from tests.support.clients import Flavour
 
 CTX = ConversationContext(user_id="u-1", thread_id="t-1")
 NOTE = {"id": "2026-12-03.1", "day": "2026-12-03", "position": 1, "text": "x"}

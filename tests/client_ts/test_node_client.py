@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 from agent_memory_client import Conversation, ConversationContext, MemoryClient
 
-from tests.client_ts.vectors import FIXTURES, rendered
 from tests.fake_openai import fake_openai_server
+from tests.support.client_vectors import FIXTURES, rendered
 from tests.support.stack import Stack, running_stack
 
 pytestmark = pytest.mark.slow
@@ -89,7 +89,7 @@ def node_suite(stack: Stack) -> subprocess.CompletedProcess[str]:
 
 def test_the_fixtures_are_what_botocore_and_the_service_compute() -> None:
     """``client-ts/test/fixtures`` (botocore's SigV4 signatures, the service's fence, the hostile tool answers):
-    regenerate with ``PYTHONPATH=layers/shared .venv/bin/python -m tests.client_ts.vectors``."""
+    regenerate with ``PYTHONPATH=layers/shared .venv/bin/python -m tests.support.client_vectors``."""
     for name, text in rendered().items():
         assert (FIXTURES / name).read_text(encoding="utf-8") == text, name
 

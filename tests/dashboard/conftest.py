@@ -19,19 +19,16 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from local.token import mint
 from tests.fake_openai import fake_openai_server
 from tests.support.calls import free_port
-from tests.support.stack import Stack, http, printed_sign_in_address, remember, running_stack
+from tests.support.dashboard import AXE, FAKE_MODEL_REPLY, KEYWORD, Site
+from tests.support.stack import remember, running_stack
 
-ROOT = Path(__file__).resolve().parents[2]
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 # What works on this machine (no GPU, no network but loopback): see the machine notes in the README.
 CHROMIUM_ARGS = [
@@ -45,11 +42,6 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 NOW = "2026-12-03T10:15:00Z"
-# What the fake chat model answers to a compression (a consolidation gets its minimal cited edits): long
-# enough (over a fifth of a 25,100-character document) for the compression to be accepted as faithful.
-FAKE_MODEL_REPLY = "# Memory, as the model rewrote it\n" + "\n".join(
-    f"- Fact {i}: kept in a shorter form" for i in range(200)
-)
 PRIVATE = {"thread_id": "t-1", "visibility": "private"}
 
 # The notes of each instant: (user or workspace, text). A workspace id starts with "w-".
@@ -82,24 +74,6 @@ def context_for(owner: str) -> dict[str, Any]:
     if owner.startswith("w-"):
         return {"user_id": "u-seed", "thread_id": "t-team", "visibility": "shared", "workspace_id": owner}
     return {"user_id": owner, **PRIVATE}
-
-
-@dataclass(frozen=True)
-class Site:
-    stack: Stack
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.stack.api_port}/dashboard/"
-
-    def admit(self, page: Any) -> None:
-        """Open the address the stack printed at start, as a developer does once: it keeps the sign-in's key in
-        the browser context's cookie."""
-        page.goto(printed_sign_in_address(self.stack))
-
-    def api(self, method: str, path: str, body: Any = None, *, user: str, workspaces: tuple[str, ...] = ()) -> Any:
-        """A call to the management API as ``user``, from outside the page (another tab, another person)."""
-        return http(self.stack, method, path, body, token=mint(user, list(workspaces)))
 
 
 @pytest.fixture(scope="session")
@@ -141,11 +115,6 @@ def dynamodb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         process.terminate()
         process.wait(timeout=15)
         log.close()
-
-
-# Without embeddings (make run's local:minilm off): the pages' search results and mode are checked exactly,
-# and a hybrid search also answers a scope's other notes by meaning.
-KEYWORD = {"MEMORY_EMBEDDING_MODEL": "none"}
 
 
 @pytest.fixture(scope="session")
@@ -200,28 +169,3 @@ def page(playwright_browser: Any, site: Site) -> Iterator[Any]:
     context.close()
     assert not errors, f"uncaught errors in the page: {errors}"
     assert not outside, f"the page reached outside this machine: {outside}"
-
-
-def axe_violations(page: Any) -> list[str]:
-    """axe-core's serious and critical violations on the page as it is now (WCAG 2.x A and AA rules)."""
-    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
-        page.evaluate(AXE.read_text())  # through the DevTools protocol: the page's CSP does not apply
-    results = page.evaluate(
-        """async () => (await axe.run(document, {
-               runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']},
-               resultTypes: ['violations'],
-           })).violations"""
-    )
-    return [
-        f"{v['impact']} {v['id']}: {v['help']} at {[node['target'] for node in v['nodes']]}"
-        for v in results
-        if v["impact"] in ("serious", "critical")
-    ]
-
-
-def screenshots_dir(tmp_path: Path) -> Path:
-    """``make screenshots`` sets DASHBOARD_SCREENSHOTS=docs/screenshots; otherwise they go to the test's tmp dir."""
-    target = os.environ.get("DASHBOARD_SCREENSHOTS")
-    path = (ROOT / target) if target else tmp_path
-    path.mkdir(parents=True, exist_ok=True)
-    return path

@@ -17,8 +17,16 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from local.token import mint
-from tests.dashboard.conftest import FAKE_MODEL_REPLY, Site, screenshots_dir
-from tests.support.dashboard import assert_accessible, editor, expect, open_notes, sign_in
+from tests.support.dashboard import (
+    FAKE_MODEL_REPLY,
+    Site,
+    assert_accessible,
+    editor,
+    expect,
+    open_notes,
+    screenshots_dir,
+    sign_in,
+)
 from tests.support.stack import remember
 
 pytestmark = pytest.mark.slow

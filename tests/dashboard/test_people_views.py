@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.dashboard.conftest import Site
-from tests.support.dashboard import assert_accessible, editor, expect, open_notes, sign_in
+from tests.support.dashboard import Site, assert_accessible, editor, expect, open_notes, sign_in
 from tests.support.stack import memory_context, remember
 
 pytestmark = pytest.mark.slow

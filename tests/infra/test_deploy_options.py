@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from local.template import ROOT, load_template
-from tests.infra.cfn_rules import condition, parameter_values, refusals, resolve_conditions
+from tests.support.cfn_rules import condition, parameter_values, refusals, resolve_conditions
 from tests.support.sam import needs_sam, transformed_template
 
 ISSUER = "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbCdEf123"

@@ -9,7 +9,7 @@ import tomllib
 import pytest
 
 from local.template import load_template
-from tests.infra.cfn_rules import refusals
+from tests.support.cfn_rules import refusals
 from tests.support.docs import OVERRIDE, code_blocks
 
 COGNITO = "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbCdEf123"

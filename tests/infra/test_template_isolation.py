@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from local.template import load_template
-from tests.infra.cfn_rules import condition, parameter_values, refusals
+from tests.support.cfn_rules import condition, parameter_values, refusals
 from tests.support.docs import code_blocks
 
 ISSUER = "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbCdEf123"

@@ -27,9 +27,9 @@ from local.template import load_handler
 from local.token import mint
 from tests.events import event_body, load_event
 from tests.fakes import FakeChatModel
-from tests.injection.corpus import HOSTILE
 from tests.support.calls import Answer
 from tests.support.consolidation import night_context
+from tests.support.injection_corpus import HOSTILE
 from tests.support.models import scripted_models
 from tests.support.scopes import shared, write_note
 

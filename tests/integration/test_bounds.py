@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from agent_memory.edges.requests import MAX_KEYS, MAX_QUERY_CHARS
+from agent_memory.edges.requests.reading import MAX_KEYS, MAX_QUERY_CHARS
 from tests.support.management import SECRET, USER, manage
 from tests.support.scopes import private
 

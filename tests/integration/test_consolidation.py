@@ -9,6 +9,7 @@ import pytest
 from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.document_store import DocumentStore
+from agent_memory.storage.keys import RUN_PREFIX
 from local.template import load_handler
 from tests.fakes import FakeChatModel
 from tests.support.consolidation import (
@@ -17,13 +18,14 @@ from tests.support.consolidation import (
     Died,
     consolidate,
     days_ago,
-    die_on,
+    die_at_the_mark,
+    die_at_the_save,
     folded_counts,
     merge,
     night_context,
     notes_of,
 )
-from tests.support.faults import on_events, provide_clients
+from tests.support.faults import crash_at, on_events, provide_clients, provide_real_clients
 from tests.support.models import scripted_models
 from tests.support.scopes import private, write_note
 
@@ -184,16 +186,15 @@ def test_without_a_model_the_notes_are_folded_as_dated_bullets(aws, monkeypatch)
         ("midway through marking", 3),
     ],
 )
-def test_dying_at_any_step_then_rerunning_folds_every_note_exactly_once(aws, model, monkeypatch, where, after_calls):
+def test_dying_at_any_step_then_rerunning_folds_every_note_exactly_once(aws, model, where, after_calls):
     ids = [write_note(PERSONAL, days_ago(9) + timedelta(seconds=i), f"n{i}") for i in range(6)]
-    worker = bootstrap.services().worker
-    with monkeypatch.context() as patch:
-        if where == "after the model call":
-            die_on(patch, worker.service, "update_memory")
-        else:
-            die_on(patch, worker.store, "mark_consolidated", after_calls=after_calls)
-        with pytest.raises(Died):
-            consolidate()
+    if where == "after the model call":
+        die_at_the_save()
+    else:
+        die_at_the_mark(after_marks=after_calls)
+    with pytest.raises(Died):
+        consolidate()
+    provide_real_clients()
 
     rerun = consolidate(RUN_AT + timedelta(hours=1))
 
@@ -285,22 +286,19 @@ def test_an_event_without_time_is_refused(aws, model):
         load_handler("ConsolidateFunction")({"id": "x"}, night_context())
 
 
-def test_a_run_whose_record_cannot_be_saved_still_releases_its_lease(aws, model, monkeypatch):
+def test_a_run_whose_record_cannot_be_saved_still_releases_its_lease(aws, model):
     write_note(PERSONAL, days_ago(9), "x")
-    store = bootstrap.services().consolidation_store
-    original = store.save_run
-    calls = {"n": 0}
-
-    def fail_the_final_record(record):
-        calls["n"] += 1
-        if calls["n"] == 2:
-            raise RuntimeError("storage fault while recording")
-        return original(record)
-
-    monkeypatch.setattr(store, "save_run", fail_the_final_record)
+    # the run's final record (its second PutItem: the first records it started) fails
+    failed = crash_at(
+        "put_item",
+        lambda request: request["Item"]["sk"]["S"].startswith(RUN_PREFIX),
+        nth=2,
+        error=RuntimeError("storage fault while recording"),
+    )
 
     first = consolidate()
-    monkeypatch.undo()
+    provide_real_clients()
+    assert failed.crashed == 1
     scripted_models().fold = model
     write_note(PERSONAL, days_ago(9), "y")
     second = consolidate(RUN_AT + timedelta(hours=1), run_id="next-run")

@@ -21,11 +21,13 @@ from tests.support.consolidation import (
     WorkerFunction,
     consolidate,
     days_ago,
-    die_on,
+    die_at_the_mark,
+    die_at_the_save,
     folded_counts,
     merge,
     notes_of,
 )
+from tests.support.faults import provide_real_clients
 from tests.support.models import scripted_models
 from tests.support.scopes import write_note
 
@@ -115,14 +117,14 @@ def test_max_groups_0_gives_every_due_scope_its_group_the_same_night(aws, queue,
 
 
 def test_a_worker_dying_after_the_version_is_saved_and_before_the_marks_is_finished_by_the_redelivery(
-    aws, queue, model, monkeypatch
+    aws, queue, model
 ):
     ids = [write_note(PERSONAL, days_ago(9) + timedelta(seconds=i), f"n{i}") for i in range(5)]
     consolidate()
-    with monkeypatch.context() as patch:
-        die_on(patch, bootstrap.services().consolidation_store, "mark_consolidated", after_calls=2)
-        with pytest.raises(Died):
-            queue.drain()
+    die_at_the_mark(after_marks=2)
+    with pytest.raises(Died):
+        queue.drain()
+    provide_real_clients()
 
     queue.drain()  # the same message, delivered again after its visibility timeout
 
@@ -138,13 +140,13 @@ def test_a_worker_dying_after_the_version_is_saved_and_before_the_marks_is_finis
     )
 
 
-def test_a_worker_dying_before_its_save_is_redelivered_and_folds_once(aws, queue, model, monkeypatch):
+def test_a_worker_dying_before_its_save_is_redelivered_and_folds_once(aws, queue, model):
     ids = [write_note(PERSONAL, days_ago(9) + timedelta(seconds=i), f"n{i}") for i in range(3)]
     consolidate()
-    with monkeypatch.context() as patch:
-        die_on(patch, bootstrap.services().worker.service, "update_memory")
-        with pytest.raises(Died):
-            queue.drain()
+    die_at_the_save()
+    with pytest.raises(Died):
+        queue.drain()
+    provide_real_clients()
 
     queue.drain()
 

@@ -6,6 +6,8 @@ import pytest
 from botocore.exceptions import ClientError
 
 from agent_memory import bootstrap
+from agent_memory.storage.keys import DOC_HEAD, NOTE_PREFIX
+from tests.support.faults import crash_at
 from tests.support.scopes import private
 
 
@@ -101,19 +103,17 @@ def test_the_document_is_in_the_prompt(call, monkeypatch):
     assert '<memory_document version="1">\n# Memory\n- likes tea\n</memory_document>' in body["system_prompt"]
 
 
-def _failing(operation):
-    def _raise(*args, **kwargs):
-        raise ClientError(
-            {"Error": {"Code": "ProvisionedThroughputExceededException", "Message": "slow down"}}, operation
-        )
-
-    return _raise
+def _reading_recent_notes(request):
+    """The turn's read of the scope's recent notes (a Query over their days)."""
+    return request["ExpressionAttributeValues"].get(":low", {}).get("S", "").startswith(NOTE_PREFIX)
 
 
-def test_notes_that_cannot_load_degrade_the_turn_instead_of_failing_it(call, monkeypatch):
+def test_notes_that_cannot_load_degrade_the_turn_instead_of_failing_it(call):
     call("update_memory", {"context": private(), "arguments": {"content": "# still here"}})
-    service = bootstrap.services().memory_service
-    monkeypatch.setattr(service.notes, "newest_first", _failing("Query"))
+    throttled = ClientError(
+        {"Error": {"Code": "ProvisionedThroughputExceededException", "Message": "slow down"}}, "Query"
+    )
+    crash_at("query", _reading_recent_notes, times=10**6, error=throttled)
 
     answer = call("context", {"context": private()})
 
@@ -125,13 +125,8 @@ def test_notes_that_cannot_load_degrade_the_turn_instead_of_failing_it(call, mon
 
 
 @pytest.mark.parametrize("error", [RuntimeError("boom"), TimeoutError("read timeout")])
-def test_a_document_that_cannot_load_degrades_too(call, monkeypatch, error):
-    service = bootstrap.services().memory_service
-
-    def _raise(*args, **kwargs):
-        raise error
-
-    monkeypatch.setattr(service.documents, "current", _raise)
+def test_a_document_that_cannot_load_degrades_too(call, error):
+    crash_at("get_item", lambda request: request["Key"]["sk"]["S"] == DOC_HEAD, times=10**6, error=error)
 
     answer = call("context", {"context": private()})
 

@@ -5,13 +5,14 @@ each erased item once, by kind, and the memory is empty afterwards."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from agent_memory import bootstrap
 from agent_memory.storage.client import make_dynamodb_client
-from tests.support.faults import SeededLoss
+from tests.support.faults import ScriptedClient, SeededLoss, wrap_clients
 from tests.support.management import local_auth  # noqa: F401 - the fixture applies
 from tests.support.people import delete, erasable, fill, partition
 from tests.support.scopes import PERSONAL, TEAM, shared
@@ -43,21 +44,25 @@ def _lose_the(nth: int) -> dict[str, int]:
 
 
 @pytest.fixture
-def records_at_end(aws, monkeypatch) -> list[dict[str, int]]:
-    """The erase record's counts as the table holds them just before the record is removed, one per erase."""
-    from agent_memory.storage.scope_items import ScopeItems
+def records_at_end(aws) -> Callable[[], list[dict[str, int]]]:
+    """``records_at_end()``: the erase record's counts as the table holds them just before the record is removed,
+    one per erase (its DeleteItem, seen once however often a fault provided before sends it again)."""
 
-    seen: list[dict[str, int]] = []
-    real = ScopeItems.end_erase
+    def _spy() -> list[dict[str, int]]:
+        seen: list[dict[str, int]] = []
 
-    def _read_then_end(self: ScopeItems, scope: Any, record: str) -> None:
-        key = {"pk": {"S": scope.key}, "sk": {"S": f"erase#{record}"}}
-        item = aws.get_item(TableName="MemoryTable", Key=key, ConsistentRead=True)["Item"]
-        seen.append({kind: int(item[kind]["N"]) if kind in item else 0 for kind in ("notes", "versions", "other")})
-        real(self, scope, record)
+        def _read_then_end(delete_item: Callable[..., Any], **request: Any) -> Any:
+            if request["Key"]["sk"]["S"].startswith("erase#"):
+                item = aws.get_item(TableName="MemoryTable", Key=request["Key"], ConsistentRead=True)["Item"]
+                seen.append(
+                    {kind: int(item[kind]["N"]) if kind in item else 0 for kind in ("notes", "versions", "other")}
+                )
+            return delete_item(**request)
 
-    monkeypatch.setattr(ScopeItems, "end_erase", _read_then_end)
-    return seen
+        wrap_clients(lambda client: ScriptedClient(client, delete_item=_read_then_end))
+        return seen
+
+    return _spy
 
 
 def test_an_erase_whose_every_write_lost_its_first_answer_counts_each_item_once(
@@ -66,13 +71,14 @@ def test_an_erase_whose_every_write_lost_its_first_answer_counts_each_item_once(
     fill(call, notes=5)
     expected = erasable(aws, PERSONAL)
     clients = lost_answers("update_item", "batch_write_item", "delete_item")
+    ends = records_at_end()
 
     answer = delete("/v1/memory/personal")
 
     assert answer.status == 200, answer.body
     # the erase mark, the record, the head, a page, its release, the end
     assert sum(client.lost for client in clients) >= 6
-    assert records_at_end == [expected]  # sent twice, the page's count is taken once
+    assert ends == [expected]  # sent twice, the page's count is taken once
     assert answer.body["erased"] == expected
     assert partition(aws, PERSONAL) == []
 
@@ -83,11 +89,12 @@ def test_an_authored_erase_whose_every_write_lost_its_first_answer_counts_each_n
     for user in ("u-1", "u-2", "u-1", "u-1"):
         call("remember", {"context": shared("w-3", user=user), "arguments": {"text": f"by {user}"}})
     lost_answers("update_item", "batch_write_item", "delete_item")
+    ends = records_at_end()
 
     answer = delete("/v1/memory/workspaces/w-3/notes", query={"author": "me"})
 
     assert answer.status == 200, answer.body
-    assert records_at_end == [{"notes": 3, "versions": 0, "other": 0}]
+    assert ends == [{"notes": 3, "versions": 0, "other": 0}]
     assert answer.body["erased"] == {"notes": 3, "versions": 0, "other": 0}
     assert sum(sk.startswith("note#") for sk in partition(aws, TEAM)) == 1
 
@@ -99,11 +106,12 @@ def test_the_member_turns_an_authored_erase_deletes_are_counted_once_when_every_
     for user in ("u-1", "u-1", "u-2"):
         assert call("context", {"context": shared("w-3", user=user)}).status == 200
     lost_answers("update_item", "batch_write_item", "delete_item")
+    ends = records_at_end()
 
     answer = delete("/v1/memory/workspaces/w-3/notes", query={"author": "me"})
 
     assert answer.status == 200, answer.body
-    assert records_at_end == [{"notes": 1, "versions": 0, "other": 2}]
+    assert ends == [{"notes": 1, "versions": 0, "other": 2}]
     assert answer.body["erased"] == {"notes": 1, "versions": 0, "other": 2}
     assert sum(sk.startswith("inj#") for sk in partition(aws, TEAM)) == 1  # u-2's
 

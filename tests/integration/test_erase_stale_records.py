@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import json
 
-from agent_memory.storage.stale_records import StaleRecords
+from agent_memory.storage.stale_records import IDEMPOTENT_REMEMBER
 from local.token import mint
 from tests.events import event_body
 from tests.fakes import FakeChatModel
+from tests.support.faults import crash_at
 from tests.support.management import (
     ADMIN,
     local_auth,  # noqa: F401 - the fixture applies here
@@ -144,26 +145,20 @@ def test_an_erase_that_died_after_its_notes_went_still_voids_their_records(
     call,
     aws,
     keyed,
-    monkeypatch,
 ):
     """The second call no longer knows the erased ids (the notes are gone): the remember's record goes by its
     note's author, the member's turns by theirs; the receipt counts both once."""
     remember_keyed(keyed, "u-1", SECRET_PLAN, "key-1")
     team_turn(call, "u-1")
-    real = StaleRecords.trim_and_list
-    died = []
-
-    def die_once(self, *args, **kwargs):
-        if not died:
-            died.append(True)
-            raise RuntimeError("the function died here")
-        return real(self, *args, **kwargs)
-
-    monkeypatch.setattr(StaleRecords, "trim_and_list", die_once)
+    # the first read of the records that name the erased notes (``StaleRecords.trim_and_list``)
+    died = crash_at(
+        "query", lambda request: request["ExpressionAttributeValues"].get(":prefix") == {"S": IDEMPOTENT_REMEMBER}
+    )
 
     first = delete("/v1/memory/workspaces/w-3/notes", query={"author": "me"})
     second = delete("/v1/memory/workspaces/w-3/notes", query={"author": "me"})
 
+    assert died.crashed == 1
     assert first.status == 500 and second.status == 200
     assert second.body["erased"] == {"notes": 1, "versions": 0, "other": 2}
     assert SECRET_PLAN not in stored(aws)

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.injection_records import READ_PAGE_ITEMS, READ_PAGES, Injection
+from tests.support.faults import ScriptedClient, provide_clients
 
 PERSONAL = Scope("personal", "u-1")
 HISTORY = 5_000
@@ -22,22 +23,21 @@ def fill(aws) -> None:
         assert recorder.record(Injection(PERSONAL, start - timedelta(seconds=number), thread, 1, ["2026-12-03.1"]))
 
 
-def counting(aws, monkeypatch) -> list[int]:
-    client = bootstrap.services().people.items.client
+def counting() -> list[int]:
+    """The ``Limit`` of each Query the graph's clients make from now on."""
     calls: list[int] = []
-    real = client.query
 
-    def query(**request):
+    def query(real, **request):
         calls.append(request.get("Limit", 0))
         return real(**request)
 
-    monkeypatch.setattr(client, "query", query)
+    provide_clients(lambda client: ScriptedClient(client, query=query))
     return calls
 
 
-def test_a_thread_with_no_record_is_answered_after_a_bounded_read(aws, monkeypatch):
+def test_a_thread_with_no_record_is_answered_after_a_bounded_read(aws):
     fill(aws)
-    calls = counting(aws, monkeypatch)
+    calls = counting()
 
     answer = bootstrap.services().people.injections(PERSONAL, thread_id="t-none", limit=20, cursor=None)
 
@@ -46,9 +46,9 @@ def test_a_thread_with_no_record_is_answered_after_a_bounded_read(aws, monkeypat
     assert len(calls) == READ_PAGES and set(calls) == {READ_PAGE_ITEMS}
 
 
-def test_following_the_cursors_reads_the_history_once_and_finds_every_record(aws, monkeypatch):
+def test_following_the_cursors_reads_the_history_once_and_finds_every_record(aws):
     fill(aws)
-    calls = counting(aws, monkeypatch)
+    calls = counting()
     found, cursor, answers = [], None, 0
     while True:
         answer = bootstrap.services().people.injections(PERSONAL, thread_id="t-rare", limit=20, cursor=cursor)

@@ -15,6 +15,7 @@ from local.token import mint
 from tests.fake_index import FakeNotesIndex
 from tests.fakes import FakeChatModel
 from tests.support.consolidation import consolidate
+from tests.support.faults import crash_at, updating
 from tests.support.management import ADMIN, USER, local_auth, manage  # noqa: F401 - the fixture applies
 from tests.support.models import scripted_models
 from tests.support.people import delete, erasable, export_all, fill, get, partition
@@ -118,44 +119,54 @@ def test_erase_of_one_scope_leaves_the_others(call, aws):
     assert len([sk for sk in partition(aws, TEAM) if sk.startswith("note#")]) == 3
 
 
-@pytest.mark.parametrize("step", ["delete-head", "count", "delete-page", "release", "index", "end"])
-def test_an_erase_interrupted_at_each_step_finishes_on_the_next_call(call, aws, index, monkeypatch, step):
+class IndexDownOnce(FakeNotesIndex):
+    """The fake index, whose first listing of a scope's notes fails as a node that did not answer."""
+
+    listed = False
+
+    def note_ids(self, scope_key: str) -> set[str]:
+        if not self.listed:
+            self.listed = True
+            raise RuntimeError("the function died here")
+        return super().note_ids(scope_key)
+
+
+def _deleting(head: bool):
+    """A ``Crash``'s ``at``: the BatchWriteItem of the document's head (``head``), or of a page of other items."""
+
+    def _at(request):
+        (deletes,) = request["RequestItems"].values()
+        return ([one["DeleteRequest"]["Key"]["sk"]["S"] for one in deletes] == ["doc"]) == head
+
+    return _at
+
+
+# Where the first erase call dies: the storage call it never makes (None: the index's listing fails instead).
+ERASE_CRASHES = {
+    "delete-head": ("batch_write_item", _deleting(head=True)),
+    "delete-page": ("batch_write_item", _deleting(head=False)),
+    "count": ("update_item", updating("SET page = :page")),
+    "release": ("update_item", updating("REMOVE page, page_id")),
+    "index": None,
+    "end": ("update_item", updating("SET fence = :mark REMOVE erasing")),
+}
+
+
+@pytest.mark.parametrize("step", ERASE_CRASHES)
+def test_an_erase_interrupted_at_each_step_finishes_on_the_next_call(call, aws, step):
     """Wherever the first call dies, the second's receipt counts every item once (a page is counted before its
     deletes and let go after them)."""
-    from agent_memory.storage import scope_items
-    from agent_memory.storage.scope_items import ScopeItems
-
+    index = IndexDownOnce() if step == "index" else FakeNotesIndex()
+    bootstrap.provide(notes_index=index)
     fill(call, notes=5)
     expected = erasable(aws, PERSONAL)
     index.documents[document_id(PERSONAL.key, "2026-12-03.1")] = {"scope": PERSONAL.key, "note_id": "2026-12-03.1"}
-    calls = {"n": 0}
-
-    def crash_once(real, when):
-        def wrapper(self, *args, **kwargs):
-            calls["n"] += 1
-            if when(args) and calls.get("crashed") is None:
-                calls["crashed"] = True
-                raise RuntimeError("the function died here")
-            return real(self, *args, **kwargs)
-
-        return wrapper
-
-    if step == "delete-head":
-        monkeypatch.setattr(ScopeItems, "delete", crash_once(ScopeItems.delete, lambda a: a[1] == ["doc"]))
-    elif step == "delete-page":
-        monkeypatch.setattr(ScopeItems, "delete", crash_once(ScopeItems.delete, lambda a: a[1] != ["doc"]))
-    elif step == "count":
-        monkeypatch.setattr(ScopeItems, "erase_page", crash_once(ScopeItems.erase_page, lambda a: True))
-    elif step == "release":
-        monkeypatch.setattr(scope_items, "update_if", crash_once(scope_items.update_if, lambda a: True))
-    elif step == "index":
-        monkeypatch.setattr(FakeNotesIndex, "note_ids", crash_once(FakeNotesIndex.note_ids, lambda a: True))
-    else:
-        monkeypatch.setattr(ScopeItems, "end_erase", crash_once(ScopeItems.end_erase, lambda a: True))
+    crash = ERASE_CRASHES[step] and crash_at(*ERASE_CRASHES[step])
 
     first = delete("/v1/memory/personal")
     second = delete("/v1/memory/personal")
 
+    assert crash is None or crash.crashed == 1
     assert first.status in (500, 503)  # a crash, or the index's failure reported as such
     assert second.status == 200
     assert partition(aws, PERSONAL) == []

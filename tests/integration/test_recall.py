@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
-from agent_memory.recall import service as recall
+from agent_memory import bootstrap
+from agent_memory.domain.scope import Scope
+from agent_memory.storage.note_store import NoteStore
 from tests.support.scopes import private, shared, stored
 
 
@@ -125,37 +129,42 @@ def test_a_private_conversation_never_recalls_team_notes_of_its_workspace(call):
     assert _recall(call, {"query": "deadline"}, private("u-1", workspace_id="w-a")).body["notes"] == []
 
 
-def test_rows_of_another_scope_from_the_store_are_dropped(call, monkeypatch):
-    """Fail closed: even if the read returned a foreign note, it is never answered."""
-    from agent_memory.domain.scope import Scope
-    from agent_memory.storage.note_store import NoteStore
+class LeakyNotes(NoteStore):
+    """A fake of recall's note store (``Services.recall_notes``) whose reads add u-2's notes to the scope's:
+    ``newest_texts`` always, ``get_many`` once ``leaks_whole_notes``."""
 
+    leaks_whole_notes = False
+
+    def newest_texts(self, scope, *, limit, **options):
+        return super().newest_texts(scope, limit=limit, **options) + super().newest_texts(
+            Scope("personal", "u-2"), limit=limit, **options
+        )
+
+    def get_many(self, scope, wanted):
+        found = super().get_many(scope, wanted)
+        if not self.leaks_whole_notes:
+            return found
+        return found + super().get_many(Scope("personal", "u-2"), [("2026-12-03", 1)])
+
+
+def test_rows_of_another_scope_from_the_store_are_dropped(call, aws):
+    """Fail closed: even if the read returned a foreign note, it is never answered."""
     _remember(call, "likes tea")
     _remember(call, "also likes tea", private("u-2"))
-    real_texts, real_get = NoteStore.newest_texts, NoteStore.get_many
+    notes = LeakyNotes(aws, "MemoryTable")
+    bootstrap.provide(recall_notes=notes)
 
-    def leaky_texts(self, scope, *, limit, **options):
-        foreign = real_texts(self, Scope("personal", "u-2"), limit=limit, **options)
-        return real_texts(self, scope, limit=limit, **options) + foreign
-
-    def leaky_get(self, scope, wanted):
-        return real_get(self, scope, wanted) + real_get(self, Scope("personal", "u-2"), [("2026-12-03", 1)])
-
-    monkeypatch.setattr(NoteStore, "newest_texts", leaky_texts)
     assert [n["text"] for n in _recall(call, {"query": "tea"}).body["notes"]] == ["likes tea"]
 
-    monkeypatch.setattr(NoteStore, "get_many", leaky_get)
+    notes.leaks_whole_notes = True
     assert [n["text"] for n in _recall(call, {"query": "tea"}).body["notes"]] == ["likes tea"]
 
 
-def test_the_read_is_bounded_to_the_newest_notes(call, monkeypatch):
-    from agent_memory import bootstrap
-
-    monkeypatch.setattr(
-        bootstrap, "RecallService", lambda notes, **kw: recall.RecallService(notes, keyword_max_notes=5, **kw)
-    )
+def test_the_read_is_bounded_to_the_newest_notes(call):
     for i in range(8):
         _remember(call, f"tea note {i}")
+    recall_service = bootstrap.services().recall_service
+    bootstrap.provide(recall_service=dataclasses.replace(recall_service, keyword_max_notes=5))
 
     notes = _recall(call, {"query": "tea", "k": 20}).body["notes"]
 

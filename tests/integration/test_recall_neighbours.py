@@ -86,15 +86,30 @@ def _ids(answer):
     return [note["id"] for note in answer["notes"]]
 
 
-def test_the_index_path_reads_the_hits_neighbours_from_the_table(call, monkeypatch, conversation, index):
-    reads = []
-    real = NoteStore.around
+class NeighbourNotes(NoteStore):
+    """A fake of recall's note store (``Services.recall_notes``) that keeps each read of a hit's neighbours
+    (``reads``), adds ``leaked`` rows to what it answers, or fails with ``failure``."""
 
-    def counted(self, scope, day, position, *, span):
-        reads.append((scope.key, day, position))
-        return real(self, scope, day, position, span=span)
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.reads, self.leaked, self.failure = [], [], None
 
-    monkeypatch.setattr(NoteStore, "around", counted)
+    def around(self, scope, day, position, *, span):
+        self.reads.append((scope.key, day, position))
+        if self.failure is not None:
+            raise self.failure
+        return [*super().around(scope, day, position, span=span), *self.leaked]
+
+
+def _neighbours(aws):
+    """Recall's notes are a ``NeighbourNotes`` from now on (the graph's part, kept across ``bootstrap.reset``)."""
+    notes = NeighbourNotes(aws, "MemoryTable")
+    bootstrap.provide(recall_notes=notes)
+    return notes
+
+
+def test_the_index_path_reads_the_hits_neighbours_from_the_table(call, aws, monkeypatch, conversation, index):
+    reads = _neighbours(aws).reads
     hit, after, other = conversation["hit"], conversation["after"], conversation["other"]
 
     assert _ids(_recall_indexed(call, monkeypatch, index, 0)) == [hit["id"], other["id"]]
@@ -105,12 +120,11 @@ def test_the_index_path_reads_the_hits_neighbours_from_the_table(call, monkeypat
 
 
 def test_the_index_path_drops_a_row_of_another_scope_the_read_would_give(
-    call, monkeypatch, capsys, conversation, index
+    call, aws, monkeypatch, capsys, conversation, index
 ):
     foreign, hit = conversation["foreign"], conversation["hit"]
     leaked = NoteText("user#u-2", hit["day"], hit["position"] + 1, foreign["text"], None, "t-1")
-    real = NoteStore.around
-    monkeypatch.setattr(NoteStore, "around", lambda *args, **kwargs: [*real(*args, **kwargs), leaked])
+    _neighbours(aws).leaked.append(leaked)
 
     answered = _ids(_recall_indexed(call, monkeypatch, index, 3, k=20))
 
@@ -119,11 +133,10 @@ def test_the_index_path_drops_a_row_of_another_scope_the_read_would_give(
     assert '"RecallForeignHitsDropped":[1.0]' in capsys.readouterr().out  # counted, as every foreign row is
 
 
-def test_a_failed_neighbour_read_drops_the_neighbours_never_the_answer(call, monkeypatch, capsys, conversation, index):
-    def broken(*_args, **_kwargs):
-        raise TimeoutError("the table did not answer")
-
-    monkeypatch.setattr(NoteStore, "around", broken)
+def test_a_failed_neighbour_read_drops_the_neighbours_never_the_answer(
+    call, aws, monkeypatch, capsys, conversation, index
+):
+    _neighbours(aws).failure = TimeoutError("the table did not answer")
 
     answer = _recall_indexed(call, monkeypatch, index, 1)
 

@@ -12,7 +12,6 @@ import json
 import pytest
 
 from agent_memory import bootstrap
-from agent_memory.providers import rerank
 from agent_memory.providers.rerank import RerankUnavailable
 from agent_memory.recall.index_path import RESCORE_POOL
 from agent_memory.search.notes_index import IndexHit
@@ -26,13 +25,12 @@ TEXTS = ("likes green tea", "likes black tea in the morning", "tea with milk, ne
 
 @pytest.fixture
 def reranker(monkeypatch):
-    """The fake behind the real stage; the provider's client is built as in AWS (it is never called)."""
-    fake, built = FakeReranker(), []
+    """The fake reranking model, the graph's ``rerank_model``, behind the real stage (its budget from the settings)."""
+    fake = FakeReranker()
     monkeypatch.setenv("MEMORY_RERANK_MODEL", "bedrock:amazon.rerank-v1:0")
     monkeypatch.setenv("MEMORY_RERANK_TIMEOUT_S", "0.3")
-    monkeypatch.setattr(rerank, "BedrockReranker", lambda client, model_id: built.append(model_id) or fake)
     bootstrap.reset()
-    fake.built = built  # type: ignore[attr-defined]
+    bootstrap.provide(rerank_model=fake)
     return fake
 
 
@@ -71,7 +69,7 @@ def test_the_table_path_answers_in_the_rerankers_order_with_its_scores(call, aws
     assert [(n["id"], n["score"]) for n in answer["notes"]] == [(notes[3]["id"], 0.9), (notes[2]["id"], 0.4)]
     [(query, texts)] = reranker.calls
     assert query == "tea" and sorted(texts) == sorted(TEXTS)  # every candidate, not only the first k
-    assert reranker.built == ["amazon.rerank-v1:0"]
+    assert bootstrap.services().recall_service.reranker.timeout_s == 0.3  # the stage from the settings, around it
 
 
 def test_the_hybrid_table_path_is_reranked_too(call, aws, reranker, monkeypatch):
@@ -113,15 +111,11 @@ def test_the_index_path_gathers_the_candidates_and_answers_in_the_rerankers_orde
         ({"answer": {"results": []}}, "RerankFailed"),
     ],
 )
-def test_a_failing_reranker_degrades_to_the_paths_own_order(
-    call, aws, reranker, capsys, caplog, monkeypatch, fault, metric
-):
+def test_a_failing_reranker_degrades_to_the_paths_own_order(call, aws, reranker, capsys, caplog, fault, metric):
     _remember_all(call)
-    monkeypatch.delenv("MEMORY_RERANK_MODEL")
-    bootstrap.reset()
+    bootstrap.provide(rerank_model=None)
     plain = _recall(call, "green tea", k=2)  # without reranking
-    monkeypatch.setenv("MEMORY_RERANK_MODEL", "bedrock:amazon.rerank-v1:0")
-    bootstrap.reset()
+    bootstrap.provide(rerank_model=reranker)
     for name, value in fault.items():
         setattr(reranker, name, value)
     capsys.readouterr()
@@ -148,8 +142,6 @@ def test_recall_does_not_wait_for_a_reranker_past_its_budget(call, aws, reranker
 
 
 def test_unset_means_no_reranker_and_no_call(call, aws, monkeypatch):
-    built = []
-    monkeypatch.setattr(rerank, "BedrockReranker", lambda client, model_id: built.append(model_id))
     monkeypatch.delenv("MEMORY_RERANK_MODEL", raising=False)
     bootstrap.reset()
     _remember_all(call)
@@ -157,7 +149,7 @@ def test_unset_means_no_reranker_and_no_call(call, aws, monkeypatch):
     answer = _recall(call, "green tea", k=2)
 
     assert answer["notes"][0]["text"] == "likes green tea"
-    assert built == [] and bootstrap.services().recall_service.reranker is None
+    assert bootstrap.services().rerank_model is None and bootstrap.services().recall_service.reranker is None
 
 
 def test_a_failing_reranker_on_the_index_path_keeps_the_index_order(call, aws, reranker, monkeypatch):

@@ -17,13 +17,12 @@ from agent_memory.basics.errors import StorageUnavailable
 from agent_memory.domain.document import Author
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import make_dynamodb_client
-from agent_memory.storage.consolidation_store import ConsolidationStore
 from agent_memory.storage.document_store import DocumentStore
 from agent_memory.storage.due_markers import DueMarkers
 from agent_memory.storage.keys import run_sk
 from tests.fakes import FakeChatModel
 from tests.support.consolidation import NOTE_LINE, RUN_AT, consolidate, folded_counts, merge, notes_of
-from tests.support.faults import SeededLoss
+from tests.support.faults import SeededLoss, crash_at, provide_real_clients, updating
 from tests.support.models import scripted_models
 from tests.support.scopes import stored_document, write_note
 
@@ -164,6 +163,9 @@ def test_a_failed_group_whose_count_lost_its_answer_is_counted_once(aws, lost_an
     assert run["status"] == "finished"
 
 
+MARKING = updating("SET consolidated")  # a note's mark (``ConsolidationStore.mark_consolidated``)
+
+
 def _keep_model(monkeypatch: Any) -> None:
     scripted_models().fold = FakeChatModel(reply=merge_or_keep)
 
@@ -182,18 +184,12 @@ def test_a_fold_that_changes_nothing_killed_between_its_marks_leaves_its_pending
         write_note(scope, RUN_AT - timedelta(days=9, minutes=n), f"fact {n} of {scope.key}")
     hold_notes_in_documents([scope])
     _keep_model(monkeypatch)
-    real, marks = ConsolidationStore.mark_consolidated, []
+    marks = crash_at("update_item", MARKING, nth=2, times=10**6)  # every mark after the first, this run
 
-    def _dies_after_one(self: ConsolidationStore, scope: Scope, note_sk: str) -> None:
-        if marks:
-            raise RuntimeError("the worker died here")
-        marks.append(note_sk)
-        real(self, scope, note_sk)
-
-    monkeypatch.setattr(ConsolidationStore, "mark_consolidated", _dies_after_one)
     first = consolidate()
-    monkeypatch.setattr(ConsolidationStore, "mark_consolidated", real)
+    provide_real_clients()
 
+    assert marks.crashed >= 1
     assert (first["groups_done"], first["groups_failed"], first["notes_consolidated"]) == (0, 1, 0)
     assert sorted(_pending(aws, scope)) == sorted(item["sk"]["S"] for item in notes_of(aws, scope))
     assert sum(item["consolidated"] == {"BOOL": True} for item in notes_of(aws, scope)) == 1
@@ -234,19 +230,12 @@ def test_a_group_whose_storage_failed_after_its_save_is_counted_folded_when_stor
         write_note(scope, RUN_AT - timedelta(days=9, minutes=n), f"fact {n} of {scope.key}")
     scripted_models().fold = FakeChatModel(reply=merge)
     monkeypatch.setattr("time.sleep", lambda _s: None)
-    real, refused = ConsolidationStore.mark_consolidated, []
-
-    def _refused_thrice(self: ConsolidationStore, scope: Scope, note_sk: str) -> None:
-        if len(refused) < 3:  # the first mark of each of the group's three attempts
-            refused.append(note_sk)
-            raise StorageUnavailable("memory storage is unavailable")
-        real(self, scope, note_sk)
-
-    monkeypatch.setattr(ConsolidationStore, "mark_consolidated", _refused_thrice)
+    # the first mark of each of the group's three attempts
+    refused = crash_at("update_item", MARKING, times=3, error=StorageUnavailable("memory storage is unavailable"))
 
     run = consolidate()
 
-    assert len(refused) == 3
+    assert refused.crashed == 3
     assert (run["groups_done"], run["groups_failed"], run["notes_consolidated"]) == (1, 0, 3)
     assert all(item["consolidated"] == {"BOOL": True} for item in notes_of(aws, scope))
     assert _pending(aws, scope) == []

@@ -15,8 +15,8 @@ from agent_memory.search.notes_index import IndexHit
 from agent_memory.storage.note_items import superseded_items
 from tests.fake_index import FakeNotesIndex
 from tests.fakes import FakeChatModel
-from tests.support.consolidation import PERSONAL, RUN_AT, Died, consolidate, days_ago, die_on
-from tests.support.faults import ScriptedClient, provide_clients
+from tests.support.consolidation import PERSONAL, RUN_AT, Died, consolidate, days_ago, die_at_the_mark, die_at_the_save
+from tests.support.faults import ScriptedClient, provide_clients, provide_real_clients
 from tests.support.management import USER, local_auth, manage  # noqa: F401 - the fixture applies
 from tests.support.models import scripted_models
 from tests.support.people import delete
@@ -366,20 +366,19 @@ def test_after_an_erase_the_provenance_is_empty(aws, model):
 
 
 @pytest.mark.parametrize("where", ["before the save", "after the save", "midway through marking"])
-def test_dying_at_any_step_of_the_fold_supersedes_exactly_once(aws, model, monkeypatch, where):
+def test_dying_at_any_step_of_the_fold_supersedes_exactly_once(aws, model, where):
     ids = first_night(model)
     coffee = write_note(PERSONAL, days_ago(8), "stopped drinking tea")
     novels = write_note(PERSONAL, days_ago(8), "reads novels")
     edits = [{"op": "delete", "line": "- likes tea", "notes": [coffee]}, add("- reads novels", novels)]
-    worker = bootstrap.services().worker
-    with monkeypatch.context() as patch:
-        if where == "before the save":
-            die_on(patch, worker.service, "update_memory")
-        else:
-            die_on(patch, worker.store, "mark_consolidated", after_calls=0 if where == "after the save" else 1)
-        model.reply = Edits(edits)
-        with pytest.raises(Died):
-            consolidate(RUN_AT + timedelta(hours=1))
+    if where == "before the save":
+        die_at_the_save()
+    else:
+        die_at_the_mark(after_marks=0 if where == "after the save" else 1)
+    model.reply = Edits(edits)
+    with pytest.raises(Died):
+        consolidate(RUN_AT + timedelta(hours=1))
+    provide_real_clients()
     assert superseded_by(ids["tea"]) == (None if where == "before the save" else [coffee])
 
     model.reply = Edits(edits)  # asked again only when the first attempt saved nothing

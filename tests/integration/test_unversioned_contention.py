@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from agent_memory.basics.errors import VersionConflict
+from botocore.exceptions import ClientError
+
 from agent_memory.memory import service
-from agent_memory.storage.document_store import DocumentStore
+from tests.support.faults import crash_at, saving_a_version
 from tests.support.scopes import shared
 
 
@@ -15,30 +16,30 @@ def _update(thread: str, content: str) -> tuple[str, dict]:
     return ("update_memory", {"context": shared("w-busy", thread=thread), "arguments": {"content": content}})
 
 
+def _beaten() -> ClientError:
+    """What DynamoDB answers a save whose head another writer moved first: its condition on the head failed."""
+    return ClientError(
+        {
+            "Error": {"Code": "TransactionCanceledException", "Message": "the head moved"},
+            "CancellationReasons": [{"Code": "None"}, {"Code": "ConditionalCheckFailed"}],
+        },
+        "TransactWriteItems",
+    )
+
+
 def test_an_unversioned_write_that_loses_ten_races_in_a_row_still_lands(call, monkeypatch):
-    real = DocumentStore.save
-    lost = {"count": 0}
-
-    def _racing(self, *args, **kwargs):
-        if lost["count"] < 10:  # another writer got in first, ten times
-            lost["count"] += 1
-            raise VersionConflict("the head moved")
-        return real(self, *args, **kwargs)
-
-    monkeypatch.setattr(DocumentStore, "save", _racing)
+    lost = crash_at("transact_write_items", saving_a_version, times=10, error=_beaten())  # another writer first
     monkeypatch.setattr(service, "UNVERSIONED_RETRY_PAUSE_S", (0.0, 0.001))
 
     answer = call(*_update("t-1", "finally"))
 
+    assert lost.crashed == 10
     assert answer.status == 200, answer.body
     assert answer.body["document"]["content"] == "finally"
 
 
 def test_past_its_budget_an_unversioned_write_is_503_never_409(call, monkeypatch):
-    def _always_beaten(self, *args, **kwargs):
-        raise VersionConflict("the head moved")
-
-    monkeypatch.setattr(DocumentStore, "save", _always_beaten)
+    crash_at("transact_write_items", saving_a_version, times=10**6, error=_beaten())
     monkeypatch.setattr(service, "UNVERSIONED_WRITE_BUDGET_S", 0.2)
 
     answer = call(*_update("t-1", "never"))

@@ -3,8 +3,9 @@
 - The stores take only a ``StoredText``, what ``prepare`` made: a plain string is refused (TypeError) before
   anything is written, and every function of ``storage/`` that builds an item's text attribute checks it.
 - Running every path of tests/redaction_paths.py (the corpus's paths), each storage write of text is seen with
-  the path the pipeline made it for, and together they are exactly ``WRITE_PATHS``: a write path registered
-  but not run by the corpus fails here, and so does a corpus path whose text reaches a store any other way.
+  the path the pipeline made it for (in the text attributes of what the graph's clients are asked to write), and
+  together they are exactly ``WRITE_PATHS``: a write path registered but not run by the corpus fails here, and so
+  does a corpus path whose text reaches the table any other way.
 """
 
 from __future__ import annotations
@@ -22,9 +23,8 @@ from agent_memory.domain.document import Author
 from agent_memory.domain.notes import Note, Origin
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.text_pipeline import WRITE_PATHS
-from agent_memory.storage.document_store import DocumentStore
-from agent_memory.storage.note_store import NoteStore
 from tests.redaction_paths import PATHS
+from tests.support.faults import ScriptedClient, provide_clients
 
 STORAGE = Path(__file__).parents[2] / "layers" / "shared" / "agent_memory" / "storage"
 TEXT_ATTRIBUTES = {"text", "content", "edits"}  # the item attributes that hold a stored text
@@ -97,20 +97,27 @@ def test_a_store_refuses_a_text_the_pipeline_did_not_make_and_writes_nothing(aws
     )
 
 
-def test_the_corpus_runs_every_write_path_and_each_stores_only_through_the_pipeline(aws, monkeypatch):
+def _stored_texts(value: Any) -> list[Any]:
+    """The text attributes (``TEXT_ATTRIBUTES``) of every item a write request puts, as the store handed them."""
+    if isinstance(value, list):
+        return [text for one in value for text in _stored_texts(one)]
+    if not isinstance(value, dict):
+        return []
+    found = [value[name]["S"] for name in TEXT_ATTRIBUTES if isinstance(value.get(name), dict) and "S" in value[name]]
+    return found + [text for one in value.values() for text in _stored_texts(one)]
+
+
+def test_the_corpus_runs_every_write_path_and_each_stores_only_through_the_pipeline(aws):
     seen: dict[str, set[str]] = {}
     running: list[str] = []
 
-    def spy(real: Callable[..., Any], text_of: Callable[..., Any]) -> Callable[..., Any]:
-        def write(self: Any, *args: Any, **kwargs: Any) -> Any:
-            seen.setdefault(running[-1], set()).add(getattr(text_of(*args, **kwargs), "path", "<not the pipeline>"))
-            return real(self, *args, **kwargs)
+    def spy(write: Callable[..., Any], **request: Any) -> Any:
+        for text in _stored_texts(request):
+            seen.setdefault(running[-1], set()).add(getattr(text, "path", "<not the pipeline>"))
+        return write(**request)
 
-        return write
-
-    monkeypatch.setattr(NoteStore, "append", spy(NoteStore.append, lambda scope, **kwargs: kwargs["text"]))
-    monkeypatch.setattr(NoteStore, "load", spy(NoteStore.load, lambda scope, note: note.text))
-    monkeypatch.setattr(DocumentStore, "save", spy(DocumentStore.save, lambda scope, content, **kwargs: content))
+    writes = ("put_item", "transact_write_items", "batch_write_item")
+    provide_clients(lambda client: ScriptedClient(client, **dict.fromkeys(writes, spy)))
     texts = ["the deploy key is ghp_" + "A1b2C3d4E5" * 3 + "\u2028Q7r8S9t0U1v2", "rotate it every 90 days"]
 
     for number, (name, write) in enumerate(PATHS.items()):

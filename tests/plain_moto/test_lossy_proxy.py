@@ -1,4 +1,4 @@
-"""Every write path through a TCP proxy that loses answers (tests/plain_moto/lossy_proxy.py), in front of a plain
+"""Every write path through a TCP proxy that loses answers (tests/support/lossy_proxy.py), in front of a plain
 moto server: a seeded quarter of the write requests are applied with their answer lost (dropped, or held past the
 client's read timeout), or cut before they are forwarded. botocore sends each again, the service retries what it
 retries, and the scenario then reads the table directly: 0 duplicate notes, 0 duplicate versions, counters and
@@ -25,11 +25,12 @@ from local.template import load_handler
 from local.token import mint
 from tests.events import event_body
 from tests.fakes import FakeChatModel
-from tests.plain_moto.conftest import moto_server
-from tests.plain_moto.lossy_proxy import LossyProxy
 from tests.support.calls import NOW, make_caller
 from tests.support.consolidation import consolidate, merge
+from tests.support.lossy_proxy import LossyProxy
 from tests.support.management import manage
+from tests.support.models import scripted_models
+from tests.support.moto_server import moto_server
 from tests.support.scopes import private, shared
 
 PERSONAL, TEAM = Scope("personal", "u-1"), Scope("team", "w-3")
@@ -149,10 +150,7 @@ def test_every_write_path_through_a_proxy_that_loses_answers(lossy: tuple[Any, L
         document_write("restore", answer, None)  # its content is version 1's: counted by the versions' run
 
     # the flush, each compaction sent twice (the backend's own retry)
-    flusher = bootstrap.services().flush_service
-    flusher.chat_model = lambda: FakeChatModel(
-        reply=lambda system, prompt: f"Chose plan {prompt.split('plan ')[1][:2]}"
-    )
+    scripted_models().flush = FakeChatModel(reply=lambda system, prompt: f"Chose plan {prompt.split('plan ')[1][:2]}")
     flushed: dict[str, str] = {}
     for n in range(20):
         body = event_body("flush")
@@ -176,7 +174,7 @@ def test_every_write_path_through_a_proxy_that_loses_answers(lossy: tuple[Any, L
         recorded += "injection_record" not in answer.body["degraded"]
 
     # the night's consolidation of both scopes
-    bootstrap.services().worker.chat_model = lambda: FakeChatModel(reply=merge)
+    scripted_models().fold = FakeChatModel(reply=merge)
     run = consolidate(datetime.fromisoformat(NOW) + timedelta(days=1))
 
     proxy.enabled = False  # the checks read through the service without faults

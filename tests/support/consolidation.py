@@ -15,6 +15,7 @@ from local.lambda_context import LambdaContext
 from local.template import load_handler
 from tests.events import event_body
 from tests.fakes import FakeChatModel
+from tests.support.faults import Crash, crash_at, saving_a_version, updating
 from tests.support.models import scripted_models
 from tests.support.scopes import PERSONAL
 
@@ -96,12 +97,16 @@ class WorkerFunction:
 
 class RecordingQueue:
     """A fake of the consolidation queue (``consolidation.queue.GroupQueue``), named so and provided to the graph
-    as its ``consolidation_queue``: it keeps each batch the planner hands it, sending nothing."""
+    as its ``consolidation_queue``: it keeps each batch the planner hands it, sending nothing; with ``fail_with``
+    it raises that instead, as the queue does once it has refused a batch three times."""
 
     def __init__(self) -> None:
         self.batches: list[list[GroupMessage]] = []
+        self.fail_with: Exception | None = None
 
     def send(self, batch: list[GroupMessage]) -> int:
+        if self.fail_with is not None:
+            raise self.fail_with
         self.batches.append(list(batch))
         return len(batch)
 
@@ -110,14 +115,14 @@ class Died(BaseException):
     """The function dying between two steps (a timeout, an out-of-memory): nothing after it runs."""
 
 
-def die_on(monkeypatch, target, name, *, after_calls=0):
-    original = getattr(target, name)
-    calls = {"n": 0}
+def die_at_the_save() -> Crash:
+    """The function dies as its fold's version is sent (``update_memory``'s write), before it applies: after the
+    model's call, nothing saved. A crash point at the storage client, provided to the graph (``crash_at``)."""
+    return crash_at("transact_write_items", saving_a_version, times=10**6, error=Died("update_memory"))
 
-    def _maybe_die(*args, **kwargs):
-        calls["n"] += 1
-        if calls["n"] > after_calls:
-            raise Died(name)
-        return original(*args, **kwargs)
 
-    monkeypatch.setattr(target, name, _maybe_die)
+def die_at_the_mark(*, after_marks: int = 0) -> Crash:
+    """The function dies at its ``after_marks + 1``-th note's mark (``ConsolidationStore.mark_consolidated``)."""
+    return crash_at(
+        "update_item", updating("SET consolidated"), nth=after_marks + 1, times=10**6, error=Died("mark_consolidated")
+    )

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import random
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -12,6 +13,7 @@ from botocore.exceptions import ClientError
 from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import make_dynamodb_client
+from agent_memory.storage.keys import VERSION_PREFIX
 
 
 def provide_clients(wrap: Callable[[Any], Any]) -> list[Any]:
@@ -26,6 +28,14 @@ def provide_clients(wrap: Callable[[Any], Any]) -> list[Any]:
 
     bootstrap.provide(make_dynamodb_client=_make)
     return made
+
+
+def wrap_clients(wrap: Callable[[Any], Any]) -> None:
+    """Every DynamoDB client the graph builds from now on is the one it builds now (a fault provided already
+    included) as ``wrap`` makes it: a spy that sees each call a store makes once, however often a fault under it
+    sends the call again."""
+    inner = bootstrap.provided("make_dynamodb_client") or make_dynamodb_client
+    bootstrap.provide(make_dynamodb_client=lambda *args, **kwargs: wrap(inner(*args, **kwargs)))
 
 
 def provide_real_clients() -> None:
@@ -68,6 +78,66 @@ class ScriptedClient:
         if script is None:
             return method
         return lambda **request: script(method, **request)
+
+
+class Crash:
+    """A crash point at the storage, where the real stores make their calls (``crash_at``), instead of a store's
+    method patched: of the calls of DynamoDB ``operation`` (``update_item``) whose request ``at`` matches, counted
+    together over every client the graph builds, the ``nth`` (from 1) and the ``times - 1`` after it raise ``error``
+    (the function dying there) before they are sent, or after they applied (``applied``: the answer never read).
+    ``seen`` keeps the matching requests, ``crashed`` counts the calls that raised."""
+
+    def __init__(
+        self,
+        operation: str,
+        at: Callable[[dict[str, Any]], bool] = lambda request: True,
+        *,
+        nth: int = 1,
+        times: int = 1,
+        applied: bool = False,
+        error: BaseException | None = None,
+    ) -> None:
+        self.operation, self.at, self.nth, self.times, self.applied = operation, at, nth, times, applied
+        self.error = error or RuntimeError("the function died here")
+        self.seen: list[dict[str, Any]] = []
+        self.crashed = 0
+        self._lock = threading.Lock()  # a night's groups fold on threads
+
+    def __call__(self, client: Any) -> ScriptedClient:
+        return ScriptedClient(client, **{self.operation: self._script})
+
+    def _script(self, method: Callable[..., Any], **request: Any) -> Any:
+        if not self.at(request):
+            return method(**request)
+        with self._lock:
+            self.seen.append(request)
+            dies = self.nth <= len(self.seen) < self.nth + self.times
+            self.crashed += dies
+        if not dies:
+            return method(**request)
+        if self.applied:
+            method(**request)
+        raise self.error
+
+
+def crash_at(operation: str, at: Callable[[dict[str, Any]], bool] = lambda request: True, **when: Any) -> Crash:
+    """Every client the graph builds from now on crashes as ``Crash(operation, at, **when)`` says."""
+    crash = Crash(operation, at, **when)
+    provide_clients(crash)
+    return crash
+
+
+def saving_a_version(request: dict[str, Any]) -> bool:
+    """A ``Crash``'s ``at``: a transaction that puts a document version (a save: ``update_memory``'s, a fold's)."""
+    return any(
+        item.get("Put", {}).get("Item", {}).get("sk", {}).get("S", "").startswith(VERSION_PREFIX)
+        for item in request["TransactItems"]
+    )
+
+
+def updating(prefix: str) -> Callable[[dict[str, Any]], bool]:
+    """A ``Crash``'s ``at``: an UpdateItem whose update expression starts with ``prefix``."""
+    return lambda request: request.get("UpdateExpression", "").startswith(prefix)
 
 
 class FaultyClient:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from agent_memory.domain import prompts
-from tests.injection.corpus import HOSTILE
+from tests.support.injection_corpus import HOSTILE
 
 LAYER = Path(prompts.__file__).resolve().parents[1]
 # Each builder, given a stored text where the use case puts one (documents, notes, transcripts, refusals).

@@ -6,15 +6,8 @@ import pytest
 
 from agent_memory.basics.errors import InvalidInput, QueryTooLong
 from agent_memory.domain.shapes import MAX_DETAILS, ErrorBody
-from agent_memory.edges.requests import (
-    MAX_KEYS,
-    MAX_QUERY_CHARS,
-    RecallArgs,
-    check_value,
-    not_matching,
-    parse_arguments,
-    parse_json,
-)
+from agent_memory.edges.requests.chat import RecallArgs, parse_arguments
+from agent_memory.edges.requests.reading import MAX_KEYS, MAX_QUERY_CHARS, check_value, not_matching, parse_json
 from agent_memory.edges.tool_catalog import tool_definitions
 
 

@@ -18,7 +18,8 @@ from agent_memory.providers.rerank import (
     RerankStage,
     RerankUnavailable,
     ranking,
-    rerank_stage_from_settings,
+    rerank_model_from_settings,
+    rerank_stage,
 )
 from tests.fake_reranker import FakeReranker
 
@@ -104,11 +105,11 @@ def test_the_window_is_the_candidates_or_k():
 
 def test_unset_builds_nothing_and_set_builds_the_bedrock_stage(monkeypatch):
     monkeypatch.setenv("AWS_DEFAULT_REGION", "eu-central-1")
-    assert rerank_stage_from_settings(Settings()) is None
+    assert rerank_model_from_settings(Settings()) is None
+    assert rerank_stage(None, Settings()) is None
 
-    stage = rerank_stage_from_settings(
-        Settings(rerank_model="bedrock:amazon.rerank-v1:0", rerank_timeout_s=0.5, rerank_candidates=30)
-    )
+    settings = Settings(rerank_model="bedrock:amazon.rerank-v1:0", rerank_timeout_s=0.5, rerank_candidates=30)
+    stage = rerank_stage(rerank_model_from_settings(settings), settings)
 
     assert stage is not None and (stage.candidates, stage.timeout_s) == (30, 0.5)
     assert isinstance(stage.reranker, BedrockReranker) and stage.reranker._model_arn == ARN

@@ -6,7 +6,7 @@ import pytest
 
 from agent_memory.basics.errors import Forbidden, InvalidInput
 from agent_memory.domain.scope import Scope, bind_scope
-from agent_memory.edges.requests import ConversationContext
+from agent_memory.edges.requests.chat import ConversationContext
 
 
 def context(**fields: object) -> ConversationContext:

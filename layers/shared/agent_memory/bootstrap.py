@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # imported where used: a deployment without an index (or the 
     from agent_memory.people.control import People
     from agent_memory.people.injections import TurnRecord
     from agent_memory.providers.embedding import EmbeddingModel
+    from agent_memory.providers.rerank import Reranker
     from agent_memory.recall.indexer import NotesIndexer
     from agent_memory.search.notes_index import NotesIndex
     from agent_memory.storage.idempotency_records import IdempotencyStore
@@ -299,13 +300,26 @@ class Services:
         return TurnRecord(self.injection_recorder, scope, thread_id, user_id)
 
     @cached_property
+    def rerank_model(self) -> Reranker | None:
+        """The reranking model ``MEMORY_RERANK_MODEL`` names (None: unset), on its own bounded client."""
+        from agent_memory.providers.rerank import rerank_model_from_settings  # boto3's client only when it is set
+
+        return rerank_model_from_settings(self.settings)
+
+    @cached_property
+    def recall_notes(self) -> NoteStore:
+        """The notes recall reads (its vectors and neighbours included), with the tools' bounded client: a part of
+        its own, so that a test hands recall a store that leaks another scope's rows or fails."""
+        return NoteStore(self.dynamodb, self.settings.table_name)
+
+    @cached_property
     def recall_service(self) -> RecallService:
         """Recall reads notes with the same bounded client as the other tools, and the index, the embedding
         model and the reranking model when they are configured."""
-        from agent_memory.providers.rerank import rerank_stage_from_settings  # boto3's client only when it is set
+        from agent_memory.providers.rerank import rerank_stage
 
         return RecallService(
-            NoteStore(self.dynamodb, self.settings.table_name),
+            self.recall_notes,
             index=self.notes_index,
             embedder=self.embedding_model,
             tuning=Tuning(
@@ -317,7 +331,7 @@ class Services:
                 question_weight=self.settings.recall_question_weight,
             ),
             vector_tag=self.table_vector_tag(),
-            reranker=rerank_stage_from_settings(self.settings),
+            reranker=rerank_stage(self.rerank_model, self.settings),
             vector_index=self.vector_index(),
         )
 

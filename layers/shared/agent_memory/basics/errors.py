@@ -35,8 +35,8 @@ class InvalidInput(MemoryServiceError, status=422, code="invalid_input"):
 
 
 class QueryTooLong(MemoryServiceError, status=422, code="validation_error"):
-    """A recall query over its bound (``edges.requests.MAX_QUERY_CHARS``), on the tool and the dashboard's search
-    alike: refused before any search, so that no query's length decides how long a recall takes."""
+    """A recall query over its bound (``edges.requests.reading.MAX_QUERY_CHARS``), on the tool and the dashboard's
+    search alike: refused before any search, so that no query's length decides how long a recall takes."""
 
 
 class Unauthorized(MemoryServiceError, status=401, code="unauthorized"):

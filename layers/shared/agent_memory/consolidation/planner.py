@@ -22,11 +22,10 @@ from typing import Any
 from agent_memory.basics.clock import iso
 from agent_memory.basics.errors import StorageUnavailable
 from agent_memory.basics.observability import logger, metrics
-from agent_memory.consolidation.queue import BATCH, GroupQueue
-from agent_memory.consolidation.worker import STORAGE_ATTEMPTS, Caps, Worker
+from agent_memory.consolidation.ports import DueScopeReader, GroupFolder, GroupSender, RunLedger
+from agent_memory.consolidation.queue import BATCH
+from agent_memory.consolidation.worker import STORAGE_ATTEMPTS, Caps
 from agent_memory.domain.commands import GroupMessage, ScheduledRun
-from agent_memory.storage.consolidation_store import ConsolidationStore
-from agent_memory.storage.due_markers import DueMarkers
 from agent_memory.storage.keys import run_sk
 from agent_memory.storage.run_records import COUNTS
 
@@ -41,14 +40,16 @@ def result(record: dict[str, Any]) -> dict[str, Any]:
 
 @dataclass
 class Planner:
-    store: ConsolidationStore
-    markers: DueMarkers
-    worker: Worker  # folds the groups here when there is no queue
+    """Its storage, worker and queue through the ports (``consolidation.ports``)."""
+
+    store: RunLedger
+    markers: DueScopeReader
+    worker: GroupFolder  # folds the groups here when there is no queue
     caps: Caps
     _: KW_ONLY
     concurrency: int
     reserve_s: float
-    queue: GroupQueue | None = None  # without one, the planner folds the groups itself
+    queue: GroupSender | None = None  # without one, the planner folds the groups itself
 
     def run(self, scheduled: ScheduledRun, remaining_ms: Callable[[], int]) -> dict[str, Any]:
         started = time.monotonic()
@@ -97,7 +98,7 @@ class Planner:
             yield GroupMessage(run_id=run_id, run=run, scope=due.scope_key, cutoff=cutoff, notes=due.notes)
 
     def _send(
-        self, queue: GroupQueue, run_id: str, run: str, cutoff: str, remaining_ms: Callable[[], int]
+        self, queue: GroupSender, run_id: str, run: str, cutoff: str, remaining_ms: Callable[[], int]
     ) -> tuple[int, int]:
         """One message per due scope, in batches of ``queue.BATCH``: memory holds one batch and 16 pages of markers.
         The planner batches and the queue only sends, so the queue never calls back into the plan."""

@@ -22,19 +22,19 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Generic, TypeVar
 
 from agent_memory.basics.errors import MemoryServiceError, StorageUnavailable, VersionConflict
 from agent_memory.basics.observability import logger
 from agent_memory.consolidation.folding import GroupFailed, propose, redacted
+from agent_memory.consolidation.ports import DocumentWriter, FoldDocuments, FoldMarkers, FoldStore
 from agent_memory.domain.commands import DocumentWrite, GroupMessage
 from agent_memory.domain.document import Author
 from agent_memory.domain.fold import Fold
 from agent_memory.domain.scope import Scope
-from agent_memory.memory.service import MemoryService
 from agent_memory.providers.chat import ChatModel
-from agent_memory.storage.consolidation_store import ConsolidationStore
-from agent_memory.storage.document_store import DocumentStore, FoldedNoteGone
-from agent_memory.storage.due_markers import Claim, ClaimRefused, DueMarkers
+from agent_memory.storage.document_store import FoldedNoteGone
+from agent_memory.storage.due_markers import Claim, ClaimRefused
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,13 +57,18 @@ _SETTLE_ATTEMPTS = 5
 # longer, and four attempts lost the race in 2 of 4 runs of tests/load/test_one_scope.py (0 of 10 with six).
 FOLD_ATTEMPTS = 6
 
+M = TypeVar("M", bound=FoldMarkers)
+
 
 @dataclass
-class Worker:
-    service: MemoryService  # a fold is a document write through the tools' own validated path
-    documents: DocumentStore
-    store: ConsolidationStore
-    markers: DueMarkers
+class Worker(Generic[M]):
+    """Its storage through the ports (``consolidation.ports``): the store settles a claim of the markers it is
+    paired with."""
+
+    service: DocumentWriter  # a fold is a document write through the tools' own validated path
+    documents: FoldDocuments
+    store: FoldStore[M]
+    markers: M
     chat_model: Callable[[], ChatModel | None]
     caps: Caps
     vector_tag: int | None = None  # the tag of the vectors stored on notes: the fold without a model compares them

@@ -32,7 +32,7 @@ class Scope:
 
 
 class Conversation(Protocol):
-    """What the binding reads of a conversation context (``edges.requests.ConversationContext`` has it)."""
+    """What the binding reads of a conversation context (``edges.requests.chat.ConversationContext`` has it)."""
 
     @property
     def user_id(self) -> str: ...

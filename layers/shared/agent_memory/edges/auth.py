@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_memory.basics.errors import Forbidden, Unauthorized
-from agent_memory.edges.requests import is_id
+from agent_memory.edges.requests.reading import is_id
 
 LOCAL_ISSUER = "memory-local"
 LOCAL_AUDIENCE = "memory-dashboard"

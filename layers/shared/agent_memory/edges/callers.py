@@ -98,9 +98,15 @@ class UnclassifiedRoute(LookupError):
     """A route registered on a resolver that ``ROUTES`` does not name: the function must not start."""
 
 
+def route_key(method: str, rule: str) -> str:
+    """A route as ``template.yaml`` names it (``GET /v1/memory/workspaces/{workspace_id}``), from its method and
+    its rule as the resolver writes it (``<workspace_id>``)."""
+    return method.upper() + " " + _RULE_PARAMETER.sub(r"{\1}", rule)
+
+
 def caller_of(method: str, rule: str) -> Caller:
     """The class of a route, from its method and its rule as the resolver writes it (``<workspace_id>``)."""
-    key = method.upper() + " " + _RULE_PARAMETER.sub(r"{\1}", rule)
+    key = route_key(method, rule)
     try:
         return ROUTES[key]
     except KeyError:

@@ -23,7 +23,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, Json, Validati
 from agent_memory.domain.commands import FlushCommand, GroupMessage, NoteChange, QueuedGroup, ScheduledRun
 from agent_memory.domain.notes import Origin, note_id
 from agent_memory.domain.scope import bind_scope
-from agent_memory.edges.requests import parse_flush_request
+from agent_memory.edges.requests.chat import parse_flush_request
 from agent_memory.storage.keys import NOTE_PREFIX, parse_note_sk
 from agent_memory.storage.note_items import note_from_item
 

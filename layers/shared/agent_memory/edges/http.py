@@ -3,51 +3,40 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, cast
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
+from aws_lambda_powertools.event_handler.api_gateway import Route
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
-from aws_lambda_powertools.event_handler.openapi.exceptions import (
-    RequestUnsupportedContentType,
-    RequestValidationError,
-)
+from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 from aws_lambda_powertools.utilities.data_classes.common import BaseProxyEvent
 from botocore.exceptions import ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotocoreConnectionError
 
-from agent_memory.basics.errors import MalformedRequest, MemoryServiceError, UnsupportedMediaType
+from agent_memory.basics.errors import MemoryServiceError
 from agent_memory.basics.observability import logger, metrics
 from agent_memory.domain.shapes import Answer
-from agent_memory.edges.callers import admit, caller_of
-from agent_memory.edges.requests import idempotency_key, media_type, not_matching
+from agent_memory.edges.callers import admit, caller_of, route_key
+from agent_memory.edges.requests.declared import UndeclaredRequest, body_problems, declared_body
+from agent_memory.edges.requests.reading import (
+    BACKEND_READING,
+    CONTRACT,
+    Integers,
+    Reading,
+    idempotency_key,
+    not_matching,
+    parse_json_object,
+)
 from agent_memory.edges.responses import ErrorBody
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
 
     from agent_memory.domain.scope import Scope
-    from agent_memory.edges.auth import Principal
     from agent_memory.storage.idempotency_records import IdempotencyStore, Once
-
-
-def body_text(event: BaseProxyEvent) -> str | None:
-    """The request body as text. API Gateway base64-encodes a body that is not UTF-8; that is a 400, never a 500."""
-    try:
-        return event.decoded_body
-    except (ValueError, UnicodeDecodeError):  # binascii.Error is a ValueError
-        raise MalformedRequest("the request body is not UTF-8 text") from None
-
-
-def json_body_text(event: BaseProxyEvent) -> str | None:
-    """``body_text`` of a route that takes JSON (the tools, ``context``): a body declared as anything else, or
-    not declared at all, is a 415. A browser sends ``text/plain``, a form or no type cross-site without a
-    preflight; only ``application/json`` (any case, with parameters) needs one."""
-    if event.body and media_type(event.headers or {}) != "application/json":
-        raise UnsupportedMediaType("the request body must be JSON, declared as Content-Type: application/json")
-    return body_text(event)
 
 
 # Seconds a caller should wait after a 503 (storage or model unavailable) before retrying.
@@ -114,22 +103,24 @@ def error_result(error: MemoryServiceError) -> dict[str, Any]:
     }
 
 
-RequestCheck = Callable[[dict[str, Any]], None]
-
-
 class CallerCheckedResolver(APIGatewayHttpResolver):
-    """A resolver that serves only routes with a class of caller (``edges.callers.ROUTES``) and checks it first.
+    """A resolver that serves only routes with a class of caller (``edges.callers.ROUTES``) and checks it first,
+    then reads the request its one way (``edges.requests.reading``).
 
     A route the table does not name fails its registration (``UnclassifiedRoute``), so the function's module
     does not import. Each request is matched to its route as the resolver routes it (the same rules, in the same
     order, on the path without a named stage's prefix) and its caller checked against the route's class before
     anything of the route runs, validation included: 401 and 403 come before 415 and 422, and a refusal
-    changes nothing. Then the function's own ``checks`` of the request's parts run, and the route.
+    changes nothing. Then the function's ``Reading`` reads what it reads before routing (the body, the
+    integers and the ids of the path), Powertools validates the parameters against the route's annotations,
+    and the route reads its declared body (``reads``) through the same reader: the body is decoded once.
     """
 
-    def __init__(self, *, enable_validation: bool, checks: Sequence[RequestCheck]) -> None:
-        super().__init__(enable_validation=enable_validation)
-        self._checks = tuple(checks)
+    def __init__(self, *, reading: Reading, enable_validation: bool) -> None:
+        super().__init__(enable_validation=enable_validation, json_body_deserializer=parse_json_object)
+        self._reading = reading
+        self._integers = Integers()
+        self._event: BaseProxyEvent | None = None
 
     def route(self, rule: str, method: str | list[str] | tuple[str], *args: Any, **kwargs: Any) -> Any:
         for each in (method,) if isinstance(method, str) else method:
@@ -137,55 +128,80 @@ class CallerCheckedResolver(APIGatewayHttpResolver):
         return super().route(rule, method, *args, **kwargs)
 
     def resolve(self, event: Mapping[str, Any], context: LambdaContext) -> dict[str, Any]:
-        raw = cast("dict[str, Any]", event)  # a Lambda event is a dict; a check may normalise it in place
+        raw = cast("dict[str, Any]", event)  # a Lambda event is a dict; the reading may normalise it in place
+        self._event = proxy = super()._to_proxy_event(raw)  # one event, so the body is decoded once
         try:
-            principal = self._admit(raw)
-            for check in self._checks:
-                check(raw)
+            route, path = self._matched(proxy)
+            principal = admit(caller_of(route.method, route.path), raw, path) if route is not None else None
+            self._reading.before_route(proxy, path, self._integers)
         except MemoryServiceError as error:
+            self._event = None
             return error_result(error)
         if principal is not None:
             self.append_context(principal=principal)  # the dashboard's caller, for its routes (``principal_of``)
-        return super().resolve(event, context)
+        body = declared_body(route.func, route_key(route.method, route.path)) if route is not None else None
+        self.append_context(reading=self._reading, request_body=body)
+        try:
+            return super().resolve(event, context)
+        finally:
+            self._event = None
 
-    def _admit(self, event: dict[str, Any]) -> Principal | None:
-        """The caller checked against the class of the route this request reaches; no route: the 404 runs nothing."""
-        proxy = self._to_proxy_event(event)
-        method, path = proxy.http_method.upper(), self._remove_prefix(proxy.path)
+    def _to_proxy_event(self, event: dict[str, Any]) -> BaseProxyEvent:
+        """The event ``resolve`` read, so that what it decoded (the body) is not decoded again."""
+        if self._event is not None and self._event.raw_event is event:
+            return self._event
+        return super()._to_proxy_event(event)
+
+    def _matched(self, event: BaseProxyEvent) -> tuple[Route | None, dict[str, str]]:
+        """The route this request reaches, with its path parameters; no route: the 404 runs nothing."""
+        method, path = event.http_method.upper(), self._remove_prefix(event.path)
         for route in self._static_routes + self._dynamic_routes:
             if route.method == method and (match := route.rule.match(path)):
-                return admit(caller_of(route.method, route.path), event, match.groupdict())
-        return None
+                return route, match.groupdict()
+        return None, {}
+
+    def routes(self) -> list[Route]:
+        """Every route the resolver serves."""
+        return [*self._static_routes, *self._dynamic_routes]
+
+    def read_integers(self) -> None:
+        """Note the integer parameters the routes annotate (``Integers``), once they are all registered."""
+        dependants = [route.dependant for route in self.routes()]
+        self._integers = Integers(
+            query=frozenset(f.name for d in dependants for f in d.query_params if f.field_info.annotation is int),
+            path=frozenset(f.name for d in dependants for f in d.path_params if f.field_info.annotation is int),
+        )
 
 
 def make_resolver(
-    *routers: APIGatewayHttpRouter, enable_validation: bool = False, checks: Sequence[RequestCheck] = ()
+    *routers: APIGatewayHttpRouter, reading: Reading = BACKEND_READING, enable_validation: bool = False
 ) -> CallerCheckedResolver:
-    """A resolver whose every failure is a JSON error of the contract's shape, never a stack trace, and whose
-    every route is checked for its class of caller before it runs (``CallerCheckedResolver``).
+    """A resolver whose every failure is a JSON error of the contract's shape, never a stack trace, whose
+    every route is checked for its class of caller before it runs (``CallerCheckedResolver``), and whose
+    every route declares the body it reads (``edges.requests.declared.reads``; ``UndeclaredRequest``
+    otherwise, so the function does not start).
 
-    With ``enable_validation`` Powertools validates query parameters and bodies against the route's
-    annotations (and can describe them in OpenAPI); its refusals become the contract's 422. ``checks`` are the
-    function's checks of a request's own parts (its media type, its JSON), run after the caller's and before
-    routing.
+    With ``enable_validation`` Powertools validates query and path parameters against the routes' annotations
+    (and describes them in OpenAPI); its refusals become the contract's 422, listed before the problems of the
+    route's body. A route that takes parameters on a resolver that does not validate them fails too.
     """
-    app = CallerCheckedResolver(enable_validation=enable_validation, checks=checks)
+    app = CallerCheckedResolver(reading=reading, enable_validation=enable_validation)
     for router in routers:
         app.include_router(router)
-
-    @app.exception_handler(RequestUnsupportedContentType)
-    def _unsupported(_: RequestUnsupportedContentType) -> Response[Any]:
-        return _counted(415, "unsupported_media_type", "the request body must be JSON (application/json)")
+    for route in app.routes():
+        key = route_key(route.method, route.path)
+        declared_body(route.func, key)
+        if not enable_validation and route.dependant.path_params + route.dependant.query_params:
+            raise UndeclaredRequest(f"{key} takes parameters that nothing validates: enable_validation")
+    app.read_integers()
 
     @app.exception_handler(RequestValidationError)
     def _invalid(error: RequestValidationError) -> Response[Any]:
-        refusal = not_matching("the request does not match the contract", error.errors())
+        """The parameters' problems, then the declared body's, in one 422 (as Powertools lists a body's)."""
+        route: Route | None = app.context.get("_route")
+        body = body_problems(route.func, app.current_event) if route is not None else []
+        refusal = not_matching(CONTRACT, [*error.errors(), *body])
         return _counted(refusal.status, refusal.code, refusal.message, refusal.details)
-
-    @app.exception_handler(UnicodeDecodeError)
-    def _not_text(error: UnicodeDecodeError) -> Response[Any]:
-        """A body that is not UTF-8 (API Gateway passes it base64-encoded), read by the validation of a route."""
-        return _counted(400, "malformed_request", "the request body is not UTF-8 text")
 
     @app.exception_handler(MemoryServiceError)
     def _domain_error(error: MemoryServiceError) -> Response[Any]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from agent_memory.edges.requests import RecallArgs, RememberArgs, StrictModel, UpdateMemoryArgs
+from agent_memory.edges.requests.chat import RecallArgs, RememberArgs, UpdateMemoryArgs
+from agent_memory.edges.requests.reading import StrictModel
 
 _TOOLS: list[tuple[str, type[StrictModel], str]] = [
     (

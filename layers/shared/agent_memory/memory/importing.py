@@ -139,7 +139,7 @@ class Importer:
     def _bounded(self, command: ImportCommand) -> None:
         """The document's hard limit, on the text as it would be stored: a secret's marker can be longer than the
         secret, and a document over the limit only once redacted would be compressed by a model, which the import
-        never asks (``edges.import_request`` checks the text as sent)."""
+        never asks (``edges.requests.imports`` checks the text as sent)."""
         if command.document is None:
             return
         stored = len(prepare(command.document, "import", DOCUMENT, extra=self.redact_extra).text)

@@ -29,12 +29,11 @@ from agent_memory.domain.shapes import MemoryContext, Remembered, SavedDocument
 from agent_memory.domain.shapes import Note as NoteShape
 from agent_memory.domain.text_pipeline import DOCUMENT, NOTE, StoredText, WritePath, prepare
 from agent_memory.memory.compression import compress, refuse_incompressible
+from agent_memory.memory.ports import CharactersCounter, DocumentVersions, NoteAppends
 from agent_memory.providers.chat import ChatModel
 from agent_memory.search.near_duplicates import newest_of_each, similar_to
 from agent_memory.search.vectors import cosines_with
-from agent_memory.storage.document_store import DocumentStore
-from agent_memory.storage.note_store import NoteStore
-from agent_memory.storage.usage_store import UsageStore, version_change
+from agent_memory.storage.usage_store import version_change
 
 # How many of the scope's newest notes a `remember` compares with the note it wrote (``similar``).
 SIMILAR_WINDOW = 50
@@ -50,11 +49,12 @@ UNVERSIONED_RETRY_PAUSE_MAX_S = 0.25
 
 @dataclass
 class MemoryService:
-    """One instance per process; stores and the model are given, never created here."""
+    """One instance per process; stores and the model are given, never created here: the stores as the storage
+    calls it makes (``memory.ports``), so its tests run on in-memory ones and production on DynamoDB's."""
 
-    notes: NoteStore
-    documents: DocumentStore
-    usage: UsageStore  # the characters counter's quota, which a document write is held to as the notes' writes are
+    notes: NoteAppends
+    documents: DocumentVersions
+    usage: CharactersCounter  # the characters counter's quota, which a document write is held to as the notes' are
     chat_model: Callable[[], ChatModel | None]
     _: KW_ONLY
     redact_extra: frozenset[str] = frozenset()

@@ -125,8 +125,8 @@ class RerankStage:
         return None
 
 
-def rerank_stage_from_settings(settings: Settings) -> RerankStage | None:
-    """The stage ``MEMORY_RERANK_MODEL`` asks for, on its own bounded client; None when it is unset."""
+def rerank_model_from_settings(settings: Settings) -> Reranker | None:
+    """The reranking model ``MEMORY_RERANK_MODEL`` names, on its own bounded client; None when it is unset."""
     if settings.rerank_model is None:
         return None
     import boto3
@@ -140,4 +140,11 @@ def rerank_stage_from_settings(settings: Settings) -> RerankStage | None:
     )
     client = boto3.client("bedrock-agent-runtime", config=config)
     model_id = settings.rerank_model.removeprefix("bedrock:")
-    return RerankStage(BedrockReranker(client, model_id), candidates=settings.rerank_candidates, timeout_s=budget)
+    return BedrockReranker(client, model_id)
+
+
+def rerank_stage(reranker: Reranker | None, settings: Settings) -> RerankStage | None:
+    """Recall's reranking step around ``reranker`` (None: no step), with the settings' candidates and budget."""
+    if reranker is None:
+        return None
+    return RerankStage(reranker, candidates=settings.rerank_candidates, timeout_s=settings.rerank_timeout_s)

@@ -12,6 +12,7 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 from agent_memory.bootstrap import services
 from agent_memory.domain.shapes import Runs, RunStarted
 from agent_memory.edges.http import answer
+from agent_memory.edges.requests.declared import reads
 from agent_memory.edges.responses import documented
 from agent_memory.edges.routes.scoped import principal_of
 
@@ -24,12 +25,14 @@ START_RUN = documented(202, RunStarted, "A run was started (operators only).", *
 
 
 @router.get("/v1/admin/consolidation/runs", responses=RUNS)
+@reads(None)
 def list_runs(limit: Limit = 20) -> Response[dict[str, Any]]:
     principal_of(router).require_admin()
     return answer(200, services().management.runs(limit))
 
 
 @router.post("/v1/admin/consolidation/runs", responses=START_RUN)
+@reads(None)
 def start_run() -> Response[dict[str, Any]]:
     principal = principal_of(router)
     principal.require_admin()

@@ -11,8 +11,9 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from agent_memory.bootstrap import services
 from agent_memory.domain.shapes import MemoryContext
-from agent_memory.edges.http import answer, json_body_text
-from agent_memory.edges.requests import parse_context_call
+from agent_memory.edges.http import answer
+from agent_memory.edges.requests.chat import TOOL_BODY, ContextRequest, context_call
+from agent_memory.edges.requests.declared import json_of, reads
 from agent_memory.edges.responses import documented
 
 router = APIGatewayHttpRouter()
@@ -25,8 +26,9 @@ router = APIGatewayHttpRouter()
         200, MemoryContext, "The document and recent notes; degrades, never fails.", 400, 403, 415, 422, 500
     ),
 )
+@reads(ContextRequest, required=TOOL_BODY)
 def context() -> Response[dict[str, Any]]:
-    conversation, scope = parse_context_call(json_body_text(router.current_event))
+    conversation, scope = context_call(json_of(router))
     record = services().turn_record(scope, conversation.thread_id, conversation.user_id)
     memory = services().memory_service.context(scope, shown=record.start)
     answered = answer(200, memory)  # built while the record's put is in flight

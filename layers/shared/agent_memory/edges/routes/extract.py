@@ -10,8 +10,9 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from agent_memory.bootstrap import services
 from agent_memory.domain.shapes import Extracted
-from agent_memory.edges.http import answer, json_body_text
-from agent_memory.edges.requests import parse_extract_request
+from agent_memory.edges.http import answer
+from agent_memory.edges.requests.chat import EXTRACT_BODY, ExtractRequest, extract_command
+from agent_memory.edges.requests.declared import body_of, reads
 from agent_memory.edges.responses import documented
 
 router = APIGatewayHttpRouter()
@@ -25,6 +26,7 @@ _ANSWER = documented(
 @router.post(
     "/v1/extract", summary="Turn a stretch of conversation into notes, each citing its messages", responses=_ANSWER
 )
+@reads(ExtractRequest, required=EXTRACT_BODY)
 def extract() -> Response[dict[str, Any]]:
     extraction = services().extraction_service
-    return answer(200, extraction.extract(parse_extract_request(json_body_text(router.current_event))))
+    return answer(200, extraction.extract(extract_command(body_of(router, ExtractRequest))))

@@ -1,6 +1,6 @@
 """The dashboard's routes of a memory's document and notes (docs/api.md §5), personal and team alike.
 
-Each operation is written once and served under both prefixes (``scoped``); ManagementFunction
+Each operation is written once and served at both of its paths (``scoped``); ManagementFunction
 (``functions/management/app.py``) includes this router after settling 401 and 403 from the token and the path.
 """
 
@@ -11,9 +11,9 @@ from datetime import date
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
+from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator
 
 from agent_memory.basics.errors import InvalidInput
 from agent_memory.bootstrap import services
@@ -29,12 +29,15 @@ from agent_memory.domain.shapes import (
     VersionWithEdits,
 )
 from agent_memory.edges.http import answer, idempotent, replied
-from agent_memory.edges.requests import ID_PATTERN, MAX_QUERY_CHARS, StrictModel, bounded_query
+from agent_memory.edges.requests.dashboard import DocumentBody, RestoreBody
+from agent_memory.edges.requests.declared import body_of
+from agent_memory.edges.requests.reading import ID_PATTERN, MAX_QUERY_CHARS, bounded_query
 from agent_memory.edges.responses import documented
-from agent_memory.edges.routes.scoped import principal_of, scoped
+from agent_memory.edges.routes.scoped import Scoped, principal_of
 from agent_memory.storage.idempotency_records import Once, Reply
 
 router = APIGatewayHttpRouter()
+scoped = Scoped(router)
 
 NoteId = Annotated[str, Path(pattern=ID_PATTERN)]
 Version = Annotated[int, Path(ge=1)]
@@ -64,15 +67,6 @@ SEARCH = documented(200, Recalled, "The notes found, best first.", *_REFUSED)
 DELETE_NOTE = documented(204, None, "Deleted: gone from the listing, context, recall and search.", 404, *_REFUSED)
 
 
-class DocumentBody(StrictModel):
-    content: str
-    expected_version: Annotated[int, Field(ge=0)]
-
-
-class RestoreBody(StrictModel):
-    expected_version: Annotated[int, Field(ge=0)]
-
-
 def _once(scope: Scope, route: str, request: dict[str, Any]) -> AbstractContextManager[Once]:
     """A dashboard write: a repeat of its key by the same user with the same request gets the first answer."""
     user_id = principal_of(router).user_id
@@ -83,13 +77,16 @@ def _once(scope: Scope, route: str, request: dict[str, Any]) -> AbstractContextM
 # --- document ---------------------------------------------------------------------------------------------
 
 
-@scoped(router, "GET", "/document", DOCUMENT)
+@scoped.get("/v1/memory/personal/document", "/v1/memory/workspaces/<workspace_id>/document", DOCUMENT)
 def document(scope: Scope) -> Json:
     return answer(200, services().management.document(scope))
 
 
-@scoped(router, "PUT", "/document", PUT_DOCUMENT)
-def put_document(scope: Scope, body: Annotated[DocumentBody, Body()]) -> Json:
+@scoped.put(
+    "/v1/memory/personal/document", "/v1/memory/workspaces/<workspace_id>/document", PUT_DOCUMENT, body=DocumentBody
+)
+def put_document(scope: Scope) -> Json:
+    body = body_of(router, DocumentBody)
     with _once(scope, "put_document", body.model_dump()) as write:
         if write.earlier is None:
             user_id = principal_of(router).user_id
@@ -97,23 +94,35 @@ def put_document(scope: Scope, body: Annotated[DocumentBody, Body()]) -> Json:
     return replied(write)
 
 
-@scoped(router, "GET", "/document/provenance", PROVENANCE)
+@scoped.get(
+    "/v1/memory/personal/document/provenance", "/v1/memory/workspaces/<workspace_id>/document/provenance", PROVENANCE
+)
 def provenance(scope: Scope) -> Json:
     return answer(200, services().management.provenance(scope))
 
 
-@scoped(router, "GET", "/document/versions", VERSIONS)
+@scoped.get("/v1/memory/personal/document/versions", "/v1/memory/workspaces/<workspace_id>/document/versions", VERSIONS)
 def versions(scope: Scope, limit: Limit = 20, cursor: Cursor = None) -> Json:
     return answer(200, services().management.versions(scope, limit, cursor))
 
 
-@scoped(router, "GET", "/document/versions/<version>", VERSION)
+@scoped.get(
+    "/v1/memory/personal/document/versions/<version>",
+    "/v1/memory/workspaces/<workspace_id>/document/versions/<version>",
+    VERSION,
+)
 def version(scope: Scope, version: Version) -> Json:
     return answer(200, services().management.version(scope, version))
 
 
-@scoped(router, "POST", "/document/versions/<version>/restore", RESTORE)
-def restore(scope: Scope, version: Version, body: Annotated[RestoreBody, Body()]) -> Json:
+@scoped.post(
+    "/v1/memory/personal/document/versions/<version>/restore",
+    "/v1/memory/workspaces/<workspace_id>/document/versions/<version>/restore",
+    RESTORE,
+    body=RestoreBody,
+)
+def restore(scope: Scope, version: Version) -> Json:
+    body = body_of(router, RestoreBody)
     with _once(scope, "restore", {"version": version, **body.model_dump()}) as write:
         if write.earlier is None:
             user_id = principal_of(router).user_id
@@ -125,7 +134,7 @@ def restore(scope: Scope, version: Version, body: Annotated[RestoreBody, Body()]
 # --- notes ------------------------------------------------------------------------------------------------
 
 
-@scoped(router, "GET", "/notes", NOTES)
+@scoped.get("/v1/memory/personal/notes", "/v1/memory/workspaces/<workspace_id>/notes", NOTES)
 def notes(scope: Scope, before: Day = None, days: Days = 2) -> Json:
     try:
         before_day = date.fromisoformat(before) if before is not None else None
@@ -137,14 +146,16 @@ def notes(scope: Scope, before: Day = None, days: Days = 2) -> Json:
     return answer(200, services().management.notes_by_day(scope, before_day, days))
 
 
-@scoped(router, "GET", "/notes/search", SEARCH)
+@scoped.get("/v1/memory/personal/notes/search", "/v1/memory/workspaces/<workspace_id>/notes/search", SEARCH)
 def search(scope: Scope, q: SearchText, k: SearchSize = 8) -> Json:
     if not q.strip():
         raise InvalidInput("`q` must not be blank", details=[{"loc": ["query", "q"], "msg": "blank", "type": "blank"}])
     return answer(200, services().recall_service.recall(scope, q, k=k))
 
 
-@scoped(router, "DELETE", "/notes/<note_id>", DELETE_NOTE)
+@scoped.delete(
+    "/v1/memory/personal/notes/<note_id>", "/v1/memory/workspaces/<workspace_id>/notes/<note_id>", DELETE_NOTE
+)
 def delete_note(scope: Scope, note_id: NoteId) -> Response[None]:
     services().management.delete_note(scope, note_id)
     return Response(status_code=204)

@@ -21,11 +21,13 @@ from agent_memory.bootstrap import services
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.shapes import Export, Injections, MemoryContext, Receipt, Usage
 from agent_memory.edges.http import answer
-from agent_memory.edges.requests import ID_PATTERN
+from agent_memory.edges.requests.declared import reads
+from agent_memory.edges.requests.reading import ID_PATTERN
 from agent_memory.edges.responses import documented
-from agent_memory.edges.routes.scoped import PERSONAL, TEAM, WorkspaceId, principal_of, scoped, team
+from agent_memory.edges.routes.scoped import Scoped, WorkspaceId, principal_of, team
 
 router = APIGatewayHttpRouter()
+scoped = Scoped(router)
 
 Cursor = Annotated[str | None, Query(min_length=1, max_length=2048)]
 ThreadId = Annotated[str | None, Query(pattern=ID_PATTERN)]
@@ -41,40 +43,43 @@ USAGE = documented(200, Usage, "Usage against the quotas.", *_REFUSED)
 SEES = documented(200, MemoryContext, "What `/v1/context` answers for a turn now; no turn is recorded.", *_REFUSED)
 
 
-@scoped(router, "GET", "/context", SEES)
+@scoped.get("/v1/memory/personal/context", "/v1/memory/workspaces/<workspace_id>/context", SEES)
 def agent_view(scope: Scope) -> Json:
     # The service's own block, so the dashboard shows the model's text byte for byte; a person looking is not a
     # turn, so no injection record is written.
     return answer(200, services().memory_service.context(scope))
 
 
-@scoped(router, "GET", "/export", EXPORT)
+@scoped.get("/v1/memory/personal/export", "/v1/memory/workspaces/<workspace_id>/export", EXPORT)
 def export(scope: Scope, cursor: Cursor = None) -> Json:
     return answer(200, services().people.export(scope, cursor))
 
 
-@scoped(router, "GET", "/injections", INJECTIONS)
+@scoped.get("/v1/memory/personal/injections", "/v1/memory/workspaces/<workspace_id>/injections", INJECTIONS)
 def injections(scope: Scope, thread_id: ThreadId = None, limit: Limit = 20, cursor: Cursor = None) -> Json:
     return answer(200, services().people.injections(scope, thread_id=thread_id, limit=limit, cursor=cursor))
 
 
-@scoped(router, "GET", "/usage", USAGE)
+@scoped.get("/v1/memory/personal/usage", "/v1/memory/workspaces/<workspace_id>/usage", USAGE)
 def usage(scope: Scope) -> Json:
     return answer(200, services().people.usage(scope))
 
 
-@router.delete(PERSONAL, responses=ERASE)
+@router.delete("/v1/memory/personal", responses=ERASE)
+@reads(None)
 def personal_erase() -> Json:
     return answer(200, services().people.erase(Scope("personal", principal_of(router).user_id)))
 
 
-@router.delete(TEAM, responses=ERASE)
+@router.delete("/v1/memory/workspaces/<workspace_id>", responses=ERASE)
+@reads(None)
 def team_erase(workspace_id: WorkspaceId) -> Json:
     principal_of(router).require_admin()  # checked before routing too; members or not
     return answer(200, services().people.erase(Scope("team", workspace_id)))
 
 
-@router.delete(f"{TEAM}/notes", responses=ERASE)
+@router.delete("/v1/memory/workspaces/<workspace_id>/notes", responses=ERASE)
+@reads(None)
 def team_erase_authored(workspace_id: WorkspaceId, author: Author) -> Json:
     if author != "me":
         raise InvalidInput("`author` must be `me`")

@@ -12,20 +12,22 @@ caller's IAM principal, the operation and the scope it acted on.
 from __future__ import annotations
 
 import inspect
-from typing import Annotated, Any
+import re
+from collections.abc import Callable
+from typing import Annotated, Any, get_type_hints
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
-from agent_memory.basics.errors import InvalidInput
 from agent_memory.basics.observability import logger
 from agent_memory.bootstrap import services
 from agent_memory.domain.scope import Scope, ScopeKind
 from agent_memory.domain.shapes import Export, Imported, Receipt, Usage
-from agent_memory.edges.http import answer, json_body_text
-from agent_memory.edges.import_request import parse_import
-from agent_memory.edges.requests import ID_PATTERN, is_id
+from agent_memory.edges.http import answer
+from agent_memory.edges.requests.declared import json_of, reads
+from agent_memory.edges.requests.imports import IMPORT_BODY, NotesImport, parse_import
+from agent_memory.edges.requests.reading import ID_PATTERN
 from agent_memory.edges.responses import documented
 
 router = APIGatewayHttpRouter()
@@ -59,16 +61,6 @@ IMPORT[503] = {
 }
 
 
-def require_path_ids(event: dict[str, Any]) -> None:
-    """422 for a path id off the id pattern, whatever the router would make of it (after the caller's check)."""
-    for name, value in (event.get("pathParameters") or {}).items():
-        if not is_id(value):
-            raise InvalidInput(
-                f"`{name}` must match {ID_PATTERN}",
-                details=[{"loc": ["path", name], "msg": "not an id", "type": "string_pattern_mismatch"}],
-            )
-
-
 def _caller() -> str:
     """The IAM principal API Gateway verified (its ARN); ``unsigned`` where nothing checks a signature."""
     authorizer = router.current_event.raw_event.get("requestContext", {}).get("authorizer") or {}
@@ -81,50 +73,70 @@ def _scope(operation: str, scope: Scope) -> Scope:
     return scope
 
 
-def _register(kind: ScopeKind, label: str, prefix: str, id_name: str) -> None:
-    """The three operations on ``prefix`` (a user's or a workspace's memory), their path id named ``id_name``;
-    each handler is named ``platform_<label>_<operation>`` (its operationId)."""
-    owner = inspect.Parameter(id_name, inspect.Parameter.KEYWORD_ONLY, annotation=OwnerId)
-    cursor = inspect.Parameter("cursor", inspect.Parameter.KEYWORD_ONLY, annotation=Cursor, default=None)
-
-    def export(cursor: str | None = None, **path: str) -> Json:
-        return answer(200, services().people.export(_scope("export", Scope(kind, path[id_name])), cursor))
-
-    def erase(**path: str) -> Json:
-        return answer(200, services().people.erase(_scope("erase", Scope(kind, path[id_name]))))
-
-    def usage(**path: str) -> Json:
-        return answer(200, services().people.usage(_scope("usage", Scope(kind, path[id_name]))))
-
-    for method, suffix, handler, parameters, responses in (
-        ("GET", "/export", export, [owner, cursor], EXPORT),
-        ("DELETE", "", erase, [owner], ERASE),
-        ("GET", "/usage", usage, [owner], USAGE),
-    ):
-        handler.__name__ = handler.__qualname__ = f"platform_{label}_{handler.__name__}"
-        handler.__signature__ = inspect.Signature(parameters, return_annotation=Json)  # type: ignore[attr-defined]
-        router.route(prefix + suffix, method, responses=responses)(handler)
+def export(scope: Scope, cursor: Cursor = None) -> Json:
+    return answer(200, services().people.export(_scope("export", scope), cursor))
 
 
-_register("personal", "user", "/v1/platform/users/<user_id>", "user_id")
-_register("team", "workspace", "/v1/platform/workspaces/<workspace_id>", "workspace_id")
+def erase(scope: Scope) -> Json:
+    return answer(200, services().people.erase(_scope("erase", scope)))
 
 
-# --- import (docs/api.md §9): a platform's history, or another deployment's export, into one memory --------
+def usage(scope: Scope) -> Json:
+    return answer(200, services().people.usage(_scope("usage", scope)))
 
 
-def _register_import(kind: ScopeKind, label: str, prefix: str, id_name: str) -> None:
-    """``POST <prefix>/import``, its handler named ``platform_<label>_import``."""
-    owner = inspect.Parameter(id_name, inspect.Parameter.KEYWORD_ONLY, annotation=OwnerId)
-
-    def handler(**path: str) -> Json:
-        scope = _scope("import", Scope(kind, path[id_name]))
-        return answer(200, services().importer.run(parse_import(json_body_text(router.current_event), scope)))
-
-    handler.__name__ = handler.__qualname__ = f"platform_{label}_import"
-    handler.__signature__ = inspect.Signature([owner], return_annotation=Json)  # type: ignore[attr-defined]
-    router.route(prefix + "/import", "POST", responses=IMPORT)(handler)
+def import_(scope: Scope) -> Json:
+    """An import (docs/api.md §9): a platform's history, or another deployment's export, into one memory."""
+    scope = _scope("import", scope)
+    return answer(200, services().importer.run(parse_import(json_of(router), scope)))
 
 
-_register_import("personal", "user", "/v1/platform/users/<user_id>", "user_id")
-_register_import("team", "workspace", "/v1/platform/workspaces/<workspace_id>", "workspace_id")
+# Every route of the platform, as written in ``template.yaml``: a user's memory and a workspace's, each
+# operation written once above and registered for both (its handler ``platform_<user|workspace>_<operation>``).
+Declaration = Callable[[Callable[..., Json]], Callable[..., Json]]
+NO_BODY: Declaration = reads(None)
+NOTES: Declaration = reads(NotesImport, required=IMPORT_BODY)
+_ROUTES: list[tuple[str, str, Callable[..., Json], dict[int, Any], Declaration]] = [
+    ("GET", "/v1/platform/users/<user_id>/export", export, EXPORT, NO_BODY),
+    ("DELETE", "/v1/platform/users/<user_id>", erase, ERASE, NO_BODY),
+    ("GET", "/v1/platform/users/<user_id>/usage", usage, USAGE, NO_BODY),
+    ("POST", "/v1/platform/users/<user_id>/import", import_, IMPORT, NOTES),
+    ("GET", "/v1/platform/workspaces/<workspace_id>/export", export, EXPORT, NO_BODY),
+    ("DELETE", "/v1/platform/workspaces/<workspace_id>", erase, ERASE, NO_BODY),
+    ("GET", "/v1/platform/workspaces/<workspace_id>/usage", usage, USAGE, NO_BODY),
+    ("POST", "/v1/platform/workspaces/<workspace_id>/import", import_, IMPORT, NOTES),
+]
+_OWNERS: dict[str, tuple[ScopeKind, str]] = {"user_id": ("personal", "user"), "workspace_id": ("team", "workspace")}
+
+
+def _register(
+    method: str,
+    path: str,
+    operation: Callable[..., Json],
+    responses: dict[int, Any],
+    declared: Declaration,
+) -> None:
+    """``operation(scope, **parameters)`` at ``path``, whose id (``<user_id>`` or ``<workspace_id>``) names the
+    memory, reading the body ``declared``; the handler takes that id, then the operation's own parameters
+    (Powertools validates them all)."""
+    (id_name,) = re.findall(r"<(\w+)>", path)
+    kind, label = _OWNERS[id_name]
+    hints = get_type_hints(operation, include_extras=True)
+    own = list(inspect.signature(operation).parameters.values())[1:]
+
+    def handler(**parameters: Any) -> Json:
+        return operation(Scope(kind, parameters.pop(id_name)), **parameters)
+
+    handler.__name__ = handler.__qualname__ = f"platform_{label}_{operation.__name__.rstrip('_')}"
+    handler.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [
+            inspect.Parameter(id_name, inspect.Parameter.KEYWORD_ONLY, annotation=OwnerId),
+            *(each.replace(kind=inspect.Parameter.KEYWORD_ONLY, annotation=hints[each.name]) for each in own),
+        ],
+        return_annotation=Json,
+    )
+    router.route(path, method, responses=responses)(declared(handler))
+
+
+for _route in _ROUTES:
+    _register(*_route)

@@ -1,7 +1,7 @@
 """The tools the chat backend calls on the model's behalf (docs/api.md §3), the tool list and the health check.
 
 ToolsFunction (``functions/tools/app.py``) serves this router. Each tool's body is parsed in the contract's
-order (envelope and context, then scope, then arguments: ``edges.requests``); the writes honour
+order (envelope and context, then scope, then arguments: ``edges.requests.chat``); the writes honour
 ``Idempotency-Key`` through the same path as the dashboard's (``edges.http.idempotent``).
 """
 
@@ -18,8 +18,19 @@ from agent_memory.domain.commands import DocumentWrite
 from agent_memory.domain.document import Author
 from agent_memory.domain.notes import Origin
 from agent_memory.domain.shapes import Answer, Recalled, Remembered, SavedDocument
-from agent_memory.edges.http import answer, idempotent, json_body_text, replied
-from agent_memory.edges.requests import ArgsT, RecallArgs, RememberArgs, ToolCall, UpdateMemoryArgs, parse_tool_call
+from agent_memory.edges.http import answer, idempotent, replied
+from agent_memory.edges.requests.chat import (
+    TOOL_BODY,
+    ArgsT,
+    RecallArgs,
+    RememberArgs,
+    ToolCall,
+    UpdateMemoryArgs,
+    tool_call,
+    tool_request,
+)
+from agent_memory.edges.requests.declared import Handler, json_of, reads
+from agent_memory.edges.requests.reading import StrictModel
 from agent_memory.edges.responses import Health, ToolDefinition, Tools, documented
 from agent_memory.edges.tool_catalog import tool_definitions
 from agent_memory.storage.idempotency_records import Reply
@@ -28,18 +39,19 @@ router = APIGatewayHttpRouter()
 
 # What each tool's route answers, as docs/openapi.json documents it.
 _ANSWERS = {
-    "remember": documented(201, Remembered, "The note as written.", 400, 403, 415, 422, 429, 500, 503),
-    "update_memory": documented(200, SavedDocument, "The new version.", 400, 403, 409, 415, 422, 500, 503),
-    "recall": documented(200, Recalled, "The notes found, best first.", 400, 403, 415, 422, 500, 503),
+    "/v1/tools/remember": documented(201, Remembered, "The note as written.", 400, 403, 415, 422, 429, 500, 503),
+    "/v1/tools/update_memory": documented(200, SavedDocument, "The new version.", 400, 403, 409, 415, 422, 500, 503),
+    "/v1/tools/recall": documented(200, Recalled, "The notes found, best first.", 400, 403, 415, 422, 500, 503),
 }
 
 
-def _tool(name: str, summary: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """The route of a tool: ``POST /v1/tools/<name>``, summarised ``<name>: <summary>``."""
-    return router.post(f"/v1/tools/{name}", summary=f"{name}: {summary}", responses=_ANSWERS[name])
+def _tool(path: str, summary: str, arguments: type[StrictModel]) -> Callable[[Handler], Handler]:
+    """The route of a tool, ``POST <path>``, whose body is the conversation context and ``arguments``."""
+    declared = reads(tool_request(arguments), required=TOOL_BODY)
+    return lambda handler: router.post(path, summary=summary, responses=_ANSWERS[path])(declared(handler))
 
 
-@_tool("remember", "append one note to the conversation's memory")
+@_tool("/v1/tools/remember", "remember: append one note to the conversation's memory", RememberArgs)
 def remember() -> Response[Any]:
     def _remember(call: ToolCall[RememberArgs]) -> Answer:
         origin = Origin(user_id=call.context.user_id, thread_id=call.context.thread_id)
@@ -48,7 +60,7 @@ def remember() -> Response[Any]:
     return _write(RememberArgs, "remember", 201, _remember)
 
 
-@_tool("update_memory", "replace the curated document")
+@_tool("/v1/tools/update_memory", "update_memory: replace the curated document", UpdateMemoryArgs)
 def update_memory() -> Response[Any]:
     def _update(call: ToolCall[UpdateMemoryArgs]) -> Answer:
         by = Author(user_id=call.context.user_id, thread_id=call.context.thread_id)
@@ -61,7 +73,7 @@ def update_memory() -> Response[Any]:
 def _write(arguments: type[ArgsT], route: str, status: int, run: Callable[[ToolCall[ArgsT]], Answer]) -> Response[Any]:
     """A tool's write, parsed in the contract's order: a repeat of its key with the same context and arguments
     gets the first answer and writes nothing."""
-    call = parse_tool_call(json_body_text(router.current_event), arguments)
+    call = tool_call(json_of(router), arguments)
     request = {"context": call.context.model_dump(), "arguments": call.arguments.model_dump()}
     headers, caller = router.current_event.headers, call.context.user_id
     with idempotent(services().idempotency, headers, call.scope, route, caller, request) as write:
@@ -70,9 +82,9 @@ def _write(arguments: type[ArgsT], route: str, status: int, run: Callable[[ToolC
     return replied(write)
 
 
-@_tool("recall", "search the notes, best first")
+@_tool("/v1/tools/recall", "recall: search the notes, best first", RecallArgs)
 def recall() -> Response[dict[str, Any]]:
-    call = parse_tool_call(json_body_text(router.current_event), RecallArgs)
+    call = tool_call(json_of(router), RecallArgs)
     return answer(200, services().recall_service.recall(call.scope, call.arguments.query, k=call.arguments.k))
 
 
@@ -81,10 +93,12 @@ def recall() -> Response[dict[str, Any]]:
     summary="The tools, with JSON Schemas of their arguments",
     responses=documented(200, Tools, "The three tools, ready to hand to a model.", 500),
 )
+@reads(None)
 def list_tools() -> Response[dict[str, Any]]:
     return answer(200, Tools(tools=[ToolDefinition(**tool) for tool in tool_definitions()]))
 
 
 @router.get("/v1/health", summary="Health check (open)", responses=documented(200, Health, "The API is up."))
+@reads(None)
 def health() -> Response[dict[str, Any]]:
     return answer(200, Health(status="ok"))

@@ -1,21 +1,30 @@
-"""How a request is read: the one place where untrusted input is parsed (docs/api.md §6 "Bodies and
-parameters"), and the request models of the tool and context routes (docs/api.md §3).
+"""The one request path: how every route of the API reads its request (docs/api.md §6 "Bodies and
+parameters"). Nothing else in the service decodes a body or judges a parameter.
 
-Every body (tools, context, flush, the dashboard's writes), every integer query parameter and every
-header the service reads goes through here before anything else looks at it. Which refusal is which:
+- A body is read by ``Reading.body``: its media type first (415), then its text (400 when not UTF-8), then its
+  JSON, decoded once by ``parse_json_object`` (the resolvers' JSON deserializer, so ``event.json_body`` is this
+  reader and its result is kept for the request) within the bounds below.
+- Every route declares its body where it is registered (``edges.requests.declared.reads``: a model, or none);
+  a route that declares nothing fails its registration (``edges.http``), so no route can read its body another
+  way. The model validates through ``validated``, whose refusal is the one 422 (``not_matching``): the
+  message names the first problem (``context.visibility`` is required), ``details`` lists them all (at most
+  20 reach the caller: ``domain.shapes.ErrorBody``).
+- Path and query parameters are validated by Powertools against the route's annotations; its refusal is the
+  same 422 (``edges.http``). Integers in a query or a path are plain decimals, ids match ``ID_PATTERN``,
+  before any route runs (``Reading``).
 
-- not JSON at all (or ``NaN``/``Infinity``, which JSON does not have): 400 ``malformed_request``;
+Which refusal is which:
+
+- not JSON at all (or ``NaN``/``Infinity``, which JSON does not have): 400 ``malformed_request`` (422
+  ``json_invalid`` on the dashboard's routes, which have always answered so);
 - JSON, but not an object, a repeated key, nesting deeper than 32, more than 10,000 keys, a lone UTF-16
   surrogate, an integer of more than 18 digits: 422 ``invalid_input``; an integer not in plain decimal form
   (``+1``, ``1_0``, ``1.0``) in a query parameter or a path: 422 too.
 
-A 422 of a request that does not match its model names its first problem in the message (``context.visibility``
-is required) and lists them all in ``details`` (at most 20 reach the caller: ``domain.shapes.ErrorBody``).
-
-The tools' models are strict: nothing unknown is accepted. The conversation context comes from the chat
-backend; ``arguments`` come from the model. A tool call is parsed in three steps so that refusals come in a
-fixed order: the envelope and its context (422), then the scope binding (403/422, in ``scope``), then the
-arguments (422). Nothing is read or written before all three pass.
+The two kinds of API function read the same way and differ in two documented points (``Reading``): the
+chat backend's routes read a body only where they declare one and must be told it is JSON; the dashboard's
+routes take a body without a ``Content-Type`` as JSON (a browser's ``fetch`` may send none) and read the body
+of every request before routing, so that a broken one is refused before its parameters are looked at.
 """
 
 from __future__ import annotations
@@ -24,14 +33,12 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Generic, Literal, TypeGuard, TypeVar
+from typing import Annotated, Any, TypeGuard, TypeVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationError, create_model
+from aws_lambda_powertools.utilities.data_classes.common import BaseProxyEvent
+from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError
 
-from agent_memory.basics.errors import InvalidInput, MalformedRequest, QueryTooLong
-from agent_memory.domain.commands import ExtractCommand
-from agent_memory.domain.notes import Origin
-from agent_memory.domain.scope import Scope, bind_scope
+from agent_memory.basics.errors import InvalidInput, MalformedRequest, QueryTooLong, UnsupportedMediaType
 
 MAX_DEPTH = 32
 MAX_INTEGER_DIGITS = 18
@@ -204,29 +211,6 @@ class StrictModel(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
-class ConversationContext(StrictModel):
-    """What the chat backend alone knows about the conversation a tool call came from."""
-
-    user_id: Identifier
-    thread_id: Identifier
-    visibility: Literal["private", "shared"]
-    workspace_id: Identifier | None = None
-    thread_owner_id: Identifier | None = None
-    document_version: Annotated[int, Field(ge=0)] | None = None
-
-
-class RememberArgs(StrictModel):
-    """Append one durable fact to this conversation's memory as a dated note."""
-
-    text: str = Field(description="One fact, a single bullet's worth of text (at most 2,000 characters).")
-
-
-class UpdateMemoryArgs(StrictModel):
-    """Replace the whole curated memory document of this conversation's scope."""
-
-    content: str = Field(description="The complete new Markdown document (it replaces the current one).")
-
-
 def bounded_query(query: str) -> str:
     """A recall query of at most 2,000 characters, else 422 ``validation_error`` (``QueryTooLong``).
 
@@ -236,105 +220,6 @@ def bounded_query(query: str) -> str:
     if len(query) > MAX_QUERY_CHARS:
         raise QueryTooLong(f"a recall query is at most {MAX_QUERY_CHARS:,} characters, not {len(query):,}")
     return query
-
-
-# Non-blank (at least one character that is not whitespace) and bounded: the schema tells the model both.
-RecallQuery = Annotated[
-    str,
-    StringConstraints(pattern=r"\S"),
-    AfterValidator(bounded_query),
-    Field(json_schema_extra={"maxLength": MAX_QUERY_CHARS}),
-]
-
-
-class RecallArgs(StrictModel):
-    """Search this conversation's memory notes, best match first."""
-
-    query: RecallQuery = Field(description="What to look for (not blank, at most 2,000 characters).")
-    k: Annotated[int, Field(ge=1, le=20)] = Field(default=8, description="How many notes to return (1-20).")
-
-
-class ContextRequest(StrictModel):
-    """The body of ``POST /v1/context``: the conversation context alone (no ``arguments``)."""
-
-    context: ConversationContext
-
-
-def tool_request(arguments: type[StrictModel]) -> type[StrictModel]:
-    """The whole body of a tool route, ``{"context", "arguments"}``, as the OpenAPI document describes it.
-
-    The route does not validate it in one go: it parses it in the contract's order (``parse_envelope``,
-    then the scope, then ``parse_arguments``), so that a refusal of the scope comes before one of the arguments.
-    """
-    name = arguments.__name__.removesuffix("Args") + "Request"
-    model: type[StrictModel] = create_model(
-        name,
-        __base__=StrictModel,
-        __doc__=f"A tool call: the conversation context and the model's arguments ({arguments.__doc__})",
-        context=(ConversationContext, ...),
-        arguments=(arguments, ...),
-    )
-    return model
-
-
-class ChatMessage(StrictModel):
-    role: Literal["system", "user", "assistant", "tool"]
-    content: str
-
-
-class FlushRequest(StrictModel):
-    """The direct-invoke payload of FlushFunction (docs/api.md §4)."""
-
-    context: ConversationContext
-    compaction_id: Identifier
-    messages: Annotated[list[ChatMessage], Field(min_length=1, max_length=2000)]
-
-
-def parse_flush_request(event: object) -> FlushRequest:
-    check_value(event, loc="payload")
-    try:
-        return FlushRequest.model_validate(event)
-    except ValidationError as exc:
-        raise not_matching("the flush payload does not match the contract", exc.errors(include_url=False)) from None
-
-
-class ExtractRequest(StrictModel):
-    """The body of ``POST /v1/extract`` (docs/api.md §3): a stretch of conversation to turn into facts."""
-
-    context: ConversationContext
-    extraction_id: Identifier = Field(description="Once per `(thread_id, extraction_id)`: a repeat is a duplicate.")
-    messages: Annotated[list[ChatMessage], Field(min_length=1, max_length=2000)] = Field(
-        description="Oldest first; a fact cites their indexes."
-    )
-
-
-def parse_extract_request(raw_body: str | None) -> ExtractCommand:
-    """The body read (JSON, then the model), then its scope bound, before anything is read or written."""
-    if not raw_body:
-        raise InvalidInput('the request body is required: {"context": {...}, "extraction_id": ..., "messages": [...]}')
-    try:
-        request = ExtractRequest.model_validate(parse_json_object(raw_body))
-    except ValidationError as exc:
-        raise not_matching("the request does not match the contract", exc.errors(include_url=False)) from None
-    context = request.context
-    return ExtractCommand(
-        scope=bind_scope(context),
-        origin=Origin(context.user_id, context.thread_id),
-        extraction_id=request.extraction_id,
-        messages=tuple((message.role, message.content) for message in request.messages),
-    )
-
-
-ArgsT = TypeVar("ArgsT", bound=StrictModel)
-
-
-class _Envelope(BaseModel):
-    """The outer shape; ``arguments`` is validated separately, after the scope is bound."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    context: ConversationContext
-    arguments: dict[str, Any] | None = None
 
 
 def _named(part: str | int) -> str | int:
@@ -361,53 +246,107 @@ def not_matching(message: str, errors: Iterable[Mapping[str, Any]], prefix: tupl
     return InvalidInput(f"{message}: {_problem(details[0])}" if details else message, details=details)
 
 
-def parse_envelope(raw_body: str | None, *, takes_arguments: bool) -> tuple[ConversationContext, dict[str, Any]]:
-    """Decode the body and validate its context; the arguments stay raw until the scope is bound."""
-    if not raw_body:
-        raise InvalidInput('the request body is required: {"context": {...}, "arguments": {...}}')
-    payload = parse_json_object(raw_body)
+M = TypeVar("M", bound=BaseModel)
+CONTRACT = "the request does not match the contract"
+
+
+def validated(model: type[M], value: object, *, message: str = CONTRACT, prefix: tuple[str | int, ...] = ()) -> M:
+    """``value`` as ``model``, or the one 422 (``not_matching``) listing every problem, each under ``prefix``."""
     try:
-        envelope = _Envelope.model_validate(payload)
+        return model.model_validate(value)
     except ValidationError as exc:
-        raise not_matching("the request does not match the contract", exc.errors(include_url=False)) from None
-    if takes_arguments and envelope.arguments is None:
-        raise InvalidInput(
-            "`arguments` is required", details=[{"loc": ["arguments"], "msg": "Field required", "type": "missing"}]
-        )
-    if not takes_arguments and envelope.arguments is not None:
-        raise InvalidInput(
-            "this route takes no `arguments`",
-            details=[{"loc": ["arguments"], "msg": "Extra inputs are not permitted", "type": "extra_forbidden"}],
-        )
-    return envelope.context, envelope.arguments or {}
+        raise not_matching(message, exc.errors(include_url=False), prefix) from None
 
 
-def parse_arguments(model: type[ArgsT], arguments: dict[str, Any]) -> ArgsT:
-    """Validate the model-produced arguments; an unknown key (a scope, a user id...) is a 422."""
+MISSING = {"loc": (), "msg": "Field required", "type": "missing"}
+
+
+def problems_of(model: type[BaseModel], value: object) -> list[dict[str, Any]]:
+    """What ``validated`` would list, without raising."""
+    if value is None:
+        return [MISSING]
     try:
-        return model.model_validate(arguments)
+        model.model_validate(value)
     except ValidationError as exc:
-        raise not_matching(
-            "the tool arguments do not match the tool's schema", exc.errors(include_url=False), ("arguments",)
-        ) from None
+        return [dict(error) for error in exc.errors(include_url=False)]
+    return []
 
 
-# --- A tool call, parsed in the contract's order: envelope and context, then scope, then arguments ----------
+# --- the body ------------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
-class ToolCall(Generic[ArgsT]):
-    context: ConversationContext
-    scope: Scope
-    arguments: ArgsT
+class Integers:
+    """The names of an API function's integer parameters, as its routes annotate them: each must be a plain
+    decimal wherever it is sent (``plain_integer``), before Powertools would read ``+1`` as one."""
+
+    query: frozenset[str] = frozenset()
+    path: frozenset[str] = frozenset()
 
 
-def parse_tool_call(raw_body: str | None, arguments_model: type[ArgsT]) -> ToolCall[ArgsT]:
-    context, raw_arguments = parse_envelope(raw_body, takes_arguments=True)
-    scope = bind_scope(context)
-    return ToolCall(context, scope, parse_arguments(arguments_model, raw_arguments))
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """How an API function reads a request before its route runs, and the two points where the contract's
+    two kinds of caller differ.
+
+    ``untyped_is_json``: a body sent without a ``Content-Type`` is read as JSON (the dashboard) rather than
+    refused 415 (the chat backend, which always declares it). ``before_routing``: every request's body is
+    read before routing, whether or not the route takes one, and a body that is not JSON is a 422
+    ``json_invalid``, as the dashboard has always answered. ``id_path``: every path parameter must be an id
+    (``ID_PATTERN``), checked before routing.
+    """
+
+    untyped_is_json: bool = False
+    before_routing: bool = False
+    id_path: bool = False
+
+    def before_route(self, event: BaseProxyEvent, path: Mapping[str, str], integers: Integers) -> None:
+        """The request's parts, read before any route runs (after its caller is checked): its body (on the
+        dashboard), its integers (plain decimals: ``integers``, the function's integer parameters), its path
+        ids; ``path`` is the matched route's path parameters."""
+        if self.untyped_is_json:
+            normalise_content_type(event.raw_event)
+        if self.before_routing:
+            self.body(event)
+        check_integer_parameters(event.query_string_parameters, integers.query)
+        for name in integers.path & path.keys():
+            plain_integer(path[name], loc=["path", name])
+        if self.id_path:
+            require_path_ids(event.raw_event.get("pathParameters") or {})
+
+    def body(self, event: BaseProxyEvent) -> dict[str, Any] | None:
+        """The body as a JSON object, None when there is none: 415 for a body declared as anything but JSON,
+        400 for one that is not UTF-8, then the JSON reader's refusals."""
+        declared = media_type(event.headers or {})
+        if event.body and declared != "application/json" and (declared or not self.untyped_is_json):
+            if self.untyped_is_json:
+                raise UnsupportedMediaType(f"the request body must be JSON (application/json), not {declared}")
+            raise UnsupportedMediaType("the request body must be JSON, declared as Content-Type: application/json")
+        try:
+            text = event.decoded_body
+        except (ValueError, UnicodeDecodeError):  # binascii.Error is a ValueError
+            raise MalformedRequest("the request body is not UTF-8 text") from None
+        if not text:
+            return None
+        try:
+            body: dict[str, Any] = event.json_body
+        except MalformedRequest as error:
+            if not self.before_routing:
+                raise
+            details = [{"loc": ["body"], "msg": error.message, "type": "json_invalid"}]
+            raise InvalidInput(error.message, details=details) from None
+        return body
 
 
-def parse_context_call(raw_body: str | None) -> tuple[ConversationContext, Scope]:
-    context, _ = parse_envelope(raw_body, takes_arguments=False)
-    return context, bind_scope(context)
+BACKEND_READING = Reading(id_path=True)
+DASHBOARD_READING = Reading(untyped_is_json=True, before_routing=True)
+
+
+def require_path_ids(parameters: Mapping[str, str]) -> None:
+    """422 for a path id off the id pattern, whatever the router would make of it."""
+    for name, value in parameters.items():
+        if not is_id(value):
+            raise InvalidInput(
+                f"`{name}` must match {ID_PATTERN}",
+                details=[{"loc": ["path", name], "msg": "not an id", "type": "string_pattern_mismatch"}],
+            )

@@ -5,10 +5,10 @@
 - ``fence.json``: adversarial texts fenced by the service's own ``agent_memory.domain.fence`` (what its
   ``system_prompt`` does to notes and documents), which the client applies to stored text in tool results;
 - ``tool-answers.json``: the service's tool catalog and each tool's answer holding a hostile note and document
-  (tests/client/fake_hostile_memory.py, the Python client's path test's), with the texts the model must be
+  (tests/support/fake_hostile_memory.py, the Python client's path test's), with the texts the model must be
   shown instead, for the TypeScript client's own path test (``test/fence.test.ts``).
 
-``python -m tests.client_ts.vectors`` writes them into ``client-ts/test/fixtures/``; ``test_node_client.py``
+``python -m tests.support.client_vectors`` writes them into ``client-ts/test/fixtures/``; ``test_node_client.py``
 checks that the files there are what this module computes, so they cannot drift from botocore or the service.
 """
 
@@ -27,7 +27,7 @@ from botocore.credentials import Credentials
 
 from agent_memory.domain.fence import fence, fence_line
 from agent_memory.edges.tool_catalog import tool_definitions
-from tests.client.fake_hostile_memory import HOSTILE, HOSTILE_DOCUMENT, answers
+from tests.support.fake_hostile_memory import HOSTILE, HOSTILE_DOCUMENT, answers
 
 FIXTURES = Path(__file__).resolve().parents[2] / "client-ts" / "test" / "fixtures"
 API = "https://abc123.execute-api.eu-west-1.amazonaws.com"

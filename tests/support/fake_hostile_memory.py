@@ -1,7 +1,7 @@
 """A fake memory service for the fence's tests: every stored text it answers is a hostile note or document, in the
 service's answer shapes, so that each path of the clients that hands stored text to a model can be shown the same
 attack offline (tests/client/test_fence_paths.py; the TypeScript client reads the same answers from
-``client-ts/test/fixtures/tool-answers.json``, written by tests/client_ts/vectors.py).
+``client-ts/test/fixtures/tool-answers.json``, written by tests/support/client_vectors.py).
 
 ``answers()`` has one answer per tool the service serves: a tool added to the catalog without one here fails
 the path test, so that its answer is shown to every adapter's fence too.

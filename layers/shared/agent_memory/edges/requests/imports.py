@@ -19,18 +19,19 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from agent_memory.basics.clock import utc_now
-from agent_memory.basics.errors import InvalidInput
 from agent_memory.domain.commands import ImportCommand, NoteToImport
 from agent_memory.domain.document import HARD_LIMIT, Author
 from agent_memory.domain.notes import NOTE_INPUT_MAX_CHARS, Origin
 from agent_memory.domain.scope import Scope
-from agent_memory.edges.requests import Identifier, StrictModel, not_matching, parse_json_object
+from agent_memory.edges.requests.reading import Identifier, StrictModel, not_matching, validated
 from agent_memory.memory.importing import PAGE_NOTES, fingerprint
 
 FORMATS = ("notes/1", "agent-memory-export/1")
+IMPORT_BODY = 'the request body is required: {"import_id", "format", "notes": [...]}'
+REFUSED = "the import does not match the contract"
 _EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
 Text = Annotated[str, StringConstraints(min_length=1, max_length=NOTE_INPUT_MAX_CHARS)]
 Instant = Annotated[str, StringConstraints(min_length=10, max_length=40)]
@@ -98,16 +99,10 @@ def _instant(value: str, loc: list[str | int], problems: list[dict[str, Any]]) -
     return instant
 
 
-def parse_import(raw_body: str | None, scope: Scope) -> ImportCommand:
-    """The import ``raw_body`` asks of ``scope``, or the 422 that lists what is wrong with it."""
-    if not raw_body:
-        raise InvalidInput('the request body is required: {"import_id", "format", "notes": [...]}')
-    payload = parse_json_object(raw_body)
+def parse_import(payload: dict[str, Any], scope: Scope) -> ImportCommand:
+    """The import the body ``payload`` asks of ``scope``, or the 422 that lists what is wrong with it."""
     model: type[NotesImport] | type[ExportImport] = ExportImport if payload.get("format") == FORMATS[1] else NotesImport
-    try:
-        request = model.model_validate(payload)
-    except ValidationError as exc:
-        raise not_matching("the import does not match the contract", exc.errors(include_url=False), ("body",)) from None
+    request = validated(model, payload, message=REFUSED, prefix=("body",))
     problems: list[dict[str, Any]] = []
     notes: list[NoteToImport] = []
     given: list[ImportedNoteIn | ExportedNote] = list(request.notes)
@@ -132,7 +127,7 @@ def parse_import(raw_body: str | None, scope: Scope) -> ImportCommand:
             {"loc": ["body", "document"], "msg": f"over {HARD_LIMIT:,} characters", "type": "document_too_large"}
         )
     if problems:
-        raise not_matching("the import does not match the contract", problems)
+        raise not_matching(REFUSED, problems)
     return ImportCommand(
         scope=scope,
         import_id=request.import_id,
