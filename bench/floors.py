@@ -65,33 +65,19 @@ def remember_floor(client: Any, pk: str, thread_id: str) -> Callable[[int], obje
     from agent_memory.domain.notes import Note, Origin
     from agent_memory.domain.scope import Scope
     from agent_memory.memory.service import SIMILAR_WINDOW
-    from agent_memory.storage.due_markers import MarkerWrite
-    from agent_memory.storage.keys import NOTE_PREFIX, day_sk
+    from agent_memory.storage.keys import NOTE_PREFIX
+    from agent_memory.storage.note_append import marker_item, position_take
     from agent_memory.storage.note_items import NoteText, note_item
-    from agent_memory.storage.usage_store import Quota, UsageStore
+    from agent_memory.storage.usage_store import CharsChange, Quota, chars_change_item
 
     settings = get_settings()
-    usage = UsageStore(client, TABLE, Quota(settings.quota_notes_per_day, settings.quota_chars))
-    quota_condition, quota_values = usage.day_condition(None) or ("", {})
+    quota = Quota(settings.quota_notes_per_day, settings.quota_chars)
     scope = Scope("personal", pk.removeprefix("user#"))
     origin = Origin(user_id=scope.owner_id, thread_id=thread_id)
 
     def floor(index: int) -> object:
         write_id = uuid.uuid4().hex
-        counter = client.update_item(
-            TableName=TABLE,
-            Key={"pk": {"S": pk}, "sk": {"S": day_sk(TODAY)}},
-            UpdateExpression="ADD next_position :one SET live = if_not_exists(live, :zero) + :one, last_take = :take",
-            ConditionExpression=f"(attribute_not_exists(last_take) OR last_take <> :take) AND {quota_condition}",
-            ExpressionAttributeValues={
-                ":one": {"N": "1"},
-                ":zero": {"N": "0"},
-                ":take": {"S": f"{write_id}.0"},
-                **quota_values,
-            },
-            ReturnValues="UPDATED_NEW",
-            ReturnValuesOnConditionCheckFailure="ALL_OLD",
-        )
+        counter = client.update_item(**position_take(TABLE, scope, TODAY, f"{write_id}.0", member=None, quota=quota))
         position = int(counter["Attributes"]["next_position"]["N"])
         text = fact_text(index).removeprefix("- ")
         note = Note(day=TODAY, position=position, text=text, created_at=NOW_MS, source="remember", origin=origin)
@@ -101,10 +87,9 @@ def remember_floor(client: Any, pk: str, thread_id: str) -> Callable[[int], obje
             "ConditionExpression": "attribute_not_exists(sk)",
             "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
         }
-        marker = MarkerWrite(TABLE, scope, created_at=NOW_MS, day=TODAY).item
-        client.transact_write_items(
-            TransactItems=[{"Put": put}, usage.change_item(scope, len(text)), marker], ClientRequestToken=write_id
-        )
+        chars = chars_change_item(TABLE, scope, CharsChange(len(text), quota))
+        marker = marker_item(TABLE, scope, created_at=NOW_MS, day=TODAY)
+        client.transact_write_items(TransactItems=[{"Put": put}, chars, marker], ClientRequestToken=write_id)
         return client.query(
             TableName=TABLE,
             KeyConditionExpression="pk = :pk AND begins_with(sk, :notes)",
@@ -125,12 +110,12 @@ def update_floor(client: Any, scope: Any, context: dict[str, Any]) -> Callable[[
     conditional), moving the characters counter and deleting the pruned version, with a ``ClientRequestToken``."""
     from agent_memory.basics.settings import get_settings
     from agent_memory.domain.document import HISTORY_VERSIONS
-    from agent_memory.storage.document_store import head_at
     from agent_memory.storage.keys import DOC_HEAD, version_sk
-    from agent_memory.storage.usage_store import Quota, UsageStore
+    from agent_memory.storage.usage_store import CharsChange, Quota, chars_change_item
+    from agent_memory.storage.version_save import head_at
 
     settings = get_settings()
-    usage = UsageStore(client, TABLE, Quota(settings.quota_notes_per_day, settings.quota_chars))
+    quota = Quota(settings.quota_notes_per_day, settings.quota_chars)
     key = {"S": scope.key}
 
     def floor(index: int) -> object:
@@ -165,7 +150,7 @@ def update_floor(client: Any, scope: Any, context: dict[str, Any]) -> Callable[[
         items = [
             {"Put": version_put},
             {"Put": {"TableName": TABLE, "Item": {**attributes, "sk": {"S": DOC_HEAD}}, **head_at(index)}},
-            usage.change_item(scope, len(content) - pruned),
+            chars_change_item(TABLE, scope, CharsChange(len(content) - pruned, quota)),
         ]
         if prune:
             items.append({"Delete": {"TableName": TABLE, "Key": {"pk": key, "sk": {"S": version_sk(prune)}}}})

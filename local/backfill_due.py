@@ -13,8 +13,8 @@ from typing import Any
 from agent_memory.basics.settings import get_settings
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import DynamoDB, make_dynamodb_client, query_pages
-from agent_memory.storage.due_markers import MarkerWrite, write_with_marker
 from agent_memory.storage.keys import DUE_INDEX_PREFIX, UNCONSOLIDATED_INDEX, unconsolidated_shards
+from agent_memory.storage.note_append import write_with_marker
 from local.environment import local_credentials
 
 
@@ -36,7 +36,6 @@ def backfill_legacy(client: Any, table: str) -> int:
         for page in query_pages(client, request):
             for item in page["Items"]:
                 scope = Scope.from_key(item["pk"]["S"])
-                marker = MarkerWrite(table, scope, created_at=item["created_at"]["S"], day=item["day"]["S"])
                 leave = {
                     "Update": {
                         "TableName": table,
@@ -44,7 +43,9 @@ def backfill_legacy(client: Any, table: str) -> int:
                         "UpdateExpression": "REMOVE uc_pk, uc_sk",
                     }
                 }
-                write_with_marker(client, [leave, marker.item], marker)
+                write_with_marker(
+                    client, table, scope, [leave], created_at=item["created_at"]["S"], day=item["day"]["S"]
+                )
                 moved += 1
     return moved
 

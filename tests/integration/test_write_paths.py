@@ -28,7 +28,8 @@ from tests.support.faults import ScriptedClient, provide_clients
 
 STORAGE = Path(__file__).parents[2] / "layers" / "shared" / "agent_memory" / "storage"
 TEXT_ATTRIBUTES = {"text", "content", "edits"}  # the item attributes that hold a stored text
-BUILDERS = {"note_item"}  # pure builders of an item: their callers check the text
+# pure builders of items: their callers check the text
+BUILDERS = {"note_item", "note_put", "append_items", "version_attributes", "version_put"}
 
 
 def _writes_text(function: ast.FunctionDef) -> bool:

@@ -190,7 +190,7 @@ def counted(
     tokens: tuple[int, int] = (0, 0),
     fold: str | None = None,
 ) -> Write:
-    """One group's outcome added to its run's counts (``RunRecords.count_item``)."""
+    """One group's outcome added to its run's counts (``group_settle.run_counted``)."""
 
     def added(item: Item | None) -> Item:
         item = dict(item or _new_run(run))

@@ -50,14 +50,14 @@ from types import EllipsisType
 from typing import Any
 
 from agent_memory.basics.clock import iso
-from agent_memory.basics.errors import StorageQuotaExceeded, StorageUnavailable, VersionConflict
+from agent_memory.basics.errors import StorageUnavailable, VersionConflict
 from agent_memory.domain.document import EMPTY_DOCUMENT, Author, Document, Reason
 from agent_memory.domain.fold import Fold
 from agent_memory.domain.notes import Note, Origin
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.text_pipeline import StoredText, checked
 from agent_memory.memory.service import MemoryService
-from agent_memory.storage.document_store import FoldedNoteGone, QuotaRefused
+from agent_memory.storage.document_store import FoldedNoteGone
 from agent_memory.storage.keys import (
     DOC_HEAD,
     DUE_SK,
@@ -70,7 +70,7 @@ from agent_memory.storage.keys import (
     version_sk,
 )
 from agent_memory.storage.note_items import NoteText
-from agent_memory.storage.usage_store import Quota, chars_quota_error, member_counter, notes_quota_error
+from agent_memory.storage.usage_store import CharsChange, Quota, chars_quota_error, member_counter, notes_quota_error
 from tests.support.models import ScriptedChatModels
 
 Item = dict[str, Any]
@@ -241,7 +241,7 @@ def token_of(*parts: object) -> str:
 
 def usage_move(scope: Scope, delta: int, quota: Quota | None, *, enforce: bool = True) -> Write:
     """The characters counter moved by ``delta``: on condition of the quota when it grows and ``enforce``
-    (``UsageStore.change_item``'s rule). The one counter move every fake store puts in its transactions."""
+    (``usage_store.chars_change_item``'s rule). The one counter move every fake store puts in its transactions."""
     limited = quota is not None and delta > 0 and enforce
     if limited and quota is not None and delta > quota.chars:
         raise chars_quota_error(quota, delta)
@@ -257,7 +257,7 @@ def usage_move(scope: Scope, delta: int, quota: Quota | None, *, enforce: bool =
 
 
 def due_marker_move(scope: Scope, *, created_at: str, day: str) -> Write:
-    """The scope's due marker moved by one unconsolidated note (``storage.due_markers.MarkerWrite``): its oldest
+    """The scope's due marker moved by one unconsolidated note (``storage.note_append.marker_item``): its oldest
     note and day kept as the earliest seen, its writes and notes counted."""
 
     def moved(item: Item | None) -> Item:
@@ -284,12 +284,6 @@ class FakeUsageStore:
 
     def __init__(self, world: FakeWorld, quota: Quota | None = None) -> None:
         self.world, self.quota = world, quota
-
-    def change_item(self, scope: Scope, delta: int, *, enforce: bool = True) -> Write:
-        return usage_move(scope, delta, self.quota, enforce=enforce)
-
-    def refusal(self, adding: int) -> StorageQuotaExceeded:
-        return chars_quota_error(self.quota or Quota(0, 0), adding)
 
     def chars(self, scope: Scope) -> int:
         item = self.world.read("usage.chars", lambda: self.world.item((scope.key, USAGE_SK)))
@@ -617,7 +611,7 @@ def _counts_less(item: Item | None, member: str | None) -> Item:
 
 
 def _unless_abandoned(usage: Write, place: str) -> Write:
-    """A note's usage move, refused once its place is abandoned (``lost_note_writes.unless_abandoned``)."""
+    """A note's usage move, refused once its place is abandoned (``note_append.chars_counted``)."""
     return replace(
         usage, condition=lambda item: usage.condition(item) and place not in (item or {}).get("abandoned", ())
     )
@@ -663,7 +657,7 @@ class FakeDocumentStore:
         reason: Reason,
         by: Author,
         pending_marks: Fold | None = None,
-        usage_change: Write | None = None,
+        usage: CharsChange | None = None,
         prune: int | None = None,
         write_id: str | None = None,
     ) -> Document:
@@ -679,8 +673,8 @@ class FakeDocumentStore:
         if pending_marks is not None:
             writes.append(_pending_marks(scope, pending_marks))
         counter = len(writes)
-        if usage_change is not None:
-            writes.append(usage_change)
+        if usage is not None:
+            writes.append(usage_move(scope, usage.delta, usage.quota))
         fenced = len(writes)
         if pending_marks is not None:
             writes.append(_erase_mark_check(scope, pending_marks.erase_mark))
@@ -697,8 +691,8 @@ class FakeDocumentStore:
                 raise VersionConflict(
                     f"the document is no longer at version {expected_version}; read it again and reapply the change"
                 ) from None
-            if refused.index == counter and usage_change is not None:
-                raise QuotaRefused from None
+            if refused.index == counter and usage is not None and usage.quota is not None:
+                raise chars_quota_error(usage.quota, usage.delta) from None
             if refused.index == fenced:
                 raise FoldedNoteGone(
                     "a note this consolidation folded was deleted or erased meanwhile; not saved, folded later"
@@ -735,7 +729,7 @@ def _head_at(version: int) -> Callable[[Item | None], bool]:
 
 
 def _pending_marks(scope: Scope, fold: Fold) -> Write:
-    """The pending-marks record of a fold's save (``consolidation_store.pending_marks_put``), on condition none is
+    """The pending-marks record of a fold's save (``version_save.pending_marks_put``), on condition none is
     there."""
     record = {"note_sks": [note.sk for note in fold.notes], "run_id": fold.run_id, "token": fold.token or fold.run_id}
     return Write((scope.key, PENDING_SK), lambda _: dict(record), _absent)

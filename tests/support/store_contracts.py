@@ -23,9 +23,9 @@ from agent_memory.basics.errors import NotesQuotaExceeded, StorageQuotaExceeded,
 from agent_memory.domain.document import EMPTY_DOCUMENT, Author
 from agent_memory.domain.notes import Origin
 from agent_memory.domain.scope import Scope
-from agent_memory.storage.document_store import DocumentStore, QuotaRefused
+from agent_memory.storage.document_store import DocumentStore
 from agent_memory.storage.note_store import NoteStore
-from agent_memory.storage.usage_store import Quota
+from agent_memory.storage.usage_store import CharsChange, Quota
 from tests.support.fake_stores import SENDS, fake_stores
 from tests.support.scopes import PERSONAL, TEAM, stored, stored_document
 
@@ -126,7 +126,7 @@ def _append(stores: Stores, text: str, *, scope: Scope = PERSONAL, at: datetime 
 
 
 def _save(stores: Stores, content: str, expected: int, *, scope: Scope = PERSONAL, **kwargs: Any) -> Any:
-    change = kwargs.pop("usage_change", None)
+    usage = kwargs.pop("usage", CharsChange(len(content), stores.usage.quota))
     return stores.documents.save(
         scope,
         stored_document(content),
@@ -134,7 +134,7 @@ def _save(stores: Stores, content: str, expected: int, *, scope: Scope = PERSONA
         updated_at=kwargs.pop("updated_at", "2026-12-03T09:00:00.000Z"),
         reason=kwargs.pop("reason", "tool"),
         by=BY,
-        usage_change=stores.usage.change_item(scope, len(content)) if change is None else change,
+        usage=usage,
         **kwargs,
     )
 
@@ -320,8 +320,10 @@ def a_save_over_the_quota_is_refused_and_changes_nothing(make: MakeStores) -> No
     stores = make(quota=Quota(notes_per_day=10, chars=10))
     _save(stores, "123456", 0)
 
-    with pytest.raises(QuotaRefused):
+    with pytest.raises(StorageQuotaExceeded) as refused:
         _save(stores, "abcde", 1)
+
+    assert refused.value.message.startswith("quota_exceeded: storing 5 more characters")
 
     assert stores.documents.current(PERSONAL, consistent=True).version == 1
     assert stores.documents.version(PERSONAL, 2) is None
@@ -332,17 +334,17 @@ def a_change_over_the_whole_quota_is_refused_at_once(make: MakeStores) -> None:
     stores = make(quota=Quota(notes_per_day=10, chars=10))
 
     with pytest.raises(StorageQuotaExceeded) as refused:
-        stores.usage.change_item(PERSONAL, 11)
+        _save(stores, "12345678901", 0)
 
     assert "11 more characters" in refused.value.message
-    assert stores.usage.refusal(7).message.startswith("quota_exceeded: storing 7 more characters")
+    assert stores.documents.current(PERSONAL, consistent=True).version == 0
 
 
 def an_unenforced_change_saves_over_the_quota(make: MakeStores) -> None:
     stores = make(quota=Quota(notes_per_day=10, chars=10))
     _save(stores, "123456", 0)
 
-    saved = _save(stores, "abcdef", 1, usage_change=stores.usage.change_item(PERSONAL, 6, enforce=False))
+    saved = _save(stores, "abcdef", 1, usage=CharsChange(6, None))
 
     assert saved.version == 2
     assert stores.usage.chars(PERSONAL) == 12
@@ -352,7 +354,7 @@ def a_shrinking_change_is_never_refused(make: MakeStores) -> None:
     stores = make(quota=Quota(notes_per_day=10, chars=10))
     _save(stores, "1234567890", 0)
 
-    _save(stores, "1", 1, usage_change=stores.usage.change_item(PERSONAL, -9))
+    _save(stores, "1", 1, usage=CharsChange(-9, stores.usage.quota))
 
     assert stores.usage.chars(PERSONAL) == 1
 
@@ -362,7 +364,7 @@ def a_pruned_version_leaves_with_the_save(make: MakeStores) -> None:
     _save(stores, "first", 0)
     _save(stores, "second", 1, updated_at="2026-12-03T09:01:00.000Z")
 
-    _save(stores, "third", 2, prune=1, usage_change=stores.usage.change_item(PERSONAL, 5 - 5))
+    _save(stores, "third", 2, prune=1, usage=CharsChange(5 - 5, stores.usage.quota))
 
     assert stores.documents.version(PERSONAL, 1) is None
     assert stores.documents.version_chars(PERSONAL, 1) == 0

@@ -120,13 +120,13 @@ def test_a_minimum_age_that_is_not_a_whole_number_of_days_is_refused(min_age: ob
 def test_consolidation_moves_text_within_the_characters_quota_unconditionally() -> None:
     """Folding notes into the document is never refused by the characters quota (docs/people.md)."""
     from agent_memory.domain.scope import Scope
-    from agent_memory.storage.usage_store import Quota, UsageStore
+    from agent_memory.storage.usage_store import Quota, chars_change_item, version_change
 
-    usage = UsageStore(None, "MemoryTable", Quota(notes_per_day=5, chars=100))
+    quota = Quota(notes_per_day=5, chars=100)
     scope = Scope("personal", "u-1")
 
-    enforced = usage.change_item(scope, 50)["Update"]
-    folded = usage.change_item(scope, 500, enforce=False)["Update"]
+    enforced = chars_change_item("MemoryTable", scope, version_change(50, quota, reason="tool"))["Update"]
+    folded = chars_change_item("MemoryTable", scope, version_change(500, quota, reason="consolidation"))["Update"]
 
     assert "ConditionExpression" in enforced
     assert "ConditionExpression" not in folded

@@ -8,8 +8,8 @@ import pytest
 from agent_memory.memory.ports import CharactersCounter, DocumentVersions, NoteAppends
 from agent_memory.storage.document_store import DocumentStore
 from agent_memory.storage.note_store import NoteStore
-from agent_memory.storage.usage_store import UsageStore
-from tests.support.fake_stores import FakeDocumentStore, FakeNoteStore, FakeUsageStore
+from agent_memory.storage.usage_store import Quota, UsageStore
+from tests.support.fake_stores import FakeDocumentStore, FakeNoteStore, FakeUsageStore, FakeWorld
 from tests.support.store_contracts import CONTRACTS, fake_stores_under_test, parameters
 
 
@@ -23,7 +23,6 @@ def test_the_fakes_keep_the_contract(contract) -> None:
     [
         (NoteAppends, NoteStore, FakeNoteStore),
         (DocumentVersions, DocumentStore, FakeDocumentStore),
-        (CharactersCounter, UsageStore, FakeUsageStore),
     ],
     ids=lambda part: part.__name__,
 )
@@ -38,3 +37,12 @@ def test_the_real_store_and_its_fake_take_what_the_port_names(port, real, fake) 
         for store in (real, fake):
             given = parameters(getattr(store, name))
             assert {key: given.get(key) for key in wanted} == wanted, f"{store.__name__}.{name}"
+
+
+def test_the_real_usage_store_and_its_fake_hold_the_quota_the_port_names() -> None:
+    """The characters counter's port is its quota alone (a save moves the counter itself): both stores hold it."""
+    quota = Quota(notes_per_day=5, chars=100)
+
+    assert set(CharactersCounter.__annotations__) == {"quota"}
+    for store in (UsageStore(None, "MemoryTable", quota), FakeUsageStore(FakeWorld(), quota)):
+        assert store.quota == quota

@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 from agent_memory.domain.edits import Edited, apply
 from agent_memory.domain.provenance import Followed, carried, follow, in_note_order
 from agent_memory.domain.scope import Scope
-from agent_memory.storage.document_store import supersession_within
 from agent_memory.storage.keys import note_sk
 from agent_memory.storage.note_items import superseded_items
+from agent_memory.storage.version_save import supersession_within
 
 PERSONAL = Scope("personal", "u-1")
 

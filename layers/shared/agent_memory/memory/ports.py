@@ -13,20 +13,15 @@ before it answers). A store's own refusals are the ones named on each method.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Protocol
 
-from agent_memory.basics.errors import StorageQuotaExceeded
 from agent_memory.domain.document import Author, Document, Reason
 from agent_memory.domain.fold import Fold
 from agent_memory.domain.notes import Note, Origin
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.text_pipeline import StoredText
 from agent_memory.storage.note_items import NoteText
-
-# A move of a scope's characters counter, as the store that applies it builds it (the real one: a DynamoDB
-# transaction item; an in-memory store: its own write). Opaque to the use case: it asks the usage port for one
-# and hands it to the document port's ``save``, which applies it in the version's own transaction.
-CounterMove = Any
+from agent_memory.storage.usage_store import CharsChange, Quota
 
 
 class NoteAppends(Protocol):
@@ -79,27 +74,22 @@ class DocumentVersions(Protocol):
         *,
         expected_version: int,
         write_id: str | None = None,
-        usage_change: CounterMove | None = None,
+        usage: CharsChange | None = None,
         prune: int | None = None,
         pending_marks: Fold | None = None,
         reason: Reason,
         by: Author,
         updated_at: str,
     ) -> Document:
-        """Version ``expected_version + 1`` and the head, with ``usage_change`` and ``prune``, all or nothing.
-        Raises ``VersionConflict`` (the head moved), ``QuotaRefused`` (``usage_change``'s condition) or
-        ``FoldedNoteGone``; answers the version this ``write_id`` already saved, when it finds one."""
+        """Version ``expected_version + 1`` and the head, with ``usage`` (the characters counter's move, held to its
+        quota when it carries one) and ``prune``, all or nothing. Raises ``VersionConflict`` (the head moved),
+        ``StorageQuotaExceeded`` (over the quota) or ``FoldedNoteGone``; answers the version this ``write_id``
+        already saved, when it finds one."""
         ...
 
 
 class CharactersCounter(Protocol):
-    """The scope's characters counter, as a document write moves it (the notes' writes move it themselves)."""
+    """The scope's characters counter, as a document write is held to it: its quota (a save moves the counter in
+    the version's own transaction, ``DocumentVersions.save``'s ``usage``)."""
 
-    def change_item(self, scope: Scope, delta: int, *, enforce: bool = True) -> CounterMove:
-        """A move of the counter by ``delta``, on condition of the quota when it grows and ``enforce``; raises
-        ``StorageQuotaExceeded`` at once when ``delta`` alone is over the quota."""
-        ...
-
-    def refusal(self, adding: int) -> StorageQuotaExceeded:
-        """The refusal of a write of ``adding`` characters that the quota's condition refused."""
-        ...
+    quota: Quota | None

@@ -33,7 +33,7 @@ from agent_memory.memory.ports import CharactersCounter, DocumentVersions, NoteA
 from agent_memory.providers.chat import ChatModel
 from agent_memory.search.near_duplicates import newest_of_each, similar_to
 from agent_memory.search.vectors import cosines_with
-from agent_memory.storage.document_store import QuotaRefused
+from agent_memory.storage.usage_store import version_change
 
 # How many of the scope's newest notes a `remember` compares with the note it wrote (``similar``).
 SIMILAR_WINDOW = 50
@@ -54,7 +54,7 @@ class MemoryService:
 
     notes: NoteAppends
     documents: DocumentVersions
-    usage: CharactersCounter  # the characters counter the notes' writes move too: a document write moves it alike
+    usage: CharactersCounter  # the characters counter's quota, which a document write is held to as the notes' are
     chat_model: Callable[[], ChatModel | None]
     _: KW_ONLY
     redact_extra: frozenset[str] = frozenset()
@@ -194,12 +194,10 @@ class MemoryService:
                     reason=write.reason,
                     by=write.by,
                     pending_marks=write.fold,
-                    usage_change=self.usage.change_item(scope, change, enforce=write.reason != "consolidation"),
+                    usage=version_change(change, self.usage.quota, reason=write.reason),
                     prune=prune,
                     write_id=write.write_id,  # the same on every attempt: a retry that finds its own version is done
                 )
-            except QuotaRefused:
-                raise self.usage.refusal(change) from None
             except VersionConflict:
                 if expected_version is not None:
                     metrics.add_metric(name="VersionConflicts", unit="Count", value=1)

@@ -20,9 +20,17 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
-from agent_memory.domain.fold import DueNote, Fold
+from agent_memory.domain.fold import DueNote
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import DynamoDB, cancellation_codes, condition_failed, query_pages, update_if
+from agent_memory.storage.group_settle import (
+    marker_elsewhere,
+    marker_failed,
+    marker_settled,
+    pending_cleared,
+    run_counted,
+    written_by,
+)
 from agent_memory.storage.keys import (
     NOTE_PREFIX,
     PENDING_INDEX_PREFIX,
@@ -30,7 +38,6 @@ from agent_memory.storage.keys import (
     PLANNER_LEASE_SK,
     RUNS_PK,
     UNCONSOLIDATED_INDEX,
-    unconsolidated_shard,
     unconsolidated_shards,
 )
 from agent_memory.storage.run_records import RunRecords
@@ -44,26 +51,6 @@ class PendingMarks:
     scope: Scope
     note_sks: list[str]
     token: str | None = None
-
-
-def pending_marks_put(table: str, scope: Scope, fold: Fold) -> dict[str, Any]:
-    """The transaction item recording which notes the new version folded and are still to mark."""
-    return {
-        "Put": {
-            "TableName": table,
-            "Item": {
-                "pk": {"S": scope.key},
-                "sk": {"S": PENDING_SK},
-                "note_sks": {"L": [{"S": note.sk} for note in fold.notes]},
-                "run_id": {"S": fold.run_id},
-                "token": {"S": fold.token or fold.run_id},
-                "uc_pk": {"S": unconsolidated_shard(scope.key)},
-                "uc_sk": {"S": f"{PENDING_INDEX_PREFIX}{scope.key}"},
-            },
-            "ConditionExpression": "attribute_not_exists(sk)",
-            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",  # sent again after a lost answer: its own record
-        }
-    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,17 +115,16 @@ class ConsolidationStore(RunRecords):
         fold: str | None = None,
     ) -> bool:
         """Settle the scope's due marker after its folded group, count the group in its run and clear the claim's
-        pending record, together (one transaction), with its model's ``tokens`` and how it was folded; False when
-        a condition failed (the marker moved meanwhile): nothing was written."""
-        settle = markers.settle_item(scope, claim, run, writes=writes, oldest=oldest, folded=folded)
-        count = self.count_item(run, done=1, notes=folded, remaining=remaining, tokens=tokens, fold=fold)
-        return self.transact([settle, count, self._pending_cleared(scope, claim.token)])
-
-    def _pending_cleared(self, scope: Scope, token: str) -> dict[str, Any]:
-        """The transaction item deleting the claim's own pending record with its group's count (if it left one)."""
-        ours = _written_by(token)
-        absent_or_ours = {**ours, "ConditionExpression": f"attribute_not_exists(sk) OR {ours['ConditionExpression']}"}
-        return {"Delete": {"TableName": self._table, "Key": _pending_key(scope), **absent_or_ours}}
+        pending record, together (one transaction, ``storage.group_settle``), with its model's ``tokens`` and
+        how it was folded; False when a condition failed (the marker moved meanwhile): nothing was written.
+        ``markers`` is not read (the items are built in ``storage.group_settle``); its callers still pass it."""
+        return self.transact(
+            [
+                marker_settled(self._table, scope, claim, run, writes=writes, oldest=oldest, folded=folded),
+                run_counted(self._table, run, done=1, notes=folded, remaining=remaining, tokens=tokens, fold=fold),
+                pending_cleared(self._table, scope, claim.token),
+            ]
+        )
 
     def fail_group(
         self,
@@ -150,14 +136,16 @@ class ConsolidationStore(RunRecords):
         remaining: int,
         tokens: tuple[int, int] = (0, 0),
     ) -> bool:
-        """Mark the scope's group failed for tonight and count the failure in its run, together (one transaction)."""
-        count = self.count_item(run, failed=1, remaining=remaining, tokens=tokens)
-        return self.transact([markers.failed_item(scope, claim, run), count])
+        """Mark the scope's group failed for tonight and count the failure in its run, together (one transaction,
+        ``storage.group_settle``; ``markers`` is not read, as in ``settle_group``)."""
+        count = run_counted(self._table, run, failed=1, remaining=remaining, tokens=tokens)
+        return self.transact([marker_failed(self._table, scope, claim, run), count])
 
     def count_elsewhere(self, markers: DueMarkers, scope: Scope, run: str) -> bool:
         """Count as done in its run a group that another run's worker holds, once (one transaction with the
-        marker's ``elsewhere_run``: sent again, its condition fails and nothing is counted twice)."""
-        return self.transact([markers.elsewhere_item(scope, run), self.count_item(run, done=1)])
+        marker's ``elsewhere_run``: sent again, its condition fails and nothing is counted twice;
+        ``storage.group_settle``; ``markers`` is not read, as in ``settle_group``)."""
+        return self.transact([marker_elsewhere(self._table, scope, run), run_counted(self._table, run, done=1)])
 
     def transact(self, items: list[dict[str, Any]]) -> bool:
         """One TransactWriteItems; False when an item's condition failed (nothing was written)."""
@@ -210,7 +198,7 @@ class ConsolidationStore(RunRecords):
     def clear_pending(self, scope: Scope, token: str | None = None) -> None:
         """Delete the scope's pending record; with ``token``, only the record that token wrote (a late worker
         never deletes the record of the worker that took the scope over)."""
-        condition = _written_by(token) if token else {}
+        condition = written_by(token) if token else {}
         try:
             self._client.delete_item(TableName=self._table, Key=_pending_key(scope), **condition)
         except ClientError as error:
@@ -337,15 +325,6 @@ class ConsolidationStore(RunRecords):
 
 def _pending_key(scope: Scope) -> dict[str, Any]:
     return {"pk": {"S": scope.key}, "sk": {"S": PENDING_SK}}
-
-
-def _written_by(token: str) -> dict[str, Any]:
-    """The condition that the scope's pending record is the one ``token`` wrote."""
-    return {
-        "ConditionExpression": "#token = :token",
-        "ExpressionAttributeNames": {"#token": "token"},
-        "ExpressionAttributeValues": {":token": {"S": token}},
-    }
 
 
 def _due_note(item: dict[str, Any]) -> DueNote:

@@ -10,19 +10,27 @@ from typing import Any, cast
 from botocore.exceptions import ClientError
 
 from agent_memory.basics.errors import MemoryServiceError, VersionConflict
-from agent_memory.basics.observability import logger
 from agent_memory.domain.document import EMPTY_DOCUMENT, Author, Document, Reason
 from agent_memory.domain.edits import RECORDED_TEXTS
 from agent_memory.domain.fold import Fold
-from agent_memory.domain.notes import note_id
-from agent_memory.domain.provenance import Followed, LineNotes, carried, follow, in_note_order
+from agent_memory.domain.provenance import Followed, LineNotes, carried, follow
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.text_pipeline import StoredText, checked
 from agent_memory.storage.client import DynamoDB, cancellation_codes, cancelled_item, request_token
-from agent_memory.storage.consolidation_store import pending_marks_put
-from agent_memory.storage.due_markers import erase_mark_check
-from agent_memory.storage.keys import DOC_HEAD, parse_note_sk, version_sk
+from agent_memory.storage.keys import DOC_HEAD, version_sk
 from agent_memory.storage.note_items import superseded_items
+from agent_memory.storage.usage_store import CharsChange, chars_change_item, chars_quota_error
+from agent_memory.storage.version_save import (
+    LINE_NOTES,
+    TRANSACTION_MAX_ITEMS,
+    gone_links,
+    head_put,
+    save_items,
+    supersession_within,
+    unchanged_items,
+    version_attributes,
+    version_put,
+)
 
 
 def _version_from_item(item: dict[str, Any]) -> tuple[Document, Reason, Author]:
@@ -133,23 +141,24 @@ class DocumentStore:
         reason: Reason,
         by: Author,
         pending_marks: Fold | None = None,
-        usage_change: dict[str, Any] | None = None,
+        usage: CharsChange | None = None,
         prune: int | None = None,
         write_id: str | None = None,
     ) -> Document:
-        """Save ``content`` as version ``expected_version + 1``.
+        """Save ``content`` as version ``expected_version + 1``, in one transaction (``storage.version_save`` builds
+        each of its items).
 
-        With ``pending_marks`` (a consolidation's fold) the version and its pending marks are saved together, in one
-        transaction: the version lists the notes it folded, the pending-marks record
-        (``storage.consolidation_store``) the notes still to mark, and the scope's erase mark must be the one the
-        fold's claim read (``storage.due_markers.erase_mark_check``: a note deleted or an erase begun meanwhile refuses
-        the save, FoldedNoteGone), one item whatever the group's size. ``usage_change`` (``UsageStore.change_item``)
-        moves the scope's character counter in the same transaction; its failed condition is the quota's refusal.
-        ``prune``: a version that leaves the kept history (``document.HISTORY_VERSIONS``), deleted in the same
-        transaction. Raises VersionConflict when the head is no longer at ``expected_version``; nothing is written
-        then. Which notes each line rests on (``domain.provenance``: the fold's edits, or the lines any other save
-        kept unchanged) is worked out from version ``expected_version``, read once (a consistent GetItem), and
-        recorded with the version when a line rests on a note.
+        With ``pending_marks`` (a consolidation's fold) the version and its pending marks are saved together: the
+        version lists the notes it folded, the pending-marks record the notes still to mark, and the scope's erase
+        mark must be the one the fold's claim read (``version_save.erase_mark_check``: a note deleted or an erase
+        begun meanwhile refuses the save, FoldedNoteGone), one item whatever the group's size. ``usage`` moves the
+        scope's characters counter in the same transaction, held to its quota when it carries one: over it, the save
+        raises StorageQuotaExceeded and writes nothing. ``prune``: a version that leaves the kept history
+        (``document.HISTORY_VERSIONS``), deleted in the same transaction. Raises VersionConflict when the head is no
+        longer at ``expected_version``; nothing is written then. Which notes each line rests on
+        (``domain.provenance``: the fold's edits, or the lines any other save kept unchanged) is worked out from
+        version ``expected_version``, read once (a consistent GetItem), and recorded with the version when a line
+        rests on a note.
 
         The version carries ``write_id`` (one per logical write, however often it is sent): when a save whose
         answer was lost is sent again (by botocore, or by the caller's own retry), its version item's
@@ -158,63 +167,37 @@ class DocumentStore:
         """
         write_id = write_id or uuid.uuid4().hex
         fold = pending_marks
-        folded_note_ids = fold.note_ids if fold is not None else None
-        document = Document(content=content, version=expected_version + 1, updated_at=updated_at)
-        attributes: dict[str, Any] = {
-            "pk": {"S": scope.key},
-            "content": {"S": checked(content)},
-            "chars": {"N": str(document.chars)},
-            "version": {"N": str(document.version)},
-            "updated_at": {"S": updated_at},
-            "reason": {"S": reason},
-            "write_id": {"S": write_id},
-            **_author_attributes(by),
-        }
-        head_condition = head_at(expected_version)
-        version_item = {**attributes, "sk": {"S": version_sk(document.version)}}
-        if folded_note_ids:
-            version_item["folded_note_ids"] = {"L": [{"S": note_id} for note_id in folded_note_ids]}
-        if fold is not None and fold.edits is not None:
-            for edit in fold.edits:  # an edit's texts are stored with the version: the pipeline's too
+        # the counter's item first: a change larger than the whole quota is refused before any request
+        chars = chars_change_item(self._table, scope, usage) if usage is not None else None
+        document = Document(content=checked(content), version=expected_version + 1, updated_at=updated_at)
+        attributes = version_attributes(scope, document, reason=reason, by=by, write_id=write_id)
+        edits = fold.edits if fold is not None else None
+        if edits is not None:
+            for edit in edits:  # an edit's texts are stored with the version: the pipeline's too
                 for key in RECORDED_TEXTS:
                     if isinstance(edit.get(key), str):
                         checked(edit[key])
-            version_item["edits"] = {"S": json.dumps(fold.edits, ensure_ascii=False, separators=(",", ":"))}
-            followed = follow(*self._provenance_at(scope, expected_version), fold.edits, content)
+            followed = follow(*self._provenance_at(scope, expected_version), edits, content)
         else:  # a whole document (by hand, a restore, a compression, a rewrite): its unchanged lines keep their notes
             followed = Followed(carried(*self._provenance_at(scope, expected_version), content))
-        if any(followed.line_notes):
-            version_item[LINE_NOTES] = {"S": json.dumps(followed.line_notes, separators=(",", ":"))}
-        items = [
-            {
-                "Put": {
-                    "TableName": self._table,
-                    "Item": version_item,
-                    "ConditionExpression": "attribute_not_exists(sk)",
-                    "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
-                }
-            },
-            {"Put": {"TableName": self._table, "Item": {**attributes, "sk": {"S": DOC_HEAD}}, **head_condition}},
-            *([pending_marks_put(self._table, scope, fold)] if fold is not None else []),
-            *([usage_change] if usage_change else []),
-        ]
-        fenced = len(items)
-        if fold is not None:  # an erase racing a consolidation: its notes' text must not be saved after it
-            items.append(erase_mark_check(self._table, scope, fold.erase_mark))
-        if prune:  # unconditional: it never cancels the transaction
-            items.append(
-                {"Delete": {"TableName": self._table, "Key": {"pk": {"S": scope.key}, "sk": {"S": version_sk(prune)}}}}
-            )
-        linked = len(items)  # the supersession's items come last: a note gone long ago fails only its own
-        superseded = supersession_within(followed.superseded, room=_TRANSACTION_MAX_ITEMS - linked)
+        folded = fold.note_ids if fold is not None else None
+        layout = save_items(
+            self._table,
+            scope,
+            version=version_put(self._table, attributes, folded=folded, edits=edits, line_notes=followed.line_notes),
+            head=head_put(self._table, attributes, expected_version=expected_version),
+            fold=fold,
+            chars=chars,
+            prune=prune,
+        )
+        superseded = supersession_within(followed.superseded, room=TRANSACTION_MAX_ITEMS - layout.linked)
         attempts = 0
         while True:
             attempts += 1
             links = superseded_items(self._table, scope, superseded)
+            sent = layout.items + links
             try:
-                self._client.transact_write_items(
-                    TransactItems=items + links, ClientRequestToken=request_token(write_id, items + links)
-                )
+                self._client.transact_write_items(TransactItems=sent, ClientRequestToken=request_token(write_id, sent))
                 return document
             except ClientError as error:
                 codes = cancellation_codes(error)
@@ -225,13 +208,13 @@ class DocumentStore:
                     raise VersionConflict(
                         f"the document is no longer at version {expected_version}; read it again and reapply the change"
                     ) from None
-                if usage_change and codes[fenced - 1 : fenced] == ["ConditionalCheckFailed"]:
-                    raise QuotaRefused from None
-                if "ConditionalCheckFailed" in codes[fenced:linked]:
+                if usage is not None and usage.quota is not None and layout.counter_refused(codes):
+                    raise chars_quota_error(usage.quota, usage.delta) from None
+                if "ConditionalCheckFailed" in codes[layout.fenced : layout.linked]:
                     raise FoldedNoteGone(
                         "a note this consolidation folded was deleted or erased meanwhile; not saved, folded later"
                     ) from None
-                gone = _gone_links(links, codes[linked:])
+                gone = gone_links(links, codes[layout.linked :])
                 if gone:  # notes deleted before this fold began: nothing of theirs to supersede or link
                     superseded = {old: [new for new in by if new not in gone] for old, by in superseded.items()}
                     superseded = {old: by for old, by in superseded.items() if old not in gone and by}
@@ -273,17 +256,7 @@ class DocumentStore:
         the claim's. So the notes are marked and counted on the same crash-safe path as a saved fold's (the settle
         clears the record with the count; a worker that dies after the marks leaves the record for the next).
         Raises VersionConflict or FoldedNoteGone as ``save`` does; a retry that meets its own record is done."""
-        items = [
-            pending_marks_put(self._table, scope, fold),
-            {
-                "ConditionCheck": {
-                    "TableName": self._table,
-                    "Key": {"pk": {"S": scope.key}, "sk": {"S": DOC_HEAD}},
-                    **head_at(version),
-                }
-            },
-            erase_mark_check(self._table, scope, fold.erase_mark),
-        ]
+        items = unchanged_items(self._table, scope, version, fold)
         try:
             self._client.transact_write_items(TransactItems=items, ClientRequestToken=request_token(fold.token, items))
         except ClientError as error:
@@ -302,49 +275,7 @@ class DocumentStore:
             raise
 
 
-def head_at(version: int) -> dict[str, Any]:
-    """The condition of a write moving the document's head: still at ``version`` (absent at version 0)."""
-    if version == 0:
-        return {"ConditionExpression": "attribute_not_exists(sk)"}
-    return {
-        "ConditionExpression": "version = :expected",
-        "ExpressionAttributeValues": {":expected": {"N": str(version)}},
-    }
-
-
 _TRANSACTION_ATTEMPTS = 3
-_TRANSACTION_MAX_ITEMS = 100  # DynamoDB's bound on one TransactWriteItems
-# The version's attribute recording which notes each of its lines rests on (JSON: a list of lists of note ids).
-LINE_NOTES = "line_notes"
-
-
-def supersession_within(superseded: dict[str, list[str]], *, room: int) -> dict[str, list[str]]:
-    """The supersession that fits in the save's transaction beside its other items (``room``): each superseded
-    note takes one item, and each note superseding it one more the first time. A fold that retires lines citing
-    more notes than that supersedes those that fit, oldest first, and logs the rest (they stay current)."""
-    kept: dict[str, list[str]] = {}
-    linking: set[str] = set()
-    for old in in_note_order(list(superseded)):
-        by = superseded[old]
-        needed = 1 + len(set(by) - linking)
-        if needed > room:
-            logger.warning(
-                "a fold superseded more notes than one transaction holds", extra={"left": len(superseded) - len(kept)}
-            )
-            break
-        kept[old] = by
-        linking.update(by)
-        room -= needed
-    return kept
-
-
-def _gone_links(links: list[dict[str, Any]], codes: list[str]) -> set[str]:
-    """The note ids of the supersession's items whose condition failed: notes no longer in the scope."""
-    return {
-        note_id(*parse_note_sk(link["Update"]["Key"]["sk"]["S"]))
-        for link, code in zip(links, codes, strict=False)
-        if code == "ConditionalCheckFailed"
-    }
 
 
 version_from_item = _version_from_item
@@ -353,13 +284,3 @@ version_from_item = _version_from_item
 class FoldedNoteGone(MemoryServiceError, status=409, code="note_erased"):
     """A note that a consolidation folded was deleted or erased before its version was written: the version is
     not written (the erased text never reaches a document), and the group is folded again next night."""
-
-
-class QuotaRefused(Exception):
-    """The ``usage_change`` item's condition failed: the version would take the scope over its quota."""
-
-
-def _author_attributes(by: Author) -> dict[str, dict[str, str]]:
-    """The ids of who saved a version that are set, as the version item's ``by_*`` attributes."""
-    ids = {"by_user_id": by.user_id, "by_thread_id": by.thread_id, "by_run_id": by.run_id}
-    return {name: {"S": value} for name, value in ids.items() if value}

@@ -23,7 +23,7 @@ Attributes:
   items, which made a 200-note save time out on moto). A marker erased and written again has no erase mark
   until it is claimed again, so a fold that read the scope before an erase never saves after it.
 
-Every note write updates the marker inside the note's own transaction (``MarkerWrite``, no extra request):
+Every note write updates the marker inside the note's own transaction (``storage.note_append``, no extra request):
 a note is never stored without its scope being due, and a retried transaction (its answer lost) cannot
 count it twice, because the note's conditional put fails with it. A note older than the marker's
 ``oldest`` (or ``floor``) refuses the usual item; the transaction is sent again with an item that sets
@@ -35,8 +35,6 @@ written meanwhile is never forgotten.
 from __future__ import annotations
 
 import heapq
-import random
-import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -44,26 +42,20 @@ from typing import Any, NamedTuple
 
 from botocore.exceptions import ClientError
 
-from agent_memory.basics.errors import NothingWritten
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import (
     DynamoDB,
-    cancellation_codes,
     condition_failed,
-    error_code,
     query_pages,
-    request_token,
     update_if,
 )
 from agent_memory.storage.keys import (
     DUE_INDEX_PREFIX,
     DUE_SK,
     UNCONSOLIDATED_INDEX,
-    unconsolidated_shard,
     unconsolidated_shards,
 )
 
-_CANCELLED = "TransactionCanceledException"
 # Markers read per page and shard: the planner holds at most 16 pages of these at once.
 _PLAN_PAGE = 100
 
@@ -102,24 +94,15 @@ class ClaimRefused(Exception):
         self.why = why
 
 
-def _uc_sk(oldest: str, scope_key: str) -> str:
-    return f"{DUE_INDEX_PREFIX}{oldest}#{scope_key}"
-
-
-def _min(seen: dict[str, Any], name: str, mine: str) -> str:
-    held = seen.get(name, {}).get("S")
-    return mine if held is None else min(held, mine)
-
-
-def erase_mark_check(table: str, scope: Scope, erase_mark: str) -> dict[str, Any]:
-    """The transaction item a fold's save carries: the marker still holds the erase mark its claim read, and no
-    erase is running (else the transaction is cancelled: a note the fold read may be gone)."""
+def marker_update(table: str, scope: Scope, update: str, condition: str, values: dict[str, Any]) -> dict[str, Any]:
+    """A transaction item updating the scope's due marker: ``update``, on ``condition``."""
     return {
-        "ConditionCheck": {
+        "Update": {
             "TableName": table,
             "Key": {"pk": {"S": scope.key}, "sk": {"S": DUE_SK}},
-            "ConditionExpression": "fence = :mark AND attribute_not_exists(erasing)",
-            "ExpressionAttributeValues": {":mark": {"S": erase_mark}},
+            "UpdateExpression": update,
+            "ConditionExpression": condition,
+            "ExpressionAttributeValues": values,
         }
     }
 
@@ -127,102 +110,12 @@ def erase_mark_check(table: str, scope: Scope, erase_mark: str) -> dict[str, Any
 def erase_mark_move(table: str, scope: Scope) -> dict[str, Any]:
     """The transaction item that moves the erase mark with a note's delete (on condition the marker exists: a
     scope without one has no fold to refuse, and no marker is made for it)."""
-    return {
-        "Update": {
-            "TableName": table,
-            "Key": {"pk": {"S": scope.key}, "sk": {"S": DUE_SK}},
-            "UpdateExpression": "SET fence = :mark",
-            "ConditionExpression": "attribute_exists(sk)",
-            "ExpressionAttributeValues": {":mark": {"S": uuid.uuid4().hex}},
-        }
-    }
-
-
-_CONFLICT_ATTEMPTS = 5
-
-
-class MarkerWrite:
-    """The due marker's item in a note's transaction (put it last). ``item`` is the usual one, on condition the
-    note is not older than the marker; when that condition alone refused the transaction, ``refused`` takes
-    the marker as DynamoDB returned it, makes ``item`` the one that moves ``oldest``/``floor`` back to this
-    note, and answers True: send the transaction again."""
-
-    def __init__(self, table: str, scope: Scope, *, created_at: str, day: str) -> None:
-        self._key = {"pk": {"S": scope.key}, "sk": {"S": DUE_SK}}
-        self._table, self._scope_key, self._at, self._day = table, scope.key, created_at, day
-        self.item = self._update(
-            "SET uc_pk = :shard, uc_sk = if_not_exists(uc_sk, :uc_sk), oldest = if_not_exists(oldest, :at),"
-            " floor = if_not_exists(floor, :day) ADD writes :one, notes :one",
-            "(attribute_not_exists(oldest) OR oldest <= :at) AND (attribute_not_exists(floor) OR floor <= :day)",
-            {":uc_sk": {"S": _uc_sk(created_at, scope.key)}, ":at": {"S": created_at}, ":day": {"S": day}},
-        )
-
-    def _update(self, update: str, condition: str, values: dict[str, Any]) -> dict[str, Any]:
-        values = values | {":shard": {"S": unconsolidated_shard(self._scope_key)}, ":one": {"N": "1"}}
-        return {
-            "Update": {
-                "TableName": self._table,
-                "Key": self._key,
-                "UpdateExpression": update,
-                "ConditionExpression": condition,
-                "ExpressionAttributeValues": values,
-                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
-            }
-        }
-
-    def refused(self, error: ClientError) -> bool:
-        reasons = (error.response.get("CancellationReasons") or []) if error_code(error) == _CANCELLED else []
-        codes = [str(reason.get("Code")) for reason in reasons]
-        if not codes or codes[-1] != "ConditionalCheckFailed" or "ConditionalCheckFailed" in codes[:-1]:
-            return False
-        seen: dict[str, Any] = reasons[-1].get("Item") or {}
-        oldest, floor = _min(seen, "oldest", self._at), _min(seen, "floor", self._day)
-        values: dict[str, Any] = {":at": {"S": oldest}, ":day": {"S": floor}}
-        values[":uc_sk"] = {"S": _uc_sk(oldest, self._scope_key)}
-        condition = []
-        for name in ("oldest", "floor", "writes"):  # the marker exactly as seen, or the transaction is refused again
-            if name in seen:
-                values[f":seen_{name}"] = seen[name]
-                condition.append(f"{name} = :seen_{name}")
-            else:
-                condition.append(f"attribute_not_exists({name})")
-        self.item = self._update(
-            "SET uc_pk = :shard, uc_sk = :uc_sk, oldest = :at, floor = :day ADD writes :one, notes :one",
-            " AND ".join(condition),
-            values,
-        )
-        return True
-
-
-def write_with_marker(
-    client: DynamoDB, items: list[dict[str, Any]], marker: MarkerWrite, *, write_id: str | None = None
-) -> None:
-    """A note's transaction, its due marker last. Concurrent writers of one scope share its characters counter
-    and due marker: a transaction cancelled for a conflict on them did nothing, so it is sent again (a few
-    times, after a short pause), and so is one whose marker item alone was refused (the note is older than the
-    marker). With ``write_id`` (the note's) the transaction carries a ``ClientRequestToken`` derived from it
-    and the request: DynamoDB applies a retry whose first attempt committed once, and answers it."""
-    for attempt in range(_CONFLICT_ATTEMPTS):
-        token = {"ClientRequestToken": request_token(write_id, items)} if write_id else {}
-        try:
-            client.transact_write_items(TransactItems=items, **token)
-            return
-        except ClientError as error:
-            moved = marker.refused(error)
-            if moved:
-                items[-1] = marker.item
-            codes = cancellation_codes(error)
-            if not moved and ("TransactionConflict" not in codes or "ConditionalCheckFailed" in codes):
-                raise
-            if attempt == _CONFLICT_ATTEMPTS - 1:
-                raise NothingWritten("memory storage is busy; nothing was written, try again") from None
-            if not moved:
-                time.sleep(random.uniform(0.005, 0.02) * 2**attempt)  # noqa: S311 - jitter, not security
+    return marker_update(table, scope, "SET fence = :mark", "attribute_exists(sk)", {":mark": {"S": uuid.uuid4().hex}})
 
 
 class DueMarkers:
-    """The scopes' due markers: the planner's read of the due scopes, a worker's claim, its settle's items, and
-    the erase mark an erase moves."""
+    """The scopes' due markers: the planner's read of the due scopes, a worker's claim and its release, and the erase
+    mark an erase moves (a group's settle builds its items in ``storage.group_settle``)."""
 
     def __init__(self, client: Any, table_name: str) -> None:
         self._client = DynamoDB(client)
@@ -320,81 +213,6 @@ class DueMarkers:
         ).get("Item", {})
         erase_mark = None if "erasing" in item else item.get("fence", {}).get("S")
         return MarkerNow(int(item.get("writes", {}).get("N", "0")), item.get("folding", {}).get("S"), erase_mark)
-
-    def settle_item(
-        self,
-        scope: Scope,
-        claim: Claim,
-        run_id: str,
-        *,
-        writes: int,
-        oldest: tuple[str, str] | None,
-        folded: int,
-    ) -> dict[str, Any]:
-        """The transaction item that ends a claim: the marker moves to the oldest unconsolidated note left
-        (``(created_at, day)``), or leaves the index when none is left; ``last_run`` records the run.
-        Only if no note was written since ``writes`` was read, the claim is still ours, and this run has
-        not settled the scope already (so a run's counts move once per scope)."""
-        values: dict[str, Any] = {
-            ":token": {"S": claim.token},
-            ":run": {"S": run_id},
-            ":writes": {"N": str(writes)},
-        }
-        if oldest is None:
-            update = (
-                "SET last_run = :run REMOVE folding, folding_until, folding_run, uc_pk, uc_sk, oldest, floor, notes"
-            )
-        else:
-            update = (
-                "SET last_run = :run, oldest = :at, floor = :day, uc_pk = :shard, uc_sk = :uc_sk"
-                " REMOVE folding, folding_until, folding_run ADD notes :minus"
-            )
-            values |= {
-                ":at": {"S": oldest[0]},
-                ":day": {"S": oldest[1]},
-                ":shard": {"S": unconsolidated_shard(scope.key)},
-                ":uc_sk": {"S": _uc_sk(oldest[0], scope.key)},
-                ":minus": {"N": str(-folded)},
-            }
-        return {
-            "Update": {
-                "TableName": self._table,
-                "Key": {"pk": {"S": scope.key}, "sk": {"S": DUE_SK}},
-                "UpdateExpression": update,
-                "ConditionExpression": (
-                    "folding = :token AND (attribute_not_exists(writes) OR writes = :writes)"
-                    " AND (attribute_not_exists(last_run) OR last_run <> :run)"
-                ),
-                "ExpressionAttributeValues": values,
-            }
-        }
-
-    def failed_item(self, scope: Scope, claim: Claim, run_id: str) -> dict[str, Any]:
-        """The transaction item that ends a claim on a group that failed for good tonight: the marker stays
-        as it was (its notes are due again next night) and records the run, once."""
-        return {
-            "Update": {
-                "TableName": self._table,
-                "Key": {"pk": {"S": scope.key}, "sk": {"S": DUE_SK}},
-                "UpdateExpression": "SET last_run = :run REMOVE folding, folding_until, folding_run",
-                "ConditionExpression": "folding = :token AND (attribute_not_exists(last_run) OR last_run <> :run)",
-                "ExpressionAttributeValues": {":token": {"S": claim.token}, ":run": {"S": run_id}},
-            }
-        }
-
-    def elsewhere_item(self, scope: Scope, run_id: str) -> dict[str, Any]:
-        """The transaction item that lets a run count, once, a scope that another run's worker holds."""
-        return {
-            "Update": {
-                "TableName": self._table,
-                "Key": {"pk": {"S": scope.key}, "sk": {"S": DUE_SK}},
-                "UpdateExpression": "SET elsewhere_run = :run",
-                "ConditionExpression": (
-                    "attribute_exists(sk) AND (attribute_not_exists(elsewhere_run) OR elsewhere_run <> :run)"
-                ),
-                "ExpressionAttributeValues": {":run": {"S": run_id}},
-            }
-        }
 
     def release(self, scope: Scope, claim: Claim) -> None:
         """Give the claim back without settling (a failure that the queue will deliver again)."""

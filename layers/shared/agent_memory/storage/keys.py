@@ -128,6 +128,11 @@ def unconsolidated_shard(scope_key: str) -> str:
     return _shard(zlib.crc32(scope_key.encode()) % UNCONSOLIDATED_SHARDS)
 
 
+def due_index_sk(oldest: str, scope_key: str) -> str:
+    """A due marker's ``uc_sk``: its scope in true-age order of its oldest unconsolidated note."""
+    return f"{DUE_INDEX_PREFIX}{oldest}#{scope_key}"
+
+
 def unconsolidated_shards() -> list[str]:
     return [_shard(number) for number in range(UNCONSOLIDATED_SHARDS)]
 

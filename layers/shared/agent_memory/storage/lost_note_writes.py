@@ -25,55 +25,23 @@ from agent_memory.domain.notes import Note
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import DynamoDB, cancellation_codes, error_code, request_token
 from agent_memory.storage.keys import USAGE_SK, day_sk, note_sk
+from agent_memory.storage.note_append import NOT_ABANDONED
 from agent_memory.storage.note_items import holder_write_id, write_id_at
 from agent_memory.storage.usage_store import member_counter
 
 _SETTLE_ATTEMPTS = 3
-_NOT_ABANDONED = "(attribute_not_exists(abandoned) OR NOT contains(abandoned, :place))"
 
 
-def unless_abandoned(usage: dict[str, Any], note: Note) -> dict[str, Any]:
-    """The note transaction's usage item (``UsageStore.change_item``), refused once the note's place is abandoned."""
-    update = usage["Update"]
-    condition = update.get("ConditionExpression")
-    return {
-        "Update": {
-            **update,
-            "ConditionExpression": f"({condition}) AND {_NOT_ABANDONED}" if condition else _NOT_ABANDONED,
-            "ExpressionAttributeValues": {
-                **update["ExpressionAttributeValues"],
-                ":place": {"S": note_sk(note.day, note.position)},
-            },
-            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
-        }
-    }
-
-
-def place_abandoned(error: ClientError, note: Note) -> bool:
-    """Whether the note's transaction was refused because its place is abandoned (a position that a day restarted
-    by an erase, not yet finished, gives out again): not a quota refusal; the note takes the next position."""
-    reasons = error.response.get("CancellationReasons") or []
-    if len(reasons) < 2 or reasons[1].get("Code") != "ConditionalCheckFailed":
-        return False
-    usage: dict[str, Any] = reasons[1].get("Item") or {}
-    return note_sk(note.day, note.position) in usage.get("abandoned", {}).get("SS", [])
-
-
-def settle_lost_note(
-    client: DynamoDB, table: str, scope: Scope, note: Note, *, write_id: str, member: str | None
-) -> bool:
-    """True if the note is at its place (written by this call: answer it), False if nothing was written and its
-    place is now abandoned, its day's counts given back; answer the failure. The counts are given back once, and
-    only to the day item that counted the note: under the note's delete key (``NoteStore.delete`` gives back under
-    it too, so a note written, then deleted, then found gone here is not given back twice), and not to a day that
-    an erase removed or restarted meanwhile (then the place alone is abandoned). Raises ``StorageUnavailable``
-    when neither can be told (this transaction's every answer lost too, on every attempt, and neither read
-    back): the count then stays, over by one, never under."""
+def lost_note_items(table: str, scope: Scope, note: Note, *, member: str | None) -> list[dict[str, Any]]:
+    """The settling transaction, in this order: the note's place is still empty (a ``ConditionCheck`` that returns
+    the note when it is there); the place added to the usage item's ``abandoned``, on condition it is not there
+    yet (this transaction sent again is refused); the day's counts (in a team scope, the member's too) given back
+    once, under the note's delete key, and only on the day item that counted the note."""
     place = note_sk(note.day, note.position)
     day_names = {"#member": member_counter(member)} if member else {}
     counted_here = "attribute_exists(live) AND next_position >= :position"
     once = "(attribute_not_exists(given_back) OR given_back <> :once)"
-    items: list[dict[str, Any]] = [
+    return [
         {
             "ConditionCheck": {
                 "TableName": table,
@@ -87,7 +55,7 @@ def settle_lost_note(
                 "TableName": table,
                 "Key": {"pk": {"S": scope.key}, "sk": {"S": USAGE_SK}},
                 "UpdateExpression": "ADD abandoned :places",
-                "ConditionExpression": _NOT_ABANDONED,
+                "ConditionExpression": NOT_ABANDONED,
                 "ExpressionAttributeValues": {":places": {"SS": [place]}, ":place": {"S": place}},
             }
         },
@@ -108,6 +76,19 @@ def settle_lost_note(
             }
         },
     ]
+
+
+def settle_lost_note(
+    client: DynamoDB, table: str, scope: Scope, note: Note, *, write_id: str, member: str | None
+) -> bool:
+    """True if the note is at its place (written by this call: answer it), False if nothing was written and its
+    place is now abandoned, its day's counts given back; answer the failure. The counts are given back once, and
+    only to the day item that counted the note: under the note's delete key (``NoteStore.delete`` gives back under
+    it too, so a note written, then deleted, then found gone here is not given back twice), and not to a day that
+    an erase removed or restarted meanwhile (then the place alone is abandoned). Raises ``StorageUnavailable``
+    when neither can be told (this transaction's every answer lost too, on every attempt, and neither read
+    back): the count then stays, over by one, never under."""
+    items = lost_note_items(table, scope, note, member=member)
     for attempt in range(1, _SETTLE_ATTEMPTS + 1):
         try:
             client.transact_write_items(TransactItems=items, ClientRequestToken=request_token(write_id, items))

@@ -13,7 +13,7 @@ from botocore.exceptions import ClientError
 
 from agent_memory.basics.clock import iso
 from agent_memory.basics.errors import NothingWritten, StorageUnavailable
-from agent_memory.domain.notes import Note, Origin, note_id
+from agent_memory.domain.notes import Note, Origin
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.text_pipeline import StoredText, checked
 from agent_memory.storage.client import (
@@ -24,10 +24,18 @@ from agent_memory.storage.client import (
     query_pages,
     request_token,
 )
-from agent_memory.storage.due_markers import MarkerWrite, erase_mark_move, write_with_marker
+from agent_memory.storage.due_markers import erase_mark_move
 from agent_memory.storage.flush_store import completion_update
-from agent_memory.storage.keys import NOTE_PREFIX, day_sk, note_sk, notes_of_days, vector_sk
-from agent_memory.storage.lost_note_writes import place_abandoned, settle_lost_note, unless_abandoned
+from agent_memory.storage.keys import NOTE_PREFIX, day_sk, note_sk, notes_of_days
+from agent_memory.storage.lost_note_writes import settle_lost_note
+from agent_memory.storage.note_append import (
+    append_items,
+    indexed_vector_put,
+    place_abandoned,
+    position_take,
+    write_with_marker,
+)
+from agent_memory.storage.note_delete import delete_items
 from agent_memory.storage.note_items import (
     SUPERSEDES,
     KeyedNote,
@@ -36,10 +44,9 @@ from agent_memory.storage.note_items import (
     note_from_item,
     note_item,
     position_taken,
-    unlinked_items,
-    vector_item,
 )
-from agent_memory.storage.usage_store import Quota, UsageStore, member_counter, notes_quota_error
+from agent_memory.storage.usage_store import CharsChange, Quota, UsageStore, chars_change_item, notes_quota_error
+from agent_memory.storage.vector_fill import vector_fill_items
 
 _POSITION_ATTEMPTS = 5
 # Notes read per page when listing days: about ten per day asked for (a typical day's worth), so a page
@@ -48,22 +55,6 @@ _NOTES_PER_DAY_PAGE = 10
 _DAY_PAGE_MAX = 200
 _BATCH_GET_ATTEMPTS = 3
 _DELETE_ATTEMPTS = 4
-
-
-def _links_unchanged(read: list[str]) -> dict[str, Any]:
-    """The condition of a note's delete: the note exists and its ``supersedes`` is still the set read (a set only
-    grows while the note lives, so its size tells); the note as it is now comes back when it fails."""
-    names = {"#links": SUPERSEDES}
-    if not read:
-        condition, values = "attribute_exists(sk) AND attribute_not_exists(#links)", {}
-    else:
-        condition, values = "attribute_exists(sk) AND size(#links) = :count", {":count": {"N": str(len(read))}}
-    return {
-        "ConditionExpression": condition,
-        "ExpressionAttributeNames": names,
-        **({"ExpressionAttributeValues": values} if values else {}),
-        "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
-    }
 
 
 _TEXT = {"#text": "text"}  # ``text`` is a reserved word in expressions
@@ -116,7 +107,7 @@ class NoteStore:
         completing: Callable[[Note], dict[str, Any]] | None = None,
     ) -> Note:
         """Two requests: take the next position of the day atomically, then write the note there, in one
-        transaction with the scope's characters counter (``storage.usage_store``).
+        transaction with the scope's characters counter (``storage.note_append`` builds each item).
 
         The counter's atomic ADD makes positions unique. The note's put is still conditional, and on a
         collision (a counter restored from an older backup, or an emulator without atomic updates) the
@@ -126,30 +117,33 @@ class NoteStore:
         lost, ``storage.lost_note_writes`` settles it. ``vector``: the note's stored vector as ``vector_of`` gave
         it; by default the store computes it. ``completing``: one more item of the transaction, built from the
         note (the flush's claim). ``created`` (UTC) gives the note its day and its ``created_at``. The scope's
-        due marker (``storage.due_markers.MarkerWrite``) is the transaction's last item."""
+        due marker (``note_append.marker_item``) is the transaction's last item."""
         text = checked(text)  # what the text pipeline made, nothing else (``domain.text_pipeline``)
-        usage = self.usage.change_item(scope, len(text))  # the characters quota, in the note's own transaction
+        chars = chars_change_item(self._table, scope, CharsChange(len(text), self.usage.quota))  # refused if over it
         day, created_at = created.date().isoformat(), iso(created)
         write_id = uuid.uuid4().hex
         if vector is COMPUTE:
             vector = self.vector_of(text)
-        extra = {"write_id": {"S": write_id}} | ({"vec": {"B": vector}} if vector is not None else {})
-        marker = MarkerWrite(self._table, scope, created_at=created_at, day=day)
+        numbers = self._indexed_numbers(vector)
         member = origin.user_id if scope.kind == "team" else None  # a team's day is shared: each member's share
         for attempt in range(_POSITION_ATTEMPTS):
             position = self._next_position(scope, day, created, f"{write_id}.{attempt}", member)
             note = Note(day=day, position=position, text=text, created_at=created_at, source=source, origin=origin)
-            put = {
-                "TableName": self._table,
-                "Item": {**note_item(scope, note), **extra},
-                "ConditionExpression": "attribute_not_exists(sk)",
-                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
-            }
-            completes = [completing(note)] if completing is not None else []
-            indexed = [{"Put": put} for put in self._vector_puts(scope, note, vector)]  # replaces a stale one
-            items = [{"Put": put}, unless_abandoned(usage, note), *completes, *indexed, marker.item]
+            done = completing(note) if completing is not None else None
+            items = append_items(
+                self._table,
+                scope,
+                note,
+                write_id=write_id,
+                vector=vector,
+                numbers=numbers,
+                chars=chars,
+                completing=done,
+            )
             try:
-                write_with_marker(self._client, items, marker, write_id=write_id)
+                write_with_marker(
+                    self._client, self._table, scope, items, created_at=created_at, day=day, write_id=write_id
+                )
             except NothingWritten:  # cancelled for conflicts every time
                 self.usage.give_back_position(scope, day, note.position, member)
                 raise
@@ -195,24 +189,8 @@ class NoteStore:
         sends again finds its own take there and answers the position it took, instead of counting the note
         twice (only the last take is kept: another writer's take in between leaves a gap, as a failed write
         does)."""
-        names = {"#member": member_counter(member)} if member else {}
-        request: dict[str, Any] = {
-            "TableName": self._table,
-            "Key": {"pk": {"S": scope.key}, "sk": {"S": day_sk(day)}},
-            "UpdateExpression": "ADD next_position :one"
-            + (", #member :one" if member else "")
-            + " SET live = if_not_exists(live, :zero) + :one, last_take = :take",
-            "ConditionExpression": "attribute_not_exists(last_take) OR last_take <> :take",
-            "ExpressionAttributeValues": {":one": {"N": "1"}, ":zero": {"N": "0"}, ":take": {"S": take_id}},
-            "ReturnValues": "UPDATED_NEW",
-            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
-            **({"ExpressionAttributeNames": names} if names else {}),
-        }
         quota = self.usage.quota
-        if (condition := self.usage.day_condition(member)) is not None:
-            quota_condition, values = condition
-            request["ConditionExpression"] = f"({request['ConditionExpression']}) AND {quota_condition}"
-            request["ExpressionAttributeValues"].update(values)
+        request = position_take(self._table, scope, day, take_id, member=member, quota=quota)
         try:
             counter = self._client.update_item(**request)
         except StorageUnavailable:  # every answer lost: the counter's last take says whether it applied
@@ -244,14 +222,15 @@ class NoteStore:
             if note.consolidated:
                 self._client.put_item(**put)
             else:  # with its scope's due marker, in one transaction
-                marker = MarkerWrite(self._table, scope, created_at=note.created_at, day=note.day)
-                write_with_marker(self._client, [{"Put": put}, marker.item], marker)
+                write_with_marker(
+                    self._client, self._table, scope, [{"Put": put}], created_at=note.created_at, day=note.day
+                )
         except ClientError as error:
             if not position_taken(error):
                 raise
             return  # loaded before (a resumed load): counted and marked then
-        for indexed in self._vector_puts(scope, note, vector):
-            self._client.put_item(**indexed)
+        if (numbers := self._indexed_numbers(vector)) is not None:
+            self._client.put_item(**indexed_vector_put(self._table, scope, note.day, note.position, numbers)["Put"])
         try:
             self._client.update_item(
                 TableName=self._table,
@@ -276,24 +255,22 @@ class NoteStore:
         The note leaves in one transaction with a move of the scope's erase mark (``storage.due_markers``), so a
         consolidation that read it cannot save it into a version after; a scope without a due marker has no
         consolidation to refuse, and its note leaves alone. Sent again after a lost answer, the transaction and
-        the give-backs apply once: the note's key is their request token and their ``once`` on the counters."""
+        the give-backs apply once: the note's key is their request token and their ``once`` on the counters. Its
+        items are built by ``storage.note_delete``."""
         key = {"pk": {"S": scope.key}, "sk": {"S": note_sk(day, position)}}
         old = self._client.get_item(TableName=self._table, Key=key, ConsistentRead=True).get("Item")
         if old is None:
             return False
-        once, mark = f"delete#{note_sk(day, position)}", [erase_mark_move(self._table, scope)]
+        once = f"delete#{note_sk(day, position)}"
+        mark: dict[str, Any] | None = erase_mark_move(self._table, scope)  # one move, however often it is sent
         # The notes it superseded lose its id in the same transaction: no note is superseded by a note that is gone.
         # The delete holds on condition that the note superseded no other since it was read (a fold saved meanwhile).
         read = sorted(old.get(SUPERSEDES, {}).get("SS", []))
         links = read
-        # Its indexed vector goes in the same transaction, last (unconditional): a delete that dies after the note
-        # went leaves no vector, which no later call would find (a repeat finds no note).
-        vector = {"TableName": self._table, "Key": {"pk": {"S": scope.key}, "sk": {"S": vector_sk(day, position)}}}
-        indexed = [{"Delete": vector}] if self._indexed is not None else []
         for _ in range(_DELETE_ATTEMPTS):
-            gone = {"TableName": self._table, "Key": key, **_links_unchanged(read)}
-            unlinks = unlinked_items(self._table, scope, note_id(day, position), links)
-            items = [{"Delete": gone}, *mark, *unlinks, *indexed]
+            items = delete_items(
+                self._table, scope, day, position, read=read, links=links, mark=mark, indexed=self._indexed is not None
+            )
             try:
                 self._client.transact_write_items(TransactItems=items, ClientRequestToken=request_token(once, items))
                 break
@@ -305,11 +282,12 @@ class NoteStore:
                         return False  # deleted meanwhile: by the other call, which gave its usage back
                     read = links = sorted(now.get(SUPERSEDES, {}).get("SS", []))  # it superseded more since
                     continue
-                failed = [code == "ConditionalCheckFailed" for code in codes[1 + len(mark) :]]
-                if not (mark and codes[1:2] == ["ConditionalCheckFailed"]) and not any(failed):
+                unmarked = mark is not None and codes[1:2] == ["ConditionalCheckFailed"]
+                failed = [code == "ConditionalCheckFailed" for code in codes[1 + (mark is not None) :]]
+                if not unmarked and not any(failed):
                     raise
-                if mark and codes[1:2] == ["ConditionalCheckFailed"]:
-                    mark = []  # no due marker: no consolidation to refuse, the note leaves without the erase mark
+                if unmarked:
+                    mark = None  # no due marker: no consolidation to refuse, the note leaves without the erase mark
                 links = [link for link, refused in zip(links, failed, strict=False) if not refused]  # notes gone
         else:
             raise StorageUnavailable("the note's delete kept meeting changes; nothing was deleted, try again")
@@ -439,34 +417,23 @@ class NoteStore:
     def set_vector(self, scope: Scope, day: str, position: int, vector: bytes) -> bool:
         """Store a note's vector (the vector fill), and its indexed vector where the table has a vector index, in one
         transaction on condition that the note is there: False if it is gone meanwhile (nothing written), so a delete
-        landing between the two writes never leaves a vector without its note."""
-        update = {
-            "TableName": self._table,
-            "Key": {"pk": {"S": scope.key}, "sk": {"S": note_sk(day, position)}},
-            "UpdateExpression": "SET vec = :vec",
-            "ConditionExpression": "attribute_exists(sk)",
-            "ExpressionAttributeValues": {":vec": {"B": vector}},
-        }
-        indexed = [{"Put": put} for put in self._vector_puts(scope, (day, position), vector)]
+        landing between the two writes never leaves a vector without its note (``storage.vector_fill``)."""
+        items = vector_fill_items(self._table, scope, day, position, vector, self._indexed_numbers(vector))
         try:
-            if indexed:
-                self._client.transact_write_items(TransactItems=[{"Update": update}, *indexed])
+            if len(items) > 1:
+                self._client.transact_write_items(TransactItems=items)
             else:
-                self._client.update_item(**update)
+                self._client.update_item(**items[0]["Update"])
         except ClientError as error:
             if condition_failed(error) or cancellation_codes(error)[:1] == ["ConditionalCheckFailed"]:
                 return False
             raise
         return True
 
-    def _vector_puts(self, scope: Scope, place: Note | tuple[str, int], vector: bytes | None) -> list[dict[str, Any]]:
-        """The put of a note's indexed vector (``note_items.vector_item``), when the table has a vector index and the
-        note a vector of this model: none or one."""
-        numbers = self._indexed(vector) if self._indexed is not None and vector is not None else None
-        if numbers is None:
-            return []
-        day, position = (place.day, place.position) if isinstance(place, Note) else place
-        return [{"TableName": self._table, "Item": vector_item(scope, day, position, numbers)}]
+    def _indexed_numbers(self, vector: bytes | None) -> list[int] | None:
+        """The numbers of a note's indexed vector (``note_append.indexed_vector_put``), when the table has a vector
+        index and the note a vector of this model; else None."""
+        return self._indexed(vector) if self._indexed is not None and vector is not None else None
 
     def count(self, scope: Scope) -> int:
         """How many notes the scope holds: a paged ``Select=COUNT`` Query (for the drift check)."""

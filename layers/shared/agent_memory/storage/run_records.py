@@ -40,41 +40,6 @@ class RunRecords:
             item["finished_at"] = {"S": record["finished_at"]}
         self._client.put_item(TableName=self._table, Item=item)
 
-    def count_item(
-        self,
-        run: str,
-        *,
-        done: int = 0,
-        failed: int = 0,
-        notes: int = 0,
-        remaining: int = 0,
-        tokens: tuple[int, int] = (0, 0),
-        fold: str | None = None,
-    ) -> dict[str, Any]:
-        """The transaction item adding one group's outcome to its run's counts (with the marker's settle): with
-        the ``(input, output)`` tokens its model calls reported and how it was folded (``fold``, a key of FOLDS)."""
-        adds = "ADD groups_done :d, groups_failed :f, notes_consolidated :n, notes_remaining :r"
-        values = {
-            ":d": {"N": str(done)},
-            ":f": {"N": str(failed)},
-            ":n": {"N": str(notes)},
-            ":r": {"N": str(remaining)},
-        }
-        if any(tokens):
-            adds += f", {TOKENS['input']} :ti, {TOKENS['output']} :to"
-            values |= {":ti": {"N": str(tokens[0])}, ":to": {"N": str(tokens[1])}}
-        if fold in FOLDS:
-            adds += f", {FOLDS[fold]} :one"
-            values[":one"] = {"N": "1"}
-        return {
-            "Update": {
-                "TableName": self._table,
-                "Key": {"pk": {"S": RUNS_PK}, "sk": {"S": run}},
-                "UpdateExpression": adds,
-                "ExpressionAttributeValues": values,
-            }
-        }
-
     def list_failure(self, run: str, scope_key: str, reason: str) -> None:
         """Add a failure with its reason to the run's listing (the first hundred; the count has them all)."""
         update_if(

@@ -69,6 +69,40 @@ def chars_quota_error(quota: Quota, adding: int) -> StorageQuotaExceeded:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class CharsChange:
+    """How a write moves the scope's characters counter: by ``delta``, held to ``quota`` when it grows (None: not
+    held). A note's append and a version's save build its transaction item (``chars_change_item``)."""
+
+    delta: int
+    quota: Quota | None
+
+
+def version_change(delta: int, quota: Quota | None, *, reason: str) -> CharsChange:
+    """A document version's change of the counter: held to the quota, but for a consolidation's, which moves notes'
+    text into the document (refusing it would leave the scope due every night)."""
+    return CharsChange(delta, quota if reason != "consolidation" else None)
+
+
+def chars_change_item(table: str, scope: Scope, change: CharsChange) -> dict[str, Any]:
+    """The transaction item moving the scope's counter by ``change.delta``; when it grows within a quota, on
+    condition the counter stays within it (its failure is the quota's refusal, ``chars_quota_error``). A change
+    larger than the whole quota is refused here, before any request."""
+    update: dict[str, Any] = {
+        "TableName": table,
+        "Key": {"pk": {"S": scope.key}, "sk": {"S": USAGE_SK}},
+        "UpdateExpression": "ADD chars :n",
+        "ExpressionAttributeValues": {":n": {"N": str(change.delta)}},
+    }
+    quota = change.quota
+    if quota is not None and change.delta > 0:
+        if change.delta > quota.chars:
+            raise chars_quota_error(quota, change.delta)
+        update["ConditionExpression"] = "attribute_not_exists(chars) OR chars <= :max"
+        update["ExpressionAttributeValues"][":max"] = {"N": str(quota.chars - change.delta)}
+    return {"Update": update}
+
+
 def _once(once: str | None) -> tuple[str, str | None, dict[str, Any]]:
     """A give-back that applies once whatever is sent again (an erase's page: ``ScopeItems.erase_page``): it
     records its id on the counter's item (``given_back``; only the last is kept, as the day's ``last_take``), on
@@ -129,21 +163,6 @@ class UsageStore:
         except StorageUnavailable:
             return None
         return int(item["next_position"]["N"]) if item.get("last_take", {}).get("S") == take_id else None
-
-    def day_condition(self, member: str | None) -> tuple[str, dict[str, Any]] | None:
-        """The daily quotas as the condition of the ``ADD`` that takes a note's position: the day's live notes
-        (its position counter on an item from before ``live``) and, in a team scope, the member's own."""
-        if self.quota is None:
-            return None
-        condition = (
-            "((attribute_not_exists(live) AND (attribute_not_exists(next_position) OR next_position < :quota))"
-            " OR live < :quota)"
-        )
-        values: dict[str, Any] = {":quota": {"N": str(self.quota.notes_per_day)}}
-        if member and self.quota.notes_per_member_day is not None:
-            condition += " AND (attribute_not_exists(#member) OR #member < :share)"
-            values[":share"] = {"N": str(self.quota.notes_per_member_day)}
-        return condition, values
 
     def member_full(self, scope: Scope, day: str, member: str | None) -> bool:
         """Whether a refusal was the member's share of the day (read only on a refusal)."""
@@ -206,23 +225,6 @@ class UsageStore:
             )
         except Exception:  # noqa: BLE001 - the write's own failure is what the caller must hear
             logger.info("the day's position was not given back", extra={"scope": scope.kind})
-
-    def change_item(self, scope: Scope, delta: int, *, enforce: bool = True) -> dict[str, Any]:
-        """A transaction item moving the counter by ``delta``; conditional on the quota when it grows and
-        ``enforce`` (consolidation is not: it moves notes' text into the document, and refusing it would leave
-        the scope due every night)."""
-        update: dict[str, Any] = {
-            "TableName": self._table,
-            "Key": self._key(scope),
-            "UpdateExpression": "ADD chars :n",
-            "ExpressionAttributeValues": {":n": {"N": str(delta)}},
-        }
-        if self.quota is not None and delta > 0 and enforce:
-            if delta > self.quota.chars:
-                raise chars_quota_error(self.quota, delta)
-            update["ConditionExpression"] = "attribute_not_exists(chars) OR chars <= :max"
-            update["ExpressionAttributeValues"][":max"] = {"N": str(self.quota.chars - delta)}
-        return {"Update": update}
 
     def refusal(self, adding: int) -> StorageQuotaExceeded:
         return chars_quota_error(self.quota or Quota(0, 0), adding)
