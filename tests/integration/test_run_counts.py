@@ -18,7 +18,6 @@ from agent_memory.domain.document import Author
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import make_dynamodb_client
 from agent_memory.storage.document_store import DocumentStore
-from agent_memory.storage.due_markers import DueMarkers
 from agent_memory.storage.keys import run_sk
 from tests.fakes import FakeChatModel
 from tests.support.consolidation import NOTE_LINE, RUN_AT, consolidate, folded_counts, merge, notes_of
@@ -128,12 +127,11 @@ def test_a_group_held_by_another_run_is_counted_once_in_this_run(aws):
     scope = SCOPES[0]
     write_note(scope, RUN_AT - timedelta(days=9), "a fact")
     store = bootstrap.services().consolidation_store
-    index = DueMarkers(aws, "MemoryTable")
     record = {"run_id": "r-2", "started_at": "2026-12-03T03:00:00.000Z", "failures": []}
     store.save_run(record)
     run = run_sk(record["started_at"], "r-2")
 
-    counted = [store.count_elsewhere(index, scope, run) for _ in range(3)]  # sent again after lost answers
+    counted = [store.count_elsewhere(scope, run) for _ in range(3)]  # sent again after lost answers
 
     assert counted == [True, False, False]
     assert store.read_run(run)["groups_done"] == 1

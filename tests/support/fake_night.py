@@ -304,7 +304,6 @@ class FakeConsolidationStore:
 
     def settle_group(
         self,
-        markers: FakeDueMarkers,
         scope: Scope,
         claim: Claim,
         run: str,
@@ -338,7 +337,6 @@ class FakeConsolidationStore:
 
     def fail_group(
         self,
-        markers: FakeDueMarkers,
         scope: Scope,
         claim: Claim,
         run: str,
@@ -353,7 +351,7 @@ class FakeConsolidationStore:
         count = counted(run, failed=1, remaining=remaining, tokens=tokens)
         return transacted(self.world, "consolidation.fail_group", [failed, count])
 
-    def count_elsewhere(self, markers: FakeDueMarkers, scope: Scope, run: str) -> bool:
+    def count_elsewhere(self, scope: Scope, run: str) -> bool:
         def once(item: Item | None) -> bool:
             return item is not None and item.get("elsewhere_run") != run
 

@@ -75,7 +75,6 @@ def settle(stores: NightStores, held: Claim, run: Run, *, folded: int = 1, **kwa
     left = stores.store.oldest_unconsolidated(SCOPE, held.floor)
     return bool(
         stores.store.settle_group(
-            stores.markers,
             SCOPE,
             held,
             run.sk,
@@ -302,9 +301,7 @@ def a_failed_group_is_counted_once_and_its_scope_stays_due(make: MakeNight) -> N
     run = new_run(stores)
     held = claim(stores, "m-1", run.sk)
 
-    counted = [
-        stores.store.fail_group(stores.markers, SCOPE, held, run.sk, remaining=1, tokens=(5, 1)) for _ in range(2)
-    ]
+    counted = [stores.store.fail_group(SCOPE, held, run.sk, remaining=1, tokens=(5, 1)) for _ in range(2)]
 
     assert counted == [True, False]
     record = stores.store.read_run(run.sk)
@@ -318,7 +315,7 @@ def a_group_held_elsewhere_is_counted_once_per_run(make: MakeNight) -> None:
     stores.write(SCOPE, AT)
     run = new_run(stores)
 
-    counted = [stores.store.count_elsewhere(stores.markers, SCOPE, run.sk) for _ in range(3)]
+    counted = [stores.store.count_elsewhere(SCOPE, run.sk) for _ in range(3)]
 
     assert counted == [True, False, False]
     assert stores.store.read_run(run.sk)["groups_done"] == 1
@@ -333,10 +330,10 @@ def a_queued_run_finishes_when_its_last_planned_group_is_counted(make: MakeNight
     run = new_run(stores)
 
     planned = stores.store.planned(run.sk, groups=2, remaining=3)
-    stores.store.count_elsewhere(stores.markers, SCOPE, run.sk)
+    stores.store.count_elsewhere(SCOPE, run.sk)
     halfway = stores.store.finish_if_complete(run.sk)
     held = claim(stores, "m-1", run.sk + "-b")
-    stores.store.fail_group(stores.markers, SCOPE, held, run.sk, remaining=1)
+    stores.store.fail_group(SCOPE, held, run.sk, remaining=1)
     finished = stores.store.finish_if_complete(run.sk)
 
     assert (planned["status"], planned["groups_planned"], planned["notes_remaining"]) == ("running", 2, 3)
@@ -348,7 +345,7 @@ def a_queued_run_finishes_when_its_last_planned_group_is_counted(make: MakeNight
 def a_run_folded_in_the_planner_is_written_with_the_planners_outcomes(make: MakeNight) -> None:
     stores = make()
     run = new_run(stores)
-    stores.store.count_elsewhere(stores.markers, SCOPE, run.sk)
+    stores.store.count_elsewhere(SCOPE, run.sk)
 
     final = stores.store.planned(run.sk, groups=3, remaining=2, outcomes=(2, 1))
 

@@ -22,7 +22,7 @@ from agent_memory.memory.flush import FlushService
 from agent_memory.people.control import EXPORT_FORMAT, People
 from agent_memory.search.notes_index import document_id
 from agent_memory.storage.keys import DOC_HEAD, DUE_SK, NOTE_PREFIX, VERSION_PREFIX
-from agent_memory.storage.usage_store import Quota
+from agent_memory.storage.usage_store import Quota, version_change
 from tests.fake_index import FakeNotesIndex
 from tests.fakes import FakeChatModel
 from tests.support.fake_erase import FakeScopeItems, FakeStaleRecords
@@ -70,7 +70,6 @@ class Control:
         current = self.documents.current(scope).version
         by = Author(user_id="u-1", thread_id="t-1")
         at = f"2026-12-03T09:00:0{current}.000Z"
-        usage = self.notes.usage.change_item(scope, len(content))
         self.documents.save(
             scope,
             stored_document(content),
@@ -78,7 +77,7 @@ class Control:
             updated_at=at,
             reason="tool",
             by=by,
-            usage_change=usage,
+            usage=version_change(len(content), self.notes.usage.quota, reason="tool"),
         )
 
     def fill(self, scope: Scope = PERSONAL, notes: int = 3, versions: int = 2) -> None:

@@ -14,7 +14,7 @@ run's record: the store builds it with the markers it is paired with, so ``FoldS
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from agent_memory.domain.commands import DocumentWrite, GroupMessage
@@ -24,8 +24,6 @@ if TYPE_CHECKING:
     from agent_memory.domain.shapes import SavedDocument
     from agent_memory.storage.consolidation_store import DueGroup, PendingMarks
     from agent_memory.storage.due_markers import Claim, DueScope, MarkerNow
-
-Markers = TypeVar("Markers", contravariant=True)
 
 
 class RunLedger(Protocol):
@@ -76,7 +74,7 @@ class FoldMarkers(Protocol):
     def release(self, scope: Scope, claim: Claim) -> None: ...
 
 
-class FoldStore(Protocol[Markers]):
+class FoldStore(Protocol):
     """The worker's side of a scope's due notes, their marks, the pending-marks record and the run's counts."""
 
     def due_group(
@@ -95,31 +93,28 @@ class FoldStore(Protocol[Markers]):
 
     def settle_group(
         self,
-        markers: Markers,
         scope: Scope,
         claim: Claim,
         run: str,
         *,
+        folded: int,
+        fold: str | None = None,
+        remaining: int,
+        tokens: tuple[int, int] = (0, 0),
         writes: int,
         oldest: tuple[str, str] | None,
-        folded: int,
-        remaining: int,
-        tokens: tuple[int, int] = (0, 0),
-        fold: str | None = None,
-    ) -> bool: ...
+    ) -> bool:
+        """The group's settle, its run's count and the pending record's clearing, all or nothing; False when the
+        due marker moved meanwhile."""
+        ...
 
     def fail_group(
-        self,
-        markers: Markers,
-        scope: Scope,
-        claim: Claim,
-        run: str,
-        *,
-        remaining: int,
-        tokens: tuple[int, int] = (0, 0),
-    ) -> bool: ...
+        self, scope: Scope, claim: Claim, run: str, *, remaining: int, tokens: tuple[int, int] = (0, 0)
+    ) -> bool:
+        """The group failed for tonight and counted so in its run, all or nothing; False when the marker moved."""
+        ...
 
-    def count_elsewhere(self, markers: Markers, scope: Scope, run: str) -> bool: ...
+    def count_elsewhere(self, scope: Scope, run: str) -> bool: ...
 
     def list_failure(self, run: str, scope_key: str, reason: str) -> None: ...
 

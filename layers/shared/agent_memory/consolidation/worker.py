@@ -22,7 +22,6 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Generic, TypeVar
 
 from agent_memory.basics.errors import MemoryServiceError, StorageUnavailable, VersionConflict
 from agent_memory.basics.observability import logger
@@ -57,18 +56,15 @@ _SETTLE_ATTEMPTS = 5
 # longer, and four attempts lost the race in 2 of 4 runs of tests/load/test_one_scope.py (0 of 10 with six).
 FOLD_ATTEMPTS = 6
 
-M = TypeVar("M", bound=FoldMarkers)
-
 
 @dataclass
-class Worker(Generic[M]):
-    """Its storage through the ports (``consolidation.ports``): the store settles a claim of the markers it is
-    paired with."""
+class Worker:
+    """Its storage through the ports (``consolidation.ports``)."""
 
     service: DocumentWriter  # a fold is a document write through the tools' own validated path
     documents: FoldDocuments
-    store: FoldStore[M]
-    markers: M
+    store: FoldStore
+    markers: FoldMarkers
     chat_model: Callable[[], ChatModel | None]
     caps: Caps
     vector_tag: int | None = None  # the tag of the vectors stored on notes: the fold without a model compares them
@@ -85,7 +81,7 @@ class Worker(Generic[M]):
         except ClaimRefused as refused:
             if refused.why == "done":
                 return "duplicate"
-            self._count(message.run, self.store.count_elsewhere(self.markers, scope, message.run))
+            self._count(message.run, self.store.count_elsewhere(scope, message.run))
             return "elsewhere"
         seen = {"due": message.notes, "input": 0, "output": 0}
         try:
@@ -208,7 +204,6 @@ class Worker(Generic[M]):
             oldest = self.store.oldest_unconsolidated(scope, claim.floor)
             (folded, remaining), (tokens, kind) = counts, cost
             counted = self.store.settle_group(
-                self.markers,
                 scope,
                 claim,
                 message.run,
@@ -248,7 +243,7 @@ class Worker(Generic[M]):
         counted = False
         for attempt in range(1, STORAGE_ATTEMPTS + 1):
             try:
-                failed = self.store.fail_group(self.markers, scope, claim, message.run, remaining=due, tokens=tokens)
+                failed = self.store.fail_group(scope, claim, message.run, remaining=due, tokens=tokens)
                 counted = self._count(message.run, failed)
                 break
             except StorageUnavailable:

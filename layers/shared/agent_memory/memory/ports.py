@@ -74,12 +74,12 @@ class DocumentVersions(Protocol):
         *,
         expected_version: int,
         write_id: str | None = None,
-        usage: CharsChange | None = None,
-        prune: int | None = None,
-        pending_marks: Fold | None = None,
         reason: Reason,
+        usage: CharsChange | None = None,
         by: Author,
+        prune: int | None = None,
         updated_at: str,
+        pending_marks: Fold | None = None,
     ) -> Document:
         """Version ``expected_version + 1`` and the head, with ``usage`` (the characters counter's move, held to its
         quota when it carries one) and ``prune``, all or nothing. Raises ``VersionConflict`` (the head moved),

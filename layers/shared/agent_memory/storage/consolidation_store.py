@@ -43,7 +43,7 @@ from agent_memory.storage.keys import (
 from agent_memory.storage.run_records import RunRecords
 
 if TYPE_CHECKING:
-    from agent_memory.storage.due_markers import Claim, DueMarkers
+    from agent_memory.storage.due_markers import Claim
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +102,6 @@ class ConsolidationStore(RunRecords):
 
     def settle_group(
         self,
-        markers: DueMarkers,
         scope: Scope,
         claim: Claim,
         run: str,
@@ -116,8 +115,7 @@ class ConsolidationStore(RunRecords):
     ) -> bool:
         """Settle the scope's due marker after its folded group, count the group in its run and clear the claim's
         pending record, together (one transaction, ``storage.group_settle``), with its model's ``tokens`` and
-        how it was folded; False when a condition failed (the marker moved meanwhile): nothing was written.
-        ``markers`` is not read (the items are built in ``storage.group_settle``); its callers still pass it."""
+        how it was folded; False when a condition failed (the marker moved meanwhile): nothing was written."""
         return self.transact(
             [
                 marker_settled(self._table, scope, claim, run, writes=writes, oldest=oldest, folded=folded),
@@ -128,7 +126,6 @@ class ConsolidationStore(RunRecords):
 
     def fail_group(
         self,
-        markers: DueMarkers,
         scope: Scope,
         claim: Claim,
         run: str,
@@ -137,14 +134,14 @@ class ConsolidationStore(RunRecords):
         tokens: tuple[int, int] = (0, 0),
     ) -> bool:
         """Mark the scope's group failed for tonight and count the failure in its run, together (one transaction,
-        ``storage.group_settle``; ``markers`` is not read, as in ``settle_group``)."""
+        ``storage.group_settle``)."""
         count = run_counted(self._table, run, failed=1, remaining=remaining, tokens=tokens)
         return self.transact([marker_failed(self._table, scope, claim, run), count])
 
-    def count_elsewhere(self, markers: DueMarkers, scope: Scope, run: str) -> bool:
+    def count_elsewhere(self, scope: Scope, run: str) -> bool:
         """Count as done in its run a group that another run's worker holds, once (one transaction with the
         marker's ``elsewhere_run``: sent again, its condition fails and nothing is counted twice;
-        ``storage.group_settle``; ``markers`` is not read, as in ``settle_group``)."""
+        ``storage.group_settle``)."""
         return self.transact([marker_elsewhere(self._table, scope, run), run_counted(self._table, run, done=1)])
 
     def transact(self, items: list[dict[str, Any]]) -> bool:
