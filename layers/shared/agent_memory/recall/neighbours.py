@@ -110,8 +110,13 @@ def windowed(
         at = [(note.day, note.thread_id, note.position + offset) for offset in range(-WINDOW_SPAN, WINDOW_SPAN + 1)]
         return [other for key in at if (other := placed.get(key)) is not None and other != place]
 
+    def near(place: Place, other: Place) -> bool:
+        return (similarity(place, other) or 0.0) >= WINDOW_SIMILARITY
+
     lifted = []
     for place, score in ranked:
-        near = [scores[other] for other in around(place) if (similarity(place, other) or 0.0) >= WINDOW_SIMILARITY]
-        lifted.append((place, score + share * max(near, default=0.0)))
+        best = next(  # the best-scored first: the cosine is computed until one is near
+            (scores[o] for o in sorted(around(place), key=scores.__getitem__, reverse=True) if near(place, o)), 0.0
+        )
+        lifted.append((place, score + share * best))
     return sorted(lifted, key=lambda pair: -pair[1])
