@@ -11,9 +11,9 @@ The steps, in order (each one a setting; docs/recall-quality.md has the ablation
    ``MEMORY_RECALL_DATE_BOOST`` times the best score added, and the notes of those days that no half
    found join the candidates with that boost alone (so "what did she do yesterday?" finds yesterday's
    notes whatever their words).
-4. **Session window** (``recall.neighbours.windowed``, hybrid mode): a candidate gains a share of the
-   best score among the candidates its conversation wrote just around it about the same thing (their
-   stored vectors near).
+4. **Session window** (``recall.neighbours.windowed``, the table's hybrid path only: the index's
+   candidates come without their vectors): a candidate gains a share of the best score among the
+   candidates its conversation wrote just around it about the same thing (their stored vectors near).
 5. **Neighbours** (``recall.neighbours``): the notes the best hit's conversation wrote just before and
    after it join the candidates (``MEMORY_RECALL_NEIGHBOURS``; 0: off).
 6. **Slots** (``recall.selection``): a note asking a question weighs less (``MEMORY_RECALL_QUESTION_WEIGHT``),
