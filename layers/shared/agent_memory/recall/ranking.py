@@ -11,9 +11,12 @@ The steps, in order (each one a setting; docs/recall-quality.md has the ablation
    ``MEMORY_RECALL_DATE_BOOST`` times the best score added, and the notes of those days that no half
    found join the candidates with that boost alone (so "what did she do yesterday?" finds yesterday's
    notes whatever their words).
-4. **Neighbours** (``recall.neighbours``): the notes the best hit's conversation wrote just before and
+4. **Session window** (``recall.neighbours.windowed``, the table's hybrid path only: the index's
+   candidates come without their vectors): a candidate gains a share of the best score among the
+   candidates its conversation wrote just around it about the same thing (their stored vectors near).
+5. **Neighbours** (``recall.neighbours``): the notes the best hit's conversation wrote just before and
    after it join the candidates (``MEMORY_RECALL_NEIGHBOURS``; 0: off).
-5. **Slots** (``recall.selection``): a note asking a question weighs less (``MEMORY_RECALL_QUESTION_WEIGHT``),
+6. **Slots** (``recall.selection``): a note asking a question weighs less (``MEMORY_RECALL_QUESTION_WEIGHT``),
    one note per group of near-identical notes, then diversity (off by default: it cost real
    conversations ten points at 10).
 
@@ -29,7 +32,7 @@ from datetime import date
 from typing import TypeVar
 
 from agent_memory.domain.shapes import RecallMode
-from agent_memory.recall.neighbours import neighboured
+from agent_memory.recall.neighbours import neighboured, windowed
 from agent_memory.recall.selection import CANDIDATE_WINDOW, DEFAULT_QUESTION_WEIGHT, answer_slots
 from agent_memory.search.bm25 import query_terms, rank_terms, words
 from agent_memory.search.dates import named_days
@@ -141,12 +144,14 @@ def rank_rows(
         matched = {r.index: r.score for r in ranked}
         on_days = sorted((n for n, row in enumerate(rows) if days.holds(row.day)), key=lambda n: -matched.get(n, 0.0))
         order = dated(order, on_days[:window], holds=lambda n: days.holds(rows[n].day), boost=tuning.date_boost)
+    cosine = stored_cosine(rows, tag) if tag is not None else None
+    if similar is not None and cosine is not None:
+        order = windowed(order, {n: rows[n] for n, _ in order}, cosine)
     if tuning.neighbours:  # the rows carry their threads (``NoteStore.newest_texts(threads=True)``)
         order = neighboured(order, enumerate(rows), count=tuning.neighbours)
     if mode == "keyword":  # keyword mode answers notes holding a query word: time and expansion only reorder them
         holding = {r.index for r in ranked}
         order = [(n, score) for n, score in order if n in holding]
-    cosine = stored_cosine(rows, tag) if tag is not None else None
     slots = answer_slots(
         order, {n: texts[n] for n, _ in order}, k=k, diversity_weight=tuning.diversity_weight,
         question_weight=tuning.question_weight, cosine=cosine, newer=_newer_row,
@@ -160,14 +165,19 @@ def _newer_row(first: int, second: int) -> bool:
 
 
 def stored_cosine(rows: Sequence[NoteText], tag: int) -> Cosine:
-    """The cosine of two rows' stored vectors (their places in ``rows``), or None when either has none."""
+    """The cosine of two rows' stored vectors (their places in ``rows``), or None when either has none. Each
+    row's vector is decoded once (the session window compares a candidate with up to six others)."""
+    decoded: dict[int, tuple[QueryVector, tuple[memoryview, float]] | None] = {}
+
+    def vector(place: int) -> tuple[QueryVector, tuple[memoryview, float]] | None:
+        if place not in decoded:
+            blob = rows[place].vector
+            found = decode(blob, tag=tag) if blob is not None else None
+            decoded[place] = (QueryVector(found[0].tolist()), found) if found is not None else None
+        return decoded[place]
 
     def cosine(first: int, second: int) -> float | None:
-        one, other = rows[first].vector, rows[second].vector
-        left = decode(one, tag=tag) if one is not None else None
-        right = decode(other, tag=tag) if other is not None else None
-        if left is None or right is None:
-            return None
-        return QueryVector(left[0].tolist()).cosine(right)
+        left, right = vector(first), vector(second)
+        return left[0].cosine(right[1]) if left is not None and right is not None else None
 
     return cosine
