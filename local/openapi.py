@@ -94,6 +94,20 @@ def _model_schema(schemas: dict[str, Any], model: type[BaseModel]) -> dict[str, 
     return {"$ref": REF + model.__name__}
 
 
+def _named_by_title(document: dict[str, Any]) -> dict[str, Any]:
+    """The document with each schema named by its title, references included: an answer's class is
+    ``NoteAnswer`` and its title the published ``Note`` (``agent_memory.domain.shapes.published_name``), which the
+    clients' types are named after; every other schema's title is its class's name already."""
+    names = {name: schema.get("title", name) for name, schema in document["components"]["schemas"].items()}
+    if len(set(names.values())) != len(names):
+        raise ValueError(f"two schemas share a title: {sorted(names)}")
+    text = re.sub(re.escape(REF) + r'([^"]+)"', lambda found: f'{REF}{names[found[1]]}"', json.dumps(document))
+    renamed: dict[str, Any] = json.loads(text)
+    schemas = renamed["components"]["schemas"]
+    renamed["components"]["schemas"] = {names[name]: schema for name, schema in schemas.items()}
+    return renamed
+
+
 def _used_schemas(document: dict[str, Any]) -> set[str]:
     """The component schemas that the paths reach, directly or through other schemas."""
     schemas = document["components"]["schemas"]
@@ -163,7 +177,9 @@ def build() -> dict[str, Any]:
     extra = [(path, method) for path, item in paths.items() for method in item if (path, method) not in routed]
     if extra:
         raise ValueError(f"routes that template.yaml does not give the HTTP API: {extra}")
+    document = _named_by_title(document)
     used = _used_schemas(document)
+    schemas = document["components"]["schemas"]
     document["components"]["schemas"] = {name: schema for name, schema in schemas.items() if name in used}
     return document
 

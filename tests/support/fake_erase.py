@@ -26,7 +26,7 @@ from typing import Any
 from agent_memory.basics.errors import InvalidInput, StorageUnavailable
 from agent_memory.domain.notes import note_id
 from agent_memory.domain.scope import Scope
-from agent_memory.domain.shapes import InjectionEntry, Injections
+from agent_memory.domain.shapes import InjectionEntryAnswer, InjectionsAnswer
 from agent_memory.storage.keys import (
     DOC_HEAD,
     ERASE_PREFIX,
@@ -196,7 +196,7 @@ class FakeScopeItems:
 
     def injections(
         self, scope: Scope, *, thread_id: str | None, limit: int, cursor: str | None, now_epoch: int
-    ) -> Injections:
+    ) -> InjectionsAnswer:
         """Newest first, ``limit`` of them, expired ones left out (``injection_records.list_injections``; its bound
         on the pages read per call is not modelled: a fake's histories are short)."""
         after = _cursor_sk(cursor) if cursor is not None else None
@@ -214,9 +214,9 @@ class FakeScopeItems:
         found = self.world.read("scope_items.injections", rows)
         shown = found[:limit]
         more = len(shown) == limit
-        return Injections(
+        return InjectionsAnswer(
             injections=[
-                InjectionEntry(
+                InjectionEntryAnswer(
                     at=item["at"],
                     thread_id=item["thread_id"],
                     document_version=item["document_version"],

@@ -4,11 +4,11 @@ candidates the paths rank anyway, and never asked again when nothing it gathered
 from __future__ import annotations
 
 from agent_memory.domain.notes import Note, Origin
-from agent_memory.domain.shapes import Recalled, ScoredNote
+from agent_memory.domain.shapes import RecalledAnswer, ScoredNoteAnswer
 from agent_memory.recall.service import current_best
 
 
-def ranked(superseded: set[int], count: int) -> list[ScoredNote]:
+def ranked(superseded: set[int], count: int) -> list[ScoredNoteAnswer]:
     """``count`` notes best first (position n scored 100 - n), those in ``superseded`` superseded."""
     notes = []
     for n in range(1, count + 1):
@@ -21,19 +21,19 @@ def ranked(superseded: set[int], count: int) -> list[ScoredNote]:
             origin=Origin("u-1", "t-1"),
             superseded_by=("2026-12-02.1",) if n in superseded else None,
         )
-        notes.append(ScoredNote.scored(note, 100.0 - n))
+        notes.append(ScoredNoteAnswer.scored(note, 100.0 - n))
     return notes
 
 
 def gatherer(superseded: set[int], available: int, asked: list[int]):
-    def gather(wanted: int) -> Recalled:
+    def gather(wanted: int) -> RecalledAnswer:
         asked.append(wanted)
-        return Recalled(notes=ranked(superseded, min(wanted, available)), mode="keyword")
+        return RecalledAnswer(notes=ranked(superseded, min(wanted, available)), mode="keyword")
 
     return gather
 
 
-def positions(result: Recalled) -> list[int]:
+def positions(result: RecalledAnswer) -> list[int]:
     return [note.position for note in result.notes]
 
 

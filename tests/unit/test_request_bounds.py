@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent_memory.basics.errors import InvalidInput, QueryTooLong
-from agent_memory.domain.shapes import MAX_DETAILS, ErrorBody
+from agent_memory.domain.shapes import MAX_DETAILS, ErrorBodyAnswer
 from agent_memory.edges.requests.chat import RecallArgs, parse_arguments
 from agent_memory.edges.requests.reading import MAX_KEYS, MAX_QUERY_CHARS, check_value, not_matching, parse_json
 from agent_memory.edges.tool_catalog import tool_definitions
@@ -16,13 +16,13 @@ def _detail(index: int) -> dict:
 
 
 def test_twenty_details_are_answered_as_they_are():
-    body = ErrorBody.of("invalid_input", "refused", [_detail(i) for i in range(MAX_DETAILS)]).json_body()
+    body = ErrorBodyAnswer.of("invalid_input", "refused", [_detail(i) for i in range(MAX_DETAILS)]).json_body()
 
     assert (len(body["details"]), body["error"]["message"]) == (20, "refused")
 
 
 def test_more_details_are_cut_to_twenty_and_counted_in_the_message():
-    body = ErrorBody.of("invalid_input", "refused", [_detail(i) for i in range(200_000)]).json_body()
+    body = ErrorBodyAnswer.of("invalid_input", "refused", [_detail(i) for i in range(200_000)]).json_body()
 
     assert body["details"] == [_detail(i) for i in range(20)]
     assert body["error"]["message"] == "refused (200,000 problems; `details` lists the first 20)"

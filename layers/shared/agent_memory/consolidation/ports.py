@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from agent_memory.domain.document import Document
     from agent_memory.domain.fold import Fold
     from agent_memory.domain.scope import Scope
-    from agent_memory.domain.shapes import SavedDocument
+    from agent_memory.domain.shapes import SavedDocumentAnswer
     from agent_memory.storage.consolidation_store import DueGroup, PendingMarks
     from agent_memory.storage.due_markers import Claim, DueScope, MarkerNow
 
@@ -134,4 +134,4 @@ class DocumentWriter(Protocol):
 
     redact_extra: frozenset[str]
 
-    def update_memory(self, write: DocumentWrite, *, allow_empty: bool = False) -> SavedDocument: ...
+    def update_memory(self, write: DocumentWrite, *, allow_empty: bool = False) -> SavedDocumentAnswer: ...

@@ -30,7 +30,7 @@ from agent_memory.edges.requests.reading import (
     not_matching,
     parse_json_object,
 )
-from agent_memory.edges.responses import ErrorBody
+from agent_memory.edges.responses import ErrorBodyAnswer
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
@@ -75,7 +75,7 @@ def error_response(status: int, code: str, message: str, details: list[dict[str,
     """The contract's error shape: ``{"error": {"code", "message"}}``, plus ``details`` on a 422.
 
     A 503 says when to retry (``Retry-After``), as docs/api.md §6 "Storage faults" asks."""
-    body = ErrorBody.of(code, message, details).json_body()
+    body = ErrorBodyAnswer.of(code, message, details).json_body()
     return json_response(status, body, {"Retry-After": str(RETRY_AFTER_S)} if status == 503 else None)
 
 
@@ -99,7 +99,7 @@ def error_result(error: MemoryServiceError) -> dict[str, Any]:
     return {
         "statusCode": error.status,
         "headers": {"Content-Type": content_types.APPLICATION_JSON},
-        "body": json.dumps(ErrorBody.of(error.code, error.message, error.details).json_body()),
+        "body": json.dumps(ErrorBodyAnswer.of(error.code, error.message, error.details).json_body()),
     }
 
 

@@ -13,22 +13,22 @@ from typing import Any, Literal
 from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 from pydantic import BaseModel, Field
 
-from agent_memory.domain.shapes import Answer, ErrorBody
+from agent_memory.domain.shapes import Answer, ErrorBodyAnswer
 
 # --- tools (docs/api.md §3) ----------------------------------------------------------------------------------
 
 
-class ToolDefinition(Answer):
+class ToolDefinitionAnswer(Answer):
     name: str
     description: str
     parameters: dict[str, Any] = Field(description="A JSON Schema of the tool's `arguments`.")
 
 
-class Tools(Answer):
-    tools: list[ToolDefinition]
+class ToolsAnswer(Answer):
+    tools: list[ToolDefinitionAnswer]
 
 
-class Health(Answer):
+class HealthAnswer(Answer):
     status: Literal["ok"]
 
 
@@ -59,5 +59,8 @@ def documented(status: int, model: type[BaseModel] | None, description: str, *re
     content: dict[str, Any] = {"application/json": {"model": model}} if model is not None else {}
     answers: dict[int, OpenAPIResponse] = {status: {"description": description, "content": content}}
     for refusal in refusals:
-        answers[refusal] = {"description": _REFUSALS[refusal], "content": {"application/json": {"model": ErrorBody}}}
+        answers[refusal] = {
+            "description": _REFUSALS[refusal],
+            "content": {"application/json": {"model": ErrorBodyAnswer}},
+        }
     return dict(answers)

@@ -43,8 +43,7 @@ from agent_memory.domain.notes import Note, Origin, note_id, parse_note_id
 from agent_memory.domain.prompts import EXTRACTION_SYSTEM, extraction_prompt
 from agent_memory.domain.redaction import redact
 from agent_memory.domain.scope import Scope
-from agent_memory.domain.shapes import Extracted, SkippedFact
-from agent_memory.domain.shapes import Note as NoteShape
+from agent_memory.domain.shapes import ExtractedAnswer, NoteAnswer, SkippedFactAnswer
 from agent_memory.domain.text_pipeline import StoredText, prepare
 from agent_memory.memory.first_person import first_person_facts
 from agent_memory.providers.chat import ChatModel, Tool
@@ -83,7 +82,7 @@ class ExtractionService:
     redact_extra: frozenset[str] = frozenset()
     vector_tag: int | None = None  # the model tag of the vectors notes carry in the table (None: none there)
 
-    def extract(self, command: ExtractCommand) -> Extracted:
+    def extract(self, command: ExtractCommand) -> ExtractedAnswer:
         """The answer for one extraction; storage and model failures are ``failed``, never an exception."""
         deadline = time.monotonic() + self.budget_s
         scope = command.scope
@@ -146,7 +145,7 @@ class ExtractionService:
 
     def _write(
         self, command: ExtractCommand, facts: list[Fact], token: str, written: list[Note], deadline: float
-    ) -> list[SkippedFact]:
+    ) -> list[SkippedFactAnswer]:
         """Write each fact the scope does not hold yet (appending each note to ``written`` as it goes); the
         skipped ones, each with the notes that already say it. A fact is begun only while ``NOTE_RESERVE_S``
         is left of the budget (its vector, its two requests): slow storage or a slow embedding model stops the
@@ -155,7 +154,7 @@ class ExtractionService:
         tag = self.vector_tag
         rows = self.notes.newest_texts(scope, limit=COMPARED_NOTES, vectors=tag is not None) if facts else []
         held = [(note_id(row.day, row.position), row.text, row.vector) for row in rows if row.pk == scope.key]
-        skipped: list[SkippedFact] = []
+        skipped: list[SkippedFactAnswer] = []
         for fact in facts:
             if time.monotonic() + NOTE_RESERVE_S > deadline:
                 raise ExtractionFailed(f"the {self.budget_s:.0f}-second budget ran out before every fact was written")
@@ -167,7 +166,7 @@ class ExtractionService:
             cosines = cosines_with(vector, [(ident, stored) for ident, _, stored in held], tag=tag)
             similar = similar_to(text, [(ident, other) for ident, other, _ in held], cosines=cosines)
             if similar:
-                skipped.append(SkippedFact(text=text, similar=similar))
+                skipped.append(SkippedFactAnswer(text=text, similar=similar))
                 continue
             note = self._append(command, text, fact.messages, vector, token)
             written.append(note)
@@ -209,13 +208,17 @@ class ExtractionService:
 
 
 def _answer(
-    status: str, *, notes: list[Note] | None = None, skipped: list[SkippedFact] | None = None, reason: str | None = None
-) -> Extracted:
+    status: str,
+    *,
+    notes: list[Note] | None = None,
+    skipped: list[SkippedFactAnswer] | None = None,
+    reason: str | None = None,
+) -> ExtractedAnswer:
     metrics.add_metric(name=f"Extraction{status.title()}", unit="Count", value=1)
-    return Extracted.model_validate(
+    return ExtractedAnswer.model_validate(
         {
             "status": status,
-            "notes": [NoteShape.of(note) for note in notes or []],
+            "notes": [NoteAnswer.of(note) for note in notes or []],
             "skipped": skipped or [],
             "reason": reason,
         }

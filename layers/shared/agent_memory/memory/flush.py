@@ -23,7 +23,7 @@ from agent_memory.domain.notes import Note, Origin, parse_note_id
 from agent_memory.domain.prompts import FLUSH_SYSTEM, flush_prompt
 from agent_memory.domain.redaction import redact
 from agent_memory.domain.scope import Scope
-from agent_memory.domain.shapes import Note as NoteShape
+from agent_memory.domain.shapes import NoteAnswer
 from agent_memory.domain.text_pipeline import Form, StoredText, prepare
 from agent_memory.memory.summary import summarise
 from agent_memory.providers.chat import Answer, ChatModel
@@ -228,7 +228,7 @@ class FlushService:
     ) -> dict[str, Any]:
         """The flush's answer; ``model_free: true`` when no model wrote its note (``local:extractive``)."""
         metrics.add_metric(name=f"Flush{status.title()}", unit="Count", value=1)
-        answer: dict[str, Any] = {"status": status, "note": NoteShape.of(note).json_body() if note else None}
+        answer: dict[str, Any] = {"status": status, "note": NoteAnswer.of(note).json_body() if note else None}
         if reason is not None:
             answer["reason"] = reason
         if model_free:

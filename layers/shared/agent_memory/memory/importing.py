@@ -62,17 +62,17 @@ HELD_WINDOW = 2000
 _COMPLETING = 2  # the import record's place in a note's transaction (note, characters, completing, marker)
 
 
-def receipt_of(log: list[Any], document_version: int | None) -> shapes.Imported:
+def receipt_of(log: list[Any], document_version: int | None) -> shapes.ImportedAnswer:
     """The receipt an import's log of outcomes gives (the same log, the same receipt)."""
     notes, skipped, refused = [], [], []
     for kind, index, *rest in log:
         if kind == "n":
-            notes.append(shapes.ImportedNote(index=index, id=rest[0]))
+            notes.append(shapes.ImportedNoteAnswer(index=index, id=rest[0]))
         elif kind == "s":
-            skipped.append(shapes.SkippedNote(index=index, similar=rest[0]))
+            skipped.append(shapes.SkippedNoteAnswer(index=index, similar=rest[0]))
         else:
-            refused.append(shapes.RefusedNote(index=index, code=rest[0], message=rest[1]))
-    return shapes.Imported(notes=notes, skipped=skipped, refused=refused, document_version=document_version)
+            refused.append(shapes.RefusedNoteAnswer(index=index, code=rest[0], message=rest[1]))
+    return shapes.ImportedAnswer(notes=notes, skipped=skipped, refused=refused, document_version=document_version)
 
 
 def fingerprint(payload: object) -> str:
@@ -90,7 +90,7 @@ class Importer:
     budget_s: float = BUDGET_S
     clock: Callable[[], float] = time.monotonic
 
-    def run(self, command: ImportCommand) -> shapes.Imported:
+    def run(self, command: ImportCommand) -> shapes.ImportedAnswer:
         scope = command.scope
         self._bounded(command)  # before the record: a refused body spends no import_id
         progress = self.records.begin(scope, command.import_id, command.fingerprint, now_epoch=int(time.time()))

@@ -28,7 +28,7 @@ from agent_memory.storage.document_store import DocumentStore
 from agent_memory.storage.note_store import NoteStore
 from agent_memory.storage.stale_records import StaleRecords
 
-LIMITS = shapes.Limits(soft=SOFT_LIMIT, hard=HARD_LIMIT)
+LIMITS = shapes.LimitsAnswer(soft=SOFT_LIMIT, hard=HARD_LIMIT)
 _BATCH_GET_MAX = 100  # keys in one BatchGetItem
 _DECIMAL_CURSOR = re.compile(r"[1-9][0-9]{0,17}")  # a version number; `str.isdigit` would take "²"
 
@@ -43,11 +43,11 @@ class Management:
     consolidate_function: str
     stale: StaleRecords | None = None
 
-    def document(self, scope: Scope) -> shapes.CurrentDocument:
+    def document(self, scope: Scope) -> shapes.CurrentDocumentAnswer:
         current = self.documents.current(scope, consistent=True)
-        return shapes.CurrentDocument(document=shapes.Document.of(current), limits=LIMITS)
+        return shapes.CurrentDocumentAnswer(document=shapes.DocumentAnswer.of(current), limits=LIMITS)
 
-    def provenance(self, scope: Scope) -> shapes.Provenance:
+    def provenance(self, scope: Scope) -> shapes.ProvenanceAnswer:
         """Each line of the current document with the notes cited for it (``domain.provenance``), the notes
         deleted or erased since left out (one BatchGetItem per 100 cited notes)."""
         current, line_notes = self.documents.provenance(scope)
@@ -59,32 +59,34 @@ class Management:
             for keyed in self.notes.get_many(scope, wanted[start : start + _BATCH_GET_MAX])
         }
         lines = current.content.split("\n") if current.content else []
-        return shapes.Provenance(
+        return shapes.ProvenanceAnswer(
             version=current.version,
             lines=[
-                shapes.ProvenanceLine(line=line, notes=in_note_order([note for note in notes if note in present]))
+                shapes.ProvenanceLineAnswer(line=line, notes=in_note_order([note for note in notes if note in present]))
                 for line, notes in zip(lines, line_notes, strict=True)
             ],
         )
 
-    def save(self, scope: Scope, content: str, expected_version: int, user_id: str) -> shapes.SavedDocument:
+    def save(self, scope: Scope, content: str, expected_version: int, user_id: str) -> shapes.SavedDocumentAnswer:
         """Empty content clears the document: a new, empty version (nothing is lost, history keeps the rest)."""
         write = DocumentWrite(scope, content, expected_version, "dashboard", Author(user_id=user_id))
         return self.service.update_memory(write, allow_empty=True)
 
-    def versions(self, scope: Scope, limit: int, cursor: str | None) -> shapes.Versions:
+    def versions(self, scope: Scope, limit: int, cursor: str | None) -> shapes.VersionsAnswer:
         below = _version_cursor(cursor)
         rows = self.documents.versions(scope, limit=limit, below=below)
-        listed = [shapes.VersionEntry.of(doc, reason, by) for doc, reason, by in rows]
+        listed = [shapes.VersionEntryAnswer.of(doc, reason, by) for doc, reason, by in rows]
         more = len(rows) == limit and rows[-1][0].version > 1
-        return shapes.Versions(versions=listed, next_cursor=str(rows[-1][0].version) if more else None)
+        return shapes.VersionsAnswer(versions=listed, next_cursor=str(rows[-1][0].version) if more else None)
 
-    def version(self, scope: Scope, version: int) -> shapes.VersionWithEdits:
+    def version(self, scope: Scope, version: int) -> shapes.VersionWithEditsAnswer:
         found = self.documents.version_and_edits(scope, version)
         if found is None:
             raise NotFound(f"this memory has no version {version}")
         (document, _, _), edits = found
-        return shapes.VersionWithEdits.model_validate({"document": shapes.Document.of(document), "edits": edits})
+        return shapes.VersionWithEditsAnswer.model_validate(
+            {"document": shapes.DocumentAnswer.of(document), "edits": edits}
+        )
 
     def _version(self, scope: Scope, version: int) -> Document:
         found = self.documents.version(scope, version)
@@ -92,17 +94,20 @@ class Management:
             raise NotFound(f"this memory has no version {version}")
         return found[0]
 
-    def restore(self, scope: Scope, version: int, expected_version: int, user_id: str) -> shapes.OneVersion:
+    def restore(self, scope: Scope, version: int, expected_version: int, user_id: str) -> shapes.OneVersionAnswer:
         old = self._version(scope, version)
         write = DocumentWrite(scope, old.content, expected_version, "restore", Author(user_id=user_id))
         saved = self.service.update_memory(write, allow_empty=True)
-        return shapes.OneVersion(document=saved.document)
+        return shapes.OneVersionAnswer(document=saved.document)
 
-    def notes_by_day(self, scope: Scope, before: date | None, days: int) -> shapes.NotesByDay:
+    def notes_by_day(self, scope: Scope, before: date | None, days: int) -> shapes.NotesByDayAnswer:
         before_day = (before or (utc_now().date() + timedelta(days=1))).isoformat()
         found, older = self.notes.days_before(scope, before=before_day, days=days)
-        return shapes.NotesByDay(
-            days=[shapes.NotesOfDay(day=day, notes=[shapes.Note.of(note) for note in notes]) for day, notes in found],
+        return shapes.NotesByDayAnswer(
+            days=[
+                shapes.NotesOfDayAnswer(day=day, notes=[shapes.NoteAnswer.of(note) for note in notes])
+                for day, notes in found
+            ],
             next_before=found[-1][0] if older and found else None,
         )
 
@@ -115,10 +120,10 @@ class Management:
         metrics.add_metric(name="NotesDeleted", unit="Count", value=1)
         logger.info("note deleted", extra={"scope": scope.kind, "note_id": note_id})
 
-    def runs(self, limit: int) -> shapes.Runs:
-        return shapes.Runs(runs=[shapes.Run.model_validate(run) for run in self.run_records.runs(limit)])
+    def runs(self, limit: int) -> shapes.RunsAnswer:
+        return shapes.RunsAnswer(runs=[shapes.RunAnswer.model_validate(run) for run in self.run_records.runs(limit)])
 
-    def start_run(self, requested_by: str) -> shapes.RunStarted:
+    def start_run(self, requested_by: str) -> shapes.RunStartedAnswer:
         """Start a consolidation run now, asynchronously, with the event the schedule would send; its ``time`` is
         to the millisecond, so a note acknowledged before the run started is older than the run's "now"."""
         run_id = f"manual-{uuid.uuid4()}"
@@ -134,7 +139,7 @@ class Management:
             FunctionName=self.consolidate_function, InvocationType="Event", Payload=json.dumps(event).encode()
         )
         logger.info("consolidation run requested", extra={"run_id": run_id, "by": requested_by})
-        return shapes.RunStarted(run_id=run_id, status="started")
+        return shapes.RunStartedAnswer(run_id=run_id, status="started")
 
 
 def _version_cursor(cursor: str | None) -> int | None:

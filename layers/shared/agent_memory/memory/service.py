@@ -24,9 +24,13 @@ from agent_memory.domain.document import (
 )
 from agent_memory.domain.notes import Note, Origin, note_id
 from agent_memory.domain.scope import Scope
-from agent_memory.domain.shapes import Document as DocumentShape
-from agent_memory.domain.shapes import MemoryContext, Remembered, SavedDocument
-from agent_memory.domain.shapes import Note as NoteShape
+from agent_memory.domain.shapes import (
+    DocumentAnswer,
+    MemoryContextAnswer,
+    NoteAnswer,
+    RememberedAnswer,
+    SavedDocumentAnswer,
+)
 from agent_memory.domain.text_pipeline import DOCUMENT, NOTE, StoredText, WritePath, prepare
 from agent_memory.memory.compression import compress, refuse_incompressible
 from agent_memory.memory.ports import CharactersCounter, DocumentVersions, NoteAppends
@@ -60,7 +64,7 @@ class MemoryService:
     redact_extra: frozenset[str] = frozenset()
     vector_tag: int | None = None  # the model tag of the vectors notes carry in the table (None: none there)
 
-    def remember(self, scope: Scope, origin: Origin, text: str) -> Remembered:
+    def remember(self, scope: Scope, origin: Origin, text: str) -> RememberedAnswer:
         """Append ``text`` as a note of ``scope`` written by ``origin``'s conversation."""
         cleaned = prepare(text, "remember", NOTE, extra=self.redact_extra)
         vector = self.notes.vector_of(cleaned.text)  # kept: the repeat check compares it with the recent notes'
@@ -88,8 +92,8 @@ class MemoryService:
         )
         if similar:
             metrics.add_metric(name="NotesRepeated", unit="Count", value=1)
-        return Remembered(
-            note=NoteShape.of(note), truncated=cleaned.truncated, redacted=cleaned.redacted, similar=similar
+        return RememberedAnswer(
+            note=NoteAnswer.of(note), truncated=cleaned.truncated, redacted=cleaned.redacted, similar=similar
         )
 
     def _similar(self, scope: Scope, note: Note, vector: bytes | None) -> list[str]:
@@ -118,7 +122,7 @@ class MemoryService:
         prepared = prepare(text, path, DOCUMENT, extra=self.redact_extra)
         return prepared.text, prepared.redacted
 
-    def update_memory(self, write: DocumentWrite, *, allow_empty: bool = False) -> SavedDocument:
+    def update_memory(self, write: DocumentWrite, *, allow_empty: bool = False) -> SavedDocumentAnswer:
         """The one validated write path: limits, compression, history, optimistic concurrency.
 
         With ``expected_version`` a stale version is a 409. Without it the write applies to whatever is
@@ -160,7 +164,7 @@ class MemoryService:
             },
         )
         warnings = soft_limit_warnings(write.content) + [f"redacted: {kind}" for kind in kinds]
-        return SavedDocument(document=DocumentShape.of(document), compressed=compressed, warnings=warnings)
+        return SavedDocumentAnswer(document=DocumentAnswer.of(document), compressed=compressed, warnings=warnings)
 
     def _check_current(self, scope: Scope, expected_version: int) -> None:
         if self.documents.current(scope, consistent=True).version != expected_version:
@@ -213,7 +217,7 @@ class MemoryService:
                     ) from None
                 time.sleep(pause)
 
-    def context(self, scope: Scope, shown: Callable[[int, list[str]], None] | None = None) -> MemoryContext:
+    def context(self, scope: Scope, shown: Callable[[int, list[str]], None] | None = None) -> MemoryContextAnswer:
         """The per-turn memory: never raises for a storage fault, it degrades instead (a turn is never blocked).
         ``shown`` hears the document's version and the block's note ids as soon as they are known, before the
         answer is built: the turn's record starts there, so its write overlaps the rest of the turn."""
@@ -246,10 +250,10 @@ class MemoryService:
         for part in degraded:
             metrics.add_metric(name=f"ContextDegraded{part.title()}", unit="Count", value=1)
         metrics.add_metric(name="ContextNotesInjected", unit="Count", value=len(kept))
-        return MemoryContext(
+        return MemoryContextAnswer(
             scope=scope.kind,
-            document=DocumentShape.of(document),
-            recent_notes=[NoteShape.of(note) for note in kept],
+            document=DocumentAnswer.of(document),
+            recent_notes=[NoteAnswer.of(note) for note in kept],
             system_prompt=system_prompt(scope.kind, document, block),
             degraded=degraded,
         )

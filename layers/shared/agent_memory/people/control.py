@@ -101,27 +101,27 @@ class People:
 
     # --- export -----------------------------------------------------------------------------------------
 
-    def export(self, scope: Scope, cursor: str | None) -> shapes.Export:
+    def export(self, scope: Scope, cursor: str | None) -> shapes.ExportAnswer:
         phase, after, exported_at = _parse_cursor(cursor) if cursor else ("v", None, iso(utc_now()))
-        versions: list[shapes.ExportedVersion] = []
-        notes: list[shapes.Note] = []
+        versions: list[shapes.ExportedVersionAnswer] = []
+        notes: list[shapes.NoteAnswer] = []
         next_cursor: str | None = None
         if phase == "v":
             rows, last = self.items.page(
                 scope, low=version_sk(1), high=version_sk(10**10 - 1), after=after, limit=PAGE_VERSIONS
             )
-            versions = [shapes.ExportedVersion.of(*version_from_item(row)) for row in rows]
+            versions = [shapes.ExportedVersionAnswer.of(*version_from_item(row)) for row in rows]
             next_cursor = _cursor("v", last, exported_at) if last else _cursor("n", None, exported_at)
         else:
             rows, last = self.items.page(scope, low=NOTE_PREFIX, high=_NOTES_HIGH, after=after, limit=PAGE_NOTES)
-            notes = [shapes.Note.of(note_from_item(row)) for row in rows]
+            notes = [shapes.NoteAnswer.of(note_from_item(row)) for row in rows]
             next_cursor = _cursor("n", last, exported_at) if last else None
         metrics.add_metric(name="ExportPages", unit="Count", value=1)
-        return shapes.Export(
+        return shapes.ExportAnswer(
             format=EXPORT_FORMAT,
             scope=scope.kind,
             exported_at=exported_at,
-            document=shapes.Document.of(self.documents.current(scope, consistent=True)),
+            document=shapes.DocumentAnswer.of(self.documents.current(scope, consistent=True)),
             versions=versions,
             notes=notes,
             next_cursor=next_cursor,
@@ -173,7 +173,7 @@ class People:
 
     # --- erase ------------------------------------------------------------------------------------------
 
-    def erase(self, scope: Scope) -> shapes.Receipt:
+    def erase(self, scope: Scope) -> shapes.ReceiptAnswer:
         """Everything the scope holds, table and index; resumable (see the module's docstring)."""
         record = "all"
         counts = {"notes": 0, "versions": 0, "other": 0, **self.items.begin_erase(scope, record, iso(utc_now()))}
@@ -190,7 +190,7 @@ class People:
         self.items.end_erase(scope, record)
         return self._receipt(scope, counts, "memory erased")
 
-    def erase_authored(self, scope: Scope, author: str) -> shapes.Receipt:
+    def erase_authored(self, scope: Scope, author: str) -> shapes.ReceiptAnswer:
         """The notes of ``scope`` whose ``origin.user_id`` is ``author``: table, index and usage counter."""
         record = f"author#{author}"
         counts = {"notes": 0, "versions": 0, "other": 0, **self.items.begin_erase(scope, record, iso(utc_now()))}
@@ -249,21 +249,23 @@ class People:
             raise StorageUnavailable(f"the notes index still holds {remaining} notes; call the erase again to finish")
 
     @staticmethod
-    def _receipt(scope: Scope, counts: dict[str, int], message: str) -> shapes.Receipt:
+    def _receipt(scope: Scope, counts: dict[str, int], message: str) -> shapes.ReceiptAnswer:
         metrics.add_metric(name="Erasures", unit="Count", value=1)
         metrics.add_metric(name="NotesErased", unit="Count", value=counts["notes"])
         logger.info(message, extra={"scope": scope.kind, **counts})
-        return shapes.Receipt(erased=shapes.ErasedCounts(**counts), finished_at=iso(utc_now()))
+        return shapes.ReceiptAnswer(erased=shapes.ErasedCountsAnswer(**counts), finished_at=iso(utc_now()))
 
     # --- what turns were shown -------------------------------------------------------------------------
 
-    def injections(self, scope: Scope, *, thread_id: str | None, limit: int, cursor: str | None) -> shapes.Injections:
+    def injections(
+        self, scope: Scope, *, thread_id: str | None, limit: int, cursor: str | None
+    ) -> shapes.InjectionsAnswer:
         return self.items.injections(scope, thread_id=thread_id, limit=limit, cursor=cursor, now_epoch=int(time.time()))
 
     # --- usage ------------------------------------------------------------------------------------------
 
-    def usage(self, scope: Scope) -> shapes.Usage:
-        return shapes.Usage(
+    def usage(self, scope: Scope) -> shapes.UsageAnswer:
+        return shapes.UsageAnswer(
             notes_today=self.usage_store.notes_on(scope, utc_now().date().isoformat()),
             notes_per_day_quota=self.quota.notes_per_day,
             chars=self.usage_store.chars(scope),

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from agent_memory.domain.document import Author, Document, Reason
 from agent_memory.domain.notes import Note
 from agent_memory.domain.scope import Scope
-from agent_memory.domain.shapes import Injections
+from agent_memory.domain.shapes import InjectionsAnswer
 from agent_memory.domain.text_pipeline import StoredText
 from agent_memory.storage.stale_records import Stale
 
@@ -51,7 +51,7 @@ class ScopePartition(Protocol):
 
     def injections(
         self, scope: Scope, *, thread_id: str | None, limit: int, cursor: str | None, now_epoch: int
-    ) -> Injections: ...
+    ) -> InjectionsAnswer: ...
 
 
 class VersionedDocument(Protocol):

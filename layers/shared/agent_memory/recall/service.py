@@ -79,7 +79,7 @@ from agent_memory.basics.clock import utc_now
 from agent_memory.basics.errors import EmbeddingUnavailable
 from agent_memory.basics.observability import logger, metrics
 from agent_memory.domain.scope import Scope
-from agent_memory.domain.shapes import Recalled, ScoredNote
+from agent_memory.domain.shapes import RecalledAnswer, ScoredNoteAnswer
 from agent_memory.recall.index_path import rank_index
 from agent_memory.recall.neighbours import SPAN
 from agent_memory.recall.ranking import FUSION_POOL, Tuning, rank_rows
@@ -126,7 +126,7 @@ class RecallService:
     reranker: RerankStage | None = None
     vector_index: NoteVectorIndex | None = None
 
-    def recall(self, scope: Scope, query: str, *, k: int) -> Recalled:
+    def recall(self, scope: Scope, query: str, *, k: int) -> RecalledAnswer:
         """The ``k`` best current notes, superseded ones after them (``current_best``), from whichever path
         answers (``_gathered``)."""
         reads = _Reads()
@@ -139,7 +139,7 @@ class RecallService:
         )
         return result
 
-    def _gathered(self, scope: Scope, query: str, k: int, reads: _Reads) -> Recalled:
+    def _gathered(self, scope: Scope, query: str, k: int, reads: _Reads) -> RecalledAnswer:
         """The ``k`` best candidates of the index when it is configured and answers; of the table otherwise
         (degrade, never fail)."""
         if self.index is not None and reads.path == "opensearch":
@@ -151,7 +151,7 @@ class RecallService:
         reads.path = "dynamodb"
         return self._table(scope, query, k, reads)
 
-    def _indexed(self, index: NotesIndex, scope: Scope, query: str, k: int, reads: _Reads) -> Recalled:
+    def _indexed(self, index: NotesIndex, scope: Scope, query: str, k: int, reads: _Reads) -> RecalledAnswer:
         """The index's candidates through the shared steps (``recall.index_path``), then the notes read whole
         from the table.
 
@@ -167,7 +167,7 @@ class RecallService:
         notes = self.notes.get_many(scope, list(best))
         found = [(keyed, best[keyed.note.day, keyed.note.position]) for keyed in notes]
         kept = _only_in_scope(scope, found, already_dropped=ranking.foreign)
-        return Recalled(notes=self._reranked(query, kept, k), mode=ranking.mode)
+        return RecalledAnswer(notes=self._reranked(query, kept, k), mode=ranking.mode)
 
     def _around(self, scope: Scope, hits: list[tuple[str, int]]) -> list[NoteText]:
         """The notes written near the strong hits, in the caller's partition (``recall.neighbours``): one Query
@@ -194,7 +194,7 @@ class RecallService:
             metrics.add_metric(name="RecallEmbeddingFailed", unit="Count", value=1)
         return reads.vector
 
-    def _table(self, scope: Scope, query: str, k: int, reads: _Reads) -> Recalled:
+    def _table(self, scope: Scope, query: str, k: int, reads: _Reads) -> RecalledAnswer:
         """The shared steps (``recall.ranking.rank_rows``) over the scope's newest notes, then the k best read
         whole: two requests (and the query's embedding).
 
@@ -224,7 +224,7 @@ class RecallService:
         best = {(own[n].day, own[n].position): score for n, score in order}
         notes = self.notes.get_many(scope, list(best))
         hits = [(keyed, best[keyed.note.day, keyed.note.position]) for keyed in notes]
-        return Recalled(notes=self._reranked(query, _only_in_scope(scope, hits), k), mode=mode)
+        return RecalledAnswer(notes=self._reranked(query, _only_in_scope(scope, hits), k), mode=mode)
 
     def _older_nearest(
         self, index: NoteVectorIndex, scope: Scope, vector: list[float], rows: list[NoteText], k: int
@@ -248,7 +248,7 @@ class RecallService:
         """How many candidates a path gathers: ``k``, or the reranker's window when there is one."""
         return k if self.reranker is None else self.reranker.window(k)
 
-    def _reranked(self, query: str, hits: list[ScoredNote], k: int) -> list[ScoredNote]:
+    def _reranked(self, query: str, hits: list[ScoredNoteAnswer], k: int) -> list[ScoredNoteAnswer]:
         """The reranker's ``k`` best of the path's candidates, or the path's own first ``k`` (no reranker,
         or it failed: ``providers.rerank`` counts and logs it)."""
         if self.reranker is None:
@@ -259,7 +259,7 @@ class RecallService:
         return [hits[place].model_copy(update={"score": round(relevance, 6)}) for place, relevance in order]
 
 
-def current_best(gather: Callable[[int], Recalled], k: int, *, bound: int) -> Recalled:
+def current_best(gather: Callable[[int], RecalledAnswer], k: int, *, bound: int) -> RecalledAnswer:
     """The answer of ``gather(k)`` (a path's ``k`` best candidates) with its superseded notes after its current
     ones (``current_first``). While some of what it gathered are superseded and fewer than ``k`` are current, it
     is gathered again, the pool widened by as many as are missing, up to ``bound``: the current notes answered
@@ -276,7 +276,7 @@ def current_best(gather: Callable[[int], Recalled], k: int, *, bound: int) -> Re
     return result.model_copy(update={"notes": current_first(result.notes)[:k]})
 
 
-def current_first(hits: list[ScoredNote]) -> list[ScoredNote]:
+def current_first(hits: list[ScoredNoteAnswer]) -> list[ScoredNoteAnswer]:
     """The hits with every superseded note (``superseded_by``: a fold replaced the line it was cited for) ranked
     below every current one, each in its own order; a superseded note's score is lowered to the lowest current
     score where it was higher, so the answer stays best first by score."""
@@ -292,9 +292,11 @@ def current_first(hits: list[ScoredNote]) -> list[ScoredNote]:
     return current + stale
 
 
-def _only_in_scope(scope: Scope, hits: list[tuple[KeyedNote, float]], *, already_dropped: int = 0) -> list[ScoredNote]:
+def _only_in_scope(
+    scope: Scope, hits: list[tuple[KeyedNote, float]], *, already_dropped: int = 0
+) -> list[ScoredNoteAnswer]:
     """Fail closed: a hit whose stored scope is not the caller's is dropped, whatever produced it."""
-    kept = [ScoredNote.scored(keyed.note, score) for keyed, score in hits if keyed.pk == scope.key]
+    kept = [ScoredNoteAnswer.scored(keyed.note, score) for keyed, score in hits if keyed.pk == scope.key]
     _dropped_foreign(scope, len(hits) - len(kept) + already_dropped)
     return kept
 

@@ -34,7 +34,7 @@ from typing import Any
 
 from agent_memory.basics.errors import MemoryServiceError, StorageUnavailable
 from agent_memory.domain.scope import Scope
-from agent_memory.domain.shapes import Answer, ErrorBody
+from agent_memory.domain.shapes import Answer, ErrorBodyAnswer
 from agent_memory.storage.client import DynamoDB, claim_record, live_record
 from agent_memory.storage.keys import idempotency_sk, legacy_idempotency_sk
 
@@ -114,7 +114,7 @@ class IdempotencyStore:
             if error.code == "quota_exceeded":
                 self._release(item_key)  # a refusal that passes with time: a repeat after it must run again
                 raise
-            body = ErrorBody.of(error.code, error.message, error.details).json_body()
+            body = ErrorBodyAnswer.of(error.code, error.message, error.details).json_body()
             self._store(item_key, Reply(error.status, body))
             raise
         self._store(item_key, write.answer)

@@ -25,7 +25,7 @@ from agent_memory.basics.clock import iso
 from agent_memory.basics.errors import InvalidInput
 from agent_memory.basics.observability import logger, metrics
 from agent_memory.domain.scope import Scope
-from agent_memory.domain.shapes import InjectionEntry, Injections
+from agent_memory.domain.shapes import InjectionEntryAnswer, InjectionsAnswer
 from agent_memory.storage.client import DynamoDB, query_pages
 from agent_memory.storage.keys import INJECTION_PREFIX
 
@@ -77,7 +77,7 @@ class InjectionRecorder:
 
 def list_injections(
     client: Any, table: str, scope: Scope, *, thread_id: str | None, limit: int, cursor: str | None, now_epoch: int
-) -> Injections:
+) -> InjectionsAnswer:
     """Newest first, ``limit`` of them, of one thread when ``thread_id`` is given; expired ones left out
     (DynamoDB's TTL deletes within days, not at once).
 
@@ -112,9 +112,9 @@ def list_injections(
             break
     more = len(found) == limit
     last = found[-1]["sk"]["S"] if more else read_up_to
-    return Injections(
+    return InjectionsAnswer(
         injections=[
-            InjectionEntry(
+            InjectionEntryAnswer(
                 at=item["at"]["S"],
                 thread_id=item["thread_id"]["S"],
                 document_version=int(item["document_version"]["N"]),

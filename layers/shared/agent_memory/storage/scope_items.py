@@ -27,7 +27,7 @@ from botocore.exceptions import ClientError
 from agent_memory.basics.errors import StorageUnavailable
 from agent_memory.domain.notes import note_id
 from agent_memory.domain.scope import Scope
-from agent_memory.domain.shapes import Injections
+from agent_memory.domain.shapes import InjectionsAnswer
 from agent_memory.storage.client import DynamoDB, condition_failed, query_pages, update_if
 from agent_memory.storage.due_markers import DueMarkers
 from agent_memory.storage.injection_records import list_injections
@@ -191,7 +191,7 @@ class ScopeItems:
 
     def injections(
         self, scope: Scope, *, thread_id: str | None, limit: int, cursor: str | None, now_epoch: int
-    ) -> Injections:
+    ) -> InjectionsAnswer:
         """What the scope's turns were shown, newest first (``storage.injection_records.list_injections``)."""
         return list_injections(
             self.client, self.table, scope, thread_id=thread_id, limit=limit, cursor=cursor, now_epoch=now_epoch

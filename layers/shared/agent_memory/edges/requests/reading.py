@@ -8,7 +8,7 @@ parameters"). Nothing else in the service decodes a body or judges a parameter.
   a route that declares nothing fails its registration (``edges.http``), so no route can read its body another
   way. The model validates through ``validated``, whose refusal is the one 422 (``not_matching``): the
   message names the first problem (``context.visibility`` is required), ``details`` lists them all (at most
-  20 reach the caller: ``domain.shapes.ErrorBody``).
+  20 reach the caller: ``domain.shapes.ErrorBodyAnswer``).
 - Path and query parameters are validated by Powertools against the route's annotations; its refusal is the
   same 422 (``edges.http``). Integers in a query or a path are plain decimals, ids match ``ID_PATTERN``,
   before any route runs (``Reading``).

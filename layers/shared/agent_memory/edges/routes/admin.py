@@ -10,7 +10,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from agent_memory.bootstrap import services
-from agent_memory.domain.shapes import Runs, RunStarted
+from agent_memory.domain.shapes import RunsAnswer, RunStartedAnswer
 from agent_memory.edges.http import answer
 from agent_memory.edges.requests.declared import reads
 from agent_memory.edges.responses import documented
@@ -20,8 +20,8 @@ router = APIGatewayHttpRouter()
 
 Limit = Annotated[int, Query(ge=1, le=100)]
 _REFUSED = (401, 403, 422, 500, 503)
-RUNS = documented(200, Runs, "The runs, newest first (operators only).", *_REFUSED)
-START_RUN = documented(202, RunStarted, "A run was started (operators only).", *_REFUSED)
+RUNS = documented(200, RunsAnswer, "The runs, newest first (operators only).", *_REFUSED)
+START_RUN = documented(202, RunStartedAnswer, "A run was started (operators only).", *_REFUSED)
 
 
 @router.get("/v1/admin/consolidation/runs", responses=RUNS)

@@ -10,7 +10,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from agent_memory.bootstrap import services
-from agent_memory.domain.shapes import MemoryContext
+from agent_memory.domain.shapes import MemoryContextAnswer
 from agent_memory.edges.http import answer
 from agent_memory.edges.requests.chat import TOOL_BODY, ContextRequest, context_call
 from agent_memory.edges.requests.declared import json_of, reads
@@ -23,7 +23,7 @@ router = APIGatewayHttpRouter()
     "/v1/context",
     summary="The memory block to inject before a chat turn",
     responses=documented(
-        200, MemoryContext, "The document and recent notes; degrades, never fails.", 400, 403, 415, 422, 500
+        200, MemoryContextAnswer, "The document and recent notes; degrades, never fails.", 400, 403, 415, 422, 500
     ),
 )
 @reads(ContextRequest, required=TOOL_BODY)

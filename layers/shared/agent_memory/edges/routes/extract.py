@@ -9,7 +9,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from agent_memory.bootstrap import services
-from agent_memory.domain.shapes import Extracted
+from agent_memory.domain.shapes import ExtractedAnswer
 from agent_memory.edges.http import answer
 from agent_memory.edges.requests.chat import EXTRACT_BODY, ExtractRequest, extract_command
 from agent_memory.edges.requests.declared import body_of, reads
@@ -19,7 +19,7 @@ router = APIGatewayHttpRouter()
 
 
 _ANSWER = documented(
-    200, Extracted, "`written`, `duplicate` or `failed` (nothing written), within 10 s.", 400, 403, 415, 422, 500
+    200, ExtractedAnswer, "`written`, `duplicate` or `failed` (nothing written), within 10 s.", 400, 403, 415, 422, 500
 )
 
 

@@ -19,14 +19,14 @@ from agent_memory.basics.errors import InvalidInput
 from agent_memory.bootstrap import services
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.shapes import (
-    CurrentDocument,
-    NotesByDay,
-    OneVersion,
-    Provenance,
-    Recalled,
-    SavedDocument,
-    Versions,
-    VersionWithEdits,
+    CurrentDocumentAnswer,
+    NotesByDayAnswer,
+    OneVersionAnswer,
+    ProvenanceAnswer,
+    RecalledAnswer,
+    SavedDocumentAnswer,
+    VersionsAnswer,
+    VersionWithEditsAnswer,
 )
 from agent_memory.edges.http import answer, idempotent, replied
 from agent_memory.edges.requests.dashboard import DocumentBody, RestoreBody
@@ -54,16 +54,18 @@ Json = Response[dict[str, Any]]
 
 # What each route answers (its success, then its refusals): the OpenAPI document is generated from these.
 _REFUSED = (401, 403, 422, 500, 503)  # every route: the token, membership, the request, the unexpected, storage
-DOCUMENT = documented(200, CurrentDocument, "The current document and the limits.", *_REFUSED)
-PUT_DOCUMENT = documented(200, SavedDocument, "The new version (reason `dashboard`).", 400, 409, 415, *_REFUSED)
-PROVENANCE = documented(200, Provenance, "Each line of the current document with the notes cited for it.", *_REFUSED)
-VERSIONS = documented(200, Versions, "The versions, newest first.", *_REFUSED)
-VERSION = documented(200, VersionWithEdits, "The document as it was, and the edits that made it.", 404, *_REFUSED)
-RESTORE = documented(
-    200, OneVersion, "A new version with that content (reason `restore`).", 400, 404, 409, 415, *_REFUSED
+DOCUMENT = documented(200, CurrentDocumentAnswer, "The current document and the limits.", *_REFUSED)
+PUT_DOCUMENT = documented(200, SavedDocumentAnswer, "The new version (reason `dashboard`).", 400, 409, 415, *_REFUSED)
+PROVENANCE = documented(
+    200, ProvenanceAnswer, "Each line of the current document with the notes cited for it.", *_REFUSED
 )
-NOTES = documented(200, NotesByDay, "Notes day by day, newest first.", *_REFUSED)
-SEARCH = documented(200, Recalled, "The notes found, best first.", *_REFUSED)
+VERSIONS = documented(200, VersionsAnswer, "The versions, newest first.", *_REFUSED)
+VERSION = documented(200, VersionWithEditsAnswer, "The document as it was, and the edits that made it.", 404, *_REFUSED)
+RESTORE = documented(
+    200, OneVersionAnswer, "A new version with that content (reason `restore`).", 400, 404, 409, 415, *_REFUSED
+)
+NOTES = documented(200, NotesByDayAnswer, "Notes day by day, newest first.", *_REFUSED)
+SEARCH = documented(200, RecalledAnswer, "The notes found, best first.", *_REFUSED)
 DELETE_NOTE = documented(204, None, "Deleted: gone from the listing, context, recall and search.", 404, *_REFUSED)
 
 

@@ -19,7 +19,7 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 from agent_memory.basics.errors import InvalidInput
 from agent_memory.bootstrap import services
 from agent_memory.domain.scope import Scope
-from agent_memory.domain.shapes import Export, Injections, MemoryContext, Receipt, Usage
+from agent_memory.domain.shapes import ExportAnswer, InjectionsAnswer, MemoryContextAnswer, ReceiptAnswer, UsageAnswer
 from agent_memory.edges.http import answer
 from agent_memory.edges.requests.declared import reads
 from agent_memory.edges.requests.reading import ID_PATTERN
@@ -36,11 +36,13 @@ Author = Annotated[str, Query(pattern="^me$", description="Only `me`: the notes 
 Json = Response[dict[str, Any]]
 
 _REFUSED = (401, 403, 422, 500, 503)
-EXPORT = documented(200, Export, "One page of the export, oldest first.", *_REFUSED)
-ERASE = documented(200, Receipt, "Erased (or finished an interrupted erase): the receipt.", *_REFUSED)
-INJECTIONS = documented(200, Injections, "What `/v1/context` showed, newest first.", *_REFUSED)
-USAGE = documented(200, Usage, "Usage against the quotas.", *_REFUSED)
-SEES = documented(200, MemoryContext, "What `/v1/context` answers for a turn now; no turn is recorded.", *_REFUSED)
+EXPORT = documented(200, ExportAnswer, "One page of the export, oldest first.", *_REFUSED)
+ERASE = documented(200, ReceiptAnswer, "Erased (or finished an interrupted erase): the receipt.", *_REFUSED)
+INJECTIONS = documented(200, InjectionsAnswer, "What `/v1/context` showed, newest first.", *_REFUSED)
+USAGE = documented(200, UsageAnswer, "Usage against the quotas.", *_REFUSED)
+SEES = documented(
+    200, MemoryContextAnswer, "What `/v1/context` answers for a turn now; no turn is recorded.", *_REFUSED
+)
 
 
 @scoped.get("/v1/memory/personal/context", "/v1/memory/workspaces/<workspace_id>/context", SEES)

@@ -23,7 +23,7 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 from agent_memory.basics.observability import logger
 from agent_memory.bootstrap import services
 from agent_memory.domain.scope import Scope, ScopeKind
-from agent_memory.domain.shapes import Export, Imported, Receipt, Usage
+from agent_memory.domain.shapes import ExportAnswer, ImportedAnswer, ReceiptAnswer, UsageAnswer
 from agent_memory.edges.http import answer
 from agent_memory.edges.requests.declared import json_of, reads
 from agent_memory.edges.requests.imports import IMPORT_BODY, NotesImport, parse_import
@@ -48,11 +48,11 @@ def _answers(status: int, model: type[Any], description: str, *body_refusals: in
     return answers
 
 
-EXPORT = _answers(200, Export, "One page of the export, oldest first; follow `next_cursor`.")
-ERASE = _answers(200, Receipt, "Erased (or finished an interrupted erase): the receipt; a repeat counts zeros.")
-USAGE = _answers(200, Usage, "Usage against the quotas.")
+EXPORT = _answers(200, ExportAnswer, "One page of the export, oldest first; follow `next_cursor`.")
+ERASE = _answers(200, ReceiptAnswer, "Erased (or finished an interrupted erase): the receipt; a repeat counts zeros.")
+USAGE = _answers(200, UsageAnswer, "Usage against the quotas.")
 IMPORT = _answers(
-    200, Imported, "The import's receipt; the same `import_id` again answers it and writes nothing.", 400, 415
+    200, ImportedAnswer, "The import's receipt; the same `import_id` again answers it and writes nothing.", 400, 415
 )
 IMPORT[503] = {
     **IMPORT[503],

@@ -17,7 +17,7 @@ from agent_memory.bootstrap import services
 from agent_memory.domain.commands import DocumentWrite
 from agent_memory.domain.document import Author
 from agent_memory.domain.notes import Origin
-from agent_memory.domain.shapes import Answer, Recalled, Remembered, SavedDocument
+from agent_memory.domain.shapes import Answer, RecalledAnswer, RememberedAnswer, SavedDocumentAnswer
 from agent_memory.edges.http import answer, idempotent, replied
 from agent_memory.edges.requests.chat import (
     TOOL_BODY,
@@ -31,7 +31,7 @@ from agent_memory.edges.requests.chat import (
 )
 from agent_memory.edges.requests.declared import Handler, json_of, reads
 from agent_memory.edges.requests.reading import StrictModel
-from agent_memory.edges.responses import Health, ToolDefinition, Tools, documented
+from agent_memory.edges.responses import HealthAnswer, ToolDefinitionAnswer, ToolsAnswer, documented
 from agent_memory.edges.tool_catalog import tool_definitions
 from agent_memory.storage.idempotency_records import Reply
 
@@ -39,9 +39,11 @@ router = APIGatewayHttpRouter()
 
 # What each tool's route answers, as docs/openapi.json documents it.
 _ANSWERS = {
-    "/v1/tools/remember": documented(201, Remembered, "The note as written.", 400, 403, 415, 422, 429, 500, 503),
-    "/v1/tools/update_memory": documented(200, SavedDocument, "The new version.", 400, 403, 409, 415, 422, 500, 503),
-    "/v1/tools/recall": documented(200, Recalled, "The notes found, best first.", 400, 403, 415, 422, 500, 503),
+    "/v1/tools/remember": documented(201, RememberedAnswer, "The note as written.", 400, 403, 415, 422, 429, 500, 503),
+    "/v1/tools/update_memory": documented(
+        200, SavedDocumentAnswer, "The new version.", 400, 403, 409, 415, 422, 500, 503
+    ),
+    "/v1/tools/recall": documented(200, RecalledAnswer, "The notes found, best first.", 400, 403, 415, 422, 500, 503),
 }
 
 
@@ -91,14 +93,14 @@ def recall() -> Response[dict[str, Any]]:
 @router.get(
     "/v1/tools",
     summary="The tools, with JSON Schemas of their arguments",
-    responses=documented(200, Tools, "The three tools, ready to hand to a model.", 500),
+    responses=documented(200, ToolsAnswer, "The three tools, ready to hand to a model.", 500),
 )
 @reads(None)
 def list_tools() -> Response[dict[str, Any]]:
-    return answer(200, Tools(tools=[ToolDefinition(**tool) for tool in tool_definitions()]))
+    return answer(200, ToolsAnswer(tools=[ToolDefinitionAnswer(**tool) for tool in tool_definitions()]))
 
 
-@router.get("/v1/health", summary="Health check (open)", responses=documented(200, Health, "The API is up."))
+@router.get("/v1/health", summary="Health check (open)", responses=documented(200, HealthAnswer, "The API is up."))
 @reads(None)
 def health() -> Response[dict[str, Any]]:
-    return answer(200, Health(status="ok"))
+    return answer(200, HealthAnswer(status="ok"))
