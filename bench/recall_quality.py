@@ -179,12 +179,12 @@ class _NodeOrder:
         self._index = index
 
     def keyword(self, *args: Any, **kwargs: Any) -> Any:
-        from agent_memory.search.index_queries import Candidates
+        from agent_memory.providers.index_queries import Candidates
 
         return Candidates(self._index.keyword(*args, **kwargs).hits)
 
     def hybrid(self, *args: Any, **kwargs: Any) -> Any:
-        from agent_memory.search.index_queries import Candidates
+        from agent_memory.providers.index_queries import Candidates
 
         keyword, semantic = self._index.hybrid(*args, **kwargs)
         return Candidates(keyword.hits), semantic
@@ -225,9 +225,9 @@ def _on_node(devset: DevSet, items: list[dict[str, Any]], vectors: dict[str, Any
     become the ``node-bm25`` and ``node-hybrid`` modes (the fusion is recall's), and recall's whole ranking
     over the node the ``full-node-*`` modes (``_full_paths``). No Java: left out."""
     from agent_memory.domain.notes import Note, Origin
+    from agent_memory.providers.notes_index import NotesIndex, make_opensearch_client
     from agent_memory.search.bm25 import query_terms, words
     from agent_memory.search.fusion import query_coverage
-    from agent_memory.search.notes_index import NotesIndex, make_opensearch_client
     from agent_memory.search.vectors import model_tag
     from local.opensearch import NodeUnavailable, throwaway_node
     from tests.support.calls import free_port

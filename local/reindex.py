@@ -2,7 +2,7 @@
 
     python -m local.reindex --scope user#u-1 [--scope ws#w-1 ...]          # reindex these scopes
     python -m local.reindex --scope user#u-1 [--scope ws#w-1 ...] --check  # compare counts; exit 1 on drift
-    python -m local.reindex --move-alias [--scope ...]    # move the alias to notes-v<N> (search.index_move)
+    python -m local.reindex --move-alias [--scope ...]    # move the alias to notes-v<N> (providers.index_move)
 
 Without ``OPENSEARCH_ENDPOINT`` but with ``MEMORY_EMBEDDING_MODEL`` (recall without OpenSearch, docs/api.md §6),
 the same command fills in the vectors that notes lack in the table (``--check``: counts them; exit 1 if any).
@@ -29,8 +29,8 @@ from collections.abc import Sequence
 from agent_memory.basics.settings import get_settings
 from agent_memory.domain.scope import Scope
 from agent_memory.providers.embedding import EmbeddingModel, embedding_model_from_settings
+from agent_memory.providers.notes_index import NotesIndex, make_opensearch_client
 from agent_memory.recall.reindex import Reindexer, VectorFill
-from agent_memory.search.notes_index import NotesIndex, make_opensearch_client
 from agent_memory.search.vectors import model_tag
 from agent_memory.storage.client import make_dynamodb_client
 from agent_memory.storage.note_store import NoteStore
@@ -82,7 +82,7 @@ def main(
             replicas=settings.opensearch_replicas,
         )
     if arguments.move_alias:
-        from agent_memory.search.index_move import move_alias
+        from agent_memory.providers.index_move import move_alias
 
         moved = move_alias(index.client, alias=index.alias)
         print(f"{index.alias}\t{moved.previous} -> {moved.current}\tcopied={moved.copied}\tcaught_up={moved.caught_up}")

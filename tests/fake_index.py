@@ -11,10 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from agent_memory.domain.notes import Note
-from agent_memory.search.bm25 import Collection
-from agent_memory.search.dates import Days
-from agent_memory.search.index_queries import Candidates
-from agent_memory.search.notes_index import (
+from agent_memory.providers.index_queries import Candidates
+from agent_memory.providers.notes_index import (
     BulkOutcome,
     IndexAction,
     IndexHit,
@@ -23,6 +21,8 @@ from agent_memory.search.notes_index import (
     Upsert,
     document_id,
 )
+from agent_memory.search.bm25 import Collection
+from agent_memory.search.dates import Days
 
 
 def _fields(scope_key: str, note: Note) -> dict[str, object]:

@@ -10,7 +10,7 @@ import pytest
 from agent_memory import bootstrap
 from agent_memory.domain.notes import Origin
 from agent_memory.domain.scope import Scope
-from agent_memory.search.notes_index import document_id
+from agent_memory.providers.notes_index import document_id
 from local.token import mint
 from tests.fake_index import FakeNotesIndex
 from tests.fakes import FakeChatModel

@@ -10,7 +10,7 @@ import pytest
 
 from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
-from agent_memory.search.notes_index import document_id
+from agent_memory.providers.notes_index import document_id
 from local.lambda_context import LambdaContext
 from local.template import load_handler
 from local.token import mint

@@ -8,8 +8,8 @@ from opensearchpy.exceptions import ConnectionTimeout
 
 from agent_memory import bootstrap
 from agent_memory.basics.errors import EmbeddingUnavailable
+from agent_memory.providers.notes_index import IndexHit
 from agent_memory.recall.index_path import RESCORE_POOL
-from agent_memory.search.notes_index import IndexHit
 from tests.fake_embeddings import FakeEmbeddingModel
 from tests.fake_index import FakeNotesIndex
 from tests.support.scopes import private

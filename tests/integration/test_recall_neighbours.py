@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from agent_memory import bootstrap
-from agent_memory.search.notes_index import IndexHit
+from agent_memory.providers.notes_index import IndexHit
 from agent_memory.storage.note_items import NoteText
 from agent_memory.storage.note_store import NoteStore
 from tests.fake_index import FakeNotesIndex

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from agent_memory import bootstrap
+from agent_memory.providers.notes_index import IndexHit
 from agent_memory.search.dates import Days
-from agent_memory.search.notes_index import IndexHit
 from tests.fake_index import FakeNotesIndex
 from tests.support.scopes import private
 

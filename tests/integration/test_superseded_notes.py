@@ -11,7 +11,7 @@ import pytest
 from agent_memory import bootstrap
 from agent_memory.domain.notes import Origin, parse_note_id
 from agent_memory.domain.scope import Scope
-from agent_memory.search.notes_index import IndexHit
+from agent_memory.providers.notes_index import IndexHit
 from agent_memory.storage.note_items import superseded_items
 from tests.fake_index import FakeNotesIndex
 from tests.fakes import FakeChatModel

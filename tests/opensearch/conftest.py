@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from agent_memory.search.notes_index import NotesIndex, make_opensearch_client
+from agent_memory.providers.notes_index import NotesIndex, make_opensearch_client
 from tests.support.calls import free_port
 from tests.support.opensearch import START_TIMEOUT_S, unavailable
 

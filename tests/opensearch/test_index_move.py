@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from agent_memory.search.index_move import copy_documents, move_alias
-from agent_memory.search.notes_index import INDEX_VERSION, MAPPING, NotesIndex, document_id
+from agent_memory.providers.index_move import copy_documents, move_alias
+from agent_memory.providers.notes_index import INDEX_VERSION, MAPPING, NotesIndex, document_id
 from local import reindex
 
 VECTOR = [0.0] * 1023 + [1.0]

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from agent_memory.search.notes_index import IndexMappingMismatch, NotesIndex
+from agent_memory.providers.notes_index import IndexMappingMismatch, NotesIndex
 from tests.support.startup import ROOT, environment_with
 
 
@@ -63,7 +63,7 @@ def test_a_function_whose_dimensions_differ_from_the_index_fails_its_initialisat
 
     assert refused.returncode != 0
     assert refused.stderr.strip().splitlines()[-1] == (
-        "agent_memory.search.notes_index.IndexMappingMismatch: index notes-v3 holds vectors of 512 dimensions"
+        "agent_memory.providers.notes_index.IndexMappingMismatch: index notes-v3 holds vectors of 512 dimensions"
         " but MEMORY_EMBEDDING_DIMENSIONS is 1024: set it to 512, or reindex into a new index version"
     )
     assert started.returncode == 0, started.stderr

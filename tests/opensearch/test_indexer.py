@@ -10,7 +10,7 @@ import pytest
 
 from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
-from agent_memory.search.notes_index import document_id
+from agent_memory.providers.notes_index import document_id
 from agent_memory.storage.note_store import NoteStore
 from local.stream_mapping import LocalStreamMapping
 from local.template import load_handler
@@ -102,7 +102,7 @@ def test_the_consolidated_flag_reaches_the_index(call, aws, index_stream, opense
 def test_the_indexer_creates_the_index_behind_its_alias_before_the_first_write(
     call, aws, opensearch_client, monkeypatch, lambda_context
 ):
-    from agent_memory.search.notes_index import NotesIndex
+    from agent_memory.providers.notes_index import NotesIndex
 
     alias = "notes-indexer-ensures"
     bootstrap.provide(notes_index=NotesIndex(opensearch_client, alias=alias))

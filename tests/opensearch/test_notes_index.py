@@ -6,7 +6,7 @@ import pytest
 
 from agent_memory import bootstrap
 from agent_memory.domain.notes import Note, Origin
-from agent_memory.search.notes_index import (
+from agent_memory.providers.notes_index import (
     MAPPING,
     BulkOutcome,
     IndexMappingMismatch,

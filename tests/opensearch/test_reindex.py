@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from agent_memory.domain.notes import Note, Origin
-from agent_memory.search.notes_index import document_id
+from agent_memory.providers.notes_index import document_id
 from local import reindex
 from tests.fake_embeddings import FakeEmbeddingModel, fake_vector
 from tests.support.scopes import private, shared, stored

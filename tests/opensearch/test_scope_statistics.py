@@ -1,5 +1,5 @@
 """On a real node: BM25's statistics are the shard's, and recall's index path ranks with the scope's own
-(``search.index_queries``, ``recall.index_path``), which no other scope's notes enter."""
+(``providers.index_queries``, ``recall.index_path``), which no other scope's notes enter."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The index's requests for time in the question and for relevance feedback, on a real node (search.notes_index)."""
+"""The index's requests for time in the question and for relevance feedback, on a real node (providers.notes_index)."""
 
 from __future__ import annotations
 

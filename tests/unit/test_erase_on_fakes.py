@@ -20,7 +20,7 @@ from agent_memory.domain.notes import Origin
 from agent_memory.domain.scope import Scope
 from agent_memory.memory.flush import FlushService
 from agent_memory.people.control import EXPORT_FORMAT, People
-from agent_memory.search.notes_index import document_id
+from agent_memory.providers.notes_index import document_id
 from agent_memory.storage.keys import DOC_HEAD, DUE_SK, NOTE_PREFIX, VERSION_PREFIX
 from agent_memory.storage.usage_store import Quota, version_change
 from tests.fake_index import FakeNotesIndex

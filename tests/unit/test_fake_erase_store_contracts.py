@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from agent_memory.people.ports import Counters, IndexToClear, LeftBehind, LoadedNotes, ScopePartition, VersionedDocument
-from agent_memory.search.notes_index import NotesIndex
+from agent_memory.providers.notes_index import NotesIndex
 from agent_memory.storage.document_store import DocumentStore
 from agent_memory.storage.note_store import NoteStore
 from agent_memory.storage.scope_items import ScopeItems

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from agent_memory.providers.index_queries import KNN_CANDIDATES, Candidates, IndexHit, bm25, candidates, knn, scope_size
 from agent_memory.search.bm25 import Collection
-from agent_memory.search.index_queries import KNN_CANDIDATES, Candidates, IndexHit, bm25, candidates, knn, scope_size
 
 SCOPE = "user#u-1"
 

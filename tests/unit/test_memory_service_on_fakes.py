@@ -24,7 +24,8 @@ from agent_memory.domain.document import Author
 from agent_memory.domain.notes import Origin
 from agent_memory.domain.scope import Scope
 from agent_memory.memory import service as service_module
-from agent_memory.search.vectors import NoteVectorWriter, model_tag
+from agent_memory.providers.embedding import NoteVectorWriter
+from agent_memory.search.vectors import model_tag
 from agent_memory.storage.keys import DUE_SK, day_sk
 from agent_memory.storage.usage_store import Quota
 from tests.fake_embeddings import FakeEmbeddingModel

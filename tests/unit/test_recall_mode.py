@@ -13,9 +13,9 @@ from botocore.stub import Stubber
 from agent_memory.basics.errors import EmbeddingUnavailable
 from agent_memory.domain.notes import Note, Origin
 from agent_memory.domain.scope import Scope
+from agent_memory.providers.notes_index import IndexHit
 from agent_memory.recall.index_path import RESCORE_POOL
 from agent_memory.recall.service import RecallService
-from agent_memory.search.notes_index import IndexHit
 from agent_memory.storage.keys import note_sk
 from agent_memory.storage.note_items import note_item
 from agent_memory.storage.note_store import NoteStore

@@ -40,9 +40,9 @@ if TYPE_CHECKING:  # imported where used: a deployment without an index (or the 
     from agent_memory.people.control import People
     from agent_memory.people.injections import TurnRecord
     from agent_memory.providers.embedding import EmbeddingModel
+    from agent_memory.providers.notes_index import NotesIndex
     from agent_memory.providers.rerank import Reranker
     from agent_memory.recall.indexer import NotesIndexer
-    from agent_memory.search.notes_index import NotesIndex
     from agent_memory.storage.idempotency_records import IdempotencyStore
     from agent_memory.storage.injection_records import InjectionRecorder
     from agent_memory.storage.vector_index import NoteVectorIndex
@@ -369,7 +369,7 @@ class Services:
         tag, embedder = self.table_vector_tag(), self.embedding_model
         if tag is None or embedder is None:
             return None
-        from agent_memory.search.vectors import NoteVectorWriter
+        from agent_memory.providers.embedding import NoteVectorWriter
 
         return NoteVectorWriter(embedder, tag=tag, timeout_s=min(timeout_s, self.settings.embedding_timeout_s))
 
@@ -386,7 +386,7 @@ class Services:
         settings = self.settings
         if settings.opensearch_endpoint is None:
             return None
-        from agent_memory.search.notes_index import NotesIndex, make_opensearch_client
+        from agent_memory.providers.notes_index import NotesIndex, make_opensearch_client
 
         return NotesIndex(
             make_opensearch_client(settings.opensearch_endpoint, timeout_s=settings.opensearch_timeout_s),

@@ -70,7 +70,7 @@ def note_change(record: DynamoDBRecord) -> NoteChange | None:
     return NoteChange(sequence, scope_key, note.id, note, same_text=same_text, unchanged=unchanged)
 
 
-# What the notes index holds of a note besides its text (search.notes_index): a MODIFY that changes none of
+# What the notes index holds of a note besides its text (providers.notes_index): a MODIFY that changes none of
 # these (the table's own vector or write id) asks nothing of the index.
 _INDEXED_ATTRIBUTES = ("day", "position", "created_at", "consolidated")
 

@@ -223,7 +223,7 @@ class People:
         """Best effort: the stream indexer removes them too; ``make reindex CHECK=1`` sees any left."""
         if self.index is None or not note_ids:
             return
-        from agent_memory.search.notes_index import Remove
+        from agent_memory.providers.notes_index import Remove
 
         try:
             self.index.bulk([Remove(scope.key, one) for one in note_ids])
@@ -234,7 +234,7 @@ class People:
         """Every document of the scope removed, then the index checked empty for it (the drift check's count)."""
         if self.index is None:
             return
-        from agent_memory.search.notes_index import Remove
+        from agent_memory.providers.notes_index import Remove
 
         try:
             left = self.index.note_ids(scope.key)

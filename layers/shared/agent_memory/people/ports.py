@@ -20,7 +20,7 @@ from agent_memory.domain.text_pipeline import StoredText
 from agent_memory.storage.stale_records import Stale
 
 if TYPE_CHECKING:
-    from agent_memory.search.notes_index import BulkOutcome, IndexAction
+    from agent_memory.providers.notes_index import BulkOutcome, IndexAction
 
 
 class ScopePartition(Protocol):
@@ -96,7 +96,7 @@ class LeftBehind(Protocol):
 
 
 class IndexToClear(Protocol):
-    """The notes index as an erase clears it (``search.notes_index.NotesIndex``)."""
+    """The notes index as an erase clears it (``providers.notes_index.NotesIndex``)."""
 
     def note_ids(self, scope_key: str) -> set[str]: ...
 

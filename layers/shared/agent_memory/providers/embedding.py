@@ -14,7 +14,8 @@ error, never a vector written or searched with. ``local:minilm`` (all-MiniLM-L6-
 ``providers.minilm``; opt-in) pads its 384 numbers with zeros to the setting.
 Every call is bounded by the timeout given at construction. Callers degrade on ``EmbeddingUnavailable``
 (recall answers with BM25, the indexer writes the note without its vector): embeddings improve recall,
-they never decide whether it works.
+they never decide whether it works. A note's vector on the write path is one bounded call
+(``NoteVectorWriter``), stored as ``search.vectors`` encodes it.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import Any, Protocol
 from agent_memory.basics.errors import EmbeddingUnavailable
 from agent_memory.basics.settings import Settings
 from agent_memory.providers.clients import RemoteModel, provider_from_spec
+from agent_memory.search.vectors import encode
 
 EMBEDDING_DIMENSION = 1024  # Titan Text Embeddings v2's default; an OpenAI-compatible model is asked for it too
 BEDROCK_CONCURRENCY = 8
@@ -115,3 +117,29 @@ def embedding_model_from_settings(settings: Settings, *, timeout_s: float) -> Em
         "openai": partial(OpenAIEmbeddingModel, dimensions=settings.embedding_dimensions),
     }
     return provider_from_spec(settings.embedding_model, settings, makers, timeout_s=timeout_s, connect_timeout_s=2)
+
+
+class NoteVectorWriter:
+    """The write path's vectors: a note text's stored vector, or None (no vector is better than no note).
+
+    Bounded by ``timeout_s`` whatever the provider's own bounds (``deadline.within``); a failure or a
+    timeout writes the note without its vector, counted as ``NoteVectorFailed``: BM25 finds it at once,
+    and the vector fill (``make reindex``) adds the vector later.
+    """
+
+    def __init__(self, embedder: EmbeddingModel, *, tag: int, timeout_s: float) -> None:
+        self._embedder = embedder
+        self._tag = tag
+        self._timeout_s = timeout_s
+
+    def __call__(self, text: str) -> bytes | None:
+        from agent_memory.basics.deadline import DeadlineExceeded, within
+        from agent_memory.basics.observability import logger, metrics
+
+        try:
+            [vector] = within(self._timeout_s, lambda: self._embedder.embed([text]), name="note-vector")
+            return encode(vector, tag=self._tag)
+        except (EmbeddingUnavailable, DeadlineExceeded, ValueError) as error:
+            logger.warning("embedding a note failed; it is written without its vector", extra={"why": str(error)})
+            metrics.add_metric(name="NoteVectorFailed", unit="Count", value=1)
+            return None

@@ -7,7 +7,7 @@ as it does whenever the index is down (the indexer checks again before its first
 from __future__ import annotations
 
 from agent_memory.basics.observability import logger
-from agent_memory.search.notes_index import IndexMappingMismatch, NotesIndex
+from agent_memory.providers.notes_index import IndexMappingMismatch, NotesIndex
 
 
 def require_matching_index(index: NotesIndex | None) -> None:

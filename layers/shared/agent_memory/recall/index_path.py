@@ -4,7 +4,7 @@
 ``bench/recall_quality.py --node`` calls it over a real node, so that the bench measures what a
 deployment with OpenSearch answers, not the node's halves alone. It asks the index for the scope's
 BM25 ranking and, with a query vector, its nearest neighbours (one ``_msearch``); BM25's candidates are
-scored again with the scope's own statistics, which the same request counts (``search.index_queries``:
+scored again with the scope's own statistics, which the same request counts (``providers.index_queries``:
 the node's are its shard's, every scope routed there), so that they rank as on the table. Then one more BM25
 search with the feedback terms (``search.expansion``) and one for the days the question names
 (``search.dates``), each only when its step is on and has something to ask; then the steps of
@@ -30,8 +30,8 @@ from agent_memory.search.fusion import weighted_fusion
 from agent_memory.storage.note_items import NoteText
 
 if TYPE_CHECKING:  # given, never built here: its module loads only where an index is configured
-    from agent_memory.search.index_queries import IndexHit
-    from agent_memory.search.notes_index import NotesIndex
+    from agent_memory.providers.index_queries import IndexHit
+    from agent_memory.providers.notes_index import NotesIndex
 
 Place = tuple[str, int]  # a note's (day, position)
 # The node's BM25 candidates scored again with the scope's statistics: measured on the dev set, its first 50
@@ -133,7 +133,7 @@ def _own(scope_key: str, hits: list[IndexHit]) -> list[IndexHit]:
 def _rescored(
     hits: list[IndexHit], terms: list[str], expansion: dict[str, float], collection: Collection | None
 ) -> list[IndexHit]:
-    """The hits scored again by BM25 with the scope's statistics (``collection``; see ``search.index_queries``),
+    """The hits scored again by BM25 with the scope's statistics (``collection``; see ``providers.index_queries``),
     their term frequencies and lengths from their texts as ``search.analysis`` makes them, best first, ties
     newest first as on the table's path. Without statistics, the node's own order (``rank_index`` logs and
     counts it once per recall)."""

@@ -39,14 +39,14 @@ from agent_memory.basics.errors import EmbeddingUnavailable
 from agent_memory.basics.observability import logger, metrics
 from agent_memory.domain.commands import NoteChange
 from agent_memory.providers.embedding import EmbeddingModel
-from agent_memory.search.notes_index import IndexAction, NotesIndex, Remove, UpdateKeepingVector, Upsert
+from agent_memory.providers.notes_index import IndexAction, NotesIndex, Remove, UpdateKeepingVector, Upsert
 
 # Kept back from the function's remaining time for the bulk write after the embeddings: the index
 # client's own bound (MEMORY_OPENSEARCH_TIMEOUT_S, 10 s in AWS) and a margin.
 BULK_RESERVE_S = 15.0
 
 
-# The attributes of a note's item that its index document holds (search.notes_index._document), text apart.
+# The attributes of a note's item that its index document holds (providers.notes_index._document), text apart.
 class IndexBatch:
     """One invocation's records: staged by ``add``, then written by ``write``."""
 

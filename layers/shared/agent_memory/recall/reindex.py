@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from agent_memory.domain.notes import Note, parse_note_id
 from agent_memory.domain.scope import Scope
 from agent_memory.providers.embedding import EmbeddingModel
-from agent_memory.search.notes_index import NotesIndex
+from agent_memory.providers.notes_index import NotesIndex
 from agent_memory.search.vectors import decode, encode
 from agent_memory.storage.note_items import NoteText
 from agent_memory.storage.note_store import NoteStore

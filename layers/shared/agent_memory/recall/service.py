@@ -44,7 +44,7 @@ The **index** path (OpenSearch, when ``OPENSEARCH_ENDPOINT`` is set) searches ev
 - without one, or when embedding the query fails (timeout, error, a vector of the wrong size), BM25
   alone answers, and ``mode`` is ``keyword``.
 BM25's candidates are scored again with the scope's own statistics, which the same ``_msearch`` counts
-(``recall.index_path``, ``search.index_queries``): the node's are its shard's, every scope routed there.
+(``recall.index_path``, ``providers.index_queries``): the node's are its shard's, every scope routed there.
 Each part degrades to the one below it, never to an error: no vector, BM25 in the index; no index (down,
 slow, refusing), the table's path. Scores are the fused scores (0..1) in ``hybrid`` and ``semantic``
 mode, BM25 scores in ``keyword`` mode, then raised for the days the query names and lowered by diversity
@@ -90,8 +90,8 @@ from agent_memory.storage.note_store import NoteStore
 
 if TYPE_CHECKING:  # given, never built here: their modules load only where an index is configured
     from agent_memory.providers.embedding import EmbeddingModel
+    from agent_memory.providers.notes_index import NotesIndex
     from agent_memory.providers.rerank import RerankStage
-    from agent_memory.search.notes_index import NotesIndex
     from agent_memory.storage.vector_index import NoteVectorIndex
 
 # The keyword fallback reads at most this many of the scope's newest notes (see the module docstring).

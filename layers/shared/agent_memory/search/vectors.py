@@ -28,10 +28,6 @@ import math
 import struct
 import zlib
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from agent_memory.providers.embedding import EmbeddingModel
 
 VERSION = 1
 _HEADER = struct.Struct("<BIf")
@@ -141,30 +137,3 @@ def cosines_with(
         if other is not None:
             found[ident] = query.cosine(other)
     return found
-
-
-class NoteVectorWriter:
-    """The write path's vectors: a note text's stored vector, or None (no vector is better than no note).
-
-    Bounded by ``timeout_s`` whatever the provider's own bounds (``deadline.within``); a failure or a
-    timeout writes the note without its vector, counted as ``NoteVectorFailed``: BM25 finds it at once,
-    and the vector fill (``make reindex``) adds the vector later.
-    """
-
-    def __init__(self, embedder: EmbeddingModel, *, tag: int, timeout_s: float) -> None:
-        self._embedder = embedder
-        self._tag = tag
-        self._timeout_s = timeout_s
-
-    def __call__(self, text: str) -> bytes | None:
-        from agent_memory.basics.deadline import DeadlineExceeded, within
-        from agent_memory.basics.errors import EmbeddingUnavailable
-        from agent_memory.basics.observability import logger, metrics
-
-        try:
-            [vector] = within(self._timeout_s, lambda: self._embedder.embed([text]), name="note-vector")
-            return encode(vector, tag=self._tag)
-        except (EmbeddingUnavailable, DeadlineExceeded, ValueError) as error:
-            logger.warning("embedding a note failed; it is written without its vector", extra={"why": str(error)})
-            metrics.add_metric(name="NoteVectorFailed", unit="Count", value=1)
-            return None

@@ -10,7 +10,7 @@
 - **Filtered by scope, and checked again.** Every search has a ``term`` filter on ``scope``; every hit's
   ``scope`` is returned so that the caller can check it once more (fail closed).
 - **The scope's statistics with every keyword search.** The node's BM25 uses its shard's statistics (every
-  scope routed there); the search bodies (``search.index_queries``) also count, within the scope, its notes
+  scope routed there); the search bodies (``providers.index_queries``) also count, within the scope, its notes
   and the notes holding each query term, so that recall scores the candidates with the scope's own.
 - **Embeddings**: ``knn_vector`` with HNSW on the **Lucene** engine, cosine: pure Java, so it runs on the
   k-NN plugin from Maven Central (which lacks the native faiss/nmslib libraries) and on Amazon
@@ -29,10 +29,10 @@ from urllib.parse import urlsplit
 
 from agent_memory.domain.notes import Note
 from agent_memory.providers.embedding import EMBEDDING_DIMENSION
+from agent_memory.providers.index_queries import Candidates, IndexHit, bm25, candidates, hits, in_scope, knn, on_days
+from agent_memory.providers.index_queries import scope_size as scope_size_body
 from agent_memory.search.analysis import ANALYZER, INDEX_ANALYSIS
 from agent_memory.search.dates import Days
-from agent_memory.search.index_queries import Candidates, IndexHit, bm25, candidates, hits, in_scope, knn, on_days
-from agent_memory.search.index_queries import scope_size as scope_size_body
 
 ALIAS = "notes"
 # 2: ``text`` is analysed like the table's BM25 (search.analysis: stop words, Porter2 stems).
@@ -200,7 +200,7 @@ class NotesIndex:
 
     @property
     def client(self) -> Any:
-        """The opensearch-py client (``search.index_move`` moves the alias with it)."""
+        """The opensearch-py client (``providers.index_move`` moves the alias with it)."""
         return self._client
 
     def ensure(self) -> None:
@@ -301,7 +301,7 @@ class NotesIndex:
         self, scope_key: str, query: str, *, k: int, expansion: Mapping[str, float] | None = None
     ) -> Candidates:
         """BM25 on ``text``, any of the query's words (and ``expansion``'s terms, weighted), within the scope
-        (filter and routing), best first; with the scope's statistics for those terms (``search.index_queries``),
+        (filter and routing), best first; with the scope's statistics for those terms (``providers.index_queries``),
         in one ``_msearch``."""
         header = {"index": self._alias, "routing": scope_key}
         body = [header, bm25(scope_key, query, k, expansion), header, scope_size_body(scope_key)]

@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from agent_memory.search.notes_index import ALIAS, INDEX_VERSION, MAPPING, SETTINGS
+from agent_memory.providers.notes_index import ALIAS, INDEX_VERSION, MAPPING, SETTINGS
 
 PAGE = 500
 

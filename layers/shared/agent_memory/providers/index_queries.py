@@ -1,4 +1,4 @@
-"""The notes index's search bodies and how their answers are read (``search.notes_index`` sends them).
+"""The notes index's search bodies and how their answers are read (``providers.notes_index`` sends them).
 
 Every body filters on the scope (``term`` on ``scope``), and every hit returns its stored ``scope`` so
 that the caller can check it once more (fail closed).
