@@ -131,8 +131,8 @@ class FlushService:
             return self._duplicate(scope, earlier)
         created, text = utc_now(), None  # what the note's write was given, for an answer its lost reply never gave
         try:
-            answer = self._summary(list(command.messages), deadline)
-            cleaned = prepare(answer.text, "flush", FLUSH_NOTE, extra=self.redact_extra)  # the summary's text
+            summary, model_free = self._summary(list(command.messages), deadline)
+            cleaned = prepare(summary, "flush", FLUSH_NOTE, extra=self.redact_extra)  # the summary's text
             if time.monotonic() + WRITE_RESERVE_S / 2 > deadline:  # the write needs about 0.3 s at worst
                 raise FlushFailed("the 5-second budget ran out before the note could be written")
             created, text = utc_now(), cleaned.text
@@ -164,15 +164,16 @@ class FlushService:
         )
         if cleaned.redacted:
             logger.warning("the flush model's note held secrets, redacted", extra={"redacted": cleaned.redacted})
-        return self._answer("written", note=note, model_free=answer.model_free)
+        return self._answer("written", note=note, model_free=model_free)
 
-    def _summary(self, messages: list[tuple[str, str]], deadline: float) -> Answer:
-        """The note's text: the chat model's, or without one the messages' own sentences (``extractive``)."""
+    def _summary(self, messages: list[tuple[str, str]], deadline: float) -> tuple[str, bool]:
+        """The note's text and whether no model wrote it: the chat model's summary, or without one (``extractive``)
+        the messages' own sentences, the flush's model-free branch (``memory.summary``)."""
         model = self.chat_model()
         if model is None and self.extractive:
             # Redacted before any sentence is chosen or cut: a cut through a secret leaves a piece no detector knows.
             redacted = [(role, redact(content, extra=self.redact_extra).text) for role, content in messages]
-            return Answer(summarise(redacted, max_chars=FLUSH_NOTE_MAX_CHARS), model_free=True)
+            return summarise(redacted, max_chars=FLUSH_NOTE_MAX_CHARS), True
         if model is None:
             raise FlushFailed("no chat model is configured (MEMORY_CHAT_MODEL)")
         timeout = deadline - time.monotonic() - WRITE_RESERVE_S
@@ -184,7 +185,7 @@ class FlushService:
             model_tokens("flush", answer.input_tokens, answer.output_tokens)
             return answer
 
-        return _within(timeout, ask)
+        return _within(timeout, ask).text, False
 
     def _duplicate(self, scope: Scope, marker: FlushMarker) -> dict[str, Any]:
         if marker.status != "written" or marker.note_id is None:

@@ -38,15 +38,12 @@ class Tool:
 @dataclass(frozen=True, slots=True)
 class Answer:
     """A model's answer: its ``text``, the ``arguments`` of its call of the offered tool (None when it answered
-    in text only), and the input and output tokens the provider reported (0 when it reported none).
-    ``model_free`` marks a text no model wrote (the flush's ``local:extractive`` summary), so that the answers
-    built on it can say so."""
+    in text only), and the input and output tokens the provider reported (0 when it reported none)."""
 
     text: str
     arguments: dict[str, Any] | None = None
     input_tokens: int = 0
     output_tokens: int = 0
-    model_free: bool = False
 
 
 class ChatModel(Protocol):
