@@ -13,7 +13,7 @@ from typing import Any
 from agent_memory.basics.settings import get_settings
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import DynamoDB, make_dynamodb_client, query_pages
-from agent_memory.storage.keys import DUE_INDEX_PREFIX, UNCONSOLIDATED_INDEX, unconsolidated_shards
+from agent_memory.storage.keys import DUE_UC_SK_PREFIX, UNCONSOLIDATED_INDEX, unconsolidated_shards
 from agent_memory.storage.note_append import write_with_marker
 from local.environment import local_credentials
 
@@ -29,7 +29,7 @@ def backfill_legacy(client: Any, table: str) -> int:
             "TableName": table,
             "IndexName": UNCONSOLIDATED_INDEX,
             "KeyConditionExpression": "uc_pk = :shard AND uc_sk < :markers",  # instants sort before "due#"
-            "ExpressionAttributeValues": {":shard": {"S": shard}, ":markers": {"S": DUE_INDEX_PREFIX}},
+            "ExpressionAttributeValues": {":shard": {"S": shard}, ":markers": {"S": DUE_UC_SK_PREFIX}},
             "ProjectionExpression": "pk, sk, created_at, #day",
             "ExpressionAttributeNames": {"#day": "day"},
         }

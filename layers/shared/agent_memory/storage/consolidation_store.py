@@ -6,7 +6,8 @@
 - A folded group leaves a pending-marks record (``sk = consolidation#pending``) written in the same
   transaction as the document version. It lists the notes still to mark and the token of the worker that
   wrote it; the next worker on the scope finishes it before it reads anything, so a note is marked even if
-  a worker dies midway, and never folded twice. It also sits in the index (``uc_sk = #pending#<scope>``)
+  a worker dies midway, and never folded twice. It also sits in the ``Unconsolidated`` index
+  (``uc_sk = #pending#<scope>``)
   so that an operator (``pending_marks``) can list what is unfinished.
 - Planners are serialised by a lease (``pk = consolidation, sk = lease``) and each run is one item
   (``pk = consolidation, sk = run#<started_at>#<run_id>``) whose counts the workers move atomically.
@@ -33,8 +34,8 @@ from agent_memory.storage.group_settle import (
 )
 from agent_memory.storage.keys import (
     NOTE_PREFIX,
-    PENDING_INDEX_PREFIX,
     PENDING_SK,
+    PENDING_UC_SK_PREFIX,
     PLANNER_LEASE_SK,
     RUNS_PK,
     UNCONSOLIDATED_INDEX,
@@ -81,7 +82,7 @@ class ConsolidationStore(RunRecords):
         self._client = DynamoDB(client)
         self._table = table_name
 
-    def _query_index(self, shard: str, condition: str, values: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    def _query_unconsolidated(self, shard: str, condition: str, values: dict[str, Any]) -> Iterator[dict[str, Any]]:
         kwargs: dict[str, Any] = {
             "TableName": self._table,
             "IndexName": UNCONSOLIDATED_INDEX,
@@ -96,7 +97,9 @@ class ConsolidationStore(RunRecords):
         """Every group that a run folded but did not finish marking."""
         found = []
         for shard in unconsolidated_shards():
-            for item in self._query_index(shard, "begins_with(uc_sk, :p)", {":p": {"S": PENDING_INDEX_PREFIX}}):
+            for item in self._query_unconsolidated(
+                shard, "begins_with(uc_sk, :p)", {":p": {"S": PENDING_UC_SK_PREFIX}}
+            ):
                 found.append(PendingMarks(Scope.from_key(item["pk"]["S"]), [v["S"] for v in item["note_sks"]["L"]]))
         return found
 
@@ -155,7 +158,8 @@ class ConsolidationStore(RunRecords):
         return True
 
     def mark_consolidated(self, scope: Scope, note_sk: str) -> None:
-        """Flag one note and take it out of the index; a note deleted meanwhile is simply skipped.
+        """Flag one note and take it out of the ``Unconsolidated`` index, where a note written before the due markers
+        existed still sits; a note deleted meanwhile is simply skipped.
 
         Only these two attributes change: the note's text, day and position are never rewritten.
         """

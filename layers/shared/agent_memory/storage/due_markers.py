@@ -28,7 +28,7 @@ a note is never stored without its scope being due, and a retried transaction (i
 count it twice, because the note's conditional put fails with it. A note older than the marker's
 ``oldest`` (or ``floor``) refuses the usual item; the transaction is sent again with an item that sets
 both to the older values, on condition the marker is still as it was seen. A worker advances the marker
-(or takes it out of the index) on condition that ``writes`` did not move since it looked, so a note
+(or takes it out of the ``Unconsolidated`` index) on condition that ``writes`` did not move since it looked, so a note
 written meanwhile is never forgotten.
 """
 
@@ -50,8 +50,8 @@ from agent_memory.storage.client import (
     update_if,
 )
 from agent_memory.storage.keys import (
-    DUE_INDEX_PREFIX,
     DUE_SK,
+    DUE_UC_SK_PREFIX,
     UNCONSOLIDATED_INDEX,
     unconsolidated_shards,
 )
@@ -144,8 +144,8 @@ class DueMarkers:
             "KeyConditionExpression": "uc_pk = :shard AND uc_sk BETWEEN :low AND :high",
             "ExpressionAttributeValues": {
                 ":shard": {"S": shard},
-                ":low": {"S": DUE_INDEX_PREFIX},
-                ":high": {"S": f"{DUE_INDEX_PREFIX}{cutoff}"},  # "due#<cutoff>#..." sorts after it: strictly older
+                ":low": {"S": DUE_UC_SK_PREFIX},
+                ":high": {"S": f"{DUE_UC_SK_PREFIX}{cutoff}"},  # "due#<cutoff>#..." sorts after it: strictly older
             },
             "ProjectionExpression": "pk, oldest, notes",
             "Limit": _PLAN_PAGE,

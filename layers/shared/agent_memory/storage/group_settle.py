@@ -33,7 +33,7 @@ def marker_settled(
     folded: int,
 ) -> dict[str, Any]:
     """The transaction item that ends a claim: the marker moves to the oldest unconsolidated note left
-    (``(created_at, day)``), or leaves the index when none is left; ``last_run`` records the run.
+    (``(created_at, day)``), or leaves the ``Unconsolidated`` index when none is left; ``last_run`` records the run.
     Only if no note was written since ``writes`` was read, the claim is still ours, and this run has
     not settled the scope already (so a run's counts move once per scope)."""
     values: dict[str, Any] = {

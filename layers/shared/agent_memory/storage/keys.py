@@ -45,8 +45,8 @@ PENDING_SK = "consolidation#pending"
 DUE_SK = "consolidation#due"
 UNCONSOLIDATED_INDEX = "Unconsolidated"
 UNCONSOLIDATED_SHARDS = 16
-DUE_INDEX_PREFIX = "due#"  # a due marker's ``uc_sk``: ``due#<oldest>#<scope>``
-PENDING_INDEX_PREFIX = "#pending#"  # a pending-marks record's ``uc_sk``: ``#pending#<scope>``
+DUE_UC_SK_PREFIX = "due#"  # a due marker's ``uc_sk``: ``due#<oldest>#<scope>``
+PENDING_UC_SK_PREFIX = "#pending#"  # a pending-marks record's ``uc_sk``: ``#pending#<scope>``
 RUNS_PK = "consolidation"
 RUN_PREFIX = "run#"
 PLANNER_LEASE_SK = "lease"
@@ -124,13 +124,14 @@ def notes_of_days(first_day: str, last_day: str) -> tuple[str, str]:
 
 
 def unconsolidated_shard(scope_key: str) -> str:
-    """A scope's notes all sit in one shard of the sparse index; 16 shards spread the write load."""
+    """A scope's shard of the sparse ``Unconsolidated`` index (its due marker's ``uc_pk``); 16 shards spread the write
+    load."""
     return _shard(zlib.crc32(scope_key.encode()) % UNCONSOLIDATED_SHARDS)
 
 
 def due_index_sk(oldest: str, scope_key: str) -> str:
     """A due marker's ``uc_sk``: its scope in true-age order of its oldest unconsolidated note."""
-    return f"{DUE_INDEX_PREFIX}{oldest}#{scope_key}"
+    return f"{DUE_UC_SK_PREFIX}{oldest}#{scope_key}"
 
 
 def unconsolidated_shards() -> list[str]:

@@ -119,8 +119,9 @@ def _marker_update(table: str, scope: Scope, update: str, condition: str, values
 
 
 def marker_item(table: str, scope: Scope, *, created_at: str, day: str) -> dict[str, Any]:
-    """The scope's due marker (``storage.due_markers``) counting one more note, in the index from the oldest
-    unconsolidated note on; on condition the note is not older than the marker's ``oldest`` and ``floor``."""
+    """The scope's due marker (``storage.due_markers``) counting one more note, in the ``Unconsolidated`` index from
+    the oldest unconsolidated note on; on condition the note is not older than the marker's ``oldest`` and
+    ``floor``."""
     return _marker_update(
         table,
         scope,

@@ -30,8 +30,8 @@ from agent_memory.domain.scope import Scope
 from agent_memory.storage.keys import (
     DOC_HEAD,
     DUE_SK,
-    PENDING_INDEX_PREFIX,
     PENDING_SK,
+    PENDING_UC_SK_PREFIX,
     parse_note_sk,
     unconsolidated_shard,
     version_sk,
@@ -106,7 +106,7 @@ def head_put(table: str, attributes: dict[str, Any], *, expected_version: int) -
 
 def pending_marks_put(table: str, scope: Scope, fold: Fold) -> dict[str, Any]:
     """The record of which notes the new version folded and are still to mark (``storage.consolidation_store``
-    finishes the marks and a group's settle deletes the record), in the index for operators."""
+    finishes the marks and a group's settle deletes the record), in the ``Unconsolidated`` index for operators."""
     return {
         "Put": {
             "TableName": table,
@@ -117,7 +117,7 @@ def pending_marks_put(table: str, scope: Scope, fold: Fold) -> dict[str, Any]:
                 "run_id": {"S": fold.run_id},
                 "token": {"S": fold.token or fold.run_id},
                 "uc_pk": {"S": unconsolidated_shard(scope.key)},
-                "uc_sk": {"S": f"{PENDING_INDEX_PREFIX}{scope.key}"},
+                "uc_sk": {"S": f"{PENDING_UC_SK_PREFIX}{scope.key}"},
             },
             "ConditionExpression": "attribute_not_exists(sk)",
             "ReturnValuesOnConditionCheckFailure": "ALL_OLD",  # sent again after a lost answer: its own record
