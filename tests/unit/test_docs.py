@@ -1,7 +1,9 @@
-"""The documentation holds together: the contract page keeps CONTRACT.md's numbering, and no link is broken."""
+"""The documentation holds together: the contract page keeps CONTRACT.md's numbering, no link is broken, the
+architecture's tree is the layer's modules, and every source file a page names exists."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -36,3 +38,51 @@ def anchors(page: Path) -> set[str]:
     """GitHub's anchors: a heading lower-cased, punctuation dropped, spaces turned into hyphens."""
     headings = re.findall(r"^#+ (.+)$", page.read_text(), flags=re.MULTILINE)
     return {re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-") for heading in headings}
+
+
+def test_the_architecture_tree_names_every_module_of_the_layer_and_nothing_else() -> None:
+    """docs/architecture.md's "Code layout" is read as a tree (a name's indent says its folder), so a module added,
+    moved or renamed without its line, or a line left behind, fails here."""
+    page = (ROOT / "docs" / "architecture.md").read_text()
+    block = page.split("## Code layout", 1)[1].split("```", 2)[1]
+    named, folders = set(), [(0, "")]
+    for line in block.splitlines()[1:]:  # below "agent_memory/"
+        match = re.match(r"^( +)([\w.]+/|\w+\.py)(?=\s|$)", line)
+        if not match:
+            continue
+        indent, name = len(match[1]), match[2]
+        while folders[-1][0] >= indent:
+            folders.pop()
+        path = folders[-1][1] + name
+        named.add(path)
+        if name.endswith("/"):
+            folders.append((indent, path))
+    layer = ROOT / "layers" / "shared" / "agent_memory"
+    modules = {str(path.relative_to(layer)) for path in layer.rglob("*.py") if path.name != "__init__.py"}
+    modules |= {str(path.relative_to(layer)) + "/" for path in layer.rglob("*") if (path / "__init__.py").exists()}
+
+    assert sorted(named - modules) == [] and sorted(modules - named) == []
+
+
+def source_files() -> set[str]:
+    found = set()
+    for folder, dirs, files in os.walk(ROOT):
+        dirs[:] = [name for name in dirs if not name.startswith(".") and name not in ("node_modules", "__pycache__")]
+        found |= {str(Path(folder, name).relative_to(ROOT)) for name in files if name.endswith((".py", ".ts"))}
+    return found
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: str(page.relative_to(ROOT)))
+def test_every_source_file_a_page_names_exists(page: Path) -> None:
+    """A name in backticks that ends in .py or .ts (`storage/note_append.py`, `test_flush.py`) is a file of the
+    repository, whole or as the end of its path; a placeholder (`functions/<name>/app.py`), a pattern
+    (`*_contracts.py`) and a fenced block's text are not checked."""
+    files = source_files()
+    named = {
+        path
+        for code in re.findall(r"`([^`\n]+)`", re.sub(r"```.*?```", "", page.read_text(), flags=re.DOTALL))
+        for path in re.findall(r"(?<![\w/<>.*-])([\w-]+(?:/[\w.-]+)*\.(?:py|ts))\b", code)
+    }
+    missing = [path for path in sorted(named) if not any(file == path or file.endswith("/" + path) for file in files)]
+
+    assert missing == []
