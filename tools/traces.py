@@ -1,6 +1,7 @@
 """The two traces of docs/architecture.md, measured: a warm `remember` with an `Idempotency-Key`, and a night's
-consolidation of one scope's three due notes, each run through its handler on moto with every call from one
-of the layer's (or a handler's) modules into another recorded (``sys.setprofile`` on every thread).
+consolidation of one scope's three due notes, in-process and through SQS (the planner, then the worker on its
+message), each run through its handler on moto with every call from one of the layer's (or a handler's) modules
+into another recorded (``sys.setprofile`` on every thread).
 
 Prints, per trace: the modules entered, the distinct module-to-module steps, the calls across modules, and
 the calls back (a call into a module that is already below the caller on the stack). Run from the
