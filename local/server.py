@@ -91,6 +91,15 @@ def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
     raise SystemExit(0)
 
 
+def wait_for_a_signal(poll_s: float = 0.5) -> None:
+    """Block the main thread until a signal's handler raises (SIGTERM, Ctrl-C). It wakes every ``poll_s``: the
+    kernel may deliver a process's signal to any of the stack's threads (the servers', the pollers'), and then
+    Python runs the handler only when the main thread next runs, which a wait with no timeout never does (the
+    stack then ignored SIGTERM until it was killed)."""
+    while True:
+        threading.Event().wait(poll_s)
+
+
 def main() -> None:
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     faulthandler.register(signal.SIGUSR1)  # `kill -USR1 <pid>`: every thread's stack, to see where a stop hangs
@@ -139,7 +148,7 @@ def main() -> None:
         indexer = os.environ["OPENSEARCH_ENDPOINT"] if stream_mapping is not None else None
         embedded = moto_server is not None
         log(banner(servers[0], servers[1], endpoint, embedded, created, indexer, model, data_line, embeddings))
-        threading.Event().wait()
+        wait_for_a_signal()
     except KeyboardInterrupt:
         pass
     finally:
