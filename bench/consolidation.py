@@ -16,7 +16,7 @@ from typing import Any
 
 from bench.capacity import requests_of, units
 from bench.runner import Context, Options, Toolkit, clear_metrics, quiet_powertools
-from tests.moto_support import atomic_moto_requests
+from tests.support.moto_support import atomic_moto_requests
 
 # The consolidation's run time: events/scheduled.json's own ``time``.
 RUN_AT = datetime(2026, 12, 3, 3, 0, tzinfo=UTC)
@@ -94,8 +94,8 @@ def measure_consolidation(
     from agent_memory.domain.scope import Scope
     from agent_memory.domain.text_pipeline import NOTE, prepare
     from local.template import load_handler
-    from tests.events import event_body
-    from tests.fakes import FakeChatModel
+    from tests.support.events import event_body
+    from tests.support.fakes import FakeChatModel
 
     with toolkit.moto() as (counter, client), atomic_moto_requests(), quiet_powertools():
         notes = bootstrap.services().memory_service.notes

@@ -85,7 +85,7 @@ def _fan_out_once(scopes: int, notes_each: int, model_s: float, concurrency: int
     from agent_memory.edges.events import QueuedGroupRecord, queued_group
     from bench.consolidation import merge
     from local.sqs_mapping import sqs_record
-    from tests.fakes import FakeChatModel
+    from tests.support.fakes import FakeChatModel
 
     with moto_busy() as busy, counted_moto() as take:
         seed_due_scopes(scopes, notes_each)

@@ -36,7 +36,7 @@ def measure(rtt_ms: float = 5.0, runs: int = 200) -> dict[str, float]:
     from agent_memory.domain.document import Author
     from agent_memory.domain.scope import Scope
     from local.template import table_definitions
-    from tests.moto_support import atomic_moto_requests
+    from tests.support.moto_support import atomic_moto_requests
     from tests.support.scopes import write_note
 
     with mock_aws(), atomic_moto_requests():

@@ -60,8 +60,8 @@ def measure(calls: int = 30, warmup: int = 3) -> ExtractionResult:
     from agent_memory import bootstrap
     from agent_memory.basics.observability import metrics
     from local.template import load_handler
-    from tests.events import event_body, load_event
-    from tests.fakes import FakeChatModel
+    from tests.support.events import event_body, load_event
+    from tests.support.fakes import FakeChatModel
     from tests.support.models import ScriptedChatModels
 
     with mock_aws():

@@ -23,7 +23,7 @@ def counted_moto() -> Iterator[Callable[[], tuple[Counter[str], Counter[str]]]]:
 
     from agent_memory import bootstrap
     from local.template import table_definitions
-    from tests.moto_support import atomic_moto_requests
+    from tests.support.moto_support import atomic_moto_requests
 
     seen: dict[str, list[str]] = {"dynamodb": [], "sqs": []}
     with mock_aws(), atomic_moto_requests():  # fast as the local stack's
@@ -115,7 +115,7 @@ def local_queue() -> Any:
 def scheduled_event() -> Any:
     """The scheduled run the planner takes, adapted from an EventBridge event as the handler does."""
     from agent_memory.edges.events import scheduled_run
-    from tests.events import event_body
+    from tests.support.events import event_body
 
     event = event_body("scheduled") | {
         "id": f"bench-{time.monotonic_ns()}",

@@ -108,8 +108,8 @@ def measure_flush(variant: FlushVariant, client: Any, counter: RequestCounter) -
     from agent_memory.storage.keys import day_sk, flush_sk, note_sk
     from agent_memory.storage.usage_store import member_counter
     from local.template import load_handler
-    from tests.events import event_body, load_event
-    from tests.fakes import FakeChatModel
+    from tests.support.events import event_body, load_event
+    from tests.support.fakes import FakeChatModel
 
     model = FakeChatModel(reply=lambda system, prompt: FLUSH_SUMMARY, delay_s=variant.model_ms / 1e3)
     bootstrap.services().flush_service.chat_model = lambda: model
@@ -201,7 +201,7 @@ def flush_report(flushes: dict[str, FlushResult]) -> list[str]:
     notes = [
         f"flush: {FLUSH_FUNCTION}'s handler in-process on moto with events/flush.json; a written call has a fresh",
         "compaction_id, so it claims, asks the model and writes; duplicate: an already written compaction_id again",
-        "(no model call). The model is tests.fakes.FakeChatModel, which answers "
+        "(no model call). The model is tests.support.fakes.FakeChatModel, which answers "
         f"a {len(FLUSH_SUMMARY)}-character note after its latency;",
         "p50-model: p50 minus the model's latency, what the flush adds around the model call.",
         f"The 1 s model ran {slow.calls} timed calls after {slow.warmup} warm-up ({last}).",

@@ -6,7 +6,7 @@ personal scopes into a moto table, and then:
 
 - **indexing**: the table's stream, read by ``make run``'s stream mapping (``local/stream_mapping.py``, batches
   of 100 as the template's mapping), goes through IndexerFunction's handler: a batch's texts embedded in
-  one call by the OpenAI-compatible provider over HTTP (``tests/fake_openai.py``'s ``/embeddings``, a fake
+  one call by the OpenAI-compatible provider over HTTP (``tests/support/fake_openai.py``'s ``/embeddings``, a fake
   model, so the model's own latency is not in the figure), then one ``_bulk`` to the node. Notes per
   second, end to end and in the handler alone;
 - **hybrid recall**: ToolsFunction's handler with events/recall.json's shape, each call for a random scope
@@ -82,8 +82,8 @@ class HybridResult:
 def measure_hybrid(toolkit: Toolkit, options: Options) -> HybridResult | str:
     """The figures, or why they could not be measured."""
     from local.opensearch import NodeUnavailable, throwaway_node
-    from tests.fake_openai import fake_openai_server
     from tests.support.calls import free_port
+    from tests.support.fake_openai import fake_openai_server
 
     toolkit.log("hybrid recall: starting a throwaway OpenSearch node")
     try:
@@ -177,7 +177,7 @@ def _queries(toolkit: Toolkit, options: Options, count: int) -> list[tuple[str, 
 
 def _time_recall(toolkit: Toolkit, options: Options) -> tuple[list[int], dict[str, int]]:
     from local.template import load_handler
-    from tests.events import event_body, load_event
+    from tests.support.events import event_body, load_event
 
     handler = load_handler("ToolsFunction")
     context = Context("ToolsFunction")
@@ -246,7 +246,7 @@ def report(result: HybridResult | str) -> list[str]:
         f"stream through IndexerFunction's handler in {result.batches} batches ({result.indexing_s:.1f} s, "
         f"{result.failed_records} failed records):",
         "the texts of a batch embedded in one call over HTTP by the OpenAI-compatible provider (a fake model",
-        "answering at once, tests/fake_openai.py), then one _bulk to OpenSearch 2.19.1. handler: the time in",
+        "answering at once, tests/support/fake_openai.py), then one _bulk to OpenSearch 2.19.1. handler: the time in",
         "the handler alone; the rest is moto serving the stream.",
         f"recall: ToolsFunction's handler, {len(result.recall_ns)} calls, a random scope and two words of its notes "
         f"each, k 8 ({modes});",

@@ -66,7 +66,7 @@ def measure_recall(toolkit: Toolkit, options: Options) -> dict[str, RecallResult
     """
     from agent_memory.edges.requests.chat import RecallArgs, tool_call
     from local.template import load_handler
-    from tests.events import event_body, load_event
+    from tests.support.events import event_body, load_event
 
     body = event_body("recall")
     scope = tool_call(body, RecallArgs).scope

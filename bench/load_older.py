@@ -58,7 +58,7 @@ def measure_load_older(toolkit: Toolkit, options: Options) -> LoadOlderResult:
     from agent_memory.storage.note_items import note_item
     from local.template import load_handler
     from local.token import mint
-    from tests.events import load_event
+    from tests.support.events import load_event
 
     user = "bench-load-older"
     scope = Scope("personal", user)

@@ -66,7 +66,7 @@ class Operation:
 
 def _conversation(route: str, **overrides: Any) -> dict[str, Any]:
     """The conversation context of ``events/<route>.json``, with the bench's own ids."""
-    from tests.events import event_body
+    from tests.support.events import event_body
 
     context: dict[str, Any] = {**event_body(route)["context"], **overrides}
     return context
@@ -75,7 +75,7 @@ def _conversation(route: str, **overrides: Any) -> dict[str, Any]:
 def context_operation(client: Any) -> Operation:
     """The per-turn read and its record. Floor: ``context_floor``, the three requests the route makes."""
     from agent_memory.storage.keys import INJECTION_PREFIX
-    from tests.events import load_event
+    from tests.support.events import load_event
 
     context = _conversation("context", user_id=CONTEXT_USER, thread_owner_id=CONTEXT_USER, document_version=1)
     key = {"S": f"user#{CONTEXT_USER}"}
@@ -101,7 +101,7 @@ def remember_operation(client: Any) -> Operation:
     full window). Floor: ``remember_floor``, the three requests the route makes, on a scope seeded alike."""
     from agent_memory.memory.service import SIMILAR_WINDOW
     from agent_memory.storage.keys import day_sk, notes_of_days
-    from tests.events import load_event
+    from tests.support.events import load_event
 
     context = _conversation("remember", user_id=REMEMBER_USER, thread_owner_id=REMEMBER_USER)
     pks = (f"user#{REMEMBER_USER}", FLOOR_REMEMBER_PK)
@@ -141,7 +141,7 @@ def update_memory_operation(client: Any) -> Operation:
     version 100 each call also prunes the version that leaves the kept history. Floor: ``update_floor``."""
     from agent_memory.domain.scope import Scope
     from agent_memory.storage.keys import USAGE_SK, version_sk
-    from tests.events import load_event
+    from tests.support.events import load_event
 
     context = _conversation("update_memory", workspace_id=UPDATE_WORKSPACE)
     floor = update_floor(client, Scope("team", FLOOR_UPDATE_PK.removeprefix("ws#")), context)

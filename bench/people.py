@@ -124,7 +124,7 @@ def measure_people(toolkit: Toolkit, *, notes: int = 100_000, calls: int = 200) 
     from agent_memory import bootstrap
     from agent_memory.domain.scope import Scope
     from local.template import load_handler
-    from tests.events import load_event
+    from tests.support.events import load_event
 
     scope = Scope("personal", USER)
     with toolkit.moto() as (_, client), quiet_powertools():

@@ -107,7 +107,7 @@ def measure(calls: int = 400, block: int = 50) -> dict[str, float]:
     from bench.runner import TODAY, YESTERDAY
     from local.lambda_context import LambdaContext
     from local.template import load_handler
-    from tests.events import load_event
+    from tests.support.events import load_event
 
     with moto_server(), quiet_powertools():
         bootstrap.reset()  # clients built from here on use the server

@@ -76,7 +76,7 @@ def _embedder() -> tuple[str, Any, float]:
 
         return "all-MiniLM-L6-v2 (local:minilm)", MiniLMEmbeddingModel(dimensions=1024), time.perf_counter() - started
     except (ImportError, RuntimeError):
-        from tests.fake_embeddings import FakeEmbeddingModel
+        from tests.support.fake_embeddings import FakeEmbeddingModel
 
         return "the fake model of tests/ (local:minilm not installed)", FakeEmbeddingModel(), 0.0
 

@@ -1,11 +1,11 @@
 """Redaction's figures (``python -m bench.redaction --record``; also a section of ``make bench``).
 
-- Every detector's time on each 200 KB input of tests/redos_inputs.py (built to make a backtracking pattern
+- Every detector's time on each 200 KB input of tests/support/redos_inputs.py (built to make a backtracking pattern
   slow), the best of five runs, and the whole table's (``redact`` with email and phone on).
-- The corpus of tests/secrets_samples.py on every write path (remember, update_memory, the dashboard's PUT,
+- The corpus of tests/support/secrets_samples.py on every write path (remember, update_memory, the dashboard's PUT,
   the flush, a consolidation's and a compression's result, a restore, a loaded export;
-  tests/redaction_paths.py): how many secrets survive, as written and with each invisible and separator
-  character inserted, and how many benign texts change (tests/benign_samples.py's too).
+  tests/support/redaction_paths.py): how many secrets survive, as written and with each invisible and separator
+  character inserted, and how many benign texts change (tests/support/benign_samples.py's too).
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def _spans(detector: Any, text: str) -> None:
 
 def measure_detectors(result: RedactionResult, runs: int = RUNS) -> None:
     from agent_memory.domain.redaction import DETECTORS, redact
-    from tests.redos_inputs import ADVERSARIAL
+    from tests.support.redos_inputs import ADVERSARIAL
 
     every = frozenset({"email", "phone"})
     for name, text in ADVERSARIAL.items():
@@ -72,8 +72,8 @@ def report(result: RedactionResult) -> str:
     from agent_memory.domain.redaction import DETECTORS
 
     lines = [
-        f"Each detector on {len(result.whole)} adversarial inputs of 200,000 characters (tests/redos_inputs.py), "
-        f"best of {RUNS} runs; its slowest input:",
+        f"Each detector on {len(result.whole)} adversarial inputs of 200,000 characters "
+        f"(tests/support/redos_inputs.py), best of {RUNS} runs; its slowest input:",
         "",
         "| detector | pattern starts with | slowest input | ms |",
         "|---|---|---|---|",
@@ -123,12 +123,12 @@ def measure(runs: int = RUNS, *, paths: bool = True) -> RedactionResult:
 
 
 def measure_paths() -> dict[str, dict[str, Any]]:
-    """tests/redaction_paths.py on each write path, each in a fresh moto. A night folds one group at a time: the
+    """tests/support/redaction_paths.py on each write path, each in a fresh moto. A night folds one group at a time: the
     in-process moto is not thread-safe (two groups' transactions at once failed one, "dictionary changed size
     during iteration", in 3 of 4 runs of the 9 nights here), and what is measured is the text, not the fan-out."""
     from agent_memory import bootstrap
     from bench.runner import fresh_moto, log, quiet_powertools, settings_environment
-    from tests.redaction_paths import PATHS, measure
+    from tests.support.redaction_paths import PATHS, measure
 
     figures = {}
     with settings_environment(MEMORY_CONSOLIDATION_CONCURRENCY="1"):

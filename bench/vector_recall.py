@@ -97,7 +97,7 @@ def measure(log: Callable[[str], None], *, calls: int = 20, warmup: int = 2) -> 
     from bench.recall_latency import FixedVectorEmbedder, Replay
     from bench.runner import TABLE, batch_write, clear_metrics, fact_text, quiet_powertools
     from local.template import table_definitions
-    from tests.moto_support import atomic_moto_requests
+    from tests.support.moto_support import atomic_moto_requests
 
     rng = random.Random(11)
     tag = model_tag(MODEL, DIMENSIONS)

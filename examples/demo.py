@@ -1,6 +1,6 @@
 """``make demo``: the offline agent conversation, with everything it needs started and stopped around it.
 
-It starts the tests' fake OpenAI-compatible chat model (``tests/fake_openai.py``: the flush's note is then
+It starts the tests' fake OpenAI-compatible chat model (``tests/support/fake_openai.py``: the flush's note is then
 written as a model writes it, the same every run) and the local stack (``python -m local.server``, as ``make
 run``, with ``MEMORY_CHAT_MODEL=openai:fake``) on 127.0.0.1, the stack on ``MEMORY_API_PORT`` and
 ``MEMORY_LAMBDA_PORT`` when they are set (as ``make run``), else on free ports, then plays ``python -m
@@ -88,7 +88,7 @@ def local_stack_with_fake_model() -> Iterator[str]:
     with ExitStack() as running:
         running.enter_context(
             _process(
-                [sys.executable, "-m", "tests.fake_openai", str(model_port)],
+                [sys.executable, "-m", "tests.support.fake_openai", str(model_port)],
                 model_env,
                 f"http://127.0.0.1:{model_port}/calls",
             )

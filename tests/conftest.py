@@ -18,9 +18,9 @@ from moto.server import ThreadedMotoServer
 from agent_memory import bootstrap
 from local.lambda_context import LambdaContext
 from local.template import load_handler, table_definitions
-from tests.fake_embeddings import FakeEmbeddingModel
-from tests.moto_support import atomic_moto_requests
 from tests.support.calls import NOW, ROUTE_FUNCTIONS, Answer, Call, free_port, make_caller
+from tests.support.fake_embeddings import FakeEmbeddingModel
+from tests.support.moto_support import atomic_moto_requests
 
 # The fixtures that test files share (none of them autouse: an autouse fixture is imported where it applies).
 pytest_plugins = ["tests.support.calls", "tests.support.consolidation", "tests.support.quotas", "tests.support.stack"]

@@ -101,7 +101,7 @@ def main() -> None:
     from agent_memory.domain.text_pipeline import NOTE, prepare
     from local.lambda_context import LambdaContext
     from local.template import load_handler, table_definitions
-    from tests.fakes import FakeChatModel
+    from tests.support.fakes import FakeChatModel
 
     with mock_aws():
         client = boto3.client("dynamodb")

@@ -2,7 +2,7 @@
 and the two flavours of every client (blocking, async, ``tests/support/clients.py``) that the tests hold to the
 same assertions.
 
-The stack is started by the end-to-end tier's own ``running_stack``; the model is ``tests/fake_openai.py``,
+The stack is started by the end-to-end tier's own ``running_stack``; the model is ``tests/support/fake_openai.py``,
 so that a flush is ``written`` as it would be in AWS with Bedrock.
 """
 
@@ -16,8 +16,8 @@ import pytest
 from agent_memory_client import ManagementClient, MemoryClient
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
-from tests.fake_openai import FakeOpenAI, fake_openai_server
 from tests.support.clients import FLUSH_SUMMARY, Flavour
+from tests.support.fake_openai import FakeOpenAI, fake_openai_server
 from tests.support.stack import Stack, running_stack
 
 

@@ -23,9 +23,9 @@ from agent_memory_client import (
 from botocore.exceptions import NoRegionError
 
 from local.token import mint
-from tests.events import event_body
-from tests.fake_openai import FakeOpenAI
 from tests.support.clients import FLUSH_SUMMARY, Flavour, conversation_context
+from tests.support.events import event_body
+from tests.support.fake_openai import FakeOpenAI
 from tests.support.stack import Stack
 
 pytestmark = pytest.mark.slow

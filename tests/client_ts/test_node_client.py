@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 from agent_memory_client import Conversation, ConversationContext, MemoryClient
 
-from tests.fake_openai import fake_openai_server
 from tests.support.client_vectors import FIXTURES, rendered
+from tests.support.fake_openai import fake_openai_server
 from tests.support.stack import Stack, running_stack
 
 pytestmark = pytest.mark.slow

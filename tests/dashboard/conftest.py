@@ -24,9 +24,9 @@ from typing import Any
 
 import pytest
 
-from tests.fake_openai import fake_openai_server
 from tests.support.calls import free_port
 from tests.support.dashboard import AXE, FAKE_MODEL_REPLY, KEYWORD, Site
+from tests.support.fake_openai import fake_openai_server
 from tests.support.stack import remember, running_stack
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from local.token import mint
-from tests.fake_openai import fake_openai_server
 from tests.support.dashboard import KEYWORD, Site, assert_accessible, expect, open_notes, sign_in
+from tests.support.fake_openai import fake_openai_server
 from tests.support.stack import Stack, http, remember, running_stack
 
 pytestmark = pytest.mark.slow

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from local.token import mint
-from tests.fake_openai import fake_openai_server
+from tests.support.fake_openai import fake_openai_server
 from tests.support.stack import http, remember, running_stack
 
 SCOPES = 40

@@ -17,8 +17,8 @@ from agent_memory_client import flush_before_compaction, flush_lambda_client
 from moto.server import ThreadedMotoServer
 
 from local.token import mint
-from tests.events import event_body
-from tests.fake_openai import fake_openai_server
+from tests.support.events import event_body
+from tests.support.fake_openai import fake_openai_server
 from tests.support.stack import (
     FAKE_CREDENTIALS,
     README_CONTEXT,

@@ -13,7 +13,7 @@ from urllib.parse import parse_qsl
 import pytest
 
 from local.template import http_routes
-from tests.events import EVENTS
+from tests.support.events import EVENTS
 
 
 def _api_events() -> dict[Path, dict[str, Any]]:

@@ -25,10 +25,10 @@ from agent_memory.domain.scope import Scope
 from local.lambda_context import LambdaContext
 from local.template import load_handler
 from local.token import mint
-from tests.events import event_body, load_event
-from tests.fakes import FakeChatModel
 from tests.support.calls import Answer
 from tests.support.consolidation import night_context
+from tests.support.events import event_body, load_event
+from tests.support.fakes import FakeChatModel
 from tests.support.injection_corpus import HOSTILE
 from tests.support.models import scripted_models
 from tests.support.scopes import shared, write_note

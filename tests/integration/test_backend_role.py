@@ -10,7 +10,7 @@ import pytest
 
 from agent_memory import bootstrap
 from local.template import load_handler
-from tests.events import load_event
+from tests.support.events import load_event
 from tests.support.scopes import note_texts, private
 
 ROLE = "arn:aws:iam::123456789012:role/chat-backend"

@@ -13,7 +13,7 @@ import time
 import jwt
 import pytest
 
-from tests.events import event_body
+from tests.support.events import event_body
 from tests.support.management import SECRET, USER, manage
 from tests.support.scopes import private
 

@@ -11,7 +11,6 @@ from agent_memory.domain.scope import Scope
 from agent_memory.storage.document_store import DocumentStore
 from agent_memory.storage.keys import RUN_PREFIX
 from local.template import load_handler
-from tests.fakes import FakeChatModel
 from tests.support.consolidation import (
     PERSONAL,
     RUN_AT,
@@ -25,6 +24,7 @@ from tests.support.consolidation import (
     night_context,
     notes_of,
 )
+from tests.support.fakes import FakeChatModel
 from tests.support.faults import crash_at, on_events, provide_clients, provide_real_clients
 from tests.support.models import scripted_models
 from tests.support.scopes import private, write_note

@@ -10,8 +10,8 @@ from agent_memory.domain.notes import Origin
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.document_store import DocumentStore
 from local.token import mint
-from tests.fakes import fake_tokens
 from tests.support.consolidation import PERSONAL, consolidate, days_ago, folded_counts, notes_of
+from tests.support.fakes import fake_tokens
 from tests.support.management import SECRET, manage
 from tests.support.models import scripted_models
 from tests.support.scopes import private, stored, write_note

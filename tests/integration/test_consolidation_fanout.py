@@ -12,7 +12,6 @@ import pytest
 from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
 from local.sqs_mapping import LocalQueueMapping, sqs_record
-from tests.fakes import FakeChatModel
 from tests.support.consolidation import (
     PERSONAL,
     RUN_AT,
@@ -27,6 +26,7 @@ from tests.support.consolidation import (
     merge,
     notes_of,
 )
+from tests.support.fakes import FakeChatModel
 from tests.support.faults import provide_real_clients
 from tests.support.models import scripted_models
 from tests.support.scopes import write_note

@@ -9,8 +9,8 @@ from typing import Any
 
 from agent_memory import bootstrap
 from agent_memory.consolidation.worker import FOLD_ATTEMPTS
-from tests.fakes import FakeChatModel
 from tests.support.consolidation import PERSONAL, RUN_AT, consolidate, folded_counts, merge, notes_of
+from tests.support.fakes import FakeChatModel
 from tests.support.faults import on_events, provide_clients
 from tests.support.models import scripted_models
 from tests.support.scopes import write_note

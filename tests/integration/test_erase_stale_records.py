@@ -9,8 +9,8 @@ import json
 
 from agent_memory.storage.stale_records import IDEMPOTENT_REMEMBER
 from local.token import mint
-from tests.events import event_body
-from tests.fakes import FakeChatModel
+from tests.support.events import event_body
+from tests.support.fakes import FakeChatModel
 from tests.support.faults import crash_at
 from tests.support.management import (
     ADMIN,

@@ -13,9 +13,9 @@ from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
 from agent_memory.memory.extraction import EXTRACTION_BUDGET_S
 from agent_memory.storage.note_store import NoteStore
-from tests.events import event_body
-from tests.fake_openai import fake_openai_server
-from tests.fakes import FakeChatModel
+from tests.support.events import event_body
+from tests.support.fake_openai import fake_openai_server
+from tests.support.fakes import FakeChatModel
 from tests.support.models import scripted_models
 from tests.support.people import partition
 from tests.support.scopes import note_texts

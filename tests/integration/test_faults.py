@@ -22,9 +22,9 @@ from agent_memory.bootstrap import CONSOLIDATION_READ_TIMEOUT_S
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import make_dynamodb_client
 from local.token import mint
-from tests.events import event_body
-from tests.fakes import FakeChatModel
 from tests.support.consolidation import consolidate, folded_counts, merge, notes_of
+from tests.support.events import event_body
+from tests.support.fakes import FakeChatModel
 from tests.support.faults import FaultyClient, document_items, items, notes
 from tests.support.management import manage
 from tests.support.models import scripted_models

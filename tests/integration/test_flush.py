@@ -8,9 +8,9 @@ import time
 import pytest
 
 from agent_memory import bootstrap
-from tests.events import event_body
-from tests.fake_openai import fake_openai_server
-from tests.fakes import FakeChatModel, fake_tokens
+from tests.support.events import event_body
+from tests.support.fake_openai import fake_openai_server
+from tests.support.fakes import FakeChatModel, fake_tokens
 from tests.support.faults import FaultyClient, provide_clients, provide_real_clients
 from tests.support.models import scripted_models
 from tests.support.people import partition

@@ -11,9 +11,9 @@ from agent_memory import bootstrap
 from agent_memory.basics.errors import EmbeddingUnavailable
 from agent_memory.recall import indexer
 from local.template import load_handler
-from tests.events import load_event
-from tests.fake_embeddings import FakeEmbeddingModel, fake_vector
-from tests.fake_index import FakeNotesIndex
+from tests.support.events import load_event
+from tests.support.fake_embeddings import FakeEmbeddingModel, fake_vector
+from tests.support.fake_index import FakeNotesIndex
 
 
 @pytest.fixture

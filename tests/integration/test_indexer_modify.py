@@ -11,9 +11,9 @@ import pytest
 
 from agent_memory import bootstrap
 from local.template import load_handler
-from tests.events import load_event
-from tests.fake_embeddings import FakeEmbeddingModel
-from tests.fake_index import FakeNotesIndex
+from tests.support.events import load_event
+from tests.support.fake_embeddings import FakeEmbeddingModel
+from tests.support.fake_index import FakeNotesIndex
 
 KEY = "ws#w-1|2026-11-25.2"
 

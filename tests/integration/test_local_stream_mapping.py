@@ -9,7 +9,7 @@ import pytest
 from agent_memory import bootstrap
 from local.stream_mapping import LocalStreamMapping
 from local.template import load_handler
-from tests.fake_index import FakeNotesIndex
+from tests.support.fake_index import FakeNotesIndex
 from tests.support.scopes import private
 
 

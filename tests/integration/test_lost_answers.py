@@ -20,8 +20,8 @@ from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import make_dynamodb_client
 from local.template import load_handler
 from local.token import mint
-from tests.events import event_body, load_event
-from tests.fakes import FakeChatModel
+from tests.support.events import event_body, load_event
+from tests.support.fakes import FakeChatModel
 from tests.support.faults import document_items, notes
 from tests.support.faults import items as everything
 from tests.support.management import manage

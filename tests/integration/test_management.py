@@ -15,7 +15,7 @@ from agent_memory.domain.scope import Scope
 from local.lambda_context import LambdaContext
 from local.template import load_handler
 from local.token import mint
-from tests.events import load_event
+from tests.support.events import load_event
 from tests.support.management import (
     ADMIN,
     OTHER,

@@ -15,7 +15,7 @@ from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from local import moto_vectors
-from tests.moto_support import atomic_moto_requests
+from tests.support.moto_support import atomic_moto_requests
 
 TABLE, INDEX = "Products", "ProductEmbeddingIndex"
 

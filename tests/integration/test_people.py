@@ -12,9 +12,9 @@ from agent_memory.domain.notes import Origin
 from agent_memory.domain.scope import Scope
 from agent_memory.providers.notes_index import document_id
 from local.token import mint
-from tests.fake_index import FakeNotesIndex
-from tests.fakes import FakeChatModel
 from tests.support.consolidation import consolidate
+from tests.support.fake_index import FakeNotesIndex
+from tests.support.fakes import FakeChatModel
 from tests.support.faults import crash_at, updating
 from tests.support.management import ADMIN, USER, local_auth, manage  # noqa: F401 - the fixture applies
 from tests.support.models import scripted_models
@@ -348,7 +348,7 @@ def test_what_the_agent_sees_of_a_workspace_is_for_its_members_only(aws):
 )
 def test_each_sample_event_of_the_peoples_control_routes_is_answered_as_it_is(call, aws, name):
     """Sent unchanged but for the token, which carries the sample's own claims (sub, workspaces, operator)."""
-    from tests.events import load_event
+    from tests.support.events import load_event
 
     fill(call, shared("w-3"), notes=1, versions=1)
     claims = load_event(f"management/{name}")["requestContext"]["authorizer"]["jwt"]["claims"]

@@ -14,9 +14,9 @@ from agent_memory.providers.notes_index import document_id
 from local.lambda_context import LambdaContext
 from local.template import load_handler
 from local.token import mint
-from tests.events import load_event
-from tests.fake_index import FakeNotesIndex
 from tests.support.calls import Answer
+from tests.support.events import load_event
+from tests.support.fake_index import FakeNotesIndex
 from tests.support.management import ADMIN, USER, local_auth  # noqa: F401 - the fixture applies
 from tests.support.people import export_all, fill, get, partition
 from tests.support.scopes import private, shared

@@ -3,8 +3,8 @@ never a silent drop, and nothing written by a refused write."""
 
 from __future__ import annotations
 
-from tests.events import event_body
-from tests.fakes import FakeChatModel
+from tests.support.events import event_body
+from tests.support.fakes import FakeChatModel
 from tests.support.faults import ScriptedClient, conflict, provide_clients
 from tests.support.management import USER, local_auth, manage  # noqa: F401 - the fixture applies here
 from tests.support.models import scripted_models

@@ -1,7 +1,7 @@
 """docs/api.md §6 "Recall without OpenSearch": an embedding model and no notes index, through ToolsFunction on moto.
 
 Notes are written with their vector (``vec``, search.vectors) and recall fuses BM25 with cosine over the
-scope's newest notes. The embedding model is the named fake (tests.fake_embeddings: ``kitten`` and
+scope's newest notes. The embedding model is the named fake (tests.support.fake_embeddings: ``kitten`` and
 ``feline`` are near ``cat``), served through the real port.
 """
 
@@ -12,7 +12,7 @@ from agent_memory.basics.errors import EmbeddingUnavailable
 from agent_memory.search.vectors import decode, model_tag
 from agent_memory.storage.keys import note_sk
 from local import reindex
-from tests.fake_embeddings import FakeEmbeddingModel
+from tests.support.fake_embeddings import FakeEmbeddingModel
 from tests.support.scopes import private
 
 MODEL = "openai:fake-embeddings"

@@ -10,8 +10,8 @@ from agent_memory import bootstrap
 from agent_memory.basics.errors import EmbeddingUnavailable
 from agent_memory.providers.notes_index import IndexHit
 from agent_memory.recall.index_path import RESCORE_POOL
-from tests.fake_embeddings import FakeEmbeddingModel
-from tests.fake_index import FakeNotesIndex
+from tests.support.fake_embeddings import FakeEmbeddingModel
+from tests.support.fake_index import FakeNotesIndex
 from tests.support.scopes import private
 
 

@@ -10,7 +10,7 @@ from agent_memory import bootstrap
 from agent_memory.providers.notes_index import IndexHit
 from agent_memory.storage.note_items import NoteText
 from agent_memory.storage.note_store import NoteStore
-from tests.fake_index import FakeNotesIndex
+from tests.support.fake_index import FakeNotesIndex
 from tests.support.scopes import private
 
 NOW = "2026-12-04T18:00:00Z"

@@ -1,7 +1,7 @@
 """Recall's optional reranking stage (providers.rerank) through ToolsFunction on moto, on both paths.
 
 ``MEMORY_RERANK_MODEL`` is set as in AWS and the stage is built from the settings as in AWS; only the
-model behind the port is the named fake (tests.fake_reranker), since no reranker runs here. The Bedrock
+model behind the port is the named fake (tests.support.fake_reranker), since no reranker runs here. The Bedrock
 provider's own request and answers are checked in tests/unit/test_rerank.py.
 """
 
@@ -15,9 +15,9 @@ from agent_memory import bootstrap
 from agent_memory.providers.notes_index import IndexHit
 from agent_memory.providers.rerank import RerankUnavailable
 from agent_memory.recall.index_path import RESCORE_POOL
-from tests.fake_embeddings import FakeEmbeddingModel
-from tests.fake_index import FakeNotesIndex
-from tests.fake_reranker import FakeReranker
+from tests.support.fake_embeddings import FakeEmbeddingModel
+from tests.support.fake_index import FakeNotesIndex
+from tests.support.fake_reranker import FakeReranker
 from tests.support.scopes import private
 
 TEXTS = ("likes green tea", "likes black tea in the morning", "tea with milk, never sugar", "grows tea in the garden")

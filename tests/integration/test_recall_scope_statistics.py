@@ -8,7 +8,7 @@ import pytest
 from agent_memory import bootstrap
 from agent_memory.providers.notes_index import IndexHit
 from agent_memory.search.bm25 import Collection
-from tests.fake_index import FakeNotesIndex
+from tests.support.fake_index import FakeNotesIndex
 from tests.support.scopes import private
 
 QUERY = "does Maya have a kitten?"

@@ -8,7 +8,7 @@ import pytest
 from agent_memory import bootstrap
 from agent_memory.providers.notes_index import IndexHit
 from agent_memory.search.dates import Days
-from tests.fake_index import FakeNotesIndex
+from tests.support.fake_index import FakeNotesIndex
 from tests.support.scopes import private
 
 FRIDAY = "2026-12-04T18:00:00Z"

@@ -19,7 +19,7 @@ from agent_memory.storage.keys import note_sk, vector_sk
 from agent_memory.storage.vector_index import VECTOR_INDEX, NoteVectorIndex
 from local.backfill_vectors import backfill_vectors
 from local.template import table_definitions
-from tests.fake_embeddings import FakeEmbeddingModel, fake_vector
+from tests.support.fake_embeddings import FakeEmbeddingModel, fake_vector
 from tests.support.scopes import PERSONAL, private
 from tests.support.vector_notes import MODEL, note_items, write_all
 

@@ -10,13 +10,13 @@ import pytest
 
 from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
-from tests.events import event_body
-from tests.fakes import FakeChatModel
-from tests.secrets_samples import SAMPLES
 from tests.support.consolidation import consolidate
+from tests.support.events import event_body
+from tests.support.fakes import FakeChatModel
 from tests.support.management import USER, local_auth, manage  # noqa: F401 - the fixture applies here
 from tests.support.models import scripted_models
 from tests.support.scopes import private, write_note
+from tests.support.secrets_samples import SAMPLES
 
 KINDS = sorted(SAMPLES)
 

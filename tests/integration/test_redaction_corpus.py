@@ -1,6 +1,6 @@
-"""The corpus of tests/secrets_samples.py on every write path (docs/security.md "Redaction"): 150+ secrets, as
+"""The corpus of tests/support/secrets_samples.py on every write path (docs/security.md "Redaction"): 150+ secrets, as
 written and with U+200B, U+202E, U+2060, U+2028 or U+2029 inserted inside each and a separator at its white
-space; 70+ benign look-alikes and 400+ benign technical texts (tests/benign_samples.py). No secret survives
+space; 70+ benign look-alikes and 400+ benign technical texts (tests/support/benign_samples.py). No secret survives
 anywhere a path stores; at most one benign look-alike in 35 and 2% of the technical texts change. Each path's
 figures are printed as one line (``pytest -s``) and recorded by ``python -m bench.redaction --record`` in
 docs/benchmarks.md, which writes the whole corpus through each path into moto.
@@ -18,9 +18,17 @@ from __future__ import annotations
 
 import pytest
 
-from tests.benign_samples import BENIGN_TECHNICAL
-from tests.redaction_paths import PATHS, PIPELINES, corpus_ways, measure_pipeline, prepared, stored_texts, summary
-from tests.secrets_samples import BENIGN, Secret, survives
+from tests.support.benign_samples import BENIGN_TECHNICAL
+from tests.support.redaction_paths import (
+    PATHS,
+    PIPELINES,
+    corpus_ways,
+    measure_pipeline,
+    prepared,
+    stored_texts,
+    summary,
+)
+from tests.support.secrets_samples import BENIGN, Secret, survives
 
 
 def test_every_write_path_has_its_pipeline() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.events import load_event
+from tests.support.events import load_event
 
 
 def test_tools_lists_three_tools_with_strict_json_schemas(call):

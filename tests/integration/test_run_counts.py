@@ -19,8 +19,8 @@ from agent_memory.domain.scope import Scope
 from agent_memory.storage.client import make_dynamodb_client
 from agent_memory.storage.document_store import DocumentStore
 from agent_memory.storage.keys import run_sk
-from tests.fakes import FakeChatModel
 from tests.support.consolidation import NOTE_LINE, RUN_AT, consolidate, folded_counts, merge, notes_of
+from tests.support.fakes import FakeChatModel
 from tests.support.faults import SeededLoss, crash_at, provide_real_clients, updating
 from tests.support.models import scripted_models
 from tests.support.scopes import stored_document, write_note

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from local.template import load_handler
-from tests.events import load_event
 from tests.support.calls import ROUTE_FUNCTIONS
+from tests.support.events import load_event
 from tests.support.scopes import private, shared
 
 

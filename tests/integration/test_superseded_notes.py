@@ -13,9 +13,9 @@ from agent_memory.domain.notes import Origin, parse_note_id
 from agent_memory.domain.scope import Scope
 from agent_memory.providers.notes_index import IndexHit
 from agent_memory.storage.note_items import superseded_items
-from tests.fake_index import FakeNotesIndex
-from tests.fakes import FakeChatModel
 from tests.support.consolidation import PERSONAL, RUN_AT, Died, consolidate, days_ago, die_at_the_mark, die_at_the_save
+from tests.support.fake_index import FakeNotesIndex
+from tests.support.fakes import FakeChatModel
 from tests.support.faults import ScriptedClient, provide_clients, provide_real_clients
 from tests.support.management import USER, local_auth, manage  # noqa: F401 - the fixture applies
 from tests.support.models import scripted_models

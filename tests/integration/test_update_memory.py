@@ -6,7 +6,7 @@ import pytest
 
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.document_store import DocumentStore
-from tests.fakes import FakeChatModel
+from tests.support.fakes import FakeChatModel
 from tests.support.models import scripted_models
 from tests.support.scopes import private, shared
 

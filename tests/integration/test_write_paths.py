@@ -2,7 +2,7 @@
 
 - The stores take only a ``StoredText``, what ``prepare`` made: a plain string is refused (TypeError) before
   anything is written, and every function of ``storage/`` that builds an item's text attribute checks it.
-- Running every path of tests/redaction_paths.py (the corpus's paths), each storage write of text is seen with
+- Running every path of tests/support/redaction_paths.py (the corpus's paths), each storage write of text is seen with
   the path the pipeline made it for (in the text attributes of what the graph's clients are asked to write), and
   together they are exactly ``WRITE_PATHS``: a write path registered but not run by the corpus fails here, and so
   does a corpus path whose text reaches the table any other way.
@@ -23,8 +23,8 @@ from agent_memory.domain.document import Author
 from agent_memory.domain.notes import Note, Origin
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.text_pipeline import WRITE_PATHS
-from tests.redaction_paths import PATHS
 from tests.support.faults import ScriptedClient, provide_clients
+from tests.support.redaction_paths import PATHS
 
 STORAGE = Path(__file__).parents[2] / "layers" / "shared" / "agent_memory" / "storage"
 TEXT_ATTRIBUTES = {"text", "content", "edits"}  # the item attributes that hold a stored text

@@ -29,9 +29,9 @@ import pytest
 
 from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
-from tests.events import event_body
-from tests.fake_openai import fake_openai_server
 from tests.support.calls import NOW, ROUTE_FUNCTIONS
+from tests.support.events import event_body
+from tests.support.fake_openai import fake_openai_server
 from tests.support.scopes import shared, write_note
 
 pytestmark = pytest.mark.slow

@@ -14,7 +14,7 @@ from agent_memory.providers.notes_index import document_id
 from agent_memory.storage.note_store import NoteStore
 from local.stream_mapping import LocalStreamMapping
 from local.template import load_handler
-from tests.fake_embeddings import FakeEmbeddingModel, fake_vector
+from tests.support.fake_embeddings import FakeEmbeddingModel, fake_vector
 from tests.support.scopes import private, shared
 
 pytestmark = pytest.mark.slow

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from agent_memory.providers.notes_index import NotesIndex
-from tests.fake_openai import fake_openai_server
+from tests.support.fake_openai import fake_openai_server
 from tests.support.stack import README_CONTEXT, http, remember, running_stack
 
 pytestmark = pytest.mark.slow

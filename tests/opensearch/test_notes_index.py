@@ -15,7 +15,7 @@ from agent_memory.providers.notes_index import (
     UpdateKeepingVector,
     document_id,
 )
-from tests.fake_embeddings import FakeEmbeddingModel, fake_vector
+from tests.support.fake_embeddings import FakeEmbeddingModel, fake_vector
 from tests.support.scopes import private, shared
 
 pytestmark = pytest.mark.slow

@@ -9,7 +9,7 @@ import pytest
 from agent_memory.domain.notes import Note, Origin
 from agent_memory.providers.notes_index import document_id
 from local import reindex
-from tests.fake_embeddings import FakeEmbeddingModel, fake_vector
+from tests.support.fake_embeddings import FakeEmbeddingModel, fake_vector
 from tests.support.scopes import private, shared, stored
 
 pytestmark = pytest.mark.slow

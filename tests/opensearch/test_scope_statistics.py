@@ -11,7 +11,7 @@ from agent_memory.domain.notes import Note, Origin
 from agent_memory.recall.index_path import rank_index
 from agent_memory.recall.ranking import Tuning
 from agent_memory.search.bm25 import Collection
-from tests.fake_embeddings import fake_vector
+from tests.support.fake_embeddings import fake_vector
 
 pytestmark = pytest.mark.slow
 MINE, OTHER = "user#u-1", "user#u-2"

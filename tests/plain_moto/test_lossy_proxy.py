@@ -23,10 +23,10 @@ from agent_memory.domain.scope import Scope
 from local.lambda_context import LambdaContext
 from local.template import load_handler
 from local.token import mint
-from tests.events import event_body
-from tests.fakes import FakeChatModel
 from tests.support.calls import NOW, make_caller
 from tests.support.consolidation import consolidate, merge
+from tests.support.events import event_body
+from tests.support.fakes import FakeChatModel
 from tests.support.lossy_proxy import LossyProxy
 from tests.support.management import manage
 from tests.support.models import scripted_models

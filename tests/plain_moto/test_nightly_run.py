@@ -26,8 +26,8 @@ import pytest
 
 from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
-from tests.fakes import FakeChatModel
 from tests.support.consolidation import PERSONAL, RUN_AT, consolidate, merge
+from tests.support.fakes import FakeChatModel
 from tests.support.models import scripted_models
 from tests.support.scopes import write_note
 

@@ -36,10 +36,10 @@ from agent_memory.domain.scope import Scope
 from local.lambda_context import LambdaContext
 from local.template import load_handler, table_definitions
 from local.token import mint
-from tests.events import event_body, load_event
-from tests.fakes import FakeChatModel
 from tests.support.calls import NOW, Answer, Call
 from tests.support.consolidation import merge, night_context
+from tests.support.events import event_body, load_event
+from tests.support.fakes import FakeChatModel
 from tests.support.management import manage
 from tests.support.models import scripted_models
 from tests.support.scopes import private, shared, write_note

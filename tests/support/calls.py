@@ -12,7 +12,7 @@ import pytest
 
 from local.lambda_context import LambdaContext
 from local.template import load_handler
-from tests.events import load_event
+from tests.support.events import load_event
 
 NOW = "2026-12-03T10:15:00Z"
 

@@ -13,8 +13,8 @@ from agent_memory.domain.scope import Scope
 from agent_memory.storage.document_store import DocumentStore
 from local.lambda_context import LambdaContext
 from local.template import load_handler
-from tests.events import event_body
-from tests.fakes import FakeChatModel
+from tests.support.events import event_body
+from tests.support.fakes import FakeChatModel
 from tests.support.faults import Crash, crash_at, saving_a_version, updating
 from tests.support.models import scripted_models
 from tests.support.scopes import PERSONAL

@@ -7,8 +7,8 @@ from typing import Any
 
 from local.lambda_context import LambdaContext
 from local.template import load_handler
-from tests.events import load_event
 from tests.support.calls import Answer
+from tests.support.events import load_event
 
 
 def post_import(kind: str, owner: str, body: Any, *, headers: dict[str, str] | None = None) -> Answer:

@@ -11,8 +11,8 @@ from agent_memory import bootstrap
 from local.lambda_context import LambdaContext
 from local.template import load_handler
 from local.token import mint
-from tests.events import load_event
 from tests.support.calls import Answer
+from tests.support.events import load_event
 
 SECRET = "local-dev-secret"
 

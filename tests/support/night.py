@@ -16,10 +16,10 @@ from agent_memory.domain.notes import Note, Origin
 from agent_memory.domain.scope import Scope
 from agent_memory.memory.service import MemoryService
 from agent_memory.storage.keys import note_sk, parse_note_sk, version_sk
-from tests.fakes import FakeChatModel
 from tests.support.consolidation import RUN_AT, Died, RecordingQueue, merge
 from tests.support.fake_night import FakeConsolidationStore, FakeDueMarkers
 from tests.support.fake_stores import FakeStores, fake_stores
+from tests.support.fakes import FakeChatModel
 from tests.support.models import ScriptedChatModels
 from tests.support.scopes import stored
 

@@ -13,7 +13,7 @@ from agent_memory.domain.notes import Note, Origin
 from agent_memory.domain.scope import Scope
 from agent_memory.search.vectors import encode, index_components, model_tag
 from agent_memory.storage.note_items import note_item, vector_item
-from tests.fake_embeddings import fake_vector
+from tests.support.fake_embeddings import fake_vector
 from tests.support.scopes import stored
 
 MODEL = "openai:fake-embeddings"  # the ``embedder`` fixture's model

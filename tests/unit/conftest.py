@@ -11,7 +11,7 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
-from tests.openai_loopback import OpenAICompatible
+from tests.support.openai_loopback import OpenAICompatible
 
 
 @pytest.fixture

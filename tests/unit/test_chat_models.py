@@ -12,7 +12,7 @@ from botocore.stub import Stubber
 from agent_memory.basics.errors import ModelUnavailable
 from agent_memory.basics.settings import Settings
 from agent_memory.providers.chat import Answer, BedrockChatModel, OpenAIChatModel, Tool, chat_model_from_settings
-from tests.openai_loopback import OpenAICompatible
+from tests.support.openai_loopback import OpenAICompatible
 
 
 def _openai(base_url, timeout_s=2.0):

@@ -10,7 +10,7 @@ import pytest
 from agent_memory.domain.fold import DueNote
 from agent_memory.edges.events import scheduled_run
 from agent_memory.storage.consolidation_store import group_within_caps
-from tests.events import event_body
+from tests.support.events import event_body
 
 
 def due(position: int, text: str = "a fact", day: str = "2026-11-20", second: int | None = None) -> DueNote:

@@ -22,7 +22,7 @@ from agent_memory.providers.embedding import (
     OpenAIEmbeddingModel,
     embedding_model_from_settings,
 )
-from tests.openai_loopback import OpenAICompatible
+from tests.support.openai_loopback import OpenAICompatible
 
 A = [0.5] * EMBEDDING_DIMENSION
 B = [-0.25] * EMBEDDING_DIMENSION

@@ -23,11 +23,11 @@ from agent_memory.people.control import EXPORT_FORMAT, People
 from agent_memory.providers.notes_index import document_id
 from agent_memory.storage.keys import DOC_HEAD, DUE_SK, NOTE_PREFIX, VERSION_PREFIX
 from agent_memory.storage.usage_store import Quota, version_change
-from tests.fake_index import FakeNotesIndex
-from tests.fakes import FakeChatModel
 from tests.support.fake_erase import FakeScopeItems, FakeStaleRecords
 from tests.support.fake_flush import FakeFlushNoteStore, FakeFlushStore
+from tests.support.fake_index import FakeNotesIndex
 from tests.support.fake_stores import FakeDocumentStore, FakeWorld
+from tests.support.fakes import FakeChatModel
 from tests.support.scopes import PERSONAL, TEAM, stored, stored_document
 from tests.support.seeds import world_seed
 

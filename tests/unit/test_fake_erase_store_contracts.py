@@ -12,9 +12,9 @@ from agent_memory.storage.note_store import NoteStore
 from agent_memory.storage.scope_items import ScopeItems
 from agent_memory.storage.stale_records import StaleRecords
 from agent_memory.storage.usage_store import UsageStore
-from tests.fake_index import FakeNotesIndex
 from tests.support.erase_contracts import CONTRACTS, EraseStores
 from tests.support.fake_erase import FakeScopeItems, FakeStaleRecords
+from tests.support.fake_index import FakeNotesIndex
 from tests.support.fake_stores import FakeDocumentStore, FakeNoteStore, FakeUsageStore, FakeWorld
 from tests.support.port_checks import mismatches
 from tests.support.seeds import world_link, world_seed

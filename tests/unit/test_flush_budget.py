@@ -16,7 +16,7 @@ from agent_memory.edges.events import flush_command
 from agent_memory.memory.flush import WRITE_RESERVE_S, FlushService
 from agent_memory.storage.flush_store import FlushStore
 from agent_memory.storage.note_store import NoteStore
-from tests.fakes import FakeChatModel
+from tests.support.fakes import FakeChatModel
 
 TABLE = "MemoryTable"
 EVENT = {

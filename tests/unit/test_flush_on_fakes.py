@@ -21,12 +21,12 @@ from agent_memory.memory.flush import FLUSH_NOTE_MAX_CHARS, WRITE_RESERVE_S, Flu
 from agent_memory.storage.flush_store import CLAIM_TTL_S, LEASE_S
 from agent_memory.storage.keys import legacy_flush_sk
 from agent_memory.storage.usage_store import Quota
-from tests.fakes import FakeChatModel
-from tests.secrets_samples import SAMPLES
 from tests.support.fake_flush import FakeFlushNoteStore, FakeFlushStore
 from tests.support.fake_stores import SENDS, SETTLE_ATTEMPTS, FakeDocumentStore, FakeStores, FakeWorld, Write
+from tests.support.fakes import FakeChatModel
 from tests.support.models import ScriptedChatModels
 from tests.support.scopes import PERSONAL, TEAM, stored
+from tests.support.secrets_samples import SAMPLES
 from tests.support.seeds import world_seed
 
 SUMMARY = "Planning the billing-service migration; open: payments sign-off from Dana, rollback plan draft."

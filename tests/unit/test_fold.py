@@ -15,8 +15,8 @@ from agent_memory.domain.commands import DocumentWrite
 from agent_memory.domain.document import Author
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.keys import parse_note_sk
-from tests.fakes import FakeChatModel, fake_tokens
 from tests.support.consolidation import PERSONAL, RUN_AT, Died, days_ago, merge
+from tests.support.fakes import FakeChatModel, fake_tokens
 from tests.support.night import NightParts, night, team
 
 

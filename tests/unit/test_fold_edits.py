@@ -9,8 +9,8 @@ from agent_memory.domain.commands import DocumentWrite
 from agent_memory.domain.document import Author
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.keys import parse_note_sk
-from tests.fakes import fake_tokens
 from tests.support.consolidation import PERSONAL, days_ago
+from tests.support.fakes import fake_tokens
 from tests.support.night import NightParts, night, team
 
 DOCUMENT = "# Memory\n- lives in Porto\n- likes tea\n\n## Work\n- engineer at Acme\n\n## Home\n- a cat"

@@ -7,7 +7,7 @@ from agent_memory.consolidation.folding import propose
 from agent_memory.domain.document import Document
 from agent_memory.domain.fold import WHOLE_MAX_CHARS, DueNote, fold_view, marker
 from agent_memory.domain.prompts import PARTIAL_VIEW
-from tests.fakes import FakeChatModel, fake_tokens
+from tests.support.fakes import FakeChatModel, fake_tokens
 
 FILLER = [f"- keeps a record of errand number {i} for the garden shed" for i in range(120)]
 DOCUMENT = "\n".join(

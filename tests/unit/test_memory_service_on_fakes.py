@@ -28,12 +28,12 @@ from agent_memory.providers.embedding import NoteVectorWriter
 from agent_memory.search.vectors import model_tag
 from agent_memory.storage.keys import DUE_SK, day_sk
 from agent_memory.storage.usage_store import Quota
-from tests.fake_embeddings import FakeEmbeddingModel
-from tests.fakes import FakeChatModel
-from tests.secrets_samples import SAMPLES
+from tests.support.fake_embeddings import FakeEmbeddingModel
 from tests.support.fake_stores import FakeStores, Write, fake_stores
+from tests.support.fakes import FakeChatModel
 from tests.support.models import ScriptedChatModels
 from tests.support.scopes import PERSONAL, TEAM, stored
+from tests.support.secrets_samples import SAMPLES
 
 ORIGIN = Origin("u-1", "t-1")
 TOOL = Author(user_id="u-1", thread_id="t-1")

@@ -7,7 +7,7 @@ import pytest
 from agent_memory.domain.context_block import NOTES_BLOCK_MAX_CHARS, fit_notes
 from agent_memory.domain.notes import Note, Origin, clean_note_text, note_id, parse_note_id
 from agent_memory.memory.compression import compress
-from tests.fakes import FakeChatModel
+from tests.support.fakes import FakeChatModel
 
 
 def _note(position, text, day="2026-12-03"):

@@ -19,8 +19,8 @@ from agent_memory.recall.service import RecallService
 from agent_memory.storage.keys import note_sk
 from agent_memory.storage.note_items import note_item
 from agent_memory.storage.note_store import NoteStore
-from tests.fake_embeddings import FakeEmbeddingModel
-from tests.fake_index import FakeNotesIndex
+from tests.support.fake_embeddings import FakeEmbeddingModel
+from tests.support.fake_index import FakeNotesIndex
 
 TABLE = "MemoryTable"
 SCOPE = Scope("personal", "u-1")

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from agent_memory.domain.redaction import Detector, redact, register
-from tests.secrets_samples import EXTRA, SAMPLES
+from tests.support.secrets_samples import EXTRA, SAMPLES
 
 ALL_EXTRA = frozenset(EXTRA)
 

@@ -1,6 +1,6 @@
 """No regular expression an attacker can stall (docs/security.md "Redaction"): every detector is linear.
 
-Each detector runs on 200 KB inputs built to make a backtracking pattern slow (tests/redos_inputs.py); the
+Each detector runs on 200 KB inputs built to make a backtracking pattern slow (tests/support/redos_inputs.py); the
 bound is generous (a loaded two-core machine), the exact figures are in docs/benchmarks.md. The old
 ``password-in-url`` pattern took 24 s on the first of them. The patterns themselves are checked too: no
 quantifier without an upper bound unless it is possessive (it never gives back what it read)."""
@@ -15,7 +15,7 @@ from re import _parser as parser  # type: ignore[attr-defined]
 import pytest
 
 from agent_memory.domain.redaction import DETECTORS, redact
-from tests.redos_inputs import ADVERSARIAL, SIZE
+from tests.support.redos_inputs import ADVERSARIAL, SIZE
 
 # 20 times the 50 ms target: card-number takes 0.15 s at a load of 4 on two cores; the old pattern took 24 s.
 DETECTOR_BOUND_S = 1.0

@@ -21,7 +21,7 @@ from agent_memory.providers.rerank import (
     rerank_model_from_settings,
     rerank_stage,
 )
-from tests.fake_reranker import FakeReranker
+from tests.support.fake_reranker import FakeReranker
 
 ARN = "arn:aws:bedrock:eu-central-1::foundation-model/amazon.rerank-v1:0"
 

@@ -1,5 +1,5 @@
 """Two promises of the test suite, checked over every test file: a test module never imports another test module
-(what files share lives in ``tests/support/``, or in the named fakes and samples at the top of ``tests/``), and no
+(what files share, the named fakes and samples included, lives in ``tests/support/``, the one shared place), and no
 test patches the object graph (parts are handed in through ``bootstrap.provide``, faults through the storage
 client's factory, models through ``scripted_models()``).
 
@@ -21,7 +21,6 @@ import pytest
 
 TESTS = Path(__file__).resolve().parents[1]
 FILES = sorted(path for path in TESTS.rglob("*.py") if "__pycache__" not in path.parts)
-SHARED = {f"tests.{path.stem}" for path in TESTS.glob("*.py") if path.stem != "conftest"}  # the top-level fakes
 THE_SERVICE = ("agent_memory",)
 # The graph patches left, each until its seam exists; the check fails when one is added, and when one is removed
 # without its entry. test_lost_answers holds ``system_prompt`` until the turn's record is sent: the only point
@@ -58,9 +57,7 @@ def _imported(tree: ast.AST) -> list[tuple[str, int]]:
 def _foreign_test_module(module: str) -> bool:
     if module.startswith("."):
         return True  # a sibling test module, or a conftest
-    if not module.startswith("tests.") or module.startswith("tests.support"):
-        return False
-    return module not in SHARED
+    return module.startswith("tests.") and module != "tests.support" and not module.startswith("tests.support.")
 
 
 def test_no_test_module_imports_another() -> None:
@@ -72,6 +69,11 @@ def test_no_test_module_imports_another() -> None:
     }
 
     assert {name: found for name, found in imported.items() if found} == {}, "move what they share into tests/support/"
+
+
+def test_the_top_of_tests_holds_no_shared_module() -> None:
+    """A module shared at the top of ``tests/`` would be a second shared place beside ``tests/support/``."""
+    assert sorted(path.name for path in TESTS.glob("*.py")) == ["__init__.py", "conftest.py"]
 
 
 def _sources(tree: ast.AST) -> dict[str, str]:
@@ -181,8 +183,10 @@ def test_the_check_tells_a_graph_patch_from_a_setting(source: str, caught: int) 
         ("tests.integration.test_management", True),
         (".conftest", True),
         ("tests.support.faults", False),
-        ("tests.fakes", False),
+        ("tests.support.fakes", False),
         ("tests.support", False),
+        ("tests.helpers", True),
+        ("tests.supporting", True),
         ("agent_memory.bootstrap", False),
     ],
 )

@@ -13,7 +13,7 @@
 What ``prepare`` returns is a ``StoredText``, and the storage writes of text (``NoteStore.append`` and ``load``,
 ``DocumentStore.save``) take no other string (``checked``): a path that skips the pipeline, or changes a text
 after it, fails on its first write. ``WritePath`` names every path that stores text;
-tests/redaction_paths.py runs the secrets corpus through each of them and tests/integration/
+tests/support/redaction_paths.py runs the secrets corpus through each of them and tests/integration/
 test_write_paths.py checks that they are exactly the paths the pipeline serves.
 """
 

@@ -3,8 +3,8 @@
 Identifiers, file paths, code, configuration, URLs without credentials, versions and digests, and prose about
 credentials, built from word lists with a seeded generator (the same 400 texts every run). Many name what
 secrets are called (``token``, ``password``, ``auth``, ``OAuth2``, ``sk-``) because that is what technical notes
-hold; none holds a value a detector should take. Used with tests/secrets_samples.py's corpus on every write
-path (tests/redaction_paths.py): at most 2% of these may change.
+hold; none holds a value a detector should take. Used with tests/support/secrets_samples.py's corpus on every write
+path (tests/support/redaction_paths.py): at most 2% of these may change.
 """
 
 from __future__ import annotations

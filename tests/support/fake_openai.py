@@ -1,9 +1,9 @@
-"""A fake OpenAI-compatible server, run as its own process (``python -m tests.fake_openai PORT``).
+"""A fake OpenAI-compatible server, run as its own process (``python -m tests.support.fake_openai PORT``).
 
 Tests that fork Lambda sandboxes point ``MEMORY_CHAT_MODEL=openai:fake`` at it, so that every sandbox
 talks to one model through the real provider. ``FAKE_REPLY`` and ``FAKE_DELAY_S`` set what it answers
 and how slowly; ``GET /calls`` says how many completions it has served. ``POST /v1/embeddings`` answers
-with ``tests.fake_embeddings``' vectors, for ``MEMORY_EMBEDDING_MODEL=openai:fake``.
+with ``tests.support.fake_embeddings``' vectors, for ``MEMORY_EMBEDDING_MODEL=openai:fake``.
 
 Asked to call a tool (``tool_choice``), it calls ``save_facts`` with one fact per user message of the prompt,
 citing its number (an extraction), and ``edit_document`` when ``FAKE_EDITS`` is set, with one ``add`` at the end
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from tests.fake_embeddings import fake_vector
+from tests.support.fake_embeddings import fake_vector
 
 _calls = 0
 _lock = threading.Lock()
@@ -120,12 +120,12 @@ def fake_openai_server(
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    shared = str(Path(__file__).resolve().parents[1] / "layers" / "shared")  # fake_embeddings reads the dimension
+    shared = str(Path(__file__).resolve().parents[2] / "layers" / "shared")  # fake_embeddings reads the dimension
     python_path = os.pathsep.join(filter(None, [shared, os.environ.get("PYTHONPATH")]))
     env = {**os.environ, "FAKE_REPLY": reply, "FAKE_DELAY_S": str(delay_s), "PYTHONPATH": python_path}
     env["FAKE_EDITS"] = "1" if edits else ""
     env["FAKE_EDITS_FILE"] = str(edits_file or "")
-    process = subprocess.Popen([sys.executable, "-m", "tests.fake_openai", str(port)], env=env)
+    process = subprocess.Popen([sys.executable, "-m", "tests.support.fake_openai", str(port)], env=env)
     fake = FakeOpenAI(f"http://127.0.0.1:{port}/v1")
     try:
         for _ in range(200):

@@ -1,8 +1,8 @@
-"""The secrets corpus (tests/secrets_samples.py) through every write path, and what survives in the table.
+"""The secrets corpus (tests/support/secrets_samples.py) through every write path, and what survives in the table.
 
 One function per path writes texts the way that path does and returns what it stored for each; ``measure``
 runs the corpus as written and with each character inserted, the benign look-alikes and the larger benign
-technical corpus (tests/benign_samples.py), each in scopes of their own, then reads the whole table: a secret
+technical corpus (tests/support/benign_samples.py), each in scopes of their own, then reads the whole table: a secret
 survives if it is anywhere in its scopes' items (notes, versions, markers), white space and invisible
 characters taken out. ``PATHS`` holds one entry per path that stores text (``text_pipeline.WritePath``;
 tests/integration/test_write_paths.py checks that they are the same). ``bench/redaction.py`` measures the
@@ -33,10 +33,10 @@ from agent_memory.domain.text_pipeline import DOCUMENT, NOTE, Form, WritePath, p
 from agent_memory.memory.flush import FLUSH_NOTE
 from agent_memory.people.control import EXPORT_FORMAT
 from agent_memory.providers.chat import ModelUse
-from tests.benign_samples import BENIGN_TECHNICAL
-from tests.fakes import FakeChatModel
-from tests.secrets_samples import BENIGN, CORPUS, Secret, inserted, survives
+from tests.support.benign_samples import BENIGN_TECHNICAL
+from tests.support.fakes import FakeChatModel
 from tests.support.models import scripted_models
+from tests.support.secrets_samples import BENIGN, CORPUS, Secret, inserted, survives
 
 DELIMITER = "\n\n§§\n\n"
 CHUNK_CHARS = 12_000  # a document chunk: under the soft limit, and room for a compression's filler
@@ -228,7 +228,7 @@ def consolidation(prefix: str, texts: list[str]) -> list[str]:
     """A nightly fold per chunk: the model's whole-document answer holds the texts."""
     from local.lambda_context import LambdaContext
     from local.template import load_handler
-    from tests.events import event_body
+    from tests.support.events import event_body
     from tests.support.scopes import write_note
 
     chunks = {f"{prefix}-{index}": DELIMITER.join(chunk) for index, chunk in enumerate(_chunks(texts))}

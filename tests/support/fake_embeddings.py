@@ -1,7 +1,7 @@
 """A fake embedding model: deterministic vectors that put texts sharing a *concept* close together.
 
 No embedding model runs on this machine, so tests (and ``make bench``) use this one through the real
-port: directly (``FakeEmbeddingModel``), or over HTTP behind ``tests.fake_openai``'s ``/embeddings``.
+port: directly (``FakeEmbeddingModel``), or over HTTP behind ``tests.support.fake_openai``'s ``/embeddings``.
 
 How it works: each word is lower-cased, mapped to a concept through a small synonym table (``kitten``
 and ``feline`` are both ``cat``), and hashed to a few signed dimensions of the 1,024 (feature hashing);

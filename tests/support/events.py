@@ -8,7 +8,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-EVENTS = Path(__file__).resolve().parent.parent / "events"
+EVENTS = Path(__file__).resolve().parents[2] / "events"
 _KEEP = object()
 
 
