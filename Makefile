@@ -110,7 +110,7 @@ dist: $(BIN)/.installed client-ts/node_modules/.installed ## Build the client's 
 	else echo "npm not found: no npm tarball"; fi
 	@ls -l dist
 
-unit: $(BIN)/.installed ## The fast loop: the unit tests only, under 30 s on two workers, nothing but .venv (no Java, browser or moto server)
+unit: $(BIN)/.installed ## The fast loop: the unit tests only, about 40 s on two workers, nothing but .venv (no Java, browser or moto server)
 	$(BIN)/pytest -n 2 --dist loadgroup tests/unit -q
 
 integration: $(BIN)/.installed ## The storage loop: the moto-backed tests (tests/integration, tests/injection) on two workers; no browser, Java or sam build
