@@ -110,8 +110,10 @@ dist: $(BIN)/.installed client-ts/node_modules/.installed ## Build the client's 
 	else echo "npm not found: no npm tarball"; fi
 	@ls -l dist
 
-unit: $(BIN)/.installed ## The fast loop: the unit tests only, about 40 s on two workers, nothing but .venv (no Java, browser or moto server)
-	$(BIN)/pytest -n 2 --dist loadgroup tests/unit -q
+# One process: two xdist workers each collect the whole tier, and were slower than one on two shared cores. The
+# pytest plugins of LangSmith, schemathesis and anyio serve other tiers and took seconds to import.
+unit: $(BIN)/.installed ## The fast loop: the unit tests only, about 25 s in one process, nothing but .venv (no Java, browser or moto server)
+	$(BIN)/pytest -p no:langsmith_plugin -p no:schemathesis -p no:anyio tests/unit -q
 
 integration: $(BIN)/.installed ## The storage loop: the moto-backed tests (tests/integration, tests/injection) on two workers; no browser, Java or sam build
 	$(BIN)/pytest -n 2 --dist loadgroup tests/integration tests/injection -q

@@ -1,4 +1,4 @@
-"""Inputs built to make a regular expression backtrack, 200 KB each (tests/unit/test_redaction_linear.py,
+"""Inputs built to make a regular expression backtrack, 200 KB each (tests/linear_time/test_redaction_linear.py,
 bench/redaction.py): long runs of what a detector's pattern repeats, with the one character that makes it
 fail at the end or nowhere, and repeated prefixes that start a match at every few characters."""
 

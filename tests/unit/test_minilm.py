@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -22,7 +25,8 @@ try:
 except RuntimeError as missing:
     pytest.skip(str(missing), allow_module_level=True)
 
-REFERENCE = json.loads((Path(__file__).parents[1] / "fixtures" / "minilm_reference.json").read_text())["cases"]
+ROOT = Path(__file__).resolve().parents[2]
+REFERENCE = json.loads((ROOT / "tests" / "fixtures" / "minilm_reference.json").read_text())["cases"]
 
 
 @pytest.fixture(scope="module")
@@ -62,3 +66,21 @@ def test_local_minilm_is_a_known_embedding_model_setting():
     assert Settings(embedding_model="local:minilm").embedding_model == "local:minilm"
     with pytest.raises(ValueError):
         Settings(embedding_model="local:other")
+
+
+def test_the_local_stack_runs_blas_on_one_thread_though_its_dynamodb_imports_numpy_first():
+    """OpenBLAS reads its thread count when numpy is first imported; the embedded DynamoDB's vector search
+    imports it before the model is built. A thread per core made the reference batch take seconds."""
+    probe = (
+        "import local.moto_vectors, ctypes, pathlib, numpy\n"
+        "library = next(pathlib.Path(numpy.__file__).parent.with_name('numpy.libs').glob('libscipy_openblas*'))\n"
+        "print(ctypes.CDLL(str(library)).scipy_openblas_get_num_threads64_())\n"
+    )
+    environment = {name: value for name, value in os.environ.items() if name != "OPENBLAS_NUM_THREADS"}
+    environment["PYTHONPATH"] = os.pathsep.join(str(ROOT / folder) for folder in ("layers/shared", "."))
+
+    threads = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, env=environment, capture_output=True, text=True, check=True
+    ).stdout
+
+    assert threads.strip() == "1"

@@ -11,7 +11,7 @@ Each detector is linear in its input, whatever the input is; that is how the tab
   detector, and nothing backtracks;
 - a check done in Python (Luhn, the last ``@`` of a URL, a key's name) is bounded per match.
 
-``tests/unit/test_redaction_linear.py`` times every detector on 200 KB inputs built to make a regular
+``tests/linear_time/test_redaction_linear.py`` times every detector on 200 KB inputs built to make a regular
 expression backtrack (``a-a-a-…``, digit runs, ``@`` and ``:`` runs, repeated prefixes).
 """
 

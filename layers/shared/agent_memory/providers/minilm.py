@@ -32,7 +32,8 @@ from typing import Any
 from agent_memory.basics.errors import EmbeddingUnavailable
 
 # One sentence is a few dozen tokens: BLAS threads only contend (measured: 36 ms a query on one thread,
-# seconds with a thread per core on a busy machine). Effective when numpy is first imported here.
+# seconds with a thread per core on a busy machine). Effective when numpy is first imported here (the local stack,
+# whose embedded DynamoDB imports it first, sets it in local/__init__.py).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 MODEL_DIMENSION = 384
