@@ -284,23 +284,24 @@ def test_a_turn_whose_record_cannot_be_written_says_so_and_is_answered(call, aws
     assert "system_prompt" in answer.body and _injections(aws) == []
 
 
-def test_the_record_is_in_flight_while_the_answer_is_built(call, aws, monkeypatch):
+def test_the_record_is_in_flight_while_the_answer_is_built(call, aws):
     """The record's PutItem starts once the turn knows what it shows, before the prompt is built: building the
     prompt here waits for the put to have started (a put sent after the answer was built never would)."""
     import threading
+    from dataclasses import replace
 
-    from agent_memory.memory import service
+    from agent_memory.domain.context_block import system_prompt
     from tests.support.faults import ScriptedClient, provide_clients
 
     put_started, seen = threading.Event(), {}
-    real_prompt = service.system_prompt
 
     def prompt_once_the_put_started(*args: Any) -> str:
         seen["put started first"] = put_started.wait(timeout=2)
-        return real_prompt(*args)
+        return system_prompt(*args)
 
-    monkeypatch.setattr(service, "system_prompt", prompt_once_the_put_started)
     call("remember", {"context": private(), "arguments": {"text": "shown on the turn"}})
+    memory = bootstrap.services().memory_service
+    bootstrap.provide(memory_service=replace(memory, turn_prompt=prompt_once_the_put_started))
     provide_clients(
         lambda client: ScriptedClient(client, put_item=lambda real, **request: (put_started.set(), real(**request))[1])
     )

@@ -22,10 +22,6 @@ import pytest
 TESTS = Path(__file__).resolve().parents[1]
 FILES = sorted(path for path in TESTS.rglob("*.py") if "__pycache__" not in path.parts)
 THE_SERVICE = ("agent_memory",)
-# The graph patches left, each until its seam exists; the check fails when one is added, and when one is removed
-# without its entry. test_lost_answers holds ``system_prompt`` until the turn's record is sent: the only point
-# between the record's start and the answer, which no part of the graph reaches.
-LEFT = {"tests/integration/test_lost_answers.py": 1}
 
 
 @cache
@@ -149,10 +145,7 @@ def _graph_patches(tree: ast.AST) -> list[str]:
 def test_no_test_patches_the_object_graph() -> None:
     patches = {_name(path): _graph_patches(_tree(path)) for path in FILES}
 
-    assert {name: len(found) for name, found in patches.items() if found} == LEFT, (
-        "hand the part in through bootstrap.provide",
-        {name: found for name, found in patches.items() if len(found) != LEFT.get(name, 0)},
-    )
+    assert {name: found for name, found in patches.items() if found} == {}, "hand the part in through bootstrap.provide"
 
 
 @pytest.mark.parametrize(

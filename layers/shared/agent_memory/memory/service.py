@@ -23,7 +23,7 @@ from agent_memory.domain.document import (
     soft_limit_warnings,
 )
 from agent_memory.domain.notes import Note, Origin, note_id
-from agent_memory.domain.scope import Scope
+from agent_memory.domain.scope import Scope, ScopeKind
 from agent_memory.domain.shapes import (
     DocumentAnswer,
     MemoryContextAnswer,
@@ -63,6 +63,9 @@ class MemoryService:
     _: KW_ONLY
     redact_extra: frozenset[str] = frozenset()
     vector_tag: int | None = None  # the model tag of the vectors notes carry in the table (None: none there)
+    # What builds the turn's prompt (``domain.context_block``): the context's last step, after the turn's record
+    # has started, so a test hands in one that waits for the record's write to see the two overlap.
+    turn_prompt: Callable[[ScopeKind, Document, str | None], str] = system_prompt
 
     def remember(self, scope: Scope, origin: Origin, text: str) -> RememberedAnswer:
         """Append ``text`` as a note of ``scope`` written by ``origin``'s conversation."""
@@ -254,6 +257,6 @@ class MemoryService:
             scope=scope.kind,
             document=DocumentAnswer.of(document),
             recent_notes=[NoteAnswer.of(note) for note in kept],
-            system_prompt=system_prompt(scope.kind, document, block),
+            system_prompt=self.turn_prompt(scope.kind, document, block),
             degraded=degraded,
         )
