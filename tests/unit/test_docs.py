@@ -1,5 +1,6 @@
 """The documentation holds together: the contract page keeps CONTRACT.md's numbering, no link is broken, the
-architecture's tree is the layer's modules, and every source file a page names exists."""
+architecture's tree is the layer's modules, every source file a page names exists, and "shape" keeps the one
+meaning the glossary gives it."""
 
 from __future__ import annotations
 
@@ -86,3 +87,41 @@ def test_every_source_file_a_page_names_exists(page: Path) -> None:
     missing = [path for path in sorted(named) if not any(file == path or file.endswith("/" + path) for file in files)]
 
     assert missing == []
+
+
+# "Shape" is the JSON form of what the API reads or answers (docs/architecture.md's glossary): a stored key's form
+# is its key format, a secret's its detector's kind, a stored item's its keys and attributes.
+_STORED_FORM_AS_SHAPE = re.compile(
+    r"\bshapes?\s+(?:written|of\s+(?:the\s+)?(?:keys?|claims?|records?|secrets?|stored\s+items?))\b"
+    r"|\b(?:claim|record|secret|key|item)(?:'s|s)?\s+shapes?\b",
+    flags=re.IGNORECASE,
+)
+
+
+def test_shape_never_names_the_form_of_a_key_a_secret_or_a_stored_item() -> None:
+    texts = [*PAGES, *(path for folder in ("layers", "functions", "local") for path in (ROOT / folder).rglob("*.py"))]
+    found = [
+        f"{path.relative_to(ROOT)}: {' '.join(match.group(0).split())}"
+        for path in texts
+        for match in _STORED_FORM_AS_SHAPE.finditer(path.read_text())
+    ]
+
+    assert found == [], "say key format, kind, or keys and attributes"
+
+
+@pytest.mark.parametrize(
+    ("text", "caught"),
+    [
+        ("Claims of the shapes written before they named their thread", True),
+        ("a GetItem of the claim's shape written before", True),
+        ("one row per shape of secret", True),
+        ("a version that changes the shape of stored items", True),
+        ("every answer matching its schema's shape", False),
+        ("The public shape of a run (docs/api.md)", False),
+        ("the tool shapes against each SDK", False),
+        ("Any other shape, or another claim name, makes the user a member of nothing", False),
+        ("the `Answer` shape, `keyed` for an `Idempotency-Key`", False),
+    ],
+)
+def test_the_shape_check_tells_a_stored_form_from_an_answer(text: str, caught: bool) -> None:
+    assert bool(_STORED_FORM_AS_SHAPE.search(text)) is caught

@@ -1,6 +1,6 @@
 """Secret redaction on every write path (docs/api.md §6 "Redaction"), before anything is stored or logged.
 
-``DETECTORS`` is the table (``secret_detectors``): one row per shape of secret, each linear in its input. A
+``DETECTORS`` is the table (``secret_detectors``): one row per kind of secret, each linear in its input. A
 deployment extends it by adding rows (e.g. an internal token format) with ``register``; ``email`` and
 ``phone`` are off unless ``MEMORY_REDACT_EXTRA`` names them. Each secret found is replaced by
 ``[redacted: <kind>]``; the text around it is kept.

@@ -60,7 +60,7 @@ class FlushClaims(Protocol):
         ...
 
     def earlier_claim(self, scope: Scope, compaction_id: str, *, now_epoch: int) -> FlushMarker | None:
-        """The live claim of the shape written before claims named their thread, if any."""
+        """The live claim under the key format used before keys named their thread, if any."""
         ...
 
     def release(self, scope: Scope, thread_id: str, compaction_id: str, *, token: str) -> FlushMarker | None:
@@ -204,7 +204,7 @@ class FlushService:
             return None
 
     def _flushed_before(self, command: FlushCommand, now_epoch: int) -> FlushMarker | None:
-        """The claim of this compaction event in the shape written before claims named their thread
+        """The claim of this compaction event under the key format used before keys named their thread
         (``storage.flush_store``), if it is this thread's: ``written`` with a note of this thread, or still in
         progress (whose thread cannot be told yet). A note of another thread, or none, is another event's: the
         note is read consistently, as the claim was written with it (a delete of the note takes its claim too)."""

@@ -61,7 +61,7 @@ class FlushStore:
         return None if holder is None else _marker(holder)
 
     def earlier_claim(self, scope: Scope, compaction_id: str, *, now_epoch: int) -> FlushMarker | None:
-        """The live claim of ``compaction_id`` in the shape written before claims named their thread, if any: its
+        """The live claim of ``compaction_id`` under the key format used before keys named their thread, if any: its
         thread is known only from its note (``FlushService`` reads it)."""
         key = {"pk": {"S": scope.key}, "sk": {"S": legacy_flush_sk(compaction_id)}}
         holder = live_record(self._client, self._table, key, now_epoch=now_epoch)

@@ -124,7 +124,7 @@ class IdempotencyStore:
         return claim_record(self._client, self._table, item, now_epoch=int(time.time()), lease_s=LEASE_S, keep_s=KEEP_S)
 
     def _answered_before(self, scope: Scope, route: str, key: str, digest: str) -> Reply | None:
-        """The answer a record of the shape written before records named their caller holds for this very request
+        """The answer a record under the key format used before keys named their caller holds for this very request
         (its fingerprint), if any; one still in progress is a 503, as a repeat of a live claim is."""
         legacy = {"pk": {"S": scope.key}, "sk": {"S": legacy_idempotency_sk(route, key)}}
         item = live_record(self._client, self._table, legacy, now_epoch=int(time.time()))

@@ -20,10 +20,10 @@ The due marker of a scope with unconsolidated notes carries ``uc_pk``/``uc_sk``,
 ``Unconsolidated`` index: the nightly planner reads it oldest first, one item per scope, never a note.
 A pending-marks record sits in that index too, under ``#pending#<scope>``.
 
-Ids and keys cannot contain ``#``, so a key of one caller or thread never meets another's. Claims and records of
-the shapes written before they named their caller or thread (``flush#<compaction_id>``, ``idem#<route>#<key>``)
-are read once more, where their owner can be told (``legacy_flush_sk``, ``legacy_idempotency_sk``), until they
-expire.
+Ids and keys cannot contain ``#``, so a key of one caller or thread never meets another's. Claims and records
+under the key format used before keys named their caller or thread (``flush#<compaction_id>``,
+``idem#<route>#<key>``) are read once more, where their owner can be told (``legacy_flush_sk``,
+``legacy_idempotency_sk``), until they expire.
 
 One partition is not a scope's: ``consolidation`` holds the planners' lease (``lease``) and one item per run
 (``run#<started_at>#<run_id>``).

@@ -1,4 +1,4 @@
-"""A note's DynamoDB item and back, and the shapes the readers of notes get: the one place that knows a
+"""A note's DynamoDB item and back, and the rows the readers of notes get: the one place that knows a
 note's attributes (docs/storage.md)."""
 
 from __future__ import annotations
