@@ -42,10 +42,10 @@ class _FakeLambda(BaseHTTPRequestHandler):
         pass
 
 
-@pytest.fixture
-def lambda_client():
-    _FakeLambda.delay_s, _FakeLambda.status, _FakeLambda.headers_out = 0.0, 200, {}
-    _FakeLambda.body, _FakeLambda.seen = {"status": "written", "note": None}, []
+@pytest.fixture(scope="module")
+def _client_of_the_fake():
+    """One fake endpoint and one client for the file: each client built loads botocore's Lambda model again
+    (0.15 to 0.4 s a test on a busy machine). Each test sets the fake's answer afresh (``lambda_client``)."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), _FakeLambda)
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     yield flush_lambda_client(
@@ -56,6 +56,13 @@ def lambda_client():
     )
     server.shutdown()
     server.server_close()
+
+
+@pytest.fixture
+def lambda_client(_client_of_the_fake):
+    _FakeLambda.delay_s, _FakeLambda.status, _FakeLambda.headers_out = 0.0, 200, {}
+    _FakeLambda.body, _FakeLambda.seen = {"status": "written", "note": None}, []
+    return _client_of_the_fake
 
 
 def _flush(client, **kwargs):
