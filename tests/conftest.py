@@ -20,6 +20,7 @@ from local.lambda_context import LambdaContext
 from local.template import load_handler, table_definitions
 from tests.support.calls import NOW, ROUTE_FUNCTIONS, Answer, Call, free_port, make_caller
 from tests.support.fake_embeddings import FakeEmbeddingModel
+from tests.support.iam import refuse_ungranted, refused_calls
 from tests.support.moto_support import atomic_moto_requests
 
 # The fixtures that test files share (none of them autouse: an autouse fixture is imported where it applies).
@@ -73,18 +74,22 @@ def _default_session() -> None:
     for the whole run (each new session's own loader parsed them again: about 80 ms a test)."""
     session = botocore.session.get_session()
     session.register_component("data_loader", _service_models())
+    session.register("before-parameter-build.dynamodb", refuse_ungranted)  # every client made from it inherits it
     boto3.setup_default_session(botocore_session=session)
 
 
 @pytest.fixture
 def aws() -> Iterator[Any]:
-    """moto with every table of template.yaml; yields a DynamoDB client to inspect the table with."""
+    """moto with every table of template.yaml; yields a DynamoDB client to inspect the table with. A handler's
+    call that its function's policies do not grant is refused as on AWS, and fails the test (tests/support/iam.py)."""
+    refused_calls.clear()
     with atomic_moto_requests(), mock_aws():
         _default_session()
         client = boto3.client("dynamodb")
         for definition in table_definitions().values():
             client.create_table(**definition)
         yield client
+    assert not refused_calls, refused_calls
 
 
 @pytest.fixture
