@@ -15,6 +15,8 @@ other operation its own name. A statement under ``Fn::If`` counts whichever way 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from typing import Any
 
@@ -81,6 +83,18 @@ def refuse_ungranted(params: dict[str, Any], model: Any, **_: Any) -> None:
             message = f"{function} is not allowed {action} on {where} (template.yaml grants it no such statement)"
             refused_calls.append(message)
             raise ClientError({"Error": {"Code": "AccessDeniedException", "Message": message}}, model.name)
+
+
+@contextmanager
+def running_as(function: str | None) -> Iterator[None]:
+    """Calls made as ``function`` (None: the test's own, unchecked) while a handler runs: a test that plays
+    another caller's writes in the middle of a handler's call (an erase, a dashboard delete) makes them as
+    that caller, not as the handler's function."""
+    token = RUNNING_FUNCTION.set(function)
+    try:
+        yield
+    finally:
+        RUNNING_FUNCTION.reset(token)
 
 
 def _statements(policy: Any) -> list[dict[str, Any]]:
