@@ -33,6 +33,8 @@ from tests.support.models import scripted_models
 from tests.support.moto_server import moto_server
 from tests.support.scopes import private, shared
 
+pytestmark = pytest.mark.long
+
 PERSONAL, TEAM = Scope("personal", "u-1"), Scope("team", "w-3")
 TOKEN = mint("u-1", ["w-3"])
 SEED = 7

@@ -31,6 +31,8 @@ from tests.support.fakes import FakeChatModel
 from tests.support.models import scripted_models
 from tests.support.scopes import write_note
 
+pytestmark = pytest.mark.long
+
 SCOPES = int(os.environ.get("PLAIN_MOTO_SCOPES", "120"))
 GROUP = 200  # the default MEMORY_CONSOLIDATION_MAX_NOTES: one whole group
 

@@ -336,6 +336,7 @@ def driver(call: Call, aws: Any, monkeypatch: pytest.MonkeyPatch) -> Driver:
     return Driver(call, aws)
 
 
+@pytest.mark.long
 @given(sequence=st.lists(operations, min_size=1, max_size=10))
 def test_no_operation_in_one_scope_reads_or_changes_another(driver: Driver, sequence: list[tuple[Any, ...]]) -> None:
     driver.start()  # one moto mock for the whole test; empty tables for each example
