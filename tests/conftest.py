@@ -21,20 +21,23 @@ from local.template import load_handler, table_definitions
 from tests.support.calls import NOW, ROUTE_FUNCTIONS, Answer, Call, free_port, make_caller
 from tests.support.fake_embeddings import FakeEmbeddingModel
 from tests.support.moto_support import atomic_moto_requests
-from tests.support.scheduling import group_of, in_handout_order
+from tests.support.scheduling import GroupScheduling, in_handout_order
 
 # The fixtures that test files share (none of them autouse: an autouse fixture is imported where it applies).
 pytest_plugins = ["tests.support.calls", "tests.support.consolidation", "tests.support.quotas", "tests.support.stack"]
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook, which reads the groups into the node ids
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """`make test` runs on two pytest-xdist workers (``--dist loadgroup``), each test in its group
-    (tests/support/scheduling.py); a worker lists the groups in the order the controller is to hand them out."""
-    for item in items:
-        item.add_marker(pytest.mark.xdist_group(group_of(item)))
+    """On a pytest-xdist worker, the items in the order the controller is to hand their groups out
+    (tests/support/scheduling.py)."""
     if hasattr(config, "workerinput"):
         items[:] = in_handout_order(items)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`make test`'s ``--dist loadgroup``: each test's group (tests/support/scheduling.py) kept on one worker."""
+    return GroupScheduling(config, log) if config.getvalue("dist") == "loadgroup" else None
 
 
 @pytest.fixture(autouse=True)

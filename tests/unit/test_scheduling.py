@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.scheduling import group_of, in_handout_order
+from tests.support.scheduling import GroupScheduling, group_of, in_handout_order
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -72,6 +72,24 @@ def test_a_group_with_a_long_test_is_handed_out_before_bigger_groups_and_each_gr
         "tests/opensearch/test_y.py::one",
         "tests/unit/test_small.py::one",
     ]
+
+
+def test_the_scheduler_keeps_a_files_tests_and_a_tiers_together_as_pytest_9_names_them() -> None:
+    """A worker reports its tests by node id, without the ``@group`` suffix that pytest-xdist's own ``loadgroup``
+    expects (pytest 9 ignores its ``item._nodeid``): the scheduler reads the group from the file's path."""
+    scheduler = object.__new__(GroupScheduling)  # the scope of a node id needs nothing of a run
+    scopes = {
+        nodeid: scheduler._split_scope(nodeid)
+        for nodeid in (
+            "tests/unit/test_a.py::test_one",
+            "tests/unit/test_a.py::test_two[x-1]",
+            "tests/unit/test_a.py::Case::test_three",
+            "tests/opensearch/test_b.py::test_one",
+            "tests/opensearch/test_c.py::test_two@opensearch",
+        )
+    }
+
+    assert set(scopes.values()) == {"tests/unit/test_a.py", "opensearch"}, scopes
 
 
 def test_every_run_on_workers_keeps_the_order_the_workers_list() -> None:
