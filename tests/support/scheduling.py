@@ -38,8 +38,9 @@ class GroupScheduling(LoadScopeScheduling):
 
 def in_handout_order(items: Sequence[pytest.Item]) -> list[pytest.Item]:
     """The items, group by group, in the order the controller is to hand the groups out (``--no-loadscope-reorder``
-    keeps the workers' order): a group holding a ``long`` test first, then the others by their number of tests, as
-    pytest-xdist orders them by itself; the items of a group keep their order.
+    keeps the workers' order): a group holding a ``long`` test first, then one holding a ``slow`` one (a local stack,
+    an external tool: seconds a test), then the others by their number of tests, as pytest-xdist orders them by
+    itself, so that the unit tier's quick files fill the end of the run; the items of a group keep their order.
 
     A long test handed out late runs on while the other worker has nothing left: the 120-scope night took 5
     minutes."""
@@ -47,6 +48,10 @@ def in_handout_order(items: Sequence[pytest.Item]) -> list[pytest.Item]:
     for item in items:
         groups.setdefault(group_of(item), []).append(item)
     ordered = sorted(
-        groups.values(), key=lambda group: (not any(i.get_closest_marker("long") for i in group), -len(group))
+        groups.values(), key=lambda group: (not _marked(group, "long"), not _marked(group, "slow"), -len(group))
     )
     return [item for group in ordered for item in group]
+
+
+def _marked(group: list[pytest.Item], mark: str) -> bool:
+    return any(item.get_closest_marker(mark) for item in group)

@@ -30,7 +30,7 @@ class FakeItem:
         return ROOT / self.file
 
     def get_closest_marker(self, name: str) -> object | None:
-        return pytest.mark.long if name in self.marks else None
+        return getattr(pytest.mark, name) if name in self.marks else None
 
 
 def _order(items: list[Any]) -> list[str]:
@@ -48,7 +48,7 @@ def test_a_file_is_a_group_and_a_one_worker_tier_is_one() -> None:
     assert _group("tests/dashboard/sub/test_c.py") == "dashboard"
 
 
-def test_a_group_with_a_long_test_is_handed_out_before_bigger_groups_and_each_group_keeps_its_order() -> None:
+def test_a_group_with_a_long_test_then_one_with_a_slow_test_is_handed_out_before_bigger_groups_in_its_order() -> None:
     items: list[Any] = [
         FakeItem("tests/unit/test_small.py", "one"),
         FakeItem("tests/unit/test_big.py", "one"),
@@ -59,12 +59,14 @@ def test_a_group_with_a_long_test_is_handed_out_before_bigger_groups_and_each_gr
         FakeItem("tests/plain_moto/test_night.py", "second", marks=("long",)),
         FakeItem("tests/unit/test_big.py", "three"),
         FakeItem("tests/property/test_iso.py", "one", marks=("long",)),
+        FakeItem("tests/e2e/test_stack.py", "one", marks=("slow",)),
     ]
 
     assert _order(items) == [
         "tests/plain_moto/test_night.py::first",  # a long test's whole file, in its order
         "tests/plain_moto/test_night.py::second",
         "tests/property/test_iso.py::one",
+        "tests/e2e/test_stack.py::one",  # then a slow test's
         "tests/unit/test_big.py::one",  # then by number of tests, ties in collection order
         "tests/unit/test_big.py::two",
         "tests/unit/test_big.py::three",
