@@ -76,6 +76,7 @@ def small_vectors(aws, monkeypatch) -> FakeEmbeddingModel:
     return fake
 
 
+@pytest.mark.long
 def test_a_note_older_than_the_newest_2000_of_10000_is_found_by_a_paraphrase_only_through_the_index(
     call, aws, small_vectors
 ):
