@@ -99,7 +99,7 @@ backfill-vectors: $(BIN)/.installed ## Once, when the table gains its vector ind
 	PYTHONPATH=layers/shared $(BIN)/python -m local.backfill_vectors
 
 test: $(BIN)/.installed $(SAM_VENV)/.installed $(CHECKOV_VENV)/.installed $(STRANDS_VENV)/.installed $(ADK_VENV)/.installed node_modules/.installed client-ts/node_modules/.installed dist ## Run the whole test suite, template checks (cfn-lint, sam, checkov), the dashboard in Chromium, the TypeScript client and the built packages included
-	$(BIN)/pytest -n 2 --dist loadgroup --ignore=tests/fuzz --cov --cov-report= --durations=25
+	$(BIN)/pytest -n 2 --dist loadgroup --no-loadscope-reorder --ignore=tests/fuzz --cov --cov-report= --durations=25
 	$(BIN)/pytest tests/fuzz --cov --cov-append --cov-report=term  # schemathesis's items share one node id: not on xdist
 
 # The packages as a user installs them (tests/client/test_dist.py checks them; make test builds them first).
@@ -118,7 +118,7 @@ unit: $(BIN)/.installed ## The fast loop: the unit tests only, about 25 s in one
 	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -p no:langsmith_plugin -p no:schemathesis -p no:anyio tests/unit -q
 
 integration: $(BIN)/.installed ## The storage loop: the moto-backed tests (tests/integration, tests/injection) on two workers; no browser, Java or sam build
-	$(BIN)/pytest -n 2 --dist loadgroup tests/integration tests/injection -q
+	$(BIN)/pytest -n 2 --dist loadgroup --no-loadscope-reorder tests/integration tests/injection -q
 
 plain-moto: $(BIN)/.installed ## A plain moto server (no patches): the night's 200-note group and 120 scopes (PLAIN_MOTO_SCOPES), every write path through a proxy that loses answers; about 7 minutes
 	$(BIN)/pytest tests/plain_moto -q

@@ -6,11 +6,13 @@ drift from what ``sam deploy`` creates.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import re
 import sys
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -21,6 +23,9 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = ROOT / "template.yaml"
+# The logical id of the function whose handler is running in this context, while it runs: what a call to AWS is
+# made as, so that the tests can hold each call to that function's policies (tests/support/iam.py).
+RUNNING_FUNCTION: ContextVar[str | None] = ContextVar("running_function", default=None)
 
 
 class _CfnLoader(yaml.SafeLoader):
@@ -130,9 +135,25 @@ def load_handler(function: str) -> Callable[[dict[str, Any], Any], Any]:
     Lambda sandbox, a process serves one event at a time through it: Powertools' resolver keeps the
     current event on a class attribute, so concurrent events need concurrent processes.
     """
+    return _running_as(function)
+
+
+@cache
+def _running_as(function: str) -> Callable[[dict[str, Any], Any], Any]:
+    """The handler, run with ``RUNNING_FUNCTION`` set to its function (one wrapper per function, so the same
+    function's handler is the same object each time it is loaded)."""
     attribute = load_template()["Resources"][function]["Properties"]["Handler"].rpartition(".")[2]
     handler: Callable[[dict[str, Any], Any], Any] = getattr(load_module(function), attribute)
-    return handler
+
+    @functools.wraps(handler)
+    def running(event: dict[str, Any], context: Any) -> Any:
+        token = RUNNING_FUNCTION.set(function)
+        try:
+            return handler(event, context)
+        finally:
+            RUNNING_FUNCTION.reset(token)
+
+    return running
 
 
 @cache

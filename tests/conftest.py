@@ -20,25 +20,25 @@ from local.lambda_context import LambdaContext
 from local.template import load_handler, table_definitions
 from tests.support.calls import NOW, ROUTE_FUNCTIONS, Answer, Call, free_port, make_caller
 from tests.support.fake_embeddings import FakeEmbeddingModel
+from tests.support.iam import refuse_ungranted, refused_calls
 from tests.support.moto_support import atomic_moto_requests
+from tests.support.scheduling import GroupScheduling, in_handout_order
 
 # The fixtures that test files share (none of them autouse: an autouse fixture is imported where it applies).
 pytest_plugins = ["tests.support.calls", "tests.support.consolidation", "tests.support.quotas", "tests.support.stack"]
 
-# Tiers whose tests share one session fixture (an OpenSearch node, the dashboard's stack and browser) or the
-# repository's build output (sam build): each runs on one worker of `make test`'s two.
-_ONE_WORKER_TIERS = frozenset({"opensearch", "dashboard", "infra"})
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On a pytest-xdist worker, the items in the order the controller is to hand their groups out
+    (tests/support/scheduling.py)."""
+    if hasattr(config, "workerinput"):
+        items[:] = in_handout_order(items)
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook, which reads the groups into the node ids
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """`make test` runs on two pytest-xdist workers (``--dist loadgroup``): a test file stays on one worker
-    (its module fixtures start once, a test may read what an earlier one of its file recorded), and so does
-    each tier of ``_ONE_WORKER_TIERS``."""
-    for item in items:
-        parts = item.path.relative_to(item.config.rootpath).parts
-        group = parts[1] if len(parts) > 2 and parts[1] in _ONE_WORKER_TIERS else "/".join(parts)
-        item.add_marker(pytest.mark.xdist_group(group))
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`make test`'s ``--dist loadgroup``: each test's group (tests/support/scheduling.py) kept on one worker."""
+    return GroupScheduling(config, log) if config.getvalue("dist") == "loadgroup" else None
 
 
 @pytest.fixture(autouse=True)
@@ -73,18 +73,22 @@ def _default_session() -> None:
     for the whole run (each new session's own loader parsed them again: about 80 ms a test)."""
     session = botocore.session.get_session()
     session.register_component("data_loader", _service_models())
+    session.register("before-parameter-build.dynamodb", refuse_ungranted)  # every client made from it inherits it
     boto3.setup_default_session(botocore_session=session)
 
 
 @pytest.fixture
 def aws() -> Iterator[Any]:
-    """moto with every table of template.yaml; yields a DynamoDB client to inspect the table with."""
+    """moto with every table of template.yaml; yields a DynamoDB client to inspect the table with. A handler's
+    call that its function's policies do not grant is refused as on AWS, and fails the test (tests/support/iam.py)."""
+    refused_calls.clear()
     with atomic_moto_requests(), mock_aws():
         _default_session()
         client = boto3.client("dynamodb")
         for definition in table_definitions().values():
             client.create_table(**definition)
         yield client
+    assert not refused_calls, refused_calls
 
 
 @pytest.fixture

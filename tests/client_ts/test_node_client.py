@@ -24,7 +24,7 @@ from tests.support.client_vectors import FIXTURES, rendered
 from tests.support.fake_openai import fake_openai_server
 from tests.support.stack import Stack, running_stack
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.long]
 
 CLIENT_TS = Path(__file__).resolve().parents[2] / "client-ts"
 FLUSH_NOTE = "Planning the billing migration; open: payments sign-off from Dana."

@@ -76,8 +76,11 @@ def context_for(owner: str) -> dict[str, Any]:
     return {"user_id": owner, **PRIVATE}
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def playwright_browser() -> Iterator[Any]:
+    """Chromium, driven by Playwright's sync API, for this tier's tests only: while it runs, its event loop is the
+    thread's running loop, and a later test of the same worker that runs a loop of its own (the clients' async
+    methods, an agent's runner) would fail; the tier runs together (tests/support/scheduling.py) and stops it after."""
     if not Path(CHROMIUM).exists():
         _unavailable(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
     if not AXE.exists():
@@ -94,7 +97,7 @@ def playwright_browser() -> Iterator[Any]:
             browser.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def dynamodb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A moto server in its own process: the stacks come and go, the data stays."""
     port = free_port()
@@ -117,7 +120,7 @@ def dynamodb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         log.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def site(playwright_browser: Any, dynamodb: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     logs = tmp_path_factory.mktemp("dashboard-stack")
     for instant, notes in SEED.items():

@@ -122,6 +122,7 @@ TABLE_ACTIONS = {
         "dynamodb:Query",
         "dynamodb:BatchGetItem",  # recall reads its k best notes whole in one request
         "dynamodb:ConditionCheckItem",  # a note write whose every answer was lost is settled (lost_note_writes)
+        "dynamodb:DeleteItem",  # update_memory's save deletes the oldest version past the history's length
     },
     "ContextFunction": {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem"},  # the injection record
     "FlushFunction": {

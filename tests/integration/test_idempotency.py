@@ -200,4 +200,12 @@ def test_a_request_still_running_under_a_record_of_before_the_upgrade_is_503_and
     answer = keyed("remember", body, "msg-43")
 
     assert answer.status == 503 and _team_notes(aws) == ["alice's fact"]
-    assert [sk for sk in partition(aws, TEAM) if sk.startswith("idem#")] == ["idem#remember#msg-43"]
+    # the new key's claim is given back: its lease ended, a free key to the next claim
+    given_back = aws.get_item(
+        TableName="MemoryTable", Key={"pk": {"S": "ws#w-3"}, "sk": {"S": "idem#remember#u-alice#msg-43"}}
+    )["Item"]
+    assert (given_back["status"]["S"], given_back["lease_until"]["N"]) == ("in_progress", "0")
+    assert [sk for sk in partition(aws, TEAM) if sk.startswith("idem#")] == [
+        "idem#remember#msg-43",
+        "idem#remember#u-alice#msg-43",
+    ]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import json
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
@@ -248,12 +249,12 @@ def test_a_team_note_without_its_author_and_a_body_that_is_not_json_are_refused(
     assert partition(aws, TEAM) == [] and partition(aws, PERSONAL) == []
 
 
-def _jumping_importer(step_s: float) -> Importer:
+def _jumping_importer(step_s: float, **options: Any) -> Importer:
     """The graph's importer with a clock that moves ``step_s`` each time it is read (a slow table, simulated)."""
     graph = bootstrap.services()
     ticks = itertools.count()
     records = ImportRecords(graph.dynamodb, graph.settings.table_name)
-    return Importer(graph.notes, records, graph.memory_service, clock=lambda: next(ticks) * step_s)
+    return Importer(graph.notes, records, graph.memory_service, clock=lambda: next(ticks) * step_s, **options)
 
 
 def test_an_import_out_of_time_answers_503_and_the_same_request_continues_it(aws):
@@ -266,6 +267,29 @@ def test_an_import_out_of_time_answers_503_and_the_same_request_continues_it(aws
     assert answers[0].body["error"]["code"] == "import_unfinished" and answers[0].headers["Retry-After"] == "1"
     assert [n["index"] for n in answers[1].body["notes"]] == [2, 1, 0, 3] and answers[2].body == answers[1].body
     assert len(stored_notes(aws, PERSONAL.key)) == 4
+
+
+def test_a_resumed_import_skips_a_repeat_of_its_own_earlier_note_past_the_newest_notes(call, aws):
+    """The import's first call wrote "Drinks oat milk" on an old day; the scope's newer notes fill the window
+    of newest notes the resumed call compares with (one note here, 2,000 in a deployment), so only the
+    import's log still knows it."""
+    call("remember", {"context": private(), "arguments": {"text": "Prefers metric units"}})
+    bootstrap.provide(importer=_jumping_importer(8.0, held_window=1))  # two notes a call
+    notes = [
+        {"text": "Drinks oat milk", "created_at": "2026-10-01T09:00:00Z"},
+        {"text": "Walks to work", "created_at": "2026-10-02T09:00:00Z"},
+        {"text": "- drinks OAT milk", "created_at": "2026-10-03T09:00:00Z"},
+    ]
+
+    answers = [post_import("users", "u-1", notes_body("p1", notes)) for _ in range(2)]
+
+    assert [a.status for a in answers] == [503, 200]
+    assert answers[1].body["skipped"] == [{"index": 2, "similar": ["2026-10-01.1"]}]
+    assert [n["text"] for n in stored_notes(aws, PERSONAL.key)] == [
+        "Drinks oat milk",
+        "Walks to work",
+        "Prefers metric units",
+    ]
 
 
 class RecordsRacedByAnotherCall(ImportRecords):

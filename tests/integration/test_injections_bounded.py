@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
 from agent_memory.storage.injection_records import READ_PAGE_ITEMS, READ_PAGES, Injection
@@ -35,6 +37,7 @@ def counting() -> list[int]:
     return calls
 
 
+@pytest.mark.long
 def test_a_thread_with_no_record_is_answered_after_a_bounded_read(aws):
     fill(aws)
     calls = counting()

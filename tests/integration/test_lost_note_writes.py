@@ -19,6 +19,7 @@ from agent_memory.storage.note_store import NoteStore
 from agent_memory.storage.scope_items import ScopeItems
 from local.token import mint
 from tests.support.faults import items, notes
+from tests.support.iam import running_as
 from tests.support.management import manage
 from tests.support.scopes import private, shared, stored
 
@@ -53,7 +54,8 @@ class ScriptedTransactions:
         kind = "settle" if "ConditionCheck" in first else "note" if "Put" in first else "other"
         step = self._script[kind].pop(0) if self._script.get(kind) else "ok"
         if callable(step):
-            step(self._real, request)
+            with running_as(None):  # another caller's writes, not the handler's
+                step(self._real, request)
         if step == "cut":
             self.cut.append(request)
         elif step == "lost":

@@ -16,6 +16,7 @@ from tests.support.consolidation import consolidate
 from tests.support.fake_index import FakeNotesIndex
 from tests.support.fakes import FakeChatModel
 from tests.support.faults import crash_at, updating
+from tests.support.iam import running_as
 from tests.support.management import ADMIN, USER, local_auth, manage  # noqa: F401 - the fixture applies
 from tests.support.models import scripted_models
 from tests.support.people import delete, erasable, export_all, fill, get, partition
@@ -230,8 +231,9 @@ def test_an_erased_note_never_reaches_a_consolidation_written_version(aws, monke
     prompts: list[str] = []
 
     def erase_while_folding(system, prompt):
-        if not prompts:  # the erase lands while the model is answering
-            bootstrap.services().people.erase_authored(TEAM, "u-1")
+        if not prompts:  # the erase lands while the model is answering (another caller's, not the run's)
+            with running_as(None):
+                bootstrap.services().people.erase_authored(TEAM, "u-1")
         prompts.append(prompt)
         return "# Team\n" + "\n".join(f"- {text}" for text in texts if text in prompt)
 

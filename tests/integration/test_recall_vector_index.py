@@ -20,6 +20,7 @@ from agent_memory.storage.vector_index import VECTOR_INDEX, NoteVectorIndex
 from local.backfill_vectors import backfill_vectors
 from local.template import table_definitions
 from tests.support.fake_embeddings import FakeEmbeddingModel, fake_vector
+from tests.support.iam import refused_calls
 from tests.support.scopes import PERSONAL, private
 from tests.support.vector_notes import MODEL, note_items, write_all
 
@@ -75,6 +76,7 @@ def small_vectors(aws, monkeypatch) -> FakeEmbeddingModel:
     return fake
 
 
+@pytest.mark.long
 def test_a_note_older_than_the_newest_2000_of_10000_is_found_by_a_paraphrase_only_through_the_index(
     call, aws, small_vectors
 ):
@@ -253,6 +255,12 @@ def test_a_failed_search_degrades_to_the_newest_notes_and_is_counted(call, aws, 
     assert _ids(through_index)[0] == old["id"]
     assert degraded["mode"] == "hybrid" and old["id"] not in _ids(degraded) and degraded["notes"]
     assert "the vector index search failed" in caplog.text
+    # the search failed as it would on AWS: the function may search NoteVectors only
+    assert refused_calls == [
+        "ToolsFunction is not allowed dynamodb:SearchVectors on MemoryTable/index/NotThere "
+        "(template.yaml grants it no such statement)"
+    ]
+    refused_calls.clear()
 
 
 def test_the_search_names_the_bound_scope_only(aws):

@@ -15,7 +15,7 @@ from local.server import LocalServer
 from local.token import mint
 from tests.support.stack import Stack, running_stack
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.long]
 
 CLIENTS = 200
 SECONDS = float(os.environ.get("LOAD_SECONDS", "5"))

@@ -34,7 +34,7 @@ from tests.support.events import event_body
 from tests.support.fake_openai import fake_openai_server
 from tests.support.scopes import shared, write_note
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.long]
 
 WORKSPACE = "w-load"
 SCOPE = Scope("team", WORKSPACE)

@@ -13,8 +13,9 @@ from tests.support.moto_server import moto_server
 
 @pytest.fixture
 def plain_moto(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
-    """The service pointed at a plain moto server; yields a client of that server."""
-    with moto_server() as endpoint:
+    """The service pointed at a plain moto server; yields a client of that server. The tables' streams are off
+    until the test starts them (``start_streams``), after writing its notes."""
+    with moto_server(streams=False) as endpoint:
         monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", endpoint)
         monkeypatch.setenv("MEMORY_CONSOLIDATION_MAX_GROUPS", "0")
         # The notes are written with a patient client: each remember is a three-item transaction, and on plain

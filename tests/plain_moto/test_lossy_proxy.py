@@ -33,19 +33,26 @@ from tests.support.models import scripted_models
 from tests.support.moto_server import moto_server
 from tests.support.scopes import private, shared
 
+pytestmark = pytest.mark.long
+
 PERSONAL, TEAM = Scope("personal", "u-1"), Scope("team", "w-3")
 TOKEN = mint("u-1", ["w-3"])
 SEED = 7
+# A turn's requests wait 1 s for an answer (the default is 2 s), as the per-turn record's and the extraction's
+# clients do (the flush's wait 0.5 s); a held answer is held 1.2 s, past each of them. Each held answer costs the
+# client its read timeout and about 50 of ~780 writes are held: at 2 s and 2.5 s, a minute more of waiting.
+READ_TIMEOUT_S, HOLD_S = 1.0, 1.2
 
 
 @pytest.fixture
 def lossy(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Any, LossyProxy]]:
     """The service behind the proxy; yields a client of the server itself (for reading what it holds) and the proxy."""
     with moto_server() as endpoint:
-        proxy = LossyProxy(endpoint, seed=SEED)
+        proxy = LossyProxy(endpoint, seed=SEED, hold_s=HOLD_S)
         with proxy as proxied:
             monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", proxied)
             monkeypatch.setenv("MEMORY_LOCAL_JWT_SECRET", "local-dev-secret")
+            monkeypatch.setenv("MEMORY_DYNAMODB_READ_TIMEOUT_S", str(READ_TIMEOUT_S))
             monkeypatch.setenv("MEMORY_CONSOLIDATION_MIN_AGE_DAYS", "0")
             bootstrap.reset()
             yield boto3.client("dynamodb", endpoint_url=endpoint), proxy

@@ -29,14 +29,19 @@ from agent_memory.domain.scope import Scope
 from tests.support.consolidation import PERSONAL, RUN_AT, consolidate, merge
 from tests.support.fakes import FakeChatModel
 from tests.support.models import scripted_models
+from tests.support.moto_server import start_streams
 from tests.support.scopes import write_note
+
+pytestmark = pytest.mark.long
 
 SCOPES = int(os.environ.get("PLAIN_MOTO_SCOPES", "120"))
 GROUP = 200  # the default MEMORY_CONSOLIDATION_MAX_NOTES: one whole group
 
 
-def _fold_with_default_timeouts(monkeypatch: pytest.MonkeyPatch) -> dict:
-    """The night's run, with the service's default DynamoDB timeouts (what is under test)."""
+def _fold_with_default_timeouts(client, monkeypatch: pytest.MonkeyPatch) -> dict:
+    """The night's run, with the service's default DynamoDB timeouts (what is under test), and the table's stream
+    on, holding the night's writes only (the notes are 9 days old; ``start_streams`` says why)."""
+    start_streams(client)
     monkeypatch.delenv("MEMORY_DYNAMODB_READ_TIMEOUT_S")
     bootstrap.reset()
     scripted_models().fold = FakeChatModel(reply=merge)
@@ -57,7 +62,7 @@ def test_a_group_of_200_notes_folds_on_the_first_night(plain_moto, monkeypatch):
     for i in range(GROUP):
         write_note(PERSONAL, RUN_AT - timedelta(days=9, seconds=GROUP - i), f"fact number {i}")
 
-    run = _fold_with_default_timeouts(monkeypatch)
+    run = _fold_with_default_timeouts(plain_moto, monkeypatch)
 
     assert (run["status"], run["groups_planned"], run["groups_done"], run["groups_failed"]) == ("finished", 1, 1, 0)
     assert run["notes_consolidated"] == GROUP and run["notes_remaining"] == 0
@@ -69,7 +74,7 @@ def test_every_due_scope_folds_the_same_night_without_a_group_limit(plain_moto, 
     for i, scope in enumerate(scopes):
         write_note(scope, RUN_AT - timedelta(days=9, seconds=SCOPES - i), f"fact {i}")
 
-    run = _fold_with_default_timeouts(monkeypatch)
+    run = _fold_with_default_timeouts(plain_moto, monkeypatch)
 
     assert (run["status"], run["groups_planned"], run["groups_done"], run["groups_failed"]) == (
         "finished",

@@ -5,6 +5,7 @@ sandboxes, the tests') gets a pool of its own: the parent's threads do not exist
 
 from __future__ import annotations
 
+import contextvars
 import os
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -24,8 +25,9 @@ os.register_at_fork(after_in_child=_forget_pool)
 
 
 def start_aside(read: Callable[[], T]) -> Future[T]:
-    """``read`` on a pool thread, started now; its ``result()`` gives its answer or raises its error."""
+    """``read`` on a pool thread, started now, in a copy of the caller's context (its context variables, as
+    asyncio gives a task); its ``result()`` gives its answer or raises its error."""
     global _pool
     if _pool is None:
         _pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="aside")
-    return _pool.submit(read)
+    return _pool.submit(contextvars.copy_context().run, read)

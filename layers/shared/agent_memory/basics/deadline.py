@@ -8,6 +8,7 @@ its own thread, an abandoned one never delays the next.
 
 from __future__ import annotations
 
+import contextvars
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -20,7 +21,8 @@ class DeadlineExceeded(TimeoutError):
 
 
 def within(timeout_s: float, call: Callable[[], T], *, name: str) -> T:
-    """``call()``'s result or its exception, or DeadlineExceeded after ``timeout_s`` seconds."""
+    """``call()``'s result or its exception, or DeadlineExceeded after ``timeout_s`` seconds. The call runs in a
+    copy of the caller's context (its context variables), as it would on the caller's thread."""
     outcome: dict[str, Any] = {}
 
     def _run() -> None:
@@ -29,7 +31,7 @@ def within(timeout_s: float, call: Callable[[], T], *, name: str) -> T:
         except Exception as error:  # noqa: BLE001 - raised again in the caller's thread below
             outcome["error"] = error
 
-    worker = threading.Thread(target=_run, name=name, daemon=True)
+    worker = threading.Thread(target=contextvars.copy_context().run, args=(_run,), name=name, daemon=True)
     worker.start()
     worker.join(max(timeout_s, 0.0))
     if worker.is_alive():

@@ -10,6 +10,7 @@ item per scope and never a note, sending one message per due scope to the queue 
 
 from __future__ import annotations
 
+import contextvars
 import random
 import time
 from collections import Counter
@@ -126,7 +127,9 @@ class Planner:
         with ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="consolidate") as pool:
             for message in self._due(run_id, run, cutoff, remaining_ms, left):
                 planned += 1
-                running.add(pool.submit(self._fold_in_run, message, f"run:{run}"))
+                # each group in a copy of the run's context (its context variables), as on the planner's thread
+                folding = contextvars.copy_context().run
+                running.add(pool.submit(folding, self._fold_in_run, message, f"run:{run}"))
                 if len(running) >= self.concurrency:
                     done, running = wait(running, return_when=FIRST_COMPLETED)
                     left.update(_settled(done))

@@ -7,8 +7,9 @@ marker by its age, and the quotas. The notes are written in ``created_at`` order
 equal instants), so positions within a day follow time.
 
 - **Near-duplicates** are skipped, not written: a note with the same terms (``search.near_duplicates.text_key``)
-  as one of the scope's ``HELD_WINDOW`` newest notes, or as a note written earlier in the same call, is listed
-  under ``skipped`` with the note it repeats.
+  as one of the scope's ``HELD_WINDOW`` newest notes, or as a note this import wrote before it (in this call or
+  an earlier one), is listed under ``skipped`` with the note it repeats. The import's own notes are known from
+  its log, not from the table: they carry old dates, so a scope with ``HELD_WINDOW`` newer notes would hide them.
 - **Quotas**: each note counts against the day of its ``created_at``, as if it had been written that day (so
   months of history fit when no day of it held more than ``MEMORY_QUOTA_NOTES_PER_DAY`` notes, and an import
   never uses up today's quota with old notes); the characters quota counts every note. A note over either is
@@ -45,7 +46,6 @@ from agent_memory.domain import shapes
 from agent_memory.domain.commands import DocumentWrite, ImportCommand, NoteToImport
 from agent_memory.domain.document import HARD_LIMIT
 from agent_memory.domain.notes import Note, note_id
-from agent_memory.domain.scope import Scope
 from agent_memory.domain.text_pipeline import DOCUMENT, NOTE, prepare
 from agent_memory.memory.service import MemoryService
 from agent_memory.search.near_duplicates import text_key
@@ -88,6 +88,7 @@ class Importer:
     _: KW_ONLY
     redact_extra: frozenset[str] = frozenset()
     budget_s: float = BUDGET_S
+    held_window: int = HELD_WINDOW
     clock: Callable[[], float] = time.monotonic
 
     def run(self, command: ImportCommand) -> shapes.ImportedAnswer:
@@ -112,7 +113,7 @@ class Importer:
                 raise
             self.records.document_saved(progress, version)
         log = list(progress.log)
-        held = self._held(scope) if len(log) < len(command.notes) else {}
+        held = self._held(command, log) if len(log) < len(command.notes) else {}
         ordered = sorted(command.notes, key=lambda note: (note.created, note.index))
         for note in ordered[len(log) :]:
             if self.clock() > give_up_at:
@@ -164,12 +165,18 @@ class Importer:
         )
         return self.memory.update_memory(write).document.version
 
-    def _held(self, scope: Scope) -> dict[frozenset[str], str]:
-        """The terms of the scope's newest notes, each with one note that holds them (the newest)."""
+    def _held(self, command: ImportCommand, log: list[Any]) -> dict[frozenset[str], str]:
+        """The terms of the scope's newest notes, each with one note that holds them (the newest), then those of
+        the notes this import has written so far (its log), as a call that had not stopped would hold them."""
+        scope = command.scope
         held: dict[frozenset[str], str] = {}
-        for row in self.notes.newest_texts(scope, limit=HELD_WINDOW):
+        for row in self.notes.newest_texts(scope, limit=self.held_window):
             if row.pk == scope.key and (key := text_key(row.text)):
                 held.setdefault(key, note_id(row.day, row.position))
+        sent = {note.index: note.text for note in command.notes}
+        for kind, index, *rest in log:
+            if kind == "n" and (key := text_key(prepare(sent[index], "import", NOTE, extra=self.redact_extra).text)):
+                held[key] = rest[0]
         return held
 
     def _one(

@@ -146,8 +146,15 @@ class IdempotencyStore:
         return Reply(int(item["answer_status"]["N"]), json.loads(item["answer"]["S"]))
 
     def _release(self, item_key: dict[str, Any]) -> None:
-        """Give the key back: nothing was written, and the same request may succeed later."""
-        self._client.delete_item(TableName=self._table, Key=item_key)
+        """Give the key back: nothing was written, and the same request may succeed later. The claim's lease is
+        ended rather than the record deleted (a lapsed claim is a free key to ``claim_record``): the functions that
+        write through a key are granted ``UpdateItem`` on the table, and ``ToolsFunction`` no ``DeleteItem``."""
+        self._client.update_item(
+            TableName=self._table,
+            Key=item_key,
+            UpdateExpression="SET lease_until = :lapsed",
+            ExpressionAttributeValues={":lapsed": {"N": "0"}},
+        )
 
     def _store(self, item_key: dict[str, Any], answer: Reply) -> None:
         self._client.update_item(
