@@ -6,7 +6,6 @@ drift from what ``sam deploy`` creates.
 
 from __future__ import annotations
 
-import functools
 import importlib.util
 import os
 import re
@@ -14,7 +13,7 @@ import sys
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, wraps
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -145,7 +144,7 @@ def _running_as(function: str) -> Callable[[dict[str, Any], Any], Any]:
     attribute = load_template()["Resources"][function]["Properties"]["Handler"].rpartition(".")[2]
     handler: Callable[[dict[str, Any], Any], Any] = getattr(load_module(function), attribute)
 
-    @functools.wraps(handler)
+    @wraps(handler)
     def running(event: dict[str, Any], context: Any) -> Any:
         token = RUNNING_FUNCTION.set(function)
         try:

@@ -147,8 +147,8 @@ class IdempotencyStore:
 
     def _release(self, item_key: dict[str, Any]) -> None:
         """Give the key back: nothing was written, and the same request may succeed later. The claim's lease is
-        ended rather than the record deleted (a lapsed claim is a free key to ``claim_record``): the functions that
-        write through a key are granted ``UpdateItem`` on the table, and ``ToolsFunction`` no ``DeleteItem``."""
+        ended rather than the record deleted (a lapsed claim is a free key to ``claim_record``), so a key asks for
+        no more than the ``UpdateItem`` that storing its answer needs."""
         self._client.update_item(
             TableName=self._table,
             Key=item_key,
