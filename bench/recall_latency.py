@@ -9,7 +9,11 @@ vector (zero-padded to 1,024, int8 as ``search.vectors`` stores it), in three wa
 - ``hybrid, fixed vector``: the query's "embedding" is a fixed vector answered at once, so the difference
   from ``keyword`` is the hybrid path's own cost (the larger Query with ``vec``, decoding, cosine, fusion);
 - ``hybrid, local:minilm``: all-MiniLM-L6-v2 in process embeds each query, so the difference from the
-  fixed vector is the embedding's cost (reported apart as ``embed``, timed around the model's call).
+  fixed vector is the embedding's cost (reported apart as ``embed``, timed around the model's call);
+- ``earlier defaults``: the same, ranked with the defaults recall had before they were chosen on two real
+  conversations as well (``bench.recall_knobs.EARLIER``: no neighbours, no session window, a pool of 20 from
+  each half, diversity 0.4), so that what the present defaults cost in time is measured in the same run.
+  (The model is the fixed vector's when ``local:minilm`` is not installed.)
 
 DynamoDB is moto, recorded once per size and way and then replayed byte for byte (``Replay``): the
 timings hold everything the function does (botocore's requests and parsing of the real answers, BM25,
@@ -27,6 +31,7 @@ weights) and embeds one text, three times; the medians, and the process's peak R
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import random
 import statistics
@@ -39,10 +44,16 @@ from typing import Any
 
 SIZES = (100, 1000, 2000)
 MODEL = "local:minilm"
-MODES = ("keyword", "fixed", "minilm")
-LABELS = {"keyword": "keyword", "fixed": "hybrid, fixed vector", "minilm": "hybrid, local:minilm"}
+MODES = ("keyword", "fixed", "minilm", "earlier")
+LABELS = {
+    "keyword": "keyword",
+    "fixed": "hybrid, fixed vector",
+    "minilm": "hybrid, local:minilm",
+    "earlier": "the same, earlier defaults",
+}
 QUERIES = ("coffee meeting deadline", "where does she travel in spring", "allergic to peanuts", "the team's budget")
 TARGET_RATIO = 1.5  # hybrid / keyword at 1,000 notes
+EARLIER_RATIO = 1.3  # the present defaults / the earlier ones, at 1,000 notes
 
 
 @dataclass
@@ -164,10 +175,12 @@ def measure_latency(log: Callable[[str], None], *, calls: int = 30, warmup: int 
     from moto import mock_aws
 
     from agent_memory.domain.scope import Scope
+    from agent_memory.recall.ranking import Tuning
     from agent_memory.recall.service import RecallService
     from agent_memory.search.vectors import encode, model_tag
     from agent_memory.storage.note_store import NoteStore
     from bench.keyword_recall import recall_items
+    from bench.recall_knobs import EARLIER, constants
     from bench.runner import TABLE, batch_write, clear_metrics, create_tables, fact_text, quiet_powertools
 
     rng = random.Random(7)
@@ -182,13 +195,24 @@ def measure_latency(log: Callable[[str], None], *, calls: int = 30, warmup: int 
     embedders: dict[str, Any] = {"keyword": None, "fixed": FixedVectorEmbedder(vector())}
     if timed is not None:
         embedders["minilm"] = timed
+    embedders["earlier"] = model if model is not None else embedders["fixed"]  # untimed: ``embed`` is minilm's
+    tunings = {"earlier": Tuning(**EARLIER.changes)}
 
     def services(client: Any) -> dict[str, RecallService]:
         notes = NoteStore(client, TABLE)
         return {
-            mode: RecallService(notes, embedder=embedder, vector_tag=None if embedder is None else tag)
+            mode: RecallService(
+                notes,
+                embedder=embedder,
+                vector_tag=None if embedder is None else tag,
+                tuning=tunings.get(mode, Tuning()),
+            )
             for mode, embedder in embedders.items()
         }
+
+    def ranked_as(mode: str) -> Any:
+        """The earlier defaults' constants in place for its calls (entered and left outside the timing)."""
+        return constants(EARLIER) if mode == "earlier" else contextlib.nullcontext()
 
     scope = Scope("personal", "bench-recall")
     replays: dict[int, Replay] = {}
@@ -207,7 +231,8 @@ def measure_latency(log: Callable[[str], None], *, calls: int = 30, warmup: int 
             for mode, service in services(replay.record(boto3.client("dynamodb"))).items():
                 before = replay.received
                 for query in QUERIES:
-                    service.recall(scope, query, k=8)
+                    with ranked_as(mode):
+                        service.recall(scope, query, k=8)
                     clear_metrics()
                 result.read_kb[size][mode] = (replay.received - before) / len(QUERIES) / 1024
     with quiet_powertools():  # time: outside moto, so that only the replay answers
@@ -221,9 +246,10 @@ def measure_latency(log: Callable[[str], None], *, calls: int = 30, warmup: int 
                 order = list(served)[n % len(served) :] + list(served)[: n % len(served)]
                 query = QUERIES[n % len(QUERIES)]
                 for mode in order:
-                    started = time.perf_counter_ns()
-                    answer = served[mode].recall(scope, query, k=8)
-                    elapsed = (time.perf_counter_ns() - started) / 1e6
+                    with ranked_as(mode):
+                        started = time.perf_counter_ns()
+                        answer = served[mode].recall(scope, query, k=8)
+                        elapsed = (time.perf_counter_ns() - started) / 1e6
                     assert answer.mode == ("keyword" if mode == "keyword" else "hybrid"), (mode, answer.mode)
                     clear_metrics()
                     if n >= warmup:
@@ -302,6 +328,13 @@ def report(result: LatencyResult) -> list[str]:
         if result.minilm:
             with_model = result.quantile(1000, "minilm", 0.5) / result.quantile(1000, "keyword", 0.5)
             lines.append(f"With the query embedded by local:minilm in process: {with_model:.2f}x.")
+        now = result.quantile(1000, "minilm" if result.minilm else "fixed", 0.5)
+        earlier = result.quantile(1000, "earlier", 0.5)
+        verdict = "met" if now <= EARLIER_RATIO * earlier else "NOT met"
+        lines.append(
+            f"The present defaults against the earlier ones at 1,000 notes (p50, the same model): {now:.1f} against "
+            f"{earlier:.1f} ms, {now / earlier:.2f}x; at most {EARLIER_RATIO}x: {verdict}."
+        )
     if result.cold:
         cold = result.cold
         lines += [
