@@ -73,14 +73,14 @@ def _default_session() -> None:
     for the whole run (each new session's own loader parsed them again: about 80 ms a test)."""
     session = botocore.session.get_session()
     session.register_component("data_loader", _service_models())
-    session.register("before-parameter-build.dynamodb", refuse_ungranted)  # every client made from it inherits it
+    session.register("before-parameter-build", refuse_ungranted)  # every client made from it inherits it, any service
     boto3.setup_default_session(botocore_session=session)
 
 
 @pytest.fixture
 def aws() -> Iterator[Any]:
     """moto with every table of template.yaml; yields a DynamoDB client to inspect the table with. A handler's
-    call that its function's policies do not grant is refused as on AWS, and fails the test (tests/support/iam.py)."""
+    call that its function's policies do not grant is refused as on AWS, and fails the test (tests/support/iam)."""
     refused_calls.clear()
     with atomic_moto_requests(), mock_aws():
         _default_session()
