@@ -7,14 +7,17 @@ import copy
 
 import pytest
 from botocore.exceptions import ClientError
+from opensearchpy import AuthorizationException
 
 from local.template import RUNNING_FUNCTION, load_template
 from tests.support.iam import needed, refuse_ungranted, refused_calls
 from tests.support.iam.grants import granted, is_allowed, is_granted, statements
+from tests.support.opensearch import HeldToTemplate
 
 ACCOUNT = "123456789012"
 TABLE = f"arn:aws:dynamodb:eu-west-1:{ACCOUNT}:table/MemoryTable"
 QUEUE_URL = f"https://sqs.eu-west-1.amazonaws.com/{ACCOUNT}/memory-ConsolidationQueue-1A2B"
+DOMAIN = f"arn:aws:es:eu-west-1:{ACCOUNT}:domain/NotesDomain"
 QUEUE = f"arn:aws:sqs:eu-west-1:{ACCOUNT}:memory-ConsolidationQueue-1A2B"
 SECRET = f"arn:aws:secretsmanager:eu-west-1:{ACCOUNT}:secret:model-key-AbCdEf"
 PARAMETER = f"arn:aws:ssm:eu-west-1:{ACCOUNT}:parameter/memory/model-key"
@@ -105,6 +108,31 @@ def test_each_services_call_needs_the_action_of_its_iam_reference_on_the_resourc
         ("bedrock:Rerank", "*"),
         ("bedrock:InvokeModel", foundation_model(RERANK_MODEL)),
     ]
+
+
+def test_an_opensearch_request_needs_its_methods_action_on_its_path_of_the_notes_domain():
+    assert needed("es", "POST", {"path": "/notes/_search"}) == [("es:ESHttpPost", f"{DOMAIN}/notes/_search")]
+    assert needed("es", "HEAD", {"path": "/_alias/notes"}) == [("es:ESHttpHead", f"{DOMAIN}/_alias/notes")]
+    assert is_granted("ToolsFunction", "es:ESHttpPost", f"{DOMAIN}/_msearch")
+    assert not is_granted("ToolsFunction", "es:ESHttpPut", f"{DOMAIN}/notes-v1")  # recall only reads
+    assert is_granted("IndexerFunction", "es:ESHttpPut", f"{DOMAIN}/notes-v1")  # through its own role
+    assert not is_granted("IndexerFunction", "es:ESHttpDelete", f"{DOMAIN}/notes-v1/_doc/1")
+    assert not is_granted("PlatformFunction", "es:ESHttpPost", DOMAIN.replace("NotesDomain", "Other") + "/_bulk")
+    assert not is_granted("ContextFunction", "es:ESHttpGet", f"{DOMAIN}/notes/_search")
+
+
+def test_a_refused_opensearch_request_fails_with_the_domains_403_before_it_is_sent():
+    connection = HeldToTemplate(host="127.0.0.1", port=9, timeout=1)  # the discard port: a request sent fails else
+    token = RUNNING_FUNCTION.set("ContextFunction")
+    try:
+        with pytest.raises(AuthorizationException) as refused:
+            connection.perform_request("POST", "/notes/_search", body=b"{}")
+    finally:
+        RUNNING_FUNCTION.reset(token)
+        refused_calls.clear()
+
+    assert refused.value.status_code == 403
+    assert f"ContextFunction is not allowed es:ESHttpPost on {DOMAIN}/notes/_search" in str(refused.value.info)
 
 
 def test_a_call_the_check_does_not_map_needs_nothing_it_could_grant():

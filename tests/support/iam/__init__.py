@@ -10,10 +10,15 @@ past the refusal (``refused_calls``, checked after each test by the ``aws`` fixt
 What a call needs follows each service's IAM reference (``needed``): DynamoDB's ``TransactWriteItems`` needs the
 action of each item, SQS's ``SendMessageBatch`` ``sqs:SendMessage``, Bedrock's ``Converse`` ``bedrock:InvokeModel``
 on the model, ``Rerank`` ``bedrock:Rerank`` and ``bedrock:InvokeModel`` on the reranking model, Lambda's ``Invoke``
-``lambda:InvokeFunction``. A service this module does not map is refused too, so that a new one gets mapped
-rather than pass unchecked. Not checked: what a call needs beyond its own resource (``kms:Decrypt`` on the key
-behind a SecureString or a secret, the foundation models behind an inference profile), which the template
-cannot name; OpenSearch, whose requests are HTTP, not botocore's.
+``lambda:InvokeFunction``; an OpenSearch request ``es:ESHttp<Method>`` on the path of the domain the template
+creates (``NotesDomain``, its logical id its local name, as a table's). A service this module does not map is
+refused too, so that a new one gets mapped rather than pass unchecked. Not checked: what a call needs beyond
+its own resource (``kms:Decrypt`` on the key behind a SecureString or a secret, the foundation models behind an
+inference profile), which the template cannot name; a Serverless collection's data access policy.
+
+botocore's calls are held by ``refuse_ungranted`` (on the test session's ``before-parameter-build`` event);
+OpenSearch's requests, which are HTTP, by ``tests.support.opensearch.HeldToTemplate`` (the OpenSearch tier's
+connection class).
 
 What a function is granted is read from template.yaml for the stack the test runs (``grants.py``); the ARNs of
 both sides are built alike (``arns.py``).
@@ -28,7 +33,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from local.template import RUNNING_FUNCTION
-from tests.support.iam.arns import function_arn, model_arn, of, parameter_arn, queue_arn, table_arn
+from tests.support.iam.arns import domain_arn, function_arn, model_arn, of, parameter_arn, queue_arn, table_arn
 from tests.support.iam.grants import decided, stack_of
 
 _TRANSACT_ITEM_ACTIONS = {
@@ -46,6 +51,8 @@ _BEDROCK_ACTIONS = {
     "InvokeModelWithResponseStream": "InvokeModelWithResponseStream",
     "ConverseStream": "InvokeModelWithResponseStream",
 }
+
+NOTES_DOMAIN = "NotesDomain"
 
 refused_calls: list[str] = []
 
@@ -108,6 +115,11 @@ def _bedrock_agent_runtime(operation: str, params: Mapping[str, Any]) -> list[tu
     return [("bedrock:Rerank", "*"), ("bedrock:InvokeModel", model_arn(configuration["modelArn"]))]
 
 
+def _opensearch(method: str, params: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """A request to the notes domain, by its HTTP method (``es:ESHttpPost`` for ``_bulk`` and ``_search``)."""
+    return [(f"es:ESHttp{method.capitalize()}", domain_arn(NOTES_DOMAIN, params["path"]))]
+
+
 _NEEDS: dict[str, Callable[[str, Mapping[str, Any]], list[tuple[str, str]] | None]] = {
     "dynamodb": _dynamodb,
     "sqs": _sqs,
@@ -116,29 +128,35 @@ _NEEDS: dict[str, Callable[[str, Mapping[str, Any]], list[tuple[str, str]] | Non
     "ssm": _ssm,
     "bedrock-runtime": _bedrock_runtime,
     "bedrock-agent-runtime": _bedrock_agent_runtime,
+    "es": _opensearch,
 }
 
 
 def refuse_ungranted(params: dict[str, Any], model: Any, **_: Any) -> None:
     """botocore's ``before-parameter-build`` hook: an ungranted call fails as AWS would fail it."""
+    why = refusal(model.service_model.service_name, model.name, params)
+    if why is not None:
+        raise ClientError({"Error": {"Code": "AccessDeniedException", "Message": why}}, model.name)
+
+
+def refusal(service: str, operation: str, params: Mapping[str, Any]) -> str | None:
+    """Why AWS would refuse this call if made now, recorded in ``refused_calls``; None if granted, or if no
+    handler is running (a test's own call)."""
     function = RUNNING_FUNCTION.get()
     if function is None:
-        return
-    service = model.service_model.service_name
-    needs = needed(service, model.name, params)
+        return None
+    needs = needed(service, operation, params)
     if needs is None:
-        _refuse(function, f"called {service} {model.name}, which tests/support/iam maps to no IAM action", model)
+        refused_calls.append(f"{function} called {service} {operation}, which tests/support/iam maps to no IAM action")
+        return refused_calls[-1]
     stack = stack_of(function)
-    for action, resource in needs or ():
+    for action, resource in needs:
         if not decided(function, stack, action, resource):
-            why = f"is not allowed {action} on {resource} (template.yaml grants it no such statement)"
-            _refuse(function, why, model)
-
-
-def _refuse(function: str, why: str, model: Any) -> None:
-    message = f"{function} {why}"
-    refused_calls.append(message)
-    raise ClientError({"Error": {"Code": "AccessDeniedException", "Message": message}}, model.name)
+            refused_calls.append(
+                f"{function} is not allowed {action} on {resource} (template.yaml grants it no such statement)"
+            )
+            return refused_calls[-1]
+    return None
 
 
 @contextmanager

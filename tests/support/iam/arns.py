@@ -42,6 +42,11 @@ def function_arn(function: str, qualifier: str | None = None) -> str:
     return f"{function}:{qualifier}" if qualifier else function
 
 
+def domain_arn(domain: str, path: str = "") -> str:
+    """An OpenSearch Service domain's ARN, or that of a path on it (``<domain ARN>/notes/_search``)."""
+    return of("es", f"domain/{domain}") + (f"/{path.lstrip('/')}" if path else "")
+
+
 def parameter_arn(name: str) -> str:
     return name if name.startswith("arn:") else of("ssm", "parameter/" + name.lstrip("/"))
 

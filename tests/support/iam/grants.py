@@ -22,7 +22,7 @@ from itertools import product
 from typing import Any
 
 from local.template import load_template
-from tests.support.iam.arns import ACCOUNT, PARTITION, function_arn, of, queue_arn, region, table_arn
+from tests.support.iam.arns import ACCOUNT, PARTITION, domain_arn, function_arn, queue_arn, region, table_arn
 
 _PSEUDO = {"AWS::Partition": lambda: PARTITION, "AWS::AccountId": lambda: ACCOUNT, "AWS::Region": region}
 
@@ -202,7 +202,7 @@ _ARN_OF_REF: dict[str | None, Callable[[str], str]] = {
     "AWS::SQS::Queue": queue_arn,
     "AWS::Serverless::Function": function_arn,
     "AWS::Lambda::Function": function_arn,
-    "AWS::OpenSearchService::Domain": lambda name: of("es", f"domain/{name}"),
+    "AWS::OpenSearchService::Domain": domain_arn,
 }
 
 
