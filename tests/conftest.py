@@ -130,6 +130,7 @@ def sandboxes(monkeypatch: pytest.MonkeyPatch, lambda_context: LambdaContext) ->
 
     def _start() -> Any:
         bootstrap.reset()
+        _default_session()  # forked with it: a sandbox's calls are held to its function's grants (tests/support/iam)
         pool = multiprocessing.get_context("fork").Pool(processes=20, initializer=bootstrap.reset)
         server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
         server.start()
@@ -155,4 +156,9 @@ def sandboxes(monkeypatch: pytest.MonkeyPatch, lambda_context: LambdaContext) ->
 
 
 def _call_in_sandbox(name: str, body: Any, lambda_context: LambdaContext) -> Answer:
-    return make_caller(load_handler, lambda_context)(name, body)
+    """One call in a sandbox. A call of its handler that its function is not granted fails the test from here, as
+    in the ``aws`` fixture: the refusals are recorded in the sandbox's process, which that fixture cannot see."""
+    refused_calls.clear()
+    answer = make_caller(load_handler, lambda_context)(name, body)
+    assert not refused_calls, refused_calls
+    return answer
