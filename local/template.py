@@ -23,7 +23,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = ROOT / "template.yaml"
 # The logical id of the function whose handler is running in this context, while it runs: what a call to AWS is
-# made as, so that the tests can hold each call to that function's policies (tests/support/iam.py).
+# made as, so that the tests can hold each call to that function's policies (tests/support/iam).
 RUNNING_FUNCTION: ContextVar[str | None] = ContextVar("running_function", default=None)
 
 

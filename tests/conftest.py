@@ -73,14 +73,14 @@ def _default_session() -> None:
     for the whole run (each new session's own loader parsed them again: about 80 ms a test)."""
     session = botocore.session.get_session()
     session.register_component("data_loader", _service_models())
-    session.register("before-parameter-build.dynamodb", refuse_ungranted)  # every client made from it inherits it
+    session.register("before-parameter-build", refuse_ungranted)  # every client made from it inherits it, any service
     boto3.setup_default_session(botocore_session=session)
 
 
 @pytest.fixture
 def aws() -> Iterator[Any]:
     """moto with every table of template.yaml; yields a DynamoDB client to inspect the table with. A handler's
-    call that its function's policies do not grant is refused as on AWS, and fails the test (tests/support/iam.py)."""
+    call that its function's policies do not grant is refused as on AWS, and fails the test (tests/support/iam)."""
     refused_calls.clear()
     with atomic_moto_requests(), mock_aws():
         _default_session()
@@ -130,6 +130,7 @@ def sandboxes(monkeypatch: pytest.MonkeyPatch, lambda_context: LambdaContext) ->
 
     def _start() -> Any:
         bootstrap.reset()
+        _default_session()  # forked with it: a sandbox's calls are held to its function's grants (tests/support/iam)
         pool = multiprocessing.get_context("fork").Pool(processes=20, initializer=bootstrap.reset)
         server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
         server.start()
@@ -155,4 +156,9 @@ def sandboxes(monkeypatch: pytest.MonkeyPatch, lambda_context: LambdaContext) ->
 
 
 def _call_in_sandbox(name: str, body: Any, lambda_context: LambdaContext) -> Answer:
-    return make_caller(load_handler, lambda_context)(name, body)
+    """One call in a sandbox. A call of its handler that its function is not granted fails the test from here, as
+    in the ``aws`` fixture: the refusals are recorded in the sandbox's process, which that fixture cannot see."""
+    refused_calls.clear()
+    answer = make_caller(load_handler, lambda_context)(name, body)
+    assert not refused_calls, refused_calls
+    return answer

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import io
 import json
 import time
 
+import boto3
 import pytest
+from botocore.response import StreamingBody
+from botocore.stub import Stubber
 
 from agent_memory import bootstrap
+from agent_memory.providers.chat import BedrockChatModel
+from agent_memory.providers.embedding import EMBEDDING_DIMENSION, BedrockEmbeddingModel
 from tests.support.events import event_body
 from tests.support.fake_openai import fake_openai_server
 from tests.support.fakes import FakeChatModel, fake_tokens
@@ -345,3 +351,33 @@ def test_the_models_tokens_are_metrics_with_the_calls_purpose(call, aws, model, 
     records = [json.loads(line) for line in capsys.readouterr().out.splitlines() if '"ModelOutputTokens"' in line]
     assert [(r["purpose"], r["ModelOutputTokens"]) for r in records] == [("flush", [fake_tokens(SUMMARY)])]
     assert "purpose" in records[0]["_aws"]["CloudWatchMetrics"][0]["Dimensions"][0]
+
+
+def test_the_bedrock_models_calls_are_ones_the_flush_function_is_granted(call, aws, monkeypatch):
+    """With the real Bedrock providers on their client (botocore's Stubber answering), the flush's Converse and its
+    note's InvokeModel, made in the handler, are held to FlushFunction's policies (tests/support/iam):
+    bedrock:InvokeModel on the chat model and on the embedding model that the template passes it."""
+    chat, embedding = "anthropic.claude-3-haiku-20240307-v1:0", "amazon.titan-embed-text-v2:0"
+    monkeypatch.setenv("MEMORY_CHAT_MODEL", f"bedrock:{chat}")
+    monkeypatch.setenv("MEMORY_EMBEDDING_MODEL", f"bedrock:{embedding}")
+    bootstrap.reset()
+    client = boto3.client("bedrock-runtime")  # the test session's: its calls are checked as the handler's
+    scripted_models().flush = BedrockChatModel(client, chat)
+    bootstrap.provide(embedding_model=BedrockEmbeddingModel(client, embedding))
+    summary = {"message": {"role": "assistant", "content": [{"text": SUMMARY}]}}
+    vector = json.dumps({"embedding": [0.5] * EMBEDDING_DIMENSION}).encode()
+
+    with Stubber(client) as stub:
+        stub.add_response(
+            "converse", {"output": summary, "stopReason": "end_turn", "usage": _USAGE, "metrics": {"latencyMs": 1}}
+        )
+        stub.add_response(
+            "invoke_model", {"body": StreamingBody(io.BytesIO(vector), len(vector)), "contentType": "json"}
+        )
+        answer = _flush(call)
+        stub.assert_no_pending_responses()
+
+    assert answer["status"] == "written"
+
+
+_USAGE = {"inputTokens": 100, "outputTokens": 20, "totalTokens": 120}

@@ -7,8 +7,10 @@ import json
 import time
 from datetime import UTC, datetime, timedelta
 
+import boto3
 import jwt
 import pytest
+from botocore.stub import ANY, Stubber
 
 from agent_memory import bootstrap
 from agent_memory.domain.scope import Scope
@@ -426,6 +428,24 @@ def test_post_starts_a_run_asynchronously(aws, monkeypatch):
     assert invoked[0]["FunctionName"] == "ConsolidateFunction" and invoked[0]["InvocationType"] == "Event"
     event = json.loads(invoked[0]["Payload"])
     assert event["id"] == answer.body["run_id"] and event["time"].endswith("Z")
+
+
+def test_the_runs_invoke_is_one_the_dashboards_function_is_granted(aws, monkeypatch):
+    """With the real Lambda client (botocore's Stubber answering), the Invoke made in the handler is held to
+    ManagementFunction's policies (tests/support/iam): lambda:InvokeFunction on the consolidation function the
+    template passes it, no other."""
+    monkeypatch.setenv("MEMORY_CONSOLIDATE_FUNCTION", "memory-ConsolidateFunction-1A2B")
+    bootstrap.reset()
+    client = boto3.client("lambda")  # the test session's: its calls are checked as the running function's
+    bootstrap.provide(lambda_client=client)
+    expected = {"FunctionName": "memory-ConsolidateFunction-1A2B", "InvocationType": "Event", "Payload": ANY}
+
+    with Stubber(client) as stub:
+        stub.add_response("invoke", {"StatusCode": 202}, expected)
+        answer = manage("start_run", token=ADMIN)
+        stub.assert_no_pending_responses()
+
+    assert answer.status == 202
 
 
 def test_the_aws_authorizer_claims_are_read_when_there_is_no_local_secret(aws, monkeypatch, lambda_context):

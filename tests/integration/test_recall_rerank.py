@@ -2,18 +2,21 @@
 
 ``MEMORY_RERANK_MODEL`` is set as in AWS and the stage is built from the settings as in AWS; only the
 model behind the port is the named fake (tests.support.fake_reranker), since no reranker runs here. The Bedrock
-provider's own request and answers are checked in tests/unit/test_rerank.py.
+provider's own request and answers are checked in tests/unit/test_rerank.py; here it runs once on its client, with
+botocore's Stubber answering, so that its call is held to the function's grants in template.yaml.
 """
 
 from __future__ import annotations
 
 import json
 
+import boto3
 import pytest
+from botocore.stub import ANY, Stubber
 
 from agent_memory import bootstrap
 from agent_memory.providers.notes_index import IndexHit
-from agent_memory.providers.rerank import RerankUnavailable
+from agent_memory.providers.rerank import BedrockReranker, RerankUnavailable
 from agent_memory.recall.index_path import RESCORE_POOL
 from tests.support.fake_embeddings import FakeEmbeddingModel
 from tests.support.fake_index import FakeNotesIndex
@@ -129,6 +132,28 @@ def test_a_failing_reranker_degrades_to_the_paths_own_order(call, aws, reranker,
     assert [r.message for r in caplog.records if r.message.startswith("reranking")] == [
         f"reranking {'timed out' if metric == 'RerankTimedOut' else 'failed'}; answering in recall's own order"
     ]
+
+
+def test_the_bedrock_rerankers_call_is_one_the_tools_function_is_granted(call, aws, monkeypatch):
+    """With the real Bedrock provider on its client (botocore's Stubber answering), the Rerank made in the handler
+    is held to ToolsFunction's policies (tests/support/iam): bedrock:Rerank, and bedrock:InvokeModel on the model
+    that MEMORY_RERANK_MODEL names."""
+    monkeypatch.setenv("MEMORY_RERANK_MODEL", "bedrock:amazon.rerank-v1:0")
+    monkeypatch.setenv("MEMORY_RERANK_TIMEOUT_S", "5")
+    bootstrap.reset()
+    client = boto3.client("bedrock-agent-runtime")  # the test session's: its calls are checked as the handler's
+    bootstrap.provide(rerank_model=BedrockReranker(client, "amazon.rerank-v1:0"))
+    _remember_all(call)
+    ranked = [{"index": i, "relevanceScore": score} for i, score in enumerate((0.1, 0.2, 0.3, 0.9))]
+
+    with Stubber(client) as stub:
+        stub.add_response(
+            "rerank", {"results": ranked}, {"queries": ANY, "sources": ANY, "rerankingConfiguration": ANY}
+        )
+        answer = _recall(call, "tea", k=2)
+        stub.assert_no_pending_responses()
+
+    assert [note["score"] for note in answer["notes"]] == [0.9, 0.3]  # the model's order: not degraded
 
 
 def test_recall_does_not_wait_for_a_reranker_past_its_budget(call, aws, reranker):

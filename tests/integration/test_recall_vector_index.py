@@ -257,8 +257,8 @@ def test_a_failed_search_degrades_to_the_newest_notes_and_is_counted(call, aws, 
     assert "the vector index search failed" in caplog.text
     # the search failed as it would on AWS: the function may search NoteVectors only
     assert refused_calls == [
-        "ToolsFunction is not allowed dynamodb:SearchVectors on MemoryTable/index/NotThere "
-        "(template.yaml grants it no such statement)"
+        "ToolsFunction is not allowed dynamodb:SearchVectors on arn:aws:dynamodb:eu-west-1:123456789012:table/"
+        "MemoryTable/index/NotThere (template.yaml grants it no such statement)"
     ]
     refused_calls.clear()
 

@@ -14,7 +14,7 @@ import pytest
 
 from agent_memory.providers.notes_index import NotesIndex, make_opensearch_client
 from tests.support.calls import free_port
-from tests.support.opensearch import START_TIMEOUT_S, unavailable
+from tests.support.opensearch import START_TIMEOUT_S, HeldToTemplate, unavailable
 
 
 @pytest.fixture(scope="session")
@@ -30,8 +30,9 @@ def opensearch_endpoint() -> Iterator[str]:
 
 @pytest.fixture
 def notes_index(opensearch_endpoint: str, request: pytest.FixtureRequest) -> Iterator[NotesIndex]:
-    """A fresh alias (and its versioned index) per test, on the session's node."""
-    client = make_opensearch_client(opensearch_endpoint, timeout_s=10)
+    """A fresh alias (and its versioned index) per test, on the session's node; a handler's requests through it
+    are held to its function's grants in template.yaml (``HeldToTemplate``)."""
+    client = make_opensearch_client(opensearch_endpoint, timeout_s=10, connection_class=HeldToTemplate)
     alias = f"notes-{request.node.name.lower().replace('[', '-').replace(']', '')[:40]}-{time.monotonic_ns()}"
     index = NotesIndex(client, alias=alias)
     index.ensure()
@@ -41,4 +42,5 @@ def notes_index(opensearch_endpoint: str, request: pytest.FixtureRequest) -> Ite
 
 @pytest.fixture
 def opensearch_client(opensearch_endpoint: str) -> Any:
-    return make_opensearch_client(opensearch_endpoint, timeout_s=10)
+    """A client of the session's node, a handler's requests through it held to its function's grants."""
+    return make_opensearch_client(opensearch_endpoint, timeout_s=10, connection_class=HeldToTemplate)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import io
 import json
 import threading
@@ -26,6 +27,7 @@ from tests.support.openai_loopback import OpenAICompatible
 
 A = [0.5] * EMBEDDING_DIMENSION
 B = [-0.25] * EMBEDDING_DIMENSION
+_CALLER: contextvars.ContextVar[str | None] = contextvars.ContextVar("caller", default=None)
 
 
 def _openai(base_url, timeout_s=2.0):
@@ -117,8 +119,10 @@ class _SlowTitan:
     def __init__(self):
         self.running = self.most = 0
         self.lock = threading.Lock()
+        self.callers: list[str | None] = []
 
     def invoke_model(self, **request):
+        self.callers.append(_CALLER.get())
         with self.lock:
             self.running += 1
             self.most = max(self.most, self.running)
@@ -137,6 +141,19 @@ def test_bedrock_embeds_a_list_several_calls_at_a_time_in_order():
 
     assert [vector[0] for vector in vectors] == [float(len(text)) for text in texts]
     assert client.most == embedding.BEDROCK_CONCURRENCY
+
+
+def test_bedrock_embeds_each_text_of_a_list_in_the_callers_context():
+    """As one text's call does: the tests hold every AWS call a handler makes to its function's grants by the
+    running function, a context variable (tests/support/iam); in a bare pool thread the calls went unchecked."""
+    client = _SlowTitan()
+    token = _CALLER.set("IndexerFunction")
+    try:
+        BedrockEmbeddingModel(client, "amazon.titan-embed-text-v2:0").embed(["one", "two", "three"])
+    finally:
+        _CALLER.reset(token)
+
+    assert client.callers == ["IndexerFunction"] * 3
 
 
 @pytest.mark.parametrize("code", ["ThrottlingException", "ModelTimeoutException", "AccessDeniedException"])

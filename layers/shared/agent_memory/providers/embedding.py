@@ -64,10 +64,13 @@ class BedrockEmbeddingModel(_RemoteEmbedding):
     def embed(self, texts: list[str]) -> list[list[float]]:
         if len(texts) <= 1:
             return [self._embed_one(text) for text in texts]
+        import contextvars
         from concurrent.futures import ThreadPoolExecutor  # only Titan needs it, and only for a list
 
         with ThreadPoolExecutor(max_workers=min(BEDROCK_CONCURRENCY, len(texts))) as pool:
-            return list(pool.map(self._embed_one, texts))
+            # each call in a copy of the caller's context (its context variables), as one text's call has it
+            calls = [pool.submit(contextvars.copy_context().run, self._embed_one, text) for text in texts]
+            return [call.result() for call in calls]
 
     def _embed_one(self, text: str) -> list[float]:
         from botocore.exceptions import BotoCoreError, ClientError

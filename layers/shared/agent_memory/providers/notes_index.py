@@ -143,11 +143,12 @@ def document_id(scope_key: str, note_id: str) -> str:
     return f"{scope_key}|{note_id}"
 
 
-def make_opensearch_client(endpoint: str, *, timeout_s: float) -> Any:
+def make_opensearch_client(endpoint: str, *, timeout_s: float, connection_class: Any = None) -> Any:
     """A client for ``endpoint``: plain HTTP for a local node, SigV4 for a managed domain or a Serverless collection.
 
     Bounded: one attempt after a failure, ``timeout_s`` per request. Recall falls back to DynamoDB rather
-    than wait.
+    than wait. ``connection_class``: opensearch-py's ``RequestsHttpConnection`` unless given (the tests' OpenSearch
+    tier gives one that holds a handler's requests to its function's grants).
     """
     from opensearchpy import AWSV4SignerAuth, OpenSearch, RequestsHttpConnection
 
@@ -159,7 +160,7 @@ def make_opensearch_client(endpoint: str, *, timeout_s: float) -> Any:
         "timeout": timeout_s,
         "max_retries": 1,
         "retry_on_timeout": False,
-        "connection_class": RequestsHttpConnection,
+        "connection_class": connection_class or RequestsHttpConnection,
     }
     if url.scheme == "https":
         import boto3
