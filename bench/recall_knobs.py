@@ -7,43 +7,21 @@ setting moved from the defaults, measured on both sets in the same run with the 
 (all-MiniLM-L6-v2, int8 as stored): the dev set (``bench.recall_devset``, 528 questions, k = 10 as its
 bench asks) and LoCoMo's two development conversations (``bench.recall_locomo``, 308 questions, k = 20
 as the held-out measurement asks). The first rows are the defaults and the defaults before they were
-chosen on both sets. Three steps are constants rather than settings, moved here by patching them for the
-row: one note per group of near-identical notes (``recall.selection``), the pool each half gives the
-fusion (``recall.ranking.FUSION_POOL``), and the session window's share (``recall.neighbours.windowed``).
+chosen on both sets. Rows that move a constant rather than a setting patch it for the row
+(``bench.ranking_variants``).
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
-from unittest import mock
 
-from agent_memory.recall.neighbours import windowed
+from bench.ranking_variants import EARLIER, Row, constants
 from bench.recall_locomo import CATEGORIES, MODEL, LocomoResult, recall_with
 from bench.recall_locomo import measure as measure_locomo
 from bench.recall_locomo import report as report_locomo
-
-
-@dataclass(frozen=True)
-class Row:
-    label: str
-    changes: dict[str, Any]  # ``recall.ranking.Tuning`` fields moved from the defaults
-    pool: int | None = None  # ``recall.ranking.FUSION_POOL`` for the row (None: as it is)
-    collapse: bool = True  # False: near-identical notes each keep their slot
-    window: float | None = None  # ``recall.neighbours.windowed``'s share for the row (None: as it is)
-
-
-# The defaults before they were chosen on both sets; ``bench.recall_latency`` times recall with them too.
-EARLIER = Row(
-    "before (diversity 0.4, no neighbours, pool 20, questions weighed as any note, no session window)",
-    {"diversity_weight": 0.4, "neighbours": 0, "question_weight": 1.0},
-    pool=20,
-    window=0.0,
-)
 
 
 def rows() -> list[Row]:
@@ -67,24 +45,6 @@ def rows() -> list[Row]:
         Row("session window off", {}, window=0.0),
         Row("session window 0.3", {}, window=0.3),
     ]
-
-
-@contextlib.contextmanager
-def constants(row: Row) -> Iterator[None]:
-    """The row's constants in place for the ``with`` block."""
-    with contextlib.ExitStack() as stack:
-        if row.pool is not None:
-            stack.enter_context(mock.patch("agent_memory.recall.ranking.FUSION_POOL", row.pool))
-        if not row.collapse:
-            stack.enter_context(mock.patch("agent_memory.recall.selection.collapse", _kept))
-        if row.window is not None:
-            shared = functools.partial(windowed, share=row.window)
-            stack.enter_context(mock.patch("agent_memory.recall.ranking.windowed", shared))
-        yield
-
-
-def _kept(ranked: Any, keys: Any, **_: Any) -> list[Any]:
-    return list(ranked)
 
 
 @dataclass

@@ -11,7 +11,7 @@ vector (zero-padded to 1,024, int8 as ``search.vectors`` stores it), in three wa
 - ``hybrid, local:minilm``: all-MiniLM-L6-v2 in process embeds each query, so the difference from the
   fixed vector is the embedding's cost (reported apart as ``embed``, timed around the model's call);
 - ``earlier defaults``: the same, ranked with the defaults recall had before they were chosen on two real
-  conversations as well (``bench.recall_knobs.EARLIER``: no neighbours, no session window, a pool of 20 from
+  conversations as well (``bench.ranking_variants.EARLIER``: no neighbours, no session window, a pool of 20 from
   each half, diversity 0.4), so that what the present defaults cost in time is measured in the same run.
   (The model is the fixed vector's when ``local:minilm`` is not installed.)
 
@@ -180,7 +180,7 @@ def measure_latency(log: Callable[[str], None], *, calls: int = 30, warmup: int 
     from agent_memory.search.vectors import encode, model_tag
     from agent_memory.storage.note_store import NoteStore
     from bench.keyword_recall import recall_items
-    from bench.recall_knobs import EARLIER, constants
+    from bench.ranking_variants import EARLIER, constants
     from bench.runner import TABLE, batch_write, clear_metrics, create_tables, fact_text, quiet_powertools
 
     rng = random.Random(7)
