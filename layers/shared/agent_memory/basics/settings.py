@@ -12,6 +12,17 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 # The redaction detectors a deployment may add (``domain.redaction`` has one detector of each, marked ``extra``).
 REDACT_EXTRA_KINDS = frozenset({"email", "phone"})
 _ROLE_ARN = r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/[A-Za-z0-9+=,.@_/-]{1,512}$"
+# all-MiniLM-L6-v2's vector size (``providers.minilm``): ``local:minilm`` pads its vectors up to the size, never down.
+MINILM_DIMENSIONS = 384
+
+
+def minilm_fits(dimensions: int) -> None:
+    """ValueError when ``local:minilm``'s vectors cannot have ``dimensions`` numbers."""
+    if dimensions < MINILM_DIMENSIONS:
+        raise ValueError(
+            f"local:minilm makes {MINILM_DIMENSIONS}-number vectors: "
+            f"MEMORY_EMBEDDING_DIMENSIONS={dimensions} is too small"
+        )
 
 
 class Settings(BaseModel):
@@ -145,6 +156,15 @@ class Settings(BaseModel):
             return value  # no model: the flush summarises the messages itself (memory.summary)
         if provider not in ("bedrock", "openai") or not name:
             raise ValueError(f"{_ENV[str(info.field_name)]} must be bedrock:<modelId> or openai:<model>")
+        return value
+
+    @field_validator("embedding_dimensions")
+    @classmethod
+    def _fits_local_minilm(cls, value: int, info: ValidationInfo) -> int:
+        """Checked with the other settings, so that the process stops at start with one line, not with a traceback
+        when the model is first built (``embedding_model`` is declared, and so validated, before this field)."""
+        if info.data.get("embedding_model") == "local:minilm":
+            minilm_fits(value)
         return value
 
     @field_validator("memory_now")
