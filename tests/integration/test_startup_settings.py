@@ -24,6 +24,10 @@ LINE = "MEMORY_CONSOLIDATION_MAX_NOTES=0 is refused: Input should be greater tha
         ("MEMORY_NOW", "yesterday"),
         ("MEMORY_RECALL_NEIGHBOURS", "4"),
         ("MEMORY_RECALL_QUESTION_WEIGHT", "1.5"),
+        ("OPENSEARCH_ENDPOINT", "localhost:9200"),
+        ("OPENSEARCH_ENDPOINT", "https://"),
+        ("OPENSEARCH_ENDPOINT", "http://127.0.0.1:99999"),
+        ("OPENSEARCH_ENDPOINT", "ftp://127.0.0.1:9200"),
     ],
 )
 def test_the_refusal_is_one_line_naming_the_variable(monkeypatch, variable, value):

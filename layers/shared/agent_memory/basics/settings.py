@@ -6,6 +6,7 @@ import os
 import re
 from datetime import datetime
 from functools import cache
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
@@ -157,6 +158,22 @@ class Settings(BaseModel):
         if provider not in ("bedrock", "openai") or not name:
             raise ValueError(f"{_ENV[str(info.field_name)]} must be bedrock:<modelId> or openai:<model>")
         return value
+
+    @field_validator("opensearch_endpoint")
+    @classmethod
+    def _endpoint_url(cls, value: str | None) -> str | None:
+        """An http:// (a local node) or https:// (SigV4) URL with a host and a valid port: anything else would fail
+        with a traceback where the index's client is first made (``localhost:9200`` has no host to an URL parser)."""
+        if value is None:
+            return None
+        url = urlsplit(value.strip())
+        try:
+            port_ok = url.port is None or url.port > 0  # ``port`` raises ValueError out of 0..65535
+        except ValueError:
+            port_ok = False
+        if url.scheme not in ("http", "https") or not url.hostname or not port_ok:
+            raise ValueError("OPENSEARCH_ENDPOINT must be an http:// or https:// URL, e.g. http://127.0.0.1:9200")
+        return value.strip()
 
     @field_validator("embedding_dimensions")
     @classmethod
