@@ -59,6 +59,21 @@ def test_the_history_keeps_the_newest_versions_and_gives_the_oldest_back(call, a
     assert (head["version"], head["content"]) == (5, "5" * 50)
 
 
+def test_the_history_s_last_page_says_so_when_older_versions_were_pruned(call, aws, monkeypatch):
+    """The oldest kept version is not version 1 once the history is bounded: a page that ends on it is the last."""
+    monkeypatch.setattr("agent_memory.memory.service.HISTORY_VERSIONS", 3)
+    for number in range(1, 6):
+        assert update(call, str(number)).status == 200
+
+    whole = manage("personal_versions", token=USER, query={"limit": 3}).body
+    first = manage("personal_versions", token=USER, query={"limit": 2}).body
+    rest = manage("personal_versions", token=USER, query={"limit": 2, "cursor": first["next_cursor"]}).body
+
+    assert ([v["version"] for v in whole["versions"]], whole["next_cursor"]) == ([5, 4, 3], None)
+    assert ([v["version"] for v in first["versions"]], first["next_cursor"]) == ([5, 4], "4")
+    assert ([v["version"] for v in rest["versions"]], rest["next_cursor"]) == ([3], None)
+
+
 def test_an_erase_gives_everything_back(call, aws):
     update(call, "a" * 100)
     update(call, "b" * 100)

@@ -24,6 +24,10 @@ LINE = "MEMORY_CONSOLIDATION_MAX_NOTES=0 is refused: Input should be greater tha
         ("MEMORY_NOW", "yesterday"),
         ("MEMORY_RECALL_NEIGHBOURS", "4"),
         ("MEMORY_RECALL_QUESTION_WEIGHT", "1.5"),
+        ("OPENSEARCH_ENDPOINT", "localhost:9200"),
+        ("OPENSEARCH_ENDPOINT", "https://"),
+        ("OPENSEARCH_ENDPOINT", "http://127.0.0.1:99999"),
+        ("OPENSEARCH_ENDPOINT", "ftp://127.0.0.1:9200"),
     ],
 )
 def test_the_refusal_is_one_line_naming_the_variable(monkeypatch, variable, value):
@@ -35,6 +39,29 @@ def test_the_refusal_is_one_line_naming_the_variable(monkeypatch, variable, valu
 
     message = str(refused.value)
     assert message.startswith(f"{variable}={value} is refused: ") and "\n" not in message
+
+
+def test_local_minilm_with_fewer_dimensions_than_its_vectors_is_refused_in_one_line(monkeypatch):
+    """all-MiniLM-L6-v2 makes 384 numbers a vector: a smaller MEMORY_EMBEDDING_DIMENSIONS is a setting it cannot use,
+    refused with the others rather than by a traceback when the model is first built."""
+    monkeypatch.setenv("MEMORY_EMBEDDING_MODEL", "local:minilm")
+    monkeypatch.setenv("MEMORY_EMBEDDING_DIMENSIONS", "100")
+    get_settings.cache_clear()
+
+    with pytest.raises(SettingsError) as refused:
+        require_valid_settings()
+
+    assert str(refused.value) == (
+        "MEMORY_EMBEDDING_DIMENSIONS=100 is refused: Value error, "
+        "local:minilm makes 384-number vectors: MEMORY_EMBEDDING_DIMENSIONS=100 is too small"
+    )
+    monkeypatch.setenv("MEMORY_EMBEDDING_DIMENSIONS", "384")
+    get_settings.cache_clear()
+    assert require_valid_settings().embedding_dimensions == 384
+    monkeypatch.setenv("MEMORY_EMBEDDING_MODEL", "bedrock:amazon.titan-embed-text-v2:0")
+    monkeypatch.setenv("MEMORY_EMBEDDING_DIMENSIONS", "256")
+    get_settings.cache_clear()
+    assert require_valid_settings().embedding_dimensions == 256
 
 
 def test_a_lambda_initialisation_fails_with_that_line():

@@ -84,7 +84,8 @@ def test_a_note_empty_after_cleaning_is_refused(raw: str) -> None:
         clean_note_text(raw)
 
 
-@pytest.mark.parametrize("raw", ["# Title", "###### Deep", "- ## Bulleted heading"])
+# A heading marker with nothing after it ("## ", trimmed to "##") is an empty heading, as "- " is an empty bullet.
+@pytest.mark.parametrize("raw", ["# Title", "###### Deep", "- ## Bulleted heading", "## ", "#", "- ###### "])
 def test_a_heading_is_refused(raw: str) -> None:
     with pytest.raises(InvalidInput, match="heading"):
         clean_note_text(raw)

@@ -6,12 +6,24 @@ import os
 import re
 from datetime import datetime
 from functools import cache
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 # The redaction detectors a deployment may add (``domain.redaction`` has one detector of each, marked ``extra``).
 REDACT_EXTRA_KINDS = frozenset({"email", "phone"})
 _ROLE_ARN = r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/[A-Za-z0-9+=,.@_/-]{1,512}$"
+# all-MiniLM-L6-v2's vector size (``providers.minilm``): ``local:minilm`` pads its vectors up to the size, never down.
+MINILM_DIMENSIONS = 384
+
+
+def minilm_fits(dimensions: int) -> None:
+    """ValueError when ``local:minilm``'s vectors cannot have ``dimensions`` numbers."""
+    if dimensions < MINILM_DIMENSIONS:
+        raise ValueError(
+            f"local:minilm makes {MINILM_DIMENSIONS}-number vectors: "
+            f"MEMORY_EMBEDDING_DIMENSIONS={dimensions} is too small"
+        )
 
 
 class Settings(BaseModel):
@@ -145,6 +157,31 @@ class Settings(BaseModel):
             return value  # no model: the flush summarises the messages itself (memory.summary)
         if provider not in ("bedrock", "openai") or not name:
             raise ValueError(f"{_ENV[str(info.field_name)]} must be bedrock:<modelId> or openai:<model>")
+        return value
+
+    @field_validator("opensearch_endpoint")
+    @classmethod
+    def _endpoint_url(cls, value: str | None) -> str | None:
+        """An http:// (a local node) or https:// (SigV4) URL with a host and a valid port: anything else would fail
+        with a traceback where the index's client is first made (``localhost:9200`` has no host to an URL parser)."""
+        if value is None:
+            return None
+        url = urlsplit(value.strip())
+        try:
+            port_ok = url.port is None or url.port > 0  # ``port`` raises ValueError out of 0..65535
+        except ValueError:
+            port_ok = False
+        if url.scheme not in ("http", "https") or not url.hostname or not port_ok:
+            raise ValueError("OPENSEARCH_ENDPOINT must be an http:// or https:// URL, e.g. http://127.0.0.1:9200")
+        return value.strip()
+
+    @field_validator("embedding_dimensions")
+    @classmethod
+    def _fits_local_minilm(cls, value: int, info: ValidationInfo) -> int:
+        """Checked with the other settings, so that the process stops at start with one line, not with a traceback
+        when the model is first built (``embedding_model`` is declared, and so validated, before this field)."""
+        if info.data.get("embedding_model") == "local:minilm":
+            minilm_fits(value)
         return value
 
     @field_validator("memory_now")

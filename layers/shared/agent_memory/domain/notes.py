@@ -14,7 +14,8 @@ NOTE_MAX_CHARS = 2000
 # note keeps 2,000 characters; the margin lets redaction shorten a text without cutting what stays).
 NOTE_INPUT_MAX_CHARS = 100_000
 _BULLETS = ("- ", "* ", "• ")
-_HEADING = re.compile(r"^#{1,6} ")
+# A Markdown heading: one to six "#" then a space, or nothing (an empty heading, as "## " is once trimmed).
+_HEADING = re.compile(r"^#{1,6}(?: |$)")
 # What cleaning removes: the control characters (category Cc, U+0000-U+001F and U+007F-U+009F) that are not
 # line breaks (``fence.LINE_BREAKS``, which become spaces) and the invisible format characters (``fence.INVISIBLE``).
 _HIDDEN = re.compile(f"[\\x00-\\x08\\x0e-\\x1b\\x1f\\x7f-\\x84\\x86-\\x9f]|{INVISIBLE.pattern}")

@@ -73,11 +73,14 @@ class Management:
         return self.service.update_memory(write, allow_empty=True)
 
     def versions(self, scope: Scope, limit: int, cursor: str | None) -> shapes.VersionsAnswer:
+        """One page, newest first. One row more than the page is read to tell whether an older one follows: the
+        oldest kept version is not version 1 once the history is bounded, so a full page may be the last."""
         below = _version_cursor(cursor)
-        rows = self.documents.versions(scope, limit=limit, below=below)
-        listed = [shapes.VersionEntryAnswer.of(doc, reason, by) for doc, reason, by in rows]
-        more = len(rows) == limit and rows[-1][0].version > 1
-        return shapes.VersionsAnswer(versions=listed, next_cursor=str(rows[-1][0].version) if more else None)
+        rows = self.documents.versions(scope, limit=limit + 1, below=below)
+        page = rows[:limit]
+        listed = [shapes.VersionEntryAnswer.of(doc, reason, by) for doc, reason, by in page]
+        more = len(rows) > limit
+        return shapes.VersionsAnswer(versions=listed, next_cursor=str(page[-1][0].version) if more else None)
 
     def version(self, scope: Scope, version: int) -> shapes.VersionWithEditsAnswer:
         found = self.documents.version_and_edits(scope, version)

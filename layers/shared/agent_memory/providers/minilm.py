@@ -30,13 +30,14 @@ from pathlib import Path
 from typing import Any
 
 from agent_memory.basics.errors import EmbeddingUnavailable
+from agent_memory.basics.settings import MINILM_DIMENSIONS, minilm_fits
 
 # One sentence is a few dozen tokens: BLAS threads only contend (measured: 36 ms a query on one thread,
 # seconds with a thread per core on a busy machine). Effective when numpy is first imported here (the local stack,
 # whose embedded DynamoDB imports it first, sets it in local/__init__.py).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-MODEL_DIMENSION = 384
+MODEL_DIMENSION = MINILM_DIMENSIONS
 MAX_TOKENS = 256
 _LAYERS, _HEADS, _EPS = 6, 12, 1e-12
 
@@ -148,11 +149,7 @@ class MiniLMEmbeddingModel:
     def __init__(self, *, dimensions: int = MODEL_DIMENSION, path: Path | None = None) -> None:
         import numpy as np
 
-        if dimensions < MODEL_DIMENSION:
-            raise ValueError(
-                f"local:minilm makes {MODEL_DIMENSION}-number vectors: "
-                f"MEMORY_EMBEDDING_DIMENSIONS={dimensions} is too small"
-            )
+        minilm_fits(dimensions)
         folder = path or model_path()
         self._np = np
         self._dimensions = dimensions
