@@ -314,6 +314,26 @@ def test_an_unusable_answer_is_failed_writes_nothing_and_gives_the_claim_back(fl
     assert flushes.notes.usage.notes_on(TEAM, DAY) == 0
 
 
+@pytest.mark.parametrize(
+    ("reply", "stored"),
+    [
+        ("# Summary\nDecided to ship on Friday.", "Decided to ship on Friday."),
+        (
+            "## Notes\n\n### Plan\nMaya owns the launch; open: who signs off?",
+            "Maya owns the launch; open: who signs off?",
+        ),
+        ("#\nThe budget is capped at 40k.", "The budget is capped at 40k."),
+    ],
+)
+def test_a_title_above_the_models_note_is_left_out(flushes: Flushes, reply: str, stored: str) -> None:
+    """A model asked for one plain note may title it; the note is what follows (a heading alone is unusable, above)."""
+    flushes.model.reply = lambda system, prompt: reply
+
+    answer = flushes.flush()
+
+    assert answer["status"] == "written" and flushes.texts() == [stored]
+
+
 def test_a_model_slower_than_the_budget_is_failed_within_it(flushes: Flushes) -> None:
     flushes.model.delay_s = 2.0
     started = time.monotonic()

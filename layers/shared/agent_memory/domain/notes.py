@@ -77,6 +77,16 @@ def normalise_note(raw: str) -> tuple[str, bool]:
     return _HIDDEN.sub("", raw[:NOTE_INPUT_MAX_CHARS]), len(raw) > NOTE_INPUT_MAX_CHARS
 
 
+def without_leading_headings(text: str) -> str:
+    """``text`` from its first line that is not a Markdown heading. A model asked for one plain note may still
+    title it ("# Summary" above the note): joined into one line, the title would make the whole note a heading,
+    which is refused. A text of headings alone leaves nothing, which is refused as empty."""
+    lines = text.strip().splitlines()
+    while lines and (not lines[0].strip() or _HEADING.match(lines[0].strip())):  # and the blank lines between
+        lines.pop(0)
+    return "\n".join(lines)
+
+
 def clean_note_text(raw: str, *, max_chars: int = NOTE_MAX_CHARS) -> CleanText:
     """Make text safe to store and re-inject as a note: one line, no control characters, a bullet's body.
 

@@ -19,7 +19,7 @@ from agent_memory.basics.deadline import DeadlineExceeded, within
 from agent_memory.basics.errors import MemoryServiceError, ModelUnavailable
 from agent_memory.basics.observability import logger, metrics, model_tokens
 from agent_memory.domain.commands import FlushCommand
-from agent_memory.domain.notes import Note, Origin, parse_note_id
+from agent_memory.domain.notes import Note, Origin, parse_note_id, without_leading_headings
 from agent_memory.domain.prompts import FLUSH_SYSTEM, flush_prompt
 from agent_memory.domain.redaction import redact
 from agent_memory.domain.scope import Scope
@@ -185,7 +185,7 @@ class FlushService:
             model_tokens("flush", answer.input_tokens, answer.output_tokens)
             return answer
 
-        return _within(timeout, ask).text, False
+        return without_leading_headings(_within(timeout, ask).text), False  # a title above the note
 
     def _duplicate(self, scope: Scope, marker: FlushMarker) -> dict[str, Any]:
         if marker.status != "written" or marker.note_id is None:
