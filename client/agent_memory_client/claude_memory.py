@@ -49,7 +49,7 @@ from anthropic.types.beta import (
 )
 
 from agent_memory_client.client import MemoryClient
-from agent_memory_client.errors import MemoryApiError, MemoryClientError, VersionConflict
+from agent_memory_client.errors import MemoryApiError, MemoryClientError, ServiceUnavailable, VersionConflict
 from agent_memory_client.fence import fence, fence_line, unfence
 from agent_memory_client.types import ConversationContext, Note
 
@@ -216,11 +216,13 @@ class ClaudeMemoryTool(BetaAbstractMemoryTool):
                 f"{DOCUMENT} was changed by someone else since you read it (version {version}): nothing was saved. "
                 f"View {DOCUMENT} again, then redo your edit on what it holds now."
             ) from None
-        except MemoryApiError as error:
-            raise ToolError(f"Nothing was saved: {error.message} ({error.code}).") from None
         except MemoryClientError as error:
+            if not _unanswered(error):
+                raise ToolError(f"Nothing was saved: {_reason(error)}.") from None
+            self._read = None
             raise ToolError(
-                f"The memory service could not be reached; the edit may or may not be saved: {error}"
+                f"The memory service did not confirm the edit, so it may or may not be saved ({_reason(error)}). "
+                f"View {DOCUMENT} before you redo it."
             ) from None
         document = saved["document"]
         if whole or self._read is not None:
@@ -239,9 +241,14 @@ class ClaudeMemoryTool(BetaAbstractMemoryTool):
             try:
                 answer = self.client.remember(self.context, fact)
             except MemoryClientError as error:
-                done = f" Remembered before it: {', '.join(written)}." if written else " Nothing was remembered."
-                reason = f"{error.message} ({error.code})" if isinstance(error, MemoryApiError) else str(error)
-                raise ToolError(f"The note `{fact[:80]}` was not remembered: {reason}.{done}") from None
+                done = f" Remembered before it: {', '.join(written)}." if written else ""
+                if not _unanswered(error):
+                    done = done or " Nothing was remembered."
+                    raise ToolError(f"The note `{fact[:80]}` was not remembered: {_reason(error)}.{done}") from None
+                raise ToolError(
+                    f"The memory service did not confirm the note `{fact[:80]}`, so it may or may not have been "
+                    f"remembered ({_reason(error)}).{done} View {NOTES}/<today>.md before you write it again."
+                ) from None
             note = answer["note"]
             written.append(f"{note['id']}{' (cut to 2,000 characters)' if answer['truncated'] else ''}")
         day = written[0].split(".", 1)[0]
@@ -261,6 +268,16 @@ class ClaudeMemoryTool(BetaAbstractMemoryTool):
             raise ToolError(f"The memory service refused: {error.message} ({error.code}).") from None
         except MemoryClientError as error:
             raise ToolError(f"The memory service could not be reached: {error}") from None
+
+
+def _unanswered(error: MemoryClientError) -> bool:
+    """Whether a write that raised ``error`` may have happened: no answer, or a 503 (docs/api.md §6 "Storage
+    faults": the outcome is unknown), as against a refusal, which wrote nothing."""
+    return not isinstance(error, MemoryApiError) or isinstance(error, ServiceUnavailable)
+
+
+def _reason(error: MemoryClientError) -> str:
+    return f"{error.message} ({error.code})" if isinstance(error, MemoryApiError) else str(error)
 
 
 def _on_a_thread(name: str) -> Any:

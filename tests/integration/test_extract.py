@@ -233,6 +233,20 @@ def test_no_chat_model_fails(call, aws, monkeypatch):
     assert answer["status"] == "failed" and "MEMORY_CHAT_MODEL" in answer["reason"]
 
 
+def test_a_scope_at_its_days_quota_fails_with_the_quotas_reason_as_the_flush_does(call, aws, monkeypatch):
+    """The reason names the refusal (its code and message, as the flush's), not the exception's class."""
+    monkeypatch.setenv("MEMORY_QUOTA_NOTES_PER_DAY", "1")
+    bootstrap.reset()
+    scripted((OSAKA, [0]), (QUIET, [2]))
+
+    answer = _extract(call)
+
+    assert answer["status"] == "failed" and answer["notes"] == []
+    assert answer["reason"].startswith("quota_exceeded: this memory has written its 1 notes for today")
+    assert "1 of its notes were written and stay" in answer["reason"]
+    assert note_texts(aws, PK) == [OSAKA]
+
+
 def test_with_local_extractive_the_facts_are_the_users_first_person_statements(call, aws, monkeypatch):
     monkeypatch.setenv("MEMORY_CHAT_MODEL", "local:extractive")
     bootstrap.reset()

@@ -131,8 +131,9 @@ def test_near_duplicates_of_the_scope_and_of_the_import_are_skipped_and_listed(c
     assert len(stored_notes(aws, PERSONAL.key)) == 2
 
 
-def test_a_note_empty_after_cleaning_is_refused_and_the_others_written(aws):
-    notes = [{"text": "\u200b\u200b", "created_at": "2026-10-01T09:00:00Z"}, HISTORY[0]]
+@pytest.mark.parametrize("empty", ["\u200b\u200b", "", "   "], ids=["invisible", "nothing", "blank"])
+def test_a_note_empty_after_cleaning_is_refused_and_the_others_written(aws, empty):
+    notes = [{"text": empty, "created_at": "2026-10-01T09:00:00Z"}, HISTORY[0]]
 
     answer = post_import("users", "u-1", notes_body("p1", notes))
 

@@ -49,6 +49,21 @@ def test_an_invisible_character_inside_a_secret_goes_with_it(invisible):
     assert result.text == f"key [redacted: aws-access-key]{invisible} end"
 
 
+# Unicode's default-ignorable code points that are neither Cf nor a filler (DerivedCoreProperties.txt): they show
+# nothing and cleaning keeps them (a variation selector makes ❤ the emoji ❤️), so a secret with one inside shows and
+# copies as the secret.
+_IGNORABLE_YET_KEPT = ["\u17b4", "\u17b5", "\u180b", "\u180d", "\u180f", "\u2065", "\ufe00", "\ufe0f", "\ufff0"]
+_IGNORABLE_YET_KEPT += ["\U000e0000", "\U000e0002", "\U000e0080", "\U000e0100", "\U000e01ef", "\U000e0fff"]
+
+
+@pytest.mark.parametrize("ignorable", _IGNORABLE_YET_KEPT, ids=lambda c: f"U+{ord(c):04X}")
+def test_a_variation_selector_inside_a_secret_goes_with_it(ignorable):
+    result = redact(f"key AKIA{ignorable}IOSFODNN7EXAMPLE, card 4111{ignorable}111111111111, end")
+
+    assert result.text == "key [redacted: aws-access-key], card [redacted: card-number], end"
+    assert clean_note_text(f"a{ignorable}b").text == f"a{ignorable}b"  # kept by cleaning: only read through
+
+
 @pytest.mark.parametrize("space", ["\u00a0", "\u2007", "\u202f", "\u2028", "\u2029", "\x85", "\u3000"])
 def test_any_space_separates_the_groups_of_a_card(space):
     result = redact(f"card 4111{space}1111{space}1111{space}1111 ok")
@@ -57,7 +72,7 @@ def test_any_space_separates_the_groups_of_a_card(space):
 
 
 def test_text_without_secrets_is_returned_as_it_was_invisible_characters_included():
-    text = "a\u200bb \u202eright-to-left\u202c and 👩\u200d💻 and e\u0301"
+    text = "a\u200bb \u202eright-to-left\u202c and 👩\u200d💻 and e\u0301 and ❤\ufe0f 4111\ufe0f"
 
     assert redact(text).text == text
 

@@ -6,7 +6,8 @@ deployment extends it by adding rows (e.g. an internal token format) with ``regi
 ``[redacted: <kind>]``; the text around it is kept.
 
 The detectors read a *view* of the text in which the invisible format characters (zero-width, bidi
-controls, the BOM) and the other control characters (what note cleaning removes) are left out, so that none
+controls, the BOM), the other control characters (what note cleaning removes) and the variation selectors
+(invisible, but kept by cleaning: an emoji needs its own) are left out, so that none
 of them can split a secret that a reader, a model or cleaning would put back together. A text holding a
 separator nobody types inside a secret (U+2028, U+2029, U+0085, NBSP...: ``SEPARATORS``) is read twice,
 once with each of them a space and once with them left out, and what either reading finds is replaced. What
@@ -54,9 +55,14 @@ SEPARATORS = "\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2028\u2029\u202f\u205f\u30
 )
 _SEPARATOR = re.compile(f"[{SEPARATORS}]")
 _AS_SPACE = str.maketrans(dict.fromkeys(SEPARATORS, " "))
+# Unicode's other default-ignorable code points, which show nothing yet cleaning keeps, since text means
+# something by them: the variation selectors (❤ and the emoji ❤\ufe0f), the Mongolian free variation selectors,
+# the Khmer inherent vowels, and those reserved unassigned. Inside a secret one splits it for a detector, and the
+# text still shows and copies as the secret.
+_IGNORABLE = "[\u17b4\u17b5\u180b-\u180d\u180f\u2065\ufe00-\ufe0f\ufff0-\ufff8\U000e0000-\U000e0fff]"
 # What the detectors read through as if it were not there: the invisible characters (``fence.INVISIBLE``) and
-# the control characters that are not white space (note cleaning removes both).
-_ABSENT = re.compile(f"[\\x00-\\x08\\x0e-\\x1b\\x7f-\\x84\\x86-\\x9f]|{INVISIBLE.pattern}")
+# the control characters that are not white space (note cleaning removes both), and ``_IGNORABLE``.
+_ABSENT = re.compile(f"[\\x00-\\x08\\x0e-\\x1b\\x7f-\\x84\\x86-\\x9f]|{INVISIBLE.pattern}|{_IGNORABLE}")
 _ABSENT_OR_SEPARATOR = re.compile(f"{_ABSENT.pattern}|{_SEPARATOR.pattern}")
 
 

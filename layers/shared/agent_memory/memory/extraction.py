@@ -27,7 +27,7 @@ from typing import Any
 
 from agent_memory.basics.clock import utc_now
 from agent_memory.basics.deadline import DeadlineExceeded, within
-from agent_memory.basics.errors import InvalidInput, ModelUnavailable
+from agent_memory.basics.errors import InvalidInput, MemoryServiceError, ModelUnavailable
 from agent_memory.basics.observability import logger, metrics, model_tokens
 from agent_memory.domain.commands import ExtractCommand
 from agent_memory.domain.extraction import (
@@ -103,7 +103,9 @@ class ExtractionService:
             skipped = self._write(command, facts, token, written, deadline)
             self.claims.finish(command, token=token)
         except Exception as error:  # noqa: BLE001 - every failure is an answer, and the claim is given back
-            reason = str(error) if isinstance(error, ExtractionFailed) else f"storage: {type(error).__name__}"
+            # A refusal of the write (the day's quota, the characters quota) says what it is, as the flush's does.
+            known = isinstance(error, ExtractionFailed | MemoryServiceError)
+            reason = str(error) if known else f"storage: {type(error).__name__}"
             self._release(command, token)
             if written:
                 reason += f"; {len(written)} of its notes were written and stay (a retry skips them as held)"

@@ -34,13 +34,15 @@ IMPORT_BODY = 'the request body is required: {"import_id", "format", "notes": [.
 REFUSED = "the import does not match the contract"
 _EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
 Text = Annotated[str, StringConstraints(min_length=1, max_length=NOTE_INPUT_MAX_CHARS)]
+# A note's text may be empty here: empty after cleaning, as "" is, it is refused on its own (`refused`), not the body.
+NoteText = Annotated[str, StringConstraints(max_length=NOTE_INPUT_MAX_CHARS)]
 Instant = Annotated[str, StringConstraints(min_length=10, max_length=40)]
 Source = Annotated[str, StringConstraints(pattern=r"^[a-z0-9_.-]{1,32}$")]
 Notes = Field(max_length=PAGE_NOTES, description=f"At most {PAGE_NOTES}: a larger import is sent in pages.")
 
 
 class ImportedNoteIn(StrictModel):
-    text: Text
+    text: NoteText
     created_at: Instant
     author: Identifier | None = None
     source: Source | None = None
@@ -66,7 +68,7 @@ class ExportedOrigin(_Lenient):
 
 
 class ExportedNote(_Lenient):
-    text: Text
+    text: NoteText
     created_at: Instant
     source: Source
     origin: ExportedOrigin
