@@ -2,10 +2,12 @@
 
 A payload is read with the service's own bounded reader (``agent_memory.edges.requests.reading.parse_json``), never
 with a bare ``json.loads``, whose ``RecursionError`` on a payload 100,000 deep closed the connection with no
-answer. What is not JSON at all is Lambda's own 400 ``InvalidRequestContentException``. JSON the reader
-refuses (nested deeper than 32, more than 10,000 keys, a repeated key, a lone surrogate, an integer of more
-than 18 digits) reaches the function as its text, not as an object, so the function answers it as it answers
-any bad input (the flush: ``{"status": "failed"}``).
+answer. A payload the reader cannot parse (not JSON at all) or refuses (nested deeper than 32, more than 10,000
+keys, a repeated key, a lone surrogate, an integer of more than 18 digits) reaches the function as its text, not
+as an object, so the function answers it as it answers any bad input (the flush: ``{"status": "failed"}``). (AWS
+Lambda itself refuses a payload that is not JSON with a 400 ``InvalidRequestContentException`` before any
+function runs; the local stack answers as the function would, so that a client sees the function's answer to
+bad input whatever the bad input is.)
 """
 
 from __future__ import annotations
@@ -80,10 +82,7 @@ class InvokeHandler(RequestHandler):
         unhandled = [*headers, ("X-Amz-Function-Error", "Unhandled")]
         try:
             payload = parse_json(body) if body.strip() else {}
-        except MalformedRequest as error:
-            message = f"Could not parse request body into json: {error.message}"
-            return lambda_error(400, "InvalidRequestContentException", message)
-        except InvalidInput:  # read no further than the bounds: the function refuses what is not an event
+        except (MalformedRequest, InvalidInput):  # not JSON, or out of bounds: the function refuses what is no event
             payload = body.decode("utf-8", "replace")
         if invocation_type == "DryRun":
             return Reply(204, b"", headers)

@@ -177,6 +177,18 @@ def test_the_invoke_api_answers_a_payload_100000_deep(local_servers):
     assert json.loads(body)["status"] == "failed"  # the flush's own answer to bad input
 
 
+@pytest.mark.parametrize(
+    "payload", [b"{not json", b"[1, 2", b"\xff\xfe\x00", b"NaN"], ids=["brace", "open", "bytes", "nan"]
+)
+def test_the_invoke_api_answers_a_payload_that_is_not_json_as_the_function_answers_bad_input(local_servers, payload):
+    url = f"{local_servers['invoke']}/2015-03-31/functions/FlushFunction/invocations"
+
+    status, headers, body = _send(url, "POST", payload)
+
+    assert (status, "X-Amz-Function-Error" in headers) == (200, False)
+    assert json.loads(body)["status"] == "failed"  # the flush's own answer to bad input
+
+
 def test_the_invoke_api_still_hands_a_readable_payload_to_the_function(local_servers):
     url = f"{local_servers['invoke']}/2015-03-31/functions/FlushFunction/invocations"
 
