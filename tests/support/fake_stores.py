@@ -69,7 +69,7 @@ from agent_memory.storage.keys import (
     notes_of_days,
     version_sk,
 )
-from agent_memory.storage.note_items import NoteText
+from agent_memory.storage.note_items import KeyedNote, NoteText
 from agent_memory.storage.usage_store import CharsChange, Quota, chars_quota_error, member_counter, notes_quota_error
 from tests.support.models import ScriptedChatModels
 
@@ -237,6 +237,44 @@ def token_of(*parts: object) -> str:
     """A request token derived from what the request says (``storage.client.request_token``'s rule: the same
     write sent again has the same token, another write another one)."""
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:36]
+
+
+def claim_free(now_epoch: int) -> Callable[[Item | None], bool]:
+    """``storage.client.claim_record``'s condition: the key is free, its holder's lease ran out, or the record
+    outlived its TTL (``live_record`` reads the negation)."""
+
+    def free(item: Item | None) -> bool:
+        if item is None or item.get("expires_at", now_epoch) < now_epoch:
+            return True
+        return item.get("status") == "in_progress" and item.get("lease_until", 0) < now_epoch
+
+    return free
+
+
+def held_by(token: str) -> Callable[[Item | None], bool]:
+    """The claim is still ``token``'s and not written: the condition of a claim's release and of its completion."""
+    return lambda item: item is not None and item.get("status") == "in_progress" and item.get("token") == token
+
+
+def claim_record(
+    world: FakeWorld, call: str, key: Key, attributes: Item, *, now_epoch: int, lease_s: int, keep_s: int
+) -> Item | None:
+    """``storage.client.claim_record``: ``attributes`` put ``in_progress`` for ``lease_s``, kept ``keep_s``, on
+    condition the key is free (``claim_free``). None: the claim is this caller's (a resend after a lost answer meets
+    this very claim, by its ``claim_id``); else the item that holds the key."""
+    claim_id = uuid.uuid4().hex
+    record = {
+        **attributes,
+        "claim_id": claim_id,
+        "status": "in_progress",
+        "lease_until": now_epoch + lease_s,
+        "expires_at": now_epoch + keep_s,
+    }
+    try:
+        world.send(call, [Write(key, lambda _: dict(record), claim_free(now_epoch))], token=claim_id)
+    except Cancelled as refused:
+        return refused.item or {}
+    return None
 
 
 def usage_move(scope: Scope, delta: int, quota: Quota | None, *, enforce: bool = True) -> Write:
@@ -414,6 +452,16 @@ class FakeNoteStore:
         """The note at its place, or None."""
         item = self.world.read("notes.get", lambda: self.world.item((scope.key, note_sk(day, position))))
         return item["note"] if item else None
+
+    def get_many(self, scope: Scope, wanted: list[tuple[str, int]]) -> list[KeyedNote]:
+        """The notes at these places that exist, in the order asked, each with its partition key (a note deleted
+        meanwhile is missing, as from the real store's BatchGetItem)."""
+
+        def found() -> list[KeyedNote]:
+            items = [self.world.item((scope.key, note_sk(day, position))) for day, position in wanted]
+            return [KeyedNote(scope.key, item["note"]) for item in items if item is not None]
+
+        return list(self.world.read("notes.get_many", found))
 
     def load(self, scope: Scope, note: Note) -> None:
         """A note as it was exported (``NoteStore.load``): at its own day and position, once (a resumed load changes

@@ -1,10 +1,13 @@
-"""The storage calls ``memory.service.MemoryService`` makes, as small ports: exactly those, nothing more.
+"""The storage calls the memory's use cases make, as small ports: exactly those, nothing more.
 
-The use case depends on these ``Protocol``s, not on the DynamoDB stores, so its own tests run on faithful
-in-memory stores (``tests/support/fake_stores.py``) in milliseconds; the composition root (``bootstrap``)
-hands it the real ones (``storage.note_store.NoteStore``, ``storage.document_store.DocumentStore`` and the
-notes' ``UsageStore``), which satisfy them structurally. One set of contract tests
-(``tests/support/store_contracts.py``) runs on both, so the two cannot drift.
+``memory.service.MemoryService``'s (``NoteAppends``, ``DocumentVersions``, ``CharactersCounter``) and the
+extraction's (``memory.extraction.ExtractionService``: ``ExtractionNotes``, ``ExtractionClaims``). The use cases
+depend on these ``Protocol``s, not on the DynamoDB stores, so their own tests run on faithful in-memory stores
+(``tests/support/fake_stores.py``, ``fake_extraction.py``) in milliseconds; the composition root (``bootstrap``)
+hands them the real ones (``storage.note_store.NoteStore``, ``storage.document_store.DocumentStore``, the notes'
+``UsageStore``, ``storage.extraction_store.ExtractionStore``), which satisfy them structurally. One set of
+contract tests per port (``tests/support/store_contracts.py``, ``extraction_contracts.py``) runs on both, so the
+two cannot drift.
 
 Every call may raise ``StorageUnavailable`` (nothing was read, or the write's outcome is settled by the store
 before it answers). A store's own refusals are the ones named on each method.
@@ -12,15 +15,18 @@ before it answers). A store's own refusals are the ones named on each method.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
-from typing import Protocol
+from typing import Protocol, TypeVar
 
+from agent_memory.domain.commands import ExtractCommand
 from agent_memory.domain.document import Author, Document, Reason
 from agent_memory.domain.fold import Fold
 from agent_memory.domain.notes import Note, Origin
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.text_pipeline import StoredText
-from agent_memory.storage.note_items import NoteText
+from agent_memory.storage.extraction_store import ExtractionMarker
+from agent_memory.storage.note_items import KeyedNote, NoteText
 from agent_memory.storage.usage_store import CharsChange, Quota
 
 
@@ -93,3 +99,63 @@ class CharactersCounter(Protocol):
     the version's own transaction, ``DocumentVersions.save``'s ``usage``)."""
 
     quota: Quota | None
+
+
+# The item a note's transaction carries to record the note in its extraction's claim: a DynamoDB transaction item
+# for the real stores, a fake write for the fakes. The claims make it and the notes take it, so the two are a pair.
+Recorded = TypeVar("Recorded")
+Recorded_co = TypeVar("Recorded_co", covariant=True)
+Recorded_contra = TypeVar("Recorded_contra", contravariant=True)
+
+
+class ExtractionNotes(Protocol[Recorded_contra]):
+    """The notes an extraction compares its facts with, writes (each with its line in the claim), and reads back
+    for a duplicate."""
+
+    def vector_of(self, text: str) -> bytes | None:
+        """The stored vector a note of ``text`` gets, or None (no vectors kept, or the model failed)."""
+        ...
+
+    def newest_texts(self, scope: Scope, *, limit: int, vectors: bool = False) -> list[NoteText]:
+        """The scope's ``limit`` newest notes, newest first (``vectors``: with their stored vectors)."""
+        ...
+
+    def append(
+        self,
+        scope: Scope,
+        *,
+        text: StoredText,
+        vector: bytes | None = ...,
+        completing: Callable[[Note], Recorded_contra] | None = None,
+        created: datetime,
+        origin: Origin,
+        source: str,
+    ) -> Note:
+        """As ``NoteAppends.append``, with ``completing``'s item (built from the note) in the note's own transaction:
+        its refusal writes nothing and raises."""
+        ...
+
+    def get_many(self, scope: Scope, wanted: list[tuple[str, int]]) -> list[KeyedNote]:
+        """The notes at these places that exist, in the order asked."""
+        ...
+
+
+class ExtractionClaims(Protocol[Recorded_co]):
+    """The claim on an extraction id (``storage.extraction_store``): one extraction owns it at a time, and it lists
+    the notes written under it."""
+
+    def claim(self, command: ExtractCommand, *, token: str, now_epoch: int) -> ExtractionMarker | None:
+        """None when this call now owns the id, else the marker that holds it."""
+        ...
+
+    def note_recorded(self, command: ExtractCommand, *, token: str, note_id: str) -> Recorded_co:
+        """The item that lists ``note_id`` in the claim, on condition the claim is still ``token``'s."""
+        ...
+
+    def finish(self, command: ExtractCommand, *, token: str) -> None:
+        """The claim marked ``written``, if still ``token``'s: a repeat of the id answers ``duplicate`` from now on."""
+        ...
+
+    def release(self, command: ExtractCommand, *, token: str) -> None:
+        """The claim's lease ended, if still ``token``'s and in progress; else nothing."""
+        ...
