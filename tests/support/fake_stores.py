@@ -448,6 +448,11 @@ class FakeNoteStore:
             return note
         raise StorageUnavailable("could not find a free position for the note; nothing was written, try again")
 
+    def completion_refused(self, error: Exception) -> bool:
+        """Whether ``append`` raised ``error`` because its ``completing`` write's condition failed (the third write
+        of its transaction, as in the real one's): nothing was written, the position given back."""
+        return isinstance(error, Cancelled) and error.index == 2
+
     def get(self, scope: Scope, day: str, position: int, *, consistent: bool = False) -> Note | None:
         """The note at its place, or None."""
         item = self.world.read("notes.get", lambda: self.world.item((scope.key, note_sk(day, position))))

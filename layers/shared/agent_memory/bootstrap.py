@@ -274,7 +274,7 @@ class Services:
         )
 
     @cached_property
-    def importer(self) -> Importer:
+    def importer(self) -> Importer[dict[str, Any]]:
         """Import (the platform function): the notes' own write, the document's validated write."""
         from agent_memory.memory.importing import Importer
         from agent_memory.storage.import_records import ImportRecords

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from agent_memory.domain.commands import ExtractCommand
 from agent_memory.domain.document import Author, Document, Reason
@@ -26,6 +26,7 @@ from agent_memory.domain.notes import Note, Origin
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.text_pipeline import StoredText
 from agent_memory.storage.extraction_store import ExtractionMarker
+from agent_memory.storage.import_records import Progress
 from agent_memory.storage.note_items import KeyedNote, NoteText
 from agent_memory.storage.usage_store import CharsChange, Quota
 
@@ -101,20 +102,17 @@ class CharactersCounter(Protocol):
     quota: Quota | None
 
 
-# The item a note's transaction carries to record the note in its extraction's claim: a DynamoDB transaction item
-# for the real stores, a fake write for the fakes. The claims make it and the notes take it, so the two are a pair.
+# The item a note's transaction carries to record the note where its use case keeps account (an extraction's claim,
+# an import's outcomes): a DynamoDB transaction item for the real stores, a fake write for the fakes. The records
+# make it and the notes take it, so the two are a pair.
 Recorded = TypeVar("Recorded")
 Recorded_co = TypeVar("Recorded_co", covariant=True)
 Recorded_contra = TypeVar("Recorded_contra", contravariant=True)
 
 
-class ExtractionNotes(Protocol[Recorded_contra]):
-    """The notes an extraction compares its facts with, writes (each with its line in the claim), and reads back
-    for a duplicate."""
-
-    def vector_of(self, text: str) -> bytes | None:
-        """The stored vector a note of ``text`` gets, or None (no vectors kept, or the model failed)."""
-        ...
+class RecordedAppends(Protocol[Recorded_contra]):
+    """The notes a use case that keeps account of its writes compares with and writes: each note with its record's
+    item in its own transaction (the extraction's and the import's)."""
 
     def newest_texts(self, scope: Scope, *, limit: int, vectors: bool = False) -> list[NoteText]:
         """The scope's ``limit`` newest notes, newest first (``vectors``: with their stored vectors)."""
@@ -131,8 +129,16 @@ class ExtractionNotes(Protocol[Recorded_contra]):
         origin: Origin,
         source: str,
     ) -> Note:
-        """As ``NoteAppends.append``, with ``completing``'s item (built from the note) in the note's own transaction:
-        its refusal writes nothing and raises."""
+        """As ``NoteAppends.append`` (the day and quotas are those of ``created``), with ``completing``'s item (built
+        from the note) in the note's own transaction: its refusal writes nothing and raises."""
+        ...
+
+
+class ExtractionNotes(RecordedAppends[Recorded_contra], Protocol[Recorded_contra]):
+    """The extraction's notes: also a fact's vector, and the notes a duplicate answers read back."""
+
+    def vector_of(self, text: str) -> bytes | None:
+        """The stored vector a note of ``text`` gets, or None (no vectors kept, or the model failed)."""
         ...
 
     def get_many(self, scope: Scope, wanted: list[tuple[str, int]]) -> list[KeyedNote]:
@@ -158,4 +164,39 @@ class ExtractionClaims(Protocol[Recorded_co]):
 
     def release(self, command: ExtractCommand, *, token: str) -> None:
         """The claim's lease ended, if still ``token``'s and in progress; else nothing."""
+        ...
+
+
+class ImportedNotes(RecordedAppends[Recorded_contra], Protocol[Recorded_contra]):
+    """The import's notes: also which refusal of a note's transaction was its outcome's."""
+
+    def completion_refused(self, error: Exception) -> bool:
+        """Whether ``append`` raised ``error`` because ``completing``'s condition failed: nothing was written."""
+        ...
+
+
+class ImportProgress(Protocol[Recorded_co]):
+    """An import's record and its notes' outcomes (``storage.import_records``): what makes it idempotent by its id
+    and resumable."""
+
+    def begin(self, scope: Scope, import_id: str, fingerprint: str, *, now_epoch: int) -> Progress:
+        """The record, made now, or as an earlier call of the same id left it (with its outcomes so far)."""
+        ...
+
+    def step_item(self, progress: Progress, done: int, entry: Any) -> Recorded_co:
+        """The item that records outcome number ``done + 1``, on condition no call recorded it yet."""
+        ...
+
+    def step(self, progress: Progress, done: int, entry: Any) -> bool:
+        """That outcome recorded on its own; False when another call recorded it first."""
+        ...
+
+    def document_saved(self, progress: Progress, version: int) -> None: ...
+
+    def forget(self, progress: Progress) -> None:
+        """The record removed, unless a call saved its document or finished it meanwhile."""
+        ...
+
+    def finish(self, progress: Progress, log: list[Any]) -> None:
+        """The receipt kept on the record: the same id answers it from now on."""
         ...

@@ -30,6 +30,7 @@ from agent_memory.storage.keys import NOTE_PREFIX, day_sk, note_sk, notes_of_day
 from agent_memory.storage.lost_note_writes import settle_lost_note
 from agent_memory.storage.note_append import (
     append_items,
+    completion_refused,
     indexed_vector_put,
     place_abandoned,
     position_take,
@@ -167,6 +168,11 @@ class NoteStore:
                 # characters were counted and its scope made due then: the conditions may fail now, harmlessly)
             return note
         raise StorageUnavailable("could not find a free position for the note; nothing was written, try again")
+
+    def completion_refused(self, error: Exception) -> bool:
+        """Whether ``append`` raised ``error`` because its ``completing`` item's condition failed (another writer
+        recorded first what it records): nothing was written, the position given back."""
+        return completion_refused(error)
 
     def append_completing_flush(
         self, scope: Scope, *, created: datetime, text: StoredText, origin: Origin, token: str
