@@ -278,6 +278,21 @@ def what_a_members_notes_left_goes_or_loses_their_ids(make: MakeEraseStores) -> 
     assert _named(stores, "inj#")["inj#2026-12-03T10:00:01.000Z#b"] == [f"{DAY}.2"]
 
 
+def voiding_a_deleted_note_removes_what_it_left_and_trims_the_lists_that_name_it(make: MakeEraseStores) -> None:
+    stores = make()
+    _left_behind(stores)
+
+    stores.stale.void(TEAM, {f"{DAY}.2"})
+
+    assert _named(stores, "extract#") == {"extract#t-1#ex-1": [f"{DAY}.1"], "extract#t-1#ex-2": [f"{DAY}.1"]}
+    assert _named(stores, "inj#")["inj#2026-12-03T10:00:01.000Z#b"] == [f"{DAY}.1"]
+    rows, _ = stores.items.page(TEAM, low="idem#", high="idem#~", after=None, limit=10)
+    assert [row["sk"]["S"] for row in rows] == ["idem#remember#u-1#key-1"]  # u-2's record of the note is gone
+    stores.stale.void(TEAM, {f"{DAY}.1"})
+    assert _named(stores, "extract#") == {}  # a claim that names no note left is gone; a turn's record stays, trimmed
+    assert _named(stores, "inj#") == {"inj#2026-12-03T10:00:00.000Z#a": [], "inj#2026-12-03T10:00:01.000Z#b": []}
+
+
 def a_resumed_members_erase_still_finds_their_records_by_author(make: MakeEraseStores) -> None:
     stores = make()
     _left_behind(stores)
@@ -331,6 +346,7 @@ def a_loaded_note_is_at_its_own_place_once_and_the_day_goes_on_after_it(make: Ma
 
 
 CONTRACTS = [
+    voiding_a_deleted_note_removes_what_it_left_and_trims_the_lists_that_name_it,
     a_page_that_ends_at_its_limit_says_where_to_go_on_and_the_next_is_empty,
     an_unlinked_page_takes_its_notes_out_of_the_notes_they_superseded,
     a_loaded_note_is_at_its_own_place_once_and_the_day_goes_on_after_it,

@@ -296,6 +296,11 @@ class FakeStaleRecords:
                 trimmed += self._keep_only(scope, item["sk"], shown, [one for one in shown if one not in note_ids])
         return Stale(gone, trimmed)
 
+    def void(self, scope: Scope, note_ids: set[str]) -> None:
+        """Void what the deleted ``note_ids`` left (``StaleRecords.void``): each record gone, one delete each."""
+        for sk in self.trim_and_list(scope, note_ids).gone:
+            self.world.transact("stale.void", [Write((scope.key, sk), lambda _: None)])
+
     def _items(self, scope: Scope, prefix: str) -> list[Item]:
         found: list[Item] = self.world.read("stale.items", lambda: self.world.between(scope.key, prefix, prefix + _END))
         return found

@@ -54,10 +54,11 @@ from agent_memory.basics.errors import StorageUnavailable, VersionConflict
 from agent_memory.domain.document import EMPTY_DOCUMENT, Author, Document, Reason
 from agent_memory.domain.fold import Fold
 from agent_memory.domain.notes import Note, Origin
+from agent_memory.domain.provenance import LineNotes, carried, follow
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.text_pipeline import StoredText, checked
 from agent_memory.memory.service import MemoryService
-from agent_memory.storage.document_store import FoldedNoteGone
+from agent_memory.storage.document_store import FoldedNoteGone, VersionMeta
 from agent_memory.storage.keys import (
     DOC_HEAD,
     DUE_SK,
@@ -625,6 +626,24 @@ class FakeNoteStore:
             return False  # deleted meanwhile, by another call
         return True
 
+    def days_before(self, scope: Scope, *, before: str, days: int) -> tuple[list[tuple[str, list[Note]]], bool]:
+        """The ``days`` newest days with notes strictly before ``before``, newest first, each with its notes newest
+        first; and whether an older note exists (``NoteStore.days_before``)."""
+
+        def listed() -> tuple[list[tuple[str, list[Note]]], bool]:
+            found: list[tuple[str, list[Note]]] = []
+            for item in self.world.between(scope.key, NOTE_PREFIX, f"{NOTE_PREFIX}{before}#", newest_first=True):
+                note: Note = item["note"]
+                if not found or found[-1][0] != note.day:
+                    if len(found) == days:
+                        return found, True
+                    found.append((note.day, []))
+                found[-1][1].append(note)
+            return found, False
+
+        answer: tuple[list[tuple[str, list[Note]]], bool] = self.world.read("notes.days_before", listed)
+        return answer
+
     def newest_texts(self, scope: Scope, *, limit: int, vectors: bool = False) -> list[NoteText]:
         def rows() -> list[NoteText]:
             items = self.world.between(scope.key, NOTE_PREFIX, NOTE_PREFIX + "\uffff", newest_first=True)[:limit]
@@ -677,8 +696,9 @@ class FakeDocumentStore:
 
     A consolidation's save (``pending_marks``) also puts its pending-marks record (on condition none is there) and
     checks the due marker's erase mark, and its version lists the notes it folded; ``hold_unchanged`` puts the
-    record of a fold that changes nothing on the same conditions, without a version. Not modelled (no use case's
-    logic on these stores reads them): the lines' provenance and the supersession links of a fold's edits."""
+    record of a fold that changes nothing on the same conditions, without a version. Each version keeps its fold's
+    edits and the notes each of its lines rests on, worked out by ``domain.provenance`` as the real save works them
+    out. Not modelled (no use case's logic on these stores reads them): the supersession links of a fold's edits."""
 
     def __init__(self, world: FakeWorld) -> None:
         self.world = world
@@ -688,8 +708,41 @@ class FakeDocumentStore:
         return head["document"] if head else EMPTY_DOCUMENT
 
     def version(self, scope: Scope, version: int) -> tuple[Document, Reason, Author] | None:
+        found = self.version_and_edits(scope, version)
+        return found[0] if found else None
+
+    def version_and_edits(
+        self, scope: Scope, version: int
+    ) -> tuple[tuple[Document, Reason, Author], list[dict[str, Any]] | None] | None:
         item = self.world.read("documents.version", lambda: self.world.item((scope.key, version_sk(version))))
-        return (item["document"], item["reason"], item["by"]) if item else None
+        return ((item["document"], item["reason"], item["by"]), item.get("edits")) if item else None
+
+    def versions(self, scope: Scope, *, limit: int, below: int | None) -> list[tuple[VersionMeta, Reason, Author]]:
+        """The kept versions newest first, ``limit`` of them, below ``below`` when given, without their content."""
+        high = version_sk(below - 1) if below is not None else version_sk(10**10 - 1)
+        items = self.world.read(
+            "documents.versions", lambda: self.world.between(scope.key, version_sk(1), high, newest_first=True)
+        )
+        return [
+            (VersionMeta(doc.version, doc.chars, doc.updated_at), item["reason"], item["by"])
+            for item in items[:limit]
+            if (doc := item["document"])
+        ]
+
+    def provenance(self, scope: Scope) -> tuple[Document, LineNotes]:
+        """The head and each of its lines' notes (empty for a line that rests on none, or when none are recorded)."""
+        current = self.current(scope, consistent=True)
+        lines = current.content.split("\n") if current.content else []
+        _, line_notes = self._provenance_at(scope, current.version)
+        if line_notes is None or len(line_notes) != len(lines):
+            line_notes = [[] for _ in lines]
+        return current, line_notes
+
+    def _provenance_at(self, scope: Scope, version: int) -> tuple[str, LineNotes | None]:
+        if version == 0:
+            return "", None
+        item = self.world.read("documents.provenance", lambda: self.world.item((scope.key, version_sk(version))))
+        return (item["document"].content, item.get("line_notes")) if item else ("", None)
 
     def kept(self, scope: Scope) -> list[tuple[Document, Reason, Author]]:
         """Every kept version, oldest first, with why and by whom it was saved (what a test inspects)."""
@@ -717,6 +770,12 @@ class FakeDocumentStore:
         write_id = write_id or uuid.uuid4().hex  # one per logical write, as the real save makes it
         document = Document(content=checked(content), version=expected_version + 1, updated_at=updated_at)
         saved: Item = {"document": document, "reason": reason, "by": by, "write_id": write_id}
+        before = self._provenance_at(scope, expected_version)  # each line's notes, as the real save works them out
+        edits = pending_marks.edits if pending_marks is not None else None
+        line_notes = follow(*before, edits, content).line_notes if edits is not None else carried(*before, content)
+        saved |= ({"edits": edits} if edits is not None else {}) | (
+            {"line_notes": line_notes} if any(line_notes) else {}
+        )
         if pending_marks is not None:
             saved["folded_note_ids"] = pending_marks.note_ids
         writes = [

@@ -1,13 +1,14 @@
 """The storage calls the memory's use cases make, as small ports: exactly those, nothing more.
 
-``memory.service.MemoryService``'s (``NoteAppends``, ``DocumentVersions``, ``CharactersCounter``) and the
-extraction's (``memory.extraction.ExtractionService``: ``ExtractionNotes``, ``ExtractionClaims``). The use cases
-depend on these ``Protocol``s, not on the DynamoDB stores, so their own tests run on faithful in-memory stores
-(``tests/support/fake_stores.py``, ``fake_extraction.py``) in milliseconds; the composition root (``bootstrap``)
-hands them the real ones (``storage.note_store.NoteStore``, ``storage.document_store.DocumentStore``, the notes'
-``UsageStore``, ``storage.extraction_store.ExtractionStore``), which satisfy them structurally. One set of
-contract tests per port (``tests/support/store_contracts.py``, ``extraction_contracts.py``) runs on both, so the
-two cannot drift.
+``memory.service.MemoryService``'s (``NoteAppends``, ``DocumentVersions``, ``CharactersCounter``), the
+extraction's (``memory.extraction.ExtractionService``: ``ExtractionNotes``, ``ExtractionClaims``), the import's
+(``memory.importing.Importer``: ``ImportedNotes``, ``ImportProgress``) and the dashboard's
+(``memory.management.Management``: ``DocumentHistory``, ``NotesByDay``, ``RunListing``, ``NoteLeftovers``). The
+use cases depend on these ``Protocol``s, not on the DynamoDB stores, so their own tests run on faithful in-memory
+stores (``tests/support/fake_*.py``) in milliseconds; the composition root (``bootstrap``) hands them the real ones
+(``storage.note_store.NoteStore``, ``storage.document_store.DocumentStore``, the notes' ``UsageStore``,
+``ExtractionStore``, ``ImportRecords``, ``ConsolidationStore``, ``StaleRecords``), which satisfy them structurally.
+The contract tests (``tests/support/*_contracts.py``) run on both, so the two cannot drift.
 
 Every call may raise ``StorageUnavailable`` (nothing was read, or the write's outcome is settled by the store
 before it answers). A store's own refusals are the ones named on each method.
@@ -23,8 +24,10 @@ from agent_memory.domain.commands import ExtractCommand
 from agent_memory.domain.document import Author, Document, Reason
 from agent_memory.domain.fold import Fold
 from agent_memory.domain.notes import Note, Origin
+from agent_memory.domain.provenance import LineNotes
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.text_pipeline import StoredText
+from agent_memory.storage.document_store import VersionMeta
 from agent_memory.storage.extraction_store import ExtractionMarker
 from agent_memory.storage.import_records import Progress
 from agent_memory.storage.note_items import KeyedNote, NoteText
@@ -200,3 +203,56 @@ class ImportProgress(Protocol[Recorded_co]):
     def finish(self, progress: Progress, log: list[Any]) -> None:
         """The receipt kept on the record: the same id answers it from now on."""
         ...
+
+
+class DocumentHistory(Protocol):
+    """The dashboard's reads of a scope's document: the head, each line's notes, the kept versions."""
+
+    def current(self, scope: Scope, *, consistent: bool = False) -> Document: ...
+
+    def provenance(self, scope: Scope) -> tuple[Document, LineNotes]:
+        """The head and, for each of its lines, the ids of the notes cited for it (empty for a line by hand)."""
+        ...
+
+    def versions(self, scope: Scope, *, limit: int, below: int | None) -> list[tuple[VersionMeta, Reason, Author]]:
+        """The kept versions newest first, ``limit`` of them, all below ``below`` when given: no content."""
+        ...
+
+    def version(self, scope: Scope, version: int) -> tuple[Document, Reason, Author] | None:
+        """One kept version as it was saved; None when the scope does not hold it."""
+        ...
+
+    def version_and_edits(
+        self, scope: Scope, version: int
+    ) -> tuple[tuple[Document, Reason, Author], list[dict[str, Any]] | None] | None:
+        """As ``version``, with the cited edits that made it (a fold's), else None for them."""
+        ...
+
+
+class NotesByDay(Protocol):
+    """The dashboard's notes: listed by day, read by their places, and deleted one by one."""
+
+    def days_before(self, scope: Scope, *, before: str, days: int) -> tuple[list[tuple[str, list[Note]]], bool]:
+        """The ``days`` newest days with notes before ``before``, newest first, each with its notes newest first;
+        and whether an older note exists."""
+        ...
+
+    def get_many(self, scope: Scope, wanted: list[tuple[str, int]]) -> list[KeyedNote]: ...
+
+    def delete(self, scope: Scope, day: str, position: int) -> bool:
+        """The note gone, its characters and day count given back and the erase mark moved, all or nothing; False
+        when the scope holds no such note."""
+        ...
+
+
+class RunListing(Protocol):
+    """The consolidation runs, newest first, each with its status and counts."""
+
+    def runs(self, limit: int) -> list[dict[str, Any]]: ...
+
+
+class NoteLeftovers(Protocol):
+    """What a deleted note leaves behind in its scope (its idempotency record, flush claim, a claim's or a turn's
+    list), voided."""
+
+    def void(self, scope: Scope, note_ids: set[str]) -> None: ...
