@@ -143,6 +143,20 @@ def a_page_that_ends_at_its_limit_says_where_to_go_on_and_the_next_is_empty(make
     assert len(rows) == 2 and rest == [] and end is None
 
 
+def a_note_is_read_whole_with_the_notes_that_superseded_it(make: MakeEraseStores) -> None:
+    stores = make()
+    old, newer, newest = (_note(stores, text) for text in ("likes tea", "likes green tea", "likes matcha"))
+    stores.link(PERSONAL, old.id, newest.id)
+    stores.link(PERSONAL, old.id, newer.id)
+
+    found = stores.notes.get_many(PERSONAL, [(DAY, 1), (DAY, 2)])
+
+    assert [(keyed.pk, keyed.note.id, keyed.note.superseded_by) for keyed in found] == [
+        (PERSONAL.key, old.id, (newer.id, newest.id)),
+        (PERSONAL.key, newer.id, None),
+    ]
+
+
 def an_unlinked_page_takes_its_notes_out_of_the_notes_they_superseded(make: MakeEraseStores) -> None:
     stores = make()
     old, other, new = (_note(stores, text, scope=TEAM) for text in ("old", "other", "new"))
@@ -346,6 +360,7 @@ def a_loaded_note_is_at_its_own_place_once_and_the_day_goes_on_after_it(make: Ma
 
 
 CONTRACTS = [
+    a_note_is_read_whole_with_the_notes_that_superseded_it,
     voiding_a_deleted_note_removes_what_it_left_and_trims_the_lists_that_name_it,
     a_page_that_ends_at_its_limit_says_where_to_go_on_and_the_next_is_empty,
     an_unlinked_page_takes_its_notes_out_of_the_notes_they_superseded,

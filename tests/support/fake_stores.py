@@ -54,7 +54,7 @@ from agent_memory.basics.errors import StorageUnavailable, VersionConflict
 from agent_memory.domain.document import EMPTY_DOCUMENT, Author, Document, Reason
 from agent_memory.domain.fold import Fold
 from agent_memory.domain.notes import Note, Origin
-from agent_memory.domain.provenance import LineNotes, carried, follow
+from agent_memory.domain.provenance import LineNotes, carried, follow, in_note_order
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.text_pipeline import StoredText, checked
 from agent_memory.memory.service import MemoryService
@@ -70,7 +70,7 @@ from agent_memory.storage.keys import (
     notes_of_days,
     version_sk,
 )
-from agent_memory.storage.note_items import KeyedNote, NoteText
+from agent_memory.storage.note_items import SUPERSEDED_BY, KeyedNote, NoteText
 from agent_memory.storage.usage_store import CharsChange, Quota, chars_quota_error, member_counter, notes_quota_error
 from tests.support.models import ScriptedChatModels
 
@@ -460,12 +460,12 @@ class FakeNoteStore:
         return item["note"] if item else None
 
     def get_many(self, scope: Scope, wanted: list[tuple[str, int]]) -> list[KeyedNote]:
-        """The notes at these places that exist, in the order asked, each with its partition key (a note deleted
-        meanwhile is missing, as from the real store's BatchGetItem)."""
+        """The notes at these places that exist, in the order asked, each with its partition key and the notes that
+        superseded it (a note deleted meanwhile is missing, as from the real store's BatchGetItem)."""
 
         def found() -> list[KeyedNote]:
             items = [self.world.item((scope.key, note_sk(day, position))) for day, position in wanted]
-            return [KeyedNote(scope.key, item["note"]) for item in items if item is not None]
+            return [KeyedNote(scope.key, _linked(item)) for item in items if item is not None]
 
         return list(self.world.read("notes.get_many", found))
 
@@ -644,16 +644,27 @@ class FakeNoteStore:
         answer: tuple[list[tuple[str, list[Note]]], bool] = self.world.read("notes.days_before", listed)
         return answer
 
-    def newest_texts(self, scope: Scope, *, limit: int, vectors: bool = False) -> list[NoteText]:
+    def newest_texts(self, scope: Scope, *, limit: int, vectors: bool = False, threads: bool = False) -> list[NoteText]:
         def rows() -> list[NoteText]:
             items = self.world.between(scope.key, NOTE_PREFIX, NOTE_PREFIX + "\uffff", newest_first=True)[:limit]
-            return [
-                NoteText(scope.key, note.day, note.position, note.text, item.get("vec") if vectors else None)
-                for item in items
-                if (note := item["note"])
-            ]
+            return [_note_text(scope, item, vectors=vectors, threads=threads) for item in items]
 
         return list(self.world.read("notes.newest_texts", rows))
+
+    def around(self, scope: Scope, day: str, position: int, *, span: int) -> list[NoteText]:
+        """The notes of ``day`` within ``span`` positions of ``position``, in place order, with their conversation."""
+        low, high = note_sk(day, max(1, position - span)), note_sk(day, position + span)
+        items = self.world.read("notes.around", lambda: self.world.between(scope.key, low, high))
+        return [_note_text(scope, item, vectors=False, threads=True) for item in items]
+
+    def texts_of(self, scope: Scope, wanted: list[tuple[str, int]]) -> list[NoteText]:
+        """What ranking reads of these notes (text, vector, conversation), those that exist, in the order asked."""
+
+        def found() -> list[NoteText]:
+            items = [self.world.item((scope.key, note_sk(day, position))) for day, position in wanted]
+            return [_note_text(scope, item, vectors=True, threads=True) for item in items if item is not None]
+
+        return list(self.world.read("notes.texts_of", found))
 
     def newest_first(self, scope: Scope, *, first_day: str, last_day: str, limit: int) -> list[Note]:
         low, high = notes_of_days(first_day, last_day)
@@ -667,6 +678,20 @@ class FakeNoteStore:
     def every_note(self, scope: Scope) -> list[Note]:
         """Every note of the scope, oldest first (what a test inspects, as the real store's ``every_note``)."""
         return [item["note"] for item in self.world.between(scope.key, NOTE_PREFIX, NOTE_PREFIX + "\uffff")]
+
+
+def _note_text(scope: Scope, item: Item, *, vectors: bool, threads: bool) -> NoteText:
+    """What ranking reads of a note's item (``NoteText.of``): its stored vector and its conversation when asked."""
+    note: Note = item["note"]
+    vector, thread = item.get("vec") if vectors else None, note.origin.thread_id if threads else None
+    return NoteText(scope.key, note.day, note.position, note.text, vector, thread)
+
+
+def _linked(item: Item) -> Note:
+    """The note of an item with the notes that superseded it (``SUPERSEDED_BY``, as a fold's save or
+    ``tests/support/seeds.world_link`` writes it), in note order, as ``note_items.note_from_item`` reads it."""
+    note: Note = item["note"]
+    return replace(note, superseded_by=tuple(in_note_order(item[SUPERSEDED_BY]))) if item.get(SUPERSEDED_BY) else note
 
 
 def _absent(item: Item | None) -> bool:

@@ -543,7 +543,54 @@ def a_deleted_note_is_gone_and_gives_back_its_counts_once(make: MakeStores) -> N
     assert (stores.usage.chars(PERSONAL), stores.usage.notes_on(PERSONAL, DAY)) == (len("second fact"), 1)
 
 
+# Recall's reads (``recall.ports.RecalledNotes``).
+
+
+def the_notes_around_a_place_are_read_with_their_conversation(make: MakeStores) -> None:
+    stores = make()
+    for n in range(1, 7):
+        _append(stores, f"fact {n}", origin=Origin("u-1", f"t-{n % 2}"))
+
+    around = stores.notes.around(PERSONAL, DAY, 2, span=2)
+
+    assert [(row.position, row.text, row.thread_id) for row in around] == [
+        (1, "fact 1", "t-1"),
+        (2, "fact 2", "t-0"),
+        (3, "fact 3", "t-1"),
+        (4, "fact 4", "t-0"),
+    ]
+    assert all(row.pk == PERSONAL.key and row.vector is None for row in around)
+    assert stores.notes.around(TEAM, DAY, 2, span=2) == []
+
+
+def the_texts_of_places_are_read_in_the_order_asked_with_vector_and_conversation(make: MakeStores) -> None:
+    stores = make(vectors=lambda text: text.encode())
+    for n in range(1, 4):
+        _append(stores, f"fact {n}")
+
+    rows = stores.notes.texts_of(PERSONAL, [(DAY, 3), (DAY, 9), (DAY, 1)])
+
+    assert [(row.position, row.text, row.vector, row.thread_id) for row in rows] == [
+        (3, "fact 3", b"fact 3", "t-1"),
+        (1, "fact 1", b"fact 1", "t-1"),
+    ]
+    assert stores.notes.texts_of(PERSONAL, []) == []
+
+
+def newest_texts_carry_their_conversation_only_when_asked(make: MakeStores) -> None:
+    stores = make()
+    _append(stores, "a fact")
+
+    (plain,) = stores.notes.newest_texts(PERSONAL, limit=5)
+    (threaded,) = stores.notes.newest_texts(PERSONAL, limit=5, threads=True)
+
+    assert (plain.thread_id, threaded.thread_id) == (None, "t-1")
+
+
 CONTRACTS: list[Callable[[MakeStores], None]] = [
+    the_notes_around_a_place_are_read_with_their_conversation,
+    the_texts_of_places_are_read_in_the_order_asked_with_vector_and_conversation,
+    newest_texts_carry_their_conversation_only_when_asked,
     the_versions_are_listed_newest_first_a_page_at_a_time,
     a_version_is_read_with_the_edits_that_made_it,
     a_document_by_hand_has_lines_resting_on_no_note,

@@ -14,6 +14,7 @@ from agent_memory.memory.ports import (
     NotesByDay,
     RunListing,
 )
+from agent_memory.recall.ports import RecalledNotes
 from agent_memory.storage.consolidation_store import ConsolidationStore
 from agent_memory.storage.document_store import DocumentStore
 from agent_memory.storage.note_store import NoteStore
@@ -39,6 +40,7 @@ def test_the_fakes_keep_the_contract(contract) -> None:
         (NotesByDay, NoteStore, FakeNoteStore),
         (RunListing, ConsolidationStore, FakeConsolidationStore),
         (NoteLeftovers, StaleRecords, FakeStaleRecords),
+        (RecalledNotes, NoteStore, FakeNoteStore),
     ],
     ids=lambda part: part.__name__,
 )
