@@ -53,8 +53,8 @@ from agent_memory.basics.clock import iso
 from agent_memory.basics.errors import StorageUnavailable, VersionConflict
 from agent_memory.domain.document import EMPTY_DOCUMENT, Author, Document, Reason
 from agent_memory.domain.fold import Fold
-from agent_memory.domain.notes import Note, Origin
-from agent_memory.domain.provenance import LineNotes, carried, follow, in_note_order
+from agent_memory.domain.notes import Note, Origin, by_day
+from agent_memory.domain.provenance import LineNotes, carried, follow, in_note_order, of_lines
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.text_pipeline import StoredText, checked
 from agent_memory.memory.service import MemoryService
@@ -631,15 +631,8 @@ class FakeNoteStore:
         first; and whether an older note exists (``NoteStore.days_before``)."""
 
         def listed() -> tuple[list[tuple[str, list[Note]]], bool]:
-            found: list[tuple[str, list[Note]]] = []
-            for item in self.world.between(scope.key, NOTE_PREFIX, f"{NOTE_PREFIX}{before}#", newest_first=True):
-                note: Note = item["note"]
-                if not found or found[-1][0] != note.day:
-                    if len(found) == days:
-                        return found, True
-                    found.append((note.day, []))
-                found[-1][1].append(note)
-            return found, False
+            items = self.world.between(scope.key, NOTE_PREFIX, f"{NOTE_PREFIX}{before}#", newest_first=True)
+            return by_day((item["note"] for item in items), days)
 
         answer: tuple[list[tuple[str, list[Note]]], bool] = self.world.read("notes.days_before", listed)
         return answer
@@ -757,11 +750,7 @@ class FakeDocumentStore:
     def provenance(self, scope: Scope) -> tuple[Document, LineNotes]:
         """The head and each of its lines' notes (empty for a line that rests on none, or when none are recorded)."""
         current = self.current(scope, consistent=True)
-        lines = current.content.split("\n") if current.content else []
-        _, line_notes = self._provenance_at(scope, current.version)
-        if line_notes is None or len(line_notes) != len(lines):
-            line_notes = [[] for _ in lines]
-        return current, line_notes
+        return current, of_lines(current.content, self._provenance_at(scope, current.version)[1])
 
     def _provenance_at(self, scope: Scope, version: int) -> tuple[str, LineNotes | None]:
         if version == 0:
