@@ -17,7 +17,7 @@ from agent_memory.domain.scope import Scope
 from agent_memory.memory.importing import PAGE_NOTES, Importer
 from agent_memory.storage.import_records import ImportRecords
 from tests.support.consolidation import consolidate
-from tests.support.imports import notes_body, post_import, stored_notes
+from tests.support.imports import HISTORY, HISTORY_RECEIPT, notes_body, post_import, stored_notes
 from tests.support.management import local_auth  # noqa: F401 - the fixture applies
 from tests.support.people import delete, export_all, fill, get, partition
 from tests.support.scopes import private, shared
@@ -26,13 +26,6 @@ PERSONAL = Scope("personal", "u-1")
 NEIGHBOUR = Scope("personal", "u-2")
 TEAM = Scope("team", "w-3")
 GITHUB_TOKEN = "ghp_" + "A1b2C3d4E5" * 3 + "Q7r8S9t0U1v2"
-
-HISTORY = [  # out of time order on purpose: the import writes them in created_at order
-    {"text": "Moved to Lisbon in the spring", "created_at": "2026-09-14T18:05:00+02:00"},
-    {"text": "Prefers window seats on long flights", "created_at": "2026-09-02T08:30:00Z"},
-    {"text": "Allergic to penicillin", "created_at": "2026-09-02T07:10:00Z"},
-    {"text": "Training for the Porto half marathon", "created_at": "2026-12-03T08:00:00Z"},
-]
 
 
 def _everything(aws) -> dict[str, list[str]]:
@@ -43,17 +36,7 @@ def test_notes_are_stored_on_their_own_days_in_time_order(aws):
     answer = post_import("users", "u-1", notes_body("mem0-p1", HISTORY))
 
     assert answer.status == 200, answer.body
-    assert answer.body == {
-        "notes": [
-            {"index": 2, "id": "2026-09-02.1"},
-            {"index": 1, "id": "2026-09-02.2"},
-            {"index": 0, "id": "2026-09-14.1"},
-            {"index": 3, "id": "2026-12-03.1"},
-        ],
-        "skipped": [],
-        "refused": [],
-        "document_version": None,
-    }
+    assert answer.body == HISTORY_RECEIPT
     notes = stored_notes(aws, PERSONAL.key)
     assert [(n["sk"], n["created_at"], n["source"]) for n in notes] == [
         ("note#2026-09-02#000000001", "2026-09-02T07:10:00.000Z", "import"),

@@ -23,9 +23,7 @@ from agent_memory.basics.errors import StorageUnavailable
 from agent_memory.domain.document import Author
 from agent_memory.domain.notes import Note, Origin
 from agent_memory.domain.scope import Scope
-from agent_memory.storage.document_store import version_from_item
-from agent_memory.storage.keys import NOTE_PREFIX, day_sk, version_sk
-from agent_memory.storage.note_items import note_from_item
+from agent_memory.storage.keys import NOTE_PREFIX, day_sk, note_sk, version_sk
 from tests.support.scopes import PERSONAL, TEAM, stored, stored_document
 from tests.support.seeds import Seed
 
@@ -61,15 +59,15 @@ def _version(stores: EraseStores, content: str, expected: int, scope: Scope = PE
     )
 
 
-def _first_page(stores: EraseStores, scope: Scope = PERSONAL) -> list[dict[str, Any]]:
+def _first_page(stores: EraseStores, scope: Scope = PERSONAL) -> list[Any]:
     """The first page ``keys`` reads: it reads from the start again after each, so it never ends until the caller
     deletes what it read."""
-    page: list[dict[str, Any]] = next(iter(stores.items.keys(scope)), [])
+    page: list[Any] = next(iter(stores.items.keys(scope)), [])
     return page
 
 
 def _sort_keys(stores: EraseStores, scope: Scope = PERSONAL) -> list[str]:
-    return [row["sk"]["S"] for row in _first_page(stores, scope)]
+    return [row.sk for row in _first_page(stores, scope)]
 
 
 def a_page_reads_a_range_in_key_order_and_says_where_to_go_on(make: MakeEraseStores) -> None:
@@ -77,14 +75,13 @@ def a_page_reads_a_range_in_key_order_and_says_where_to_go_on(make: MakeEraseSto
     for text in ("one", "two", "three"):
         _note(stores, text)
     _note(stores, "elsewhere", scope=TEAM)
-    high = NOTE_PREFIX + "~"
 
-    first, last = stores.items.page(PERSONAL, low=NOTE_PREFIX, high=high, after=None, limit=2)
-    rest, end = stores.items.page(PERSONAL, low=NOTE_PREFIX, high=high, after=last, limit=2)
+    first, last = stores.items.notes_page(PERSONAL, after=None, limit=2)
+    rest, end = stores.items.notes_page(PERSONAL, after=last, limit=2)
 
-    assert [note_from_item(row).text for row in first] == ["one", "two"] and last == first[-1]["sk"]["S"]
-    assert [note_from_item(row).text for row in rest] == ["three"] and end is None
-    assert note_from_item(first[0]).origin == Origin("u-1", "t-1")
+    assert [note.text for note in first] == ["one", "two"] and last == note_sk(DAY, 2)
+    assert [note.text for note in rest] == ["three"] and end is None
+    assert first[0].origin == Origin("u-1", "t-1")
 
 
 def a_page_of_versions_parses_as_the_versions_saved(make: MakeEraseStores) -> None:
@@ -92,9 +89,8 @@ def a_page_of_versions_parses_as_the_versions_saved(make: MakeEraseStores) -> No
     _version(stores, "# Memory v1", 0)
     _version(stores, "# Memory v2", 1)
 
-    rows, last = stores.items.page(PERSONAL, low=version_sk(1), high=version_sk(10**10 - 1), after=None, limit=40)
+    versions, last = stores.items.versions_page(PERSONAL, after=None, limit=40)
 
-    versions = [version_from_item(row) for row in rows]
     assert [(doc.version, doc.content, reason) for doc, reason, _ in versions] == [
         (1, "# Memory v1", "tool"),
         (2, "# Memory v2", "tool"),
@@ -113,8 +109,8 @@ def the_keys_are_every_item_of_the_scope_but_its_erase_records(make: MakeEraseSt
 
     assert "erase#all" not in keys and not any(sk.startswith("erase#") for sk in keys)
     assert {"doc", version_sk(1), f"{NOTE_PREFIX}{DAY}#000000001", day_sk(DAY), "usage"} <= set(keys)
-    texts = [row.get("text", {}).get("S") for row in _first_page(stores)]
-    assert "a note" in texts and "a team note" not in texts
+    lengths = {row.sk: row.chars for row in _first_page(stores)}
+    assert lengths[note_sk(DAY, 1)] == len("a note") and lengths["doc"] == 0  # a note's length; no other item's
 
 
 def the_keys_of_an_author_are_their_notes_only(make: MakeEraseStores) -> None:
@@ -124,8 +120,8 @@ def the_keys_of_an_author_are_their_notes_only(make: MakeEraseStores) -> None:
 
     pages = list(stores.items.keys(TEAM, prefix=NOTE_PREFIX, author="u-1"))
 
-    assert [row["text"]["S"] for page in pages for row in page] == ["by u-1", "by u-1"]
-    assert [row["sk"]["S"] for page in pages for row in page] == [
+    assert [row.chars for page in pages for row in page] == [len("by u-1"), len("by u-1")]
+    assert [row.sk for page in pages for row in page] == [
         f"{NOTE_PREFIX}{DAY}#000000001",
         f"{NOTE_PREFIX}{DAY}#000000003",
     ]
@@ -135,12 +131,25 @@ def a_page_that_ends_at_its_limit_says_where_to_go_on_and_the_next_is_empty(make
     stores = make()
     for text in ("one", "two"):
         _note(stores, text)
-    high = NOTE_PREFIX + "~"
 
-    rows, last = stores.items.page(PERSONAL, low=NOTE_PREFIX, high=high, after=None, limit=2)
-    rest, end = stores.items.page(PERSONAL, low=NOTE_PREFIX, high=high, after=last, limit=2) if last else ([], None)
+    rows, last = stores.items.notes_page(PERSONAL, after=None, limit=2)
+    rest, end = stores.items.notes_page(PERSONAL, after=last, limit=2) if last else ([], None)
 
     assert len(rows) == 2 and rest == [] and end is None
+
+
+def a_note_is_read_whole_with_the_notes_that_superseded_it(make: MakeEraseStores) -> None:
+    stores = make()
+    old, newer, newest = (_note(stores, text) for text in ("likes tea", "likes green tea", "likes matcha"))
+    stores.link(PERSONAL, old.id, newest.id)
+    stores.link(PERSONAL, old.id, newer.id)
+
+    found = stores.notes.get_many(PERSONAL, [(DAY, 1), (DAY, 2)])
+
+    assert [(keyed.pk, keyed.note.id, keyed.note.superseded_by) for keyed in found] == [
+        (PERSONAL.key, old.id, (newer.id, newest.id)),
+        (PERSONAL.key, newer.id, None),
+    ]
 
 
 def an_unlinked_page_takes_its_notes_out_of_the_notes_they_superseded(make: MakeEraseStores) -> None:
@@ -151,13 +160,12 @@ def an_unlinked_page_takes_its_notes_out_of_the_notes_they_superseded(make: Make
     stores.link(TEAM, other.id, old.id)
 
     (page,) = list(stores.items.keys(TEAM, prefix=NOTE_PREFIX, author="u-1"))
-    newest = [row for row in page if row["sk"]["S"].endswith("000000003")]
+    newest = [row for row in page if row.sk.endswith("000000003")]
     stores.items.unlink(TEAM, newest)
 
-    rows, _ = stores.items.page(TEAM, low=NOTE_PREFIX, high=NOTE_PREFIX + "~", after=None, limit=10)
-    superseded = {note_from_item(row).id: note_from_item(row).superseded_by for row in rows}
-    assert superseded == {old.id: None, other.id: (old.id,), new.id: None}
-    assert sorted(newest[0]["supersedes"]["SS"]) == sorted([old.id, other.id])
+    notes, _ = stores.items.notes_page(TEAM, after=None, limit=10)
+    assert {note.id: note.superseded_by for note in notes} == {old.id: None, other.id: (old.id,), new.id: None}
+    assert newest[0].supersedes == tuple(sorted([old.id, other.id]))
 
 
 def an_erased_page_is_counted_once_on_the_record_and_gone(make: MakeEraseStores) -> None:
@@ -278,6 +286,21 @@ def what_a_members_notes_left_goes_or_loses_their_ids(make: MakeEraseStores) -> 
     assert _named(stores, "inj#")["inj#2026-12-03T10:00:01.000Z#b"] == [f"{DAY}.2"]
 
 
+def voiding_a_deleted_note_removes_what_it_left_and_trims_the_lists_that_name_it(make: MakeEraseStores) -> None:
+    stores = make()
+    _left_behind(stores)
+
+    stores.stale.void(TEAM, {f"{DAY}.2"})
+
+    assert _named(stores, "extract#") == {"extract#t-1#ex-1": [f"{DAY}.1"], "extract#t-1#ex-2": [f"{DAY}.1"]}
+    assert _named(stores, "inj#")["inj#2026-12-03T10:00:01.000Z#b"] == [f"{DAY}.1"]
+    rows, _ = stores.items.page(TEAM, low="idem#", high="idem#~", after=None, limit=10)
+    assert [row["sk"]["S"] for row in rows] == ["idem#remember#u-1#key-1"]  # u-2's record of the note is gone
+    stores.stale.void(TEAM, {f"{DAY}.1"})
+    assert _named(stores, "extract#") == {}  # a claim that names no note left is gone; a turn's record stays, trimmed
+    assert _named(stores, "inj#") == {"inj#2026-12-03T10:00:00.000Z#a": [], "inj#2026-12-03T10:00:01.000Z#b": []}
+
+
 def a_resumed_members_erase_still_finds_their_records_by_author(make: MakeEraseStores) -> None:
     stores = make()
     _left_behind(stores)
@@ -331,6 +354,8 @@ def a_loaded_note_is_at_its_own_place_once_and_the_day_goes_on_after_it(make: Ma
 
 
 CONTRACTS = [
+    a_note_is_read_whole_with_the_notes_that_superseded_it,
+    voiding_a_deleted_note_removes_what_it_left_and_trims_the_lists_that_name_it,
     a_page_that_ends_at_its_limit_says_where_to_go_on_and_the_next_is_empty,
     an_unlinked_page_takes_its_notes_out_of_the_notes_they_superseded,
     a_loaded_note_is_at_its_own_place_once_and_the_day_goes_on_after_it,

@@ -24,9 +24,11 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from agent_memory.basics.errors import InvalidInput, StorageUnavailable
-from agent_memory.domain.notes import note_id
+from agent_memory.domain.document import Author, Document, Reason
+from agent_memory.domain.notes import Note, note_id
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.shapes import InjectionEntryAnswer, InjectionsAnswer
+from agent_memory.storage.document_store import version_from_item
 from agent_memory.storage.keys import (
     DOC_HEAD,
     ERASE_PREFIX,
@@ -35,8 +37,10 @@ from agent_memory.storage.keys import (
     NOTE_PREFIX,
     VERSION_PREFIX,
     parse_note_sk,
+    version_sk,
 )
-from agent_memory.storage.note_items import SUPERSEDED_BY, SUPERSEDES, note_item
+from agent_memory.storage.note_items import SUPERSEDED_BY, SUPERSEDES, note_from_item, note_item
+from agent_memory.storage.scope_items import PartitionItem
 from agent_memory.storage.stale_records import FLUSH_CLAIM, IDEMPOTENT_REMEMBER, Stale, answered_note, origin_user
 from tests.support.fake_night import FakeDueMarkers, sent
 from tests.support.fake_stores import Cancelled, FakeWorld, Item, Write
@@ -79,11 +83,9 @@ def table_item(scope: Scope, sk: str, item: Item) -> dict[str, Any]:
     return plain
 
 
-def _projected(scope: Scope, item: Item) -> dict[str, Any]:
-    """What ``ScopeItems.keys`` reads of an item: its sort key, its text and the notes it supersedes."""
-    sk = item["sk"]
-    typed = table_item(scope, sk, item)
-    return {name: typed[name] for name in ("sk", "text", SUPERSEDES) if name in typed}
+def _partition_item(scope: Scope, item: Item) -> PartitionItem:
+    """What ``ScopeItems.keys`` reads of an item: its sort key, its text's length and the notes it supersedes."""
+    return PartitionItem.of(table_item(scope, item["sk"], item))
 
 
 class FakeScopeItems:
@@ -104,7 +106,17 @@ class FakeScopeItems:
         answer: tuple[list[dict[str, Any]], str | None] = self.world.read("scope_items.page", rows)
         return answer
 
-    def keys(self, scope: Scope, *, prefix: str = "", author: str | None = None) -> Iterator[list[dict[str, Any]]]:
+    def versions_page(
+        self, scope: Scope, *, after: str | None, limit: int
+    ) -> tuple[list[tuple[Document, Reason, Author]], str | None]:
+        rows, last = self.page(scope, low=version_sk(1), high=version_sk(10**10 - 1), after=after, limit=limit)
+        return [version_from_item(row) for row in rows], last
+
+    def notes_page(self, scope: Scope, *, after: str | None, limit: int) -> tuple[list[Note], str | None]:
+        rows, last = self.page(scope, low=NOTE_PREFIX, high=NOTE_PREFIX + "~", after=after, limit=limit)
+        return [note_from_item(row) for row in rows], last
+
+    def keys(self, scope: Scope, *, prefix: str = "", author: str | None = None) -> Iterator[list[PartitionItem]]:
         high = prefix + _END
         if author is not None:  # one pass, page after page, the filter applied to each page read
             after = ""
@@ -116,7 +128,9 @@ class FakeScopeItems:
                     ],
                 )
                 mine = [
-                    _projected(scope, item) for item in read if "note" in item and item["note"].origin.user_id == author
+                    _partition_item(scope, item)
+                    for item in read
+                    if "note" in item and item["note"].origin.user_id == author
                 ]
                 if mine:
                     yield mine
@@ -132,12 +146,12 @@ class FakeScopeItems:
             )
             if not found:
                 return
-            yield [_projected(scope, item) for item in found]
+            yield [_partition_item(scope, item) for item in found]
 
-    def unlink(self, scope: Scope, page: list[dict[str, Any]]) -> None:
+    def unlink(self, scope: Scope, page: list[PartitionItem]) -> None:
         for row in page:
-            gone = note_id(*parse_note_sk(row["sk"]["S"]))
-            for old in sorted(row.get(SUPERSEDES, {}).get("SS", [])):
+            gone = note_id(*parse_note_sk(row.sk))
+            for old in row.supersedes:
                 day, position = old.split(".")
                 key = (scope.key, f"{NOTE_PREFIX}{day}#{int(position):09d}")
                 sent(
@@ -295,6 +309,11 @@ class FakeStaleRecords:
             if note_ids.intersection(shown):
                 trimmed += self._keep_only(scope, item["sk"], shown, [one for one in shown if one not in note_ids])
         return Stale(gone, trimmed)
+
+    def void(self, scope: Scope, note_ids: set[str]) -> None:
+        """Void what the deleted ``note_ids`` left (``StaleRecords.void``): each record gone, one delete each."""
+        for sk in self.trim_and_list(scope, note_ids).gone:
+            self.world.transact("stale.void", [Write((scope.key, sk), lambda _: None)])
 
     def _items(self, scope: Scope, prefix: str) -> list[Item]:
         found: list[Item] = self.world.read("stale.items", lambda: self.world.between(scope.key, prefix, prefix + _END))

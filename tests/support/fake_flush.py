@@ -13,8 +13,6 @@ for the world's faults: ``flushes.claim``, ``flushes.earlier_claim``, ``flushes.
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Callable
 from datetime import datetime
 
 from agent_memory.domain.notes import Note, Origin
@@ -22,7 +20,17 @@ from agent_memory.domain.scope import Scope
 from agent_memory.domain.text_pipeline import StoredText
 from agent_memory.storage.flush_store import CLAIM_TTL_S, LEASE_S, FlushMarker
 from agent_memory.storage.keys import flush_sk, legacy_flush_sk
-from tests.support.fake_stores import Cancelled, FakeNoteStore, FakeWorld, Item, Key, Write
+from tests.support.fake_stores import (
+    Cancelled,
+    FakeNoteStore,
+    FakeWorld,
+    Item,
+    Key,
+    Write,
+    claim_free,
+    claim_record,
+    held_by,
+)
 
 
 def flush_claim_key(scope: Scope, thread_id: str, compaction_id: str) -> Key:
@@ -35,23 +43,6 @@ def _marker(item: Item | None) -> FlushMarker:
     return FlushMarker(status=item.get("status", "in_progress"), note_id=item.get("note_id"), token=item.get("token"))
 
 
-def _free(now_epoch: int) -> Callable[[Item | None], bool]:
-    """``storage.client.claim_record``'s condition: the key is free, its holder's lease ran out, or the record
-    outlived its TTL (``live_record`` reads the negation)."""
-
-    def free(item: Item | None) -> bool:
-        if item is None or item.get("expires_at", now_epoch) < now_epoch:
-            return True
-        return item.get("status") == "in_progress" and item.get("lease_until", 0) < now_epoch
-
-    return free
-
-
-def _held_by(token: str) -> Callable[[Item | None], bool]:
-    """The claim is still ``token``'s and not written: the release's condition and the completion's."""
-    return lambda item: item is not None and item.get("status") == "in_progress" and item.get("token") == token
-
-
 def flush_completion(scope: Scope, thread_id: str, compaction_id: str, *, token: str, note_id: str) -> Write:
     """The claim marked ``written`` with its note, its lease removed (``flush_store.completion_update``)."""
 
@@ -59,7 +50,7 @@ def flush_completion(scope: Scope, thread_id: str, compaction_id: str, *, token:
         kept = {name: value for name, value in (item or {}).items() if name != "lease_until"}
         return {**kept, "status": "written", "note_id": note_id}
 
-    return Write(flush_claim_key(scope, thread_id, compaction_id), written, _held_by(token))
+    return Write(flush_claim_key(scope, thread_id, compaction_id), written, held_by(token))
 
 
 class FakeFlushStore:
@@ -73,28 +64,19 @@ class FakeFlushStore:
     def claim(
         self, scope: Scope, thread_id: str, compaction_id: str, *, token: str, now_epoch: int
     ) -> FlushMarker | None:
-        claim_id = uuid.uuid4().hex  # a resend meets this very claim: this call's own, not another's
-        record = {
-            "token": token,
-            "claim_id": claim_id,
-            "status": "in_progress",
-            "lease_until": now_epoch + LEASE_S,
-            "expires_at": now_epoch + CLAIM_TTL_S,
-        }
-        put = Write(flush_claim_key(scope, thread_id, compaction_id), lambda _: dict(record), _free(now_epoch))
-        try:
-            self.world.send("flushes.claim", [put], token=claim_id)
-        except Cancelled as refused:
-            return _marker(refused.item)
-        return None
+        key = flush_claim_key(scope, thread_id, compaction_id)
+        held = claim_record(
+            self.world, "flushes.claim", key, {"token": token}, now_epoch=now_epoch, lease_s=LEASE_S, keep_s=CLAIM_TTL_S
+        )
+        return _marker(held) if held is not None else None
 
     def earlier_claim(self, scope: Scope, compaction_id: str, *, now_epoch: int) -> FlushMarker | None:
         key = (scope.key, legacy_flush_sk(compaction_id))
         item = self.world.read("flushes.earlier_claim", lambda: self.world.item(key))
-        return None if _free(now_epoch)(item) else _marker(item)
+        return None if claim_free(now_epoch)(item) else _marker(item)
 
     def release(self, scope: Scope, thread_id: str, compaction_id: str, *, token: str) -> FlushMarker | None:
-        gone = Write(flush_claim_key(scope, thread_id, compaction_id), lambda _: None, _held_by(token))
+        gone = Write(flush_claim_key(scope, thread_id, compaction_id), lambda _: None, held_by(token))
         try:
             self.world.transact("flushes.release", [gone])
         except Cancelled as refused:

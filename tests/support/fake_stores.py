@@ -53,11 +53,12 @@ from agent_memory.basics.clock import iso
 from agent_memory.basics.errors import StorageUnavailable, VersionConflict
 from agent_memory.domain.document import EMPTY_DOCUMENT, Author, Document, Reason
 from agent_memory.domain.fold import Fold
-from agent_memory.domain.notes import Note, Origin
+from agent_memory.domain.notes import Note, Origin, by_day
+from agent_memory.domain.provenance import LineNotes, carried, follow, in_note_order, of_lines
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.text_pipeline import StoredText, checked
 from agent_memory.memory.service import MemoryService
-from agent_memory.storage.document_store import FoldedNoteGone
+from agent_memory.storage.document_store import FoldedNoteGone, VersionMeta
 from agent_memory.storage.keys import (
     DOC_HEAD,
     DUE_SK,
@@ -69,7 +70,7 @@ from agent_memory.storage.keys import (
     notes_of_days,
     version_sk,
 )
-from agent_memory.storage.note_items import NoteText
+from agent_memory.storage.note_items import SUPERSEDED_BY, KeyedNote, NoteText
 from agent_memory.storage.usage_store import CharsChange, Quota, chars_quota_error, member_counter, notes_quota_error
 from tests.support.models import ScriptedChatModels
 
@@ -237,6 +238,44 @@ def token_of(*parts: object) -> str:
     """A request token derived from what the request says (``storage.client.request_token``'s rule: the same
     write sent again has the same token, another write another one)."""
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:36]
+
+
+def claim_free(now_epoch: int) -> Callable[[Item | None], bool]:
+    """``storage.client.claim_record``'s condition: the key is free, its holder's lease ran out, or the record
+    outlived its TTL (``live_record`` reads the negation)."""
+
+    def free(item: Item | None) -> bool:
+        if item is None or item.get("expires_at", now_epoch) < now_epoch:
+            return True
+        return item.get("status") == "in_progress" and item.get("lease_until", 0) < now_epoch
+
+    return free
+
+
+def held_by(token: str) -> Callable[[Item | None], bool]:
+    """The claim is still ``token``'s and not written: the condition of a claim's release and of its completion."""
+    return lambda item: item is not None and item.get("status") == "in_progress" and item.get("token") == token
+
+
+def claim_record(
+    world: FakeWorld, call: str, key: Key, attributes: Item, *, now_epoch: int, lease_s: int, keep_s: int
+) -> Item | None:
+    """``storage.client.claim_record``: ``attributes`` put ``in_progress`` for ``lease_s``, kept ``keep_s``, on
+    condition the key is free (``claim_free``). None: the claim is this caller's (a resend after a lost answer meets
+    this very claim, by its ``claim_id``); else the item that holds the key."""
+    claim_id = uuid.uuid4().hex
+    record = {
+        **attributes,
+        "claim_id": claim_id,
+        "status": "in_progress",
+        "lease_until": now_epoch + lease_s,
+        "expires_at": now_epoch + keep_s,
+    }
+    try:
+        world.send(call, [Write(key, lambda _: dict(record), claim_free(now_epoch))], token=claim_id)
+    except Cancelled as refused:
+        return refused.item or {}
+    return None
 
 
 def usage_move(scope: Scope, delta: int, quota: Quota | None, *, enforce: bool = True) -> Write:
@@ -410,10 +449,25 @@ class FakeNoteStore:
             return note
         raise StorageUnavailable("could not find a free position for the note; nothing was written, try again")
 
+    def completion_refused(self, error: Exception) -> bool:
+        """Whether ``append`` raised ``error`` because its ``completing`` write's condition failed (the third write
+        of its transaction, as in the real one's): nothing was written, the position given back."""
+        return isinstance(error, Cancelled) and error.index == 2
+
     def get(self, scope: Scope, day: str, position: int, *, consistent: bool = False) -> Note | None:
         """The note at its place, or None."""
         item = self.world.read("notes.get", lambda: self.world.item((scope.key, note_sk(day, position))))
         return item["note"] if item else None
+
+    def get_many(self, scope: Scope, wanted: list[tuple[str, int]]) -> list[KeyedNote]:
+        """The notes at these places that exist, in the order asked, each with its partition key and the notes that
+        superseded it (a note deleted meanwhile is missing, as from the real store's BatchGetItem)."""
+
+        def found() -> list[KeyedNote]:
+            items = [self.world.item((scope.key, note_sk(day, position))) for day, position in wanted]
+            return [KeyedNote(scope.key, _linked(item)) for item in items if item is not None]
+
+        return list(self.world.read("notes.get_many", found))
 
     def load(self, scope: Scope, note: Note) -> None:
         """A note as it was exported (``NoteStore.load``): at its own day and position, once (a resumed load changes
@@ -572,16 +626,38 @@ class FakeNoteStore:
             return False  # deleted meanwhile, by another call
         return True
 
-    def newest_texts(self, scope: Scope, *, limit: int, vectors: bool = False) -> list[NoteText]:
+    def days_before(self, scope: Scope, *, before: str, days: int) -> tuple[list[tuple[str, list[Note]]], bool]:
+        """The ``days`` newest days with notes strictly before ``before``, newest first, each with its notes newest
+        first; and whether an older note exists (``NoteStore.days_before``)."""
+
+        def listed() -> tuple[list[tuple[str, list[Note]]], bool]:
+            items = self.world.between(scope.key, NOTE_PREFIX, f"{NOTE_PREFIX}{before}#", newest_first=True)
+            return by_day((item["note"] for item in items), days)
+
+        answer: tuple[list[tuple[str, list[Note]]], bool] = self.world.read("notes.days_before", listed)
+        return answer
+
+    def newest_texts(self, scope: Scope, *, limit: int, vectors: bool = False, threads: bool = False) -> list[NoteText]:
         def rows() -> list[NoteText]:
             items = self.world.between(scope.key, NOTE_PREFIX, NOTE_PREFIX + "\uffff", newest_first=True)[:limit]
-            return [
-                NoteText(scope.key, note.day, note.position, note.text, item.get("vec") if vectors else None)
-                for item in items
-                if (note := item["note"])
-            ]
+            return [_note_text(scope, item, vectors=vectors, threads=threads) for item in items]
 
         return list(self.world.read("notes.newest_texts", rows))
+
+    def around(self, scope: Scope, day: str, position: int, *, span: int) -> list[NoteText]:
+        """The notes of ``day`` within ``span`` positions of ``position``, in place order, with their conversation."""
+        low, high = note_sk(day, max(1, position - span)), note_sk(day, position + span)
+        items = self.world.read("notes.around", lambda: self.world.between(scope.key, low, high))
+        return [_note_text(scope, item, vectors=False, threads=True) for item in items]
+
+    def texts_of(self, scope: Scope, wanted: list[tuple[str, int]]) -> list[NoteText]:
+        """What ranking reads of these notes (text, vector, conversation), those that exist, in the order asked."""
+
+        def found() -> list[NoteText]:
+            items = [self.world.item((scope.key, note_sk(day, position))) for day, position in wanted]
+            return [_note_text(scope, item, vectors=True, threads=True) for item in items if item is not None]
+
+        return list(self.world.read("notes.texts_of", found))
 
     def newest_first(self, scope: Scope, *, first_day: str, last_day: str, limit: int) -> list[Note]:
         low, high = notes_of_days(first_day, last_day)
@@ -595,6 +671,20 @@ class FakeNoteStore:
     def every_note(self, scope: Scope) -> list[Note]:
         """Every note of the scope, oldest first (what a test inspects, as the real store's ``every_note``)."""
         return [item["note"] for item in self.world.between(scope.key, NOTE_PREFIX, NOTE_PREFIX + "\uffff")]
+
+
+def _note_text(scope: Scope, item: Item, *, vectors: bool, threads: bool) -> NoteText:
+    """What ranking reads of a note's item (``NoteText.of``): its stored vector and its conversation when asked."""
+    note: Note = item["note"]
+    vector, thread = item.get("vec") if vectors else None, note.origin.thread_id if threads else None
+    return NoteText(scope.key, note.day, note.position, note.text, vector, thread)
+
+
+def _linked(item: Item) -> Note:
+    """The note of an item with the notes that superseded it (``SUPERSEDED_BY``, as a fold's save or
+    ``tests/support/seeds.world_link`` writes it), in note order, as ``note_items.note_from_item`` reads it."""
+    note: Note = item["note"]
+    return replace(note, superseded_by=tuple(in_note_order(item[SUPERSEDED_BY]))) if item.get(SUPERSEDED_BY) else note
 
 
 def _absent(item: Item | None) -> bool:
@@ -624,8 +714,9 @@ class FakeDocumentStore:
 
     A consolidation's save (``pending_marks``) also puts its pending-marks record (on condition none is there) and
     checks the due marker's erase mark, and its version lists the notes it folded; ``hold_unchanged`` puts the
-    record of a fold that changes nothing on the same conditions, without a version. Not modelled (no use case's
-    logic on these stores reads them): the lines' provenance and the supersession links of a fold's edits."""
+    record of a fold that changes nothing on the same conditions, without a version. Each version keeps its fold's
+    edits and the notes each of its lines rests on, worked out by ``domain.provenance`` as the real save works them
+    out. Not modelled (no use case's logic on these stores reads them): the supersession links of a fold's edits."""
 
     def __init__(self, world: FakeWorld) -> None:
         self.world = world
@@ -635,8 +726,37 @@ class FakeDocumentStore:
         return head["document"] if head else EMPTY_DOCUMENT
 
     def version(self, scope: Scope, version: int) -> tuple[Document, Reason, Author] | None:
+        found = self.version_and_edits(scope, version)
+        return found[0] if found else None
+
+    def version_and_edits(
+        self, scope: Scope, version: int
+    ) -> tuple[tuple[Document, Reason, Author], list[dict[str, Any]] | None] | None:
         item = self.world.read("documents.version", lambda: self.world.item((scope.key, version_sk(version))))
-        return (item["document"], item["reason"], item["by"]) if item else None
+        return ((item["document"], item["reason"], item["by"]), item.get("edits")) if item else None
+
+    def versions(self, scope: Scope, *, limit: int, below: int | None) -> list[tuple[VersionMeta, Reason, Author]]:
+        """The kept versions newest first, ``limit`` of them, below ``below`` when given, without their content."""
+        high = version_sk(below - 1) if below is not None else version_sk(10**10 - 1)
+        items = self.world.read(
+            "documents.versions", lambda: self.world.between(scope.key, version_sk(1), high, newest_first=True)
+        )
+        return [
+            (VersionMeta(doc.version, doc.chars, doc.updated_at), item["reason"], item["by"])
+            for item in items[:limit]
+            if (doc := item["document"])
+        ]
+
+    def provenance(self, scope: Scope) -> tuple[Document, LineNotes]:
+        """The head and each of its lines' notes (empty for a line that rests on none, or when none are recorded)."""
+        current = self.current(scope, consistent=True)
+        return current, of_lines(current.content, self._provenance_at(scope, current.version)[1])
+
+    def _provenance_at(self, scope: Scope, version: int) -> tuple[str, LineNotes | None]:
+        if version == 0:
+            return "", None
+        item = self.world.read("documents.provenance", lambda: self.world.item((scope.key, version_sk(version))))
+        return (item["document"].content, item.get("line_notes")) if item else ("", None)
 
     def kept(self, scope: Scope) -> list[tuple[Document, Reason, Author]]:
         """Every kept version, oldest first, with why and by whom it was saved (what a test inspects)."""
@@ -664,6 +784,12 @@ class FakeDocumentStore:
         write_id = write_id or uuid.uuid4().hex  # one per logical write, as the real save makes it
         document = Document(content=checked(content), version=expected_version + 1, updated_at=updated_at)
         saved: Item = {"document": document, "reason": reason, "by": by, "write_id": write_id}
+        before = self._provenance_at(scope, expected_version)  # each line's notes, as the real save works them out
+        edits = pending_marks.edits if pending_marks is not None else None
+        line_notes = follow(*before, edits, content).line_notes if edits is not None else carried(*before, content)
+        saved |= ({"edits": edits} if edits is not None else {}) | (
+            {"line_notes": line_notes} if any(line_notes) else {}
+        )
         if pending_marks is not None:
             saved["folded_note_ids"] = pending_marks.note_ids
         writes = [

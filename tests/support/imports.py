@@ -43,3 +43,24 @@ def stored_notes(aws: Any, pk: str) -> list[dict[str, Any]]:
         }
         for item in items
     ]
+
+
+# A platform's history, out of time order on purpose: an import writes them in created_at order.
+HISTORY = [
+    {"text": "Moved to Lisbon in the spring", "created_at": "2026-09-14T18:05:00+02:00"},
+    {"text": "Prefers window seats on long flights", "created_at": "2026-09-02T08:30:00Z"},
+    {"text": "Allergic to penicillin", "created_at": "2026-09-02T07:10:00Z"},
+    {"text": "Training for the Porto half marathon", "created_at": "2026-12-03T08:00:00Z"},
+]
+# The receipt of HISTORY imported into an empty personal memory: each note on its own day, in time order.
+HISTORY_RECEIPT = {
+    "notes": [
+        {"index": 2, "id": "2026-09-02.1"},
+        {"index": 1, "id": "2026-09-02.2"},
+        {"index": 0, "id": "2026-09-14.1"},
+        {"index": 3, "id": "2026-12-03.1"},
+    ],
+    "skipped": [],
+    "refused": [],
+    "document_version": None,
+}

@@ -324,6 +324,19 @@ def a_group_held_elsewhere_is_counted_once_per_run(make: MakeNight) -> None:
 # The runs and the lease.
 
 
+def the_runs_are_listed_newest_first_with_their_status(make: MakeNight) -> None:
+    stores = make()
+    first = new_run(stores, "r-1")
+    stores.store.save_run({"run_id": "r-2", "started_at": "2026-12-04T03:00:00.000Z", "failures": []})
+    stores.store.planned(first.sk, groups=0, remaining=0)
+    stores.store.finish_if_complete(first.sk)
+
+    listed = stores.store.runs(5)
+
+    assert [(run["run_id"], run["status"]) for run in listed] == [("r-2", "running"), ("r-1", "finished")]
+    assert [run["run_id"] for run in stores.store.runs(1)] == ["r-2"]
+
+
 def a_queued_run_finishes_when_its_last_planned_group_is_counted(make: MakeNight) -> None:
     stores = make()
     stores.write(SCOPE, AT)
@@ -558,6 +571,7 @@ def a_fold_that_changes_nothing_sent_again_meets_its_own_record(make: MakeNight)
 
 
 NIGHT_CONTRACTS = [
+    the_runs_are_listed_newest_first_with_their_status,
     a_claim_holds_what_the_marker_said_and_sets_its_erase_mark,
     a_claim_held_by_another_worker_is_refused_held_until_it_expires,
     the_same_token_takes_its_claim_again,

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import inspect
-from typing import Any
+from typing import Any, Protocol
 
 
 def _parameters(method: Any) -> dict[str, tuple[object, bool]]:
@@ -13,9 +13,12 @@ def _parameters(method: Any) -> dict[str, tuple[object, bool]]:
 
 
 def mismatches(port: type, store: type) -> list[str]:
-    """The port's calls that ``store`` lacks or takes otherwise (a parameter's name, kind, or whether it has a
-    default); empty when it keeps them all."""
-    calls = [name for name, member in vars(port).items() if callable(member) and not name.startswith("_")]
+    """The port's calls (its own and those of the ports it extends) that ``store`` lacks or takes otherwise (a
+    parameter's name, kind, or whether it has a default); empty when it keeps them all."""
+    ports = [klass for klass in port.__mro__ if getattr(klass, "_is_protocol", False) and klass is not Protocol]
+    calls = [
+        name for klass in ports for name, member in vars(klass).items() if callable(member) and not name.startswith("_")
+    ]
     assert calls, f"{port.__name__} names no call"
     wrong = []
     for name in calls:

@@ -475,7 +475,127 @@ def a_save_that_failed_changes_nothing(make: MakeStores) -> None:
     assert _save(stores, "v2", 1).version == 2
 
 
+# The dashboard's reads and deletes (``memory.ports.DocumentHistory`` and ``NotesByDay``).
+
+
+def the_versions_are_listed_newest_first_a_page_at_a_time(make: MakeStores) -> None:
+    stores = make()
+    for n, content in enumerate(["# A", "# A\n- b", "# A\n- b\n- c"]):
+        _save(stores, content, n, updated_at=f"2026-12-03T09:0{n}:00.000Z", reason="dashboard" if n else "tool")
+
+    first = stores.documents.versions(PERSONAL, limit=2, below=None)
+    rest = stores.documents.versions(PERSONAL, limit=2, below=2)
+
+    assert [(meta.version, meta.chars, meta.updated_at, reason) for meta, reason, _ in first] == [
+        (3, 11, "2026-12-03T09:02:00.000Z", "dashboard"),
+        (2, 7, "2026-12-03T09:01:00.000Z", "dashboard"),
+    ]
+    assert [(meta.version, reason, by) for meta, reason, by in rest] == [(1, "tool", BY)]
+    assert stores.documents.versions(TEAM, limit=2, below=None) == []
+
+
+def a_version_is_read_with_the_edits_that_made_it(make: MakeStores) -> None:
+    stores = make()
+    _save(stores, "# Memory\n- likes tea", 0)
+
+    (document, reason, by), edits = stores.documents.version_and_edits(PERSONAL, 1)
+
+    assert (document.content, document.version, reason, by, edits) == ("# Memory\n- likes tea", 1, "tool", BY, None)
+    assert stores.documents.version_and_edits(PERSONAL, 2) is None
+    assert stores.documents.version_and_edits(TEAM, 1) is None
+
+
+def a_document_by_hand_has_lines_resting_on_no_note(make: MakeStores) -> None:
+    stores = make()
+    assert stores.documents.provenance(PERSONAL) == (EMPTY_DOCUMENT, [])
+    saved = _save(stores, "# Memory\n- likes tea", 0)
+
+    assert stores.documents.provenance(PERSONAL) == (saved, [[], []])
+
+
+def the_notes_are_listed_by_day_newest_first_before_a_day(make: MakeStores) -> None:
+    stores = make()
+    for day, texts in (("2026-11-30", ["one"]), ("2026-12-01", ["two", "three"]), ("2026-12-03", ["four"])):
+        for text in texts:
+            _append(stores, text, at=datetime.fromisoformat(f"{day}T09:00:00+00:00"))
+
+    found, older = stores.notes.days_before(PERSONAL, before="2026-12-03", days=1)
+    everything, none_older = stores.notes.days_before(PERSONAL, before="2026-12-04", days=5)
+
+    assert ([(day, [note.text for note in notes]) for day, notes in found], older) == (
+        [("2026-12-01", ["three", "two"])],
+        True,
+    )
+    assert [day for day, _ in everything] == ["2026-12-03", "2026-12-01", "2026-11-30"] and none_older is False
+    assert stores.notes.days_before(TEAM, before="2026-12-04", days=5) == ([], False)
+
+
+def a_deleted_note_is_gone_and_gives_back_its_counts_once(make: MakeStores) -> None:
+    stores = make()
+    _append(stores, "first fact")
+    _append(stores, "second fact")
+
+    assert stores.notes.delete(PERSONAL, DAY, 1) is True
+    assert stores.notes.delete(PERSONAL, DAY, 1) is False
+    assert stores.notes.delete(TEAM, DAY, 2) is False
+
+    assert [keyed.note.text for keyed in stores.notes.get_many(PERSONAL, [(DAY, 1), (DAY, 2)])] == ["second fact"]
+    assert (stores.usage.chars(PERSONAL), stores.usage.notes_on(PERSONAL, DAY)) == (len("second fact"), 1)
+
+
+# Recall's reads (``recall.ports.RecalledNotes``).
+
+
+def the_notes_around_a_place_are_read_with_their_conversation(make: MakeStores) -> None:
+    stores = make()
+    for n in range(1, 7):
+        _append(stores, f"fact {n}", origin=Origin("u-1", f"t-{n % 2}"))
+
+    around = stores.notes.around(PERSONAL, DAY, 2, span=2)
+
+    assert [(row.position, row.text, row.thread_id) for row in around] == [
+        (1, "fact 1", "t-1"),
+        (2, "fact 2", "t-0"),
+        (3, "fact 3", "t-1"),
+        (4, "fact 4", "t-0"),
+    ]
+    assert all(row.pk == PERSONAL.key and row.vector is None for row in around)
+    assert stores.notes.around(TEAM, DAY, 2, span=2) == []
+
+
+def the_texts_of_places_are_read_in_the_order_asked_with_vector_and_conversation(make: MakeStores) -> None:
+    stores = make(vectors=lambda text: text.encode())
+    for n in range(1, 4):
+        _append(stores, f"fact {n}")
+
+    rows = stores.notes.texts_of(PERSONAL, [(DAY, 3), (DAY, 9), (DAY, 1)])
+
+    assert [(row.position, row.text, row.vector, row.thread_id) for row in rows] == [
+        (3, "fact 3", b"fact 3", "t-1"),
+        (1, "fact 1", b"fact 1", "t-1"),
+    ]
+    assert stores.notes.texts_of(PERSONAL, []) == []
+
+
+def newest_texts_carry_their_conversation_only_when_asked(make: MakeStores) -> None:
+    stores = make()
+    _append(stores, "a fact")
+
+    (plain,) = stores.notes.newest_texts(PERSONAL, limit=5)
+    (threaded,) = stores.notes.newest_texts(PERSONAL, limit=5, threads=True)
+
+    assert (plain.thread_id, threaded.thread_id) == (None, "t-1")
+
+
 CONTRACTS: list[Callable[[MakeStores], None]] = [
+    the_notes_around_a_place_are_read_with_their_conversation,
+    the_texts_of_places_are_read_in_the_order_asked_with_vector_and_conversation,
+    newest_texts_carry_their_conversation_only_when_asked,
+    the_versions_are_listed_newest_first_a_page_at_a_time,
+    a_version_is_read_with_the_edits_that_made_it,
+    a_document_by_hand_has_lines_resting_on_no_note,
+    the_notes_are_listed_by_day_newest_first_before_a_day,
+    a_deleted_note_is_gone_and_gives_back_its_counts_once,
     notes_take_the_days_positions_in_order,
     a_note_answers_what_it_stored,
     a_note_counts_its_characters_and_its_day,

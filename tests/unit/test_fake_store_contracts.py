@@ -5,10 +5,23 @@ from __future__ import annotations
 
 import pytest
 
-from agent_memory.memory.ports import CharactersCounter, DocumentVersions, NoteAppends
+from agent_memory.memory.ports import (
+    CharactersCounter,
+    DocumentHistory,
+    DocumentVersions,
+    NoteAppends,
+    NoteLeftovers,
+    NotesByDay,
+    RunListing,
+)
+from agent_memory.recall.ports import RecalledNotes
+from agent_memory.storage.consolidation_store import ConsolidationStore
 from agent_memory.storage.document_store import DocumentStore
 from agent_memory.storage.note_store import NoteStore
+from agent_memory.storage.stale_records import StaleRecords
 from agent_memory.storage.usage_store import Quota, UsageStore
+from tests.support.fake_erase import FakeStaleRecords
+from tests.support.fake_night import FakeConsolidationStore
 from tests.support.fake_stores import FakeDocumentStore, FakeNoteStore, FakeUsageStore, FakeWorld
 from tests.support.store_contracts import CONTRACTS, fake_stores_under_test, parameters
 
@@ -23,6 +36,11 @@ def test_the_fakes_keep_the_contract(contract) -> None:
     [
         (NoteAppends, NoteStore, FakeNoteStore),
         (DocumentVersions, DocumentStore, FakeDocumentStore),
+        (DocumentHistory, DocumentStore, FakeDocumentStore),
+        (NotesByDay, NoteStore, FakeNoteStore),
+        (RunListing, ConsolidationStore, FakeConsolidationStore),
+        (NoteLeftovers, StaleRecords, FakeStaleRecords),
+        (RecalledNotes, NoteStore, FakeNoteStore),
     ],
     ids=lambda part: part.__name__,
 )

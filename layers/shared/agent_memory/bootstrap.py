@@ -151,7 +151,7 @@ class Services:
         )
 
     @cached_property
-    def extraction_service(self) -> ExtractionService:
+    def extraction_service(self) -> ExtractionService[dict[str, Any]]:
         """An extraction answers within 10 seconds: its own client waits less on storage than the tools' do, and
         each fact's vector gets at most ``FLUSH_VECTOR_BUDGET_S``, as the flush's note."""
         settings = self.settings
@@ -274,7 +274,7 @@ class Services:
         )
 
     @cached_property
-    def importer(self) -> Importer:
+    def importer(self) -> Importer[dict[str, Any]]:
         """Import (the platform function): the notes' own write, the document's validated write."""
         from agent_memory.memory.importing import Importer
         from agent_memory.storage.import_records import ImportRecords

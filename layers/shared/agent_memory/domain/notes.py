@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -70,6 +71,19 @@ def parse_note_id(value: str) -> tuple[str, int] | None:
 class CleanText:
     text: str
     truncated: bool
+
+
+def by_day(newest_first: Iterable[Note], days: int) -> tuple[list[tuple[str, list[Note]]], bool]:
+    """The first ``days`` days of ``newest_first`` (notes newest first), each with its notes in that order; and
+    whether a note of an older day follows. Stops at that note: a lazy reader reads no further."""
+    found: list[tuple[str, list[Note]]] = []
+    for note in newest_first:
+        if not found or found[-1][0] != note.day:
+            if len(found) == days:
+                return found, True
+            found.append((note.day, []))
+        found[-1][1].append(note)
+    return found, False
 
 
 def normalise_note(raw: str) -> tuple[str, bool]:

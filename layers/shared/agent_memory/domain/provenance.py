@@ -35,6 +35,13 @@ class Followed:
     superseded: dict[str, list[str]] = field(default_factory=dict)
 
 
+def of_lines(content: str, line_notes: LineNotes | None) -> LineNotes:
+    """Each line of ``content`` with the notes recorded for it: ``line_notes`` when they are one list a line, else
+    none for every line (none recorded, or recorded for other lines)."""
+    lines = content.split("\n") if content else []
+    return line_notes if line_notes is not None and len(line_notes) == len(lines) else [[] for _ in lines]
+
+
 def follow(before: str, before_notes: LineNotes | None, applied: list[dict[str, Any]], saved: str) -> Followed:
     """Provenance after ``applied`` (the fold's edits as the version records them) turned ``before`` (whose lines
     rest on ``before_notes``; None: on none) into ``saved``, the content the version stores.

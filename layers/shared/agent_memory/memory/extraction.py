@@ -23,7 +23,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass
-from typing import Any
+from typing import Generic
 
 from agent_memory.basics.clock import utc_now
 from agent_memory.basics.deadline import DeadlineExceeded, within
@@ -46,11 +46,10 @@ from agent_memory.domain.scope import Scope
 from agent_memory.domain.shapes import ExtractedAnswer, NoteAnswer, SkippedFactAnswer
 from agent_memory.domain.text_pipeline import StoredText, prepare
 from agent_memory.memory.first_person import first_person_facts
+from agent_memory.memory.ports import ExtractionClaims, ExtractionNotes, Recorded
 from agent_memory.providers.chat import ChatModel, Tool
 from agent_memory.search.near_duplicates import similar_to
 from agent_memory.search.vectors import cosines_with
-from agent_memory.storage.extraction_store import ExtractionStore
-from agent_memory.storage.note_store import NoteStore
 
 EXTRACTION_BUDGET_S = 10.0
 # Kept back from the budget for what follows the model: the scope's newest notes, up to 10 notes (two requests
@@ -70,9 +69,11 @@ class ExtractionFailed(Exception):
 
 
 @dataclass
-class ExtractionService:
-    notes: NoteStore
-    claims: ExtractionStore
+class ExtractionService(Generic[Recorded]):
+    """Generic in the item that records a note in its claim: the claims make it, the notes' transaction carries it."""
+
+    notes: ExtractionNotes[Recorded]
+    claims: ExtractionClaims[Recorded]
     chat_model: Callable[[], ChatModel | None]
     _: KW_ONLY
     # No chat model, and the facts picked from the messages (``local:extractive``, ``memory.first_person``);
@@ -180,7 +181,7 @@ class ExtractionService:
     ) -> Note:
         origin = Origin(command.origin.user_id, command.origin.thread_id, messages=messages)
 
-        def recorded(note: Note) -> dict[str, Any]:
+        def recorded(note: Note) -> Recorded:
             return self.claims.note_recorded(command, token=token, note_id=note.id)
 
         return self.notes.append(

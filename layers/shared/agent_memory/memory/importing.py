@@ -29,9 +29,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass
-from typing import Any
-
-from botocore.exceptions import ClientError
+from typing import Any, Generic
 
 from agent_memory.basics.errors import (
     ImportIdReused,
@@ -47,11 +45,10 @@ from agent_memory.domain.commands import DocumentWrite, ImportCommand, NoteToImp
 from agent_memory.domain.document import HARD_LIMIT
 from agent_memory.domain.notes import Note, note_id
 from agent_memory.domain.text_pipeline import DOCUMENT, NOTE, prepare
+from agent_memory.memory.ports import ImportedNotes, ImportProgress, Recorded
 from agent_memory.memory.service import MemoryService
 from agent_memory.search.near_duplicates import text_key
-from agent_memory.storage.client import cancellation_codes
-from agent_memory.storage.import_records import ImportRecords, Progress
-from agent_memory.storage.note_store import NoteStore
+from agent_memory.storage.import_records import Progress
 
 # The most notes one request carries: a larger import is sent in pages, each its own request and import_id.
 PAGE_NOTES = 500
@@ -59,7 +56,6 @@ PAGE_NOTES = 500
 BUDGET_S = 20.0
 # How many of the scope's newest notes an imported note is compared with (the keyword recall's bound).
 HELD_WINDOW = 2000
-_COMPLETING = 2  # the import record's place in a note's transaction (note, characters, completing, marker)
 
 
 def receipt_of(log: list[Any], document_version: int | None) -> shapes.ImportedAnswer:
@@ -81,9 +77,12 @@ def fingerprint(payload: object) -> str:
 
 
 @dataclass
-class Importer:
-    notes: NoteStore
-    records: ImportRecords
+class Importer(Generic[Recorded]):
+    """Generic in the item that records a written note's outcome: the records make it, the note's transaction
+    carries it."""
+
+    notes: ImportedNotes[Recorded]
+    records: ImportProgress[Recorded]
     memory: MemoryService  # the document's validated write
     _: KW_ONLY
     redact_extra: frozenset[str] = frozenset()
@@ -212,9 +211,9 @@ class Importer:
         return outcome
 
     def _append(self, command: ImportCommand, note: NoteToImport, text: Any, progress: Progress, done: int) -> Note:
-        """``NoteStore.append`` at the note's instant, its outcome recorded in the note's own transaction."""
+        """The note's append at its instant, its outcome recorded in the note's own transaction."""
 
-        def completing(written: Note) -> dict[str, Any]:
+        def completing(written: Note) -> Recorded:
             return self.records.step_item(progress, done, ["n", note.index, written.id])
 
         try:
@@ -226,8 +225,8 @@ class Importer:
                 origin=note.origin,
                 completing=completing,
             )
-        except ClientError as error:
-            if cancellation_codes(error)[_COMPLETING : _COMPLETING + 1] == ["ConditionalCheckFailed"]:
+        except Exception as error:
+            if self.notes.completion_refused(error):  # another call of this import recorded this outcome first
                 raise _busy() from None
             raise
 

@@ -22,11 +22,8 @@ from agent_memory.domain.document import HARD_LIMIT, SOFT_LIMIT, Author, Documen
 from agent_memory.domain.notes import parse_note_id
 from agent_memory.domain.provenance import in_note_order
 from agent_memory.domain.scope import Scope
+from agent_memory.memory.ports import DocumentHistory, NoteLeftovers, NotesByDay, RunListing
 from agent_memory.memory.service import MemoryService
-from agent_memory.storage.consolidation_store import ConsolidationStore
-from agent_memory.storage.document_store import DocumentStore
-from agent_memory.storage.note_store import NoteStore
-from agent_memory.storage.stale_records import StaleRecords
 
 LIMITS = shapes.LimitsAnswer(soft=SOFT_LIMIT, hard=HARD_LIMIT)
 _BATCH_GET_MAX = 100  # keys in one BatchGetItem
@@ -36,12 +33,12 @@ _DECIMAL_CURSOR = re.compile(r"[1-9][0-9]{0,17}")  # a version number; `str.isdi
 @dataclass
 class Management:
     service: MemoryService  # the one write path: saves and restores are document writes like the tool's
-    documents: DocumentStore
-    notes: NoteStore
-    run_records: ConsolidationStore
+    documents: DocumentHistory
+    notes: NotesByDay
+    run_records: RunListing
     lambda_client: Any
     consolidate_function: str
-    stale: StaleRecords | None = None
+    stale: NoteLeftovers | None = None
 
     def document(self, scope: Scope) -> shapes.CurrentDocumentAnswer:
         current = self.documents.current(scope, consistent=True)

@@ -37,16 +37,13 @@ from agent_memory.people.ports import (
     ScopePartition,
     VersionedDocument,
 )
-from agent_memory.storage.document_store import version_from_item
-from agent_memory.storage.keys import DOC_HEAD, NOTE_PREFIX, VERSION_PREFIX, parse_note_sk, vector_sk, version_sk
-from agent_memory.storage.note_items import note_from_item
+from agent_memory.storage.keys import DOC_HEAD, NOTE_PREFIX, VERSION_PREFIX, parse_note_sk, vector_sk
 from agent_memory.storage.usage_store import Quota
 
 EXPORT_FORMAT = "agent-memory-export/1"
 PAGE_VERSIONS = 40  # at most 25,000 characters each: about 1 MB
 PAGE_NOTES = 1000  # at most 2,000 characters each: about 2 MB, well within Lambda's 6 MB answer
 STALE_PAGE = 500  # sort keys an erase record holds at once: at most 300 characters each, 150 KB of its 400 KB
-_NOTES_HIGH = NOTE_PREFIX + "~"
 
 
 def _cursor(phase: str, after: str | None, exported_at: str) -> str:
@@ -107,14 +104,12 @@ class People:
         notes: list[shapes.NoteAnswer] = []
         next_cursor: str | None = None
         if phase == "v":
-            rows, last = self.items.page(
-                scope, low=version_sk(1), high=version_sk(10**10 - 1), after=after, limit=PAGE_VERSIONS
-            )
-            versions = [shapes.ExportedVersionAnswer.of(*version_from_item(row)) for row in rows]
+            saved, last = self.items.versions_page(scope, after=after, limit=PAGE_VERSIONS)
+            versions = [shapes.ExportedVersionAnswer.of(*version) for version in saved]
             next_cursor = _cursor("v", last, exported_at) if last else _cursor("n", None, exported_at)
         else:
-            rows, last = self.items.page(scope, low=NOTE_PREFIX, high=_NOTES_HIGH, after=after, limit=PAGE_NOTES)
-            notes = [shapes.NoteAnswer.of(note_from_item(row)) for row in rows]
+            written, last = self.items.notes_page(scope, after=after, limit=PAGE_NOTES)
+            notes = [shapes.NoteAnswer.of(note) for note in written]
             next_cursor = _cursor("n", last, exported_at) if last else None
         metrics.add_metric(name="ExportPages", unit="Count", value=1)
         return shapes.ExportAnswer(
@@ -179,7 +174,7 @@ class People:
         counts = {"notes": 0, "versions": 0, "other": 0, **self.items.begin_erase(scope, record, iso(utc_now()))}
         self.items.delete(scope, [DOC_HEAD])  # first: from now on every reader sees version 0
         for page in self.items.keys(scope):
-            sort_keys = [item["sk"]["S"] for item in page]
+            sort_keys = [item.sk for item in page]
             erased = {"notes": 0, "versions": 0, "other": 0}
             for sk in sort_keys:
                 erased[_kind(sk)] += 1
@@ -196,11 +191,11 @@ class People:
         counts = {"notes": 0, "versions": 0, "other": 0, **self.items.begin_erase(scope, record, iso(utc_now()))}
         erased: set[str] = set()
         for page in self.items.keys(scope, prefix=NOTE_PREFIX, author=author):
-            sort_keys = [item["sk"]["S"] for item in page]
+            sort_keys = [item.sk for item in page]
             self.items.unlink(scope, page)  # first: a resumed erase finds the notes still there, and unlinks again
             vectors = [vector_sk(*parse_note_sk(sk)) for sk in sort_keys]  # their indexed vectors, where they have one
             page_id = self.items.erase_page(scope, record, sort_keys + vectors, {"notes": len(sort_keys)})
-            chars = sum(len(item.get("text", {}).get("S", "")) for item in page)
+            chars = sum(item.chars for item in page)
             self.usage_store.give_back(scope, chars, once=page_id)  # sent again, its answer lost: given once
             counts["notes"] += len(sort_keys)
             erased.update(note_id(*parse_note_sk(sk)) for sk in sort_keys)

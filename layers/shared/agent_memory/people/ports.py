@@ -3,20 +3,21 @@
 In production each is a DynamoDB store (``bootstrap`` wires ``storage.scope_items.ScopeItems``,
 ``DocumentStore``, ``NoteStore``, ``UsageStore``, ``StaleRecords``) and the OpenSearch notes index; the use
 case's own tests hand in the in-memory fakes of ``tests/support`` instead, which the same contract tests check
-against the real stores. Items cross the partition port as DynamoDB items (``sk``, ``text``...), as the stores
-read them: an export page is built from them with the stores' own parsers.
+against the real stores. What crosses the partition port is typed: an export's versions and notes as the stores
+parse them, and an erase's items as ``PartitionItem``s (sort key, length, superseded notes).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from agent_memory.domain.document import Author, Document, Reason
 from agent_memory.domain.notes import Note
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.shapes import InjectionsAnswer
 from agent_memory.domain.text_pipeline import StoredText
+from agent_memory.storage.scope_items import PartitionItem
 from agent_memory.storage.stale_records import Stale
 
 if TYPE_CHECKING:
@@ -27,15 +28,22 @@ class ScopePartition(Protocol):
     """A scope's items in key order, and its erase (``storage.scope_items.ScopeItems``): counted on the erase
     record page by page before the page's deletes, so a call after a crash finishes and counts each item once."""
 
-    def page(
-        self, scope: Scope, *, low: str, high: str, after: str | None, limit: int, attributes: str | None = None
-    ) -> tuple[list[dict[str, Any]], str | None]: ...
-
-    def keys(self, scope: Scope, *, prefix: str = "", author: str | None = None) -> Iterator[list[dict[str, Any]]]:
-        """Pages of the items still there (sort key, text, supersedes), erase records left out."""
+    def versions_page(
+        self, scope: Scope, *, after: str | None, limit: int
+    ) -> tuple[list[tuple[Document, Reason, Author]], str | None]:
+        """An export's page of kept versions, oldest first, each as it was saved; the sort key to go on after."""
         ...
 
-    def unlink(self, scope: Scope, page: list[dict[str, Any]]) -> None: ...
+    def notes_page(self, scope: Scope, *, after: str | None, limit: int) -> tuple[list[Note], str | None]:
+        """An export's page of notes, in key order; the sort key to go on after."""
+        ...
+
+    def keys(self, scope: Scope, *, prefix: str = "", author: str | None = None) -> Iterator[list[PartitionItem]]:
+        """Pages of the items still there (sort key, a note's length and the notes it superseded), erase records
+        left out."""
+        ...
+
+    def unlink(self, scope: Scope, page: list[PartitionItem]) -> None: ...
 
     def delete(self, scope: Scope, sort_keys: list[str]) -> None: ...
 

@@ -82,11 +82,11 @@ from agent_memory.domain.scope import Scope
 from agent_memory.domain.shapes import RecalledAnswer, ScoredNoteAnswer
 from agent_memory.recall.index_path import rank_index
 from agent_memory.recall.neighbours import SPAN
+from agent_memory.recall.ports import RecalledNotes
 from agent_memory.recall.ranking import FUSION_POOL, Tuning, rank_rows
 from agent_memory.recall.selection import CANDIDATE_WINDOW
 from agent_memory.search.vectors import QueryVector
 from agent_memory.storage.note_items import KeyedNote, NoteText
-from agent_memory.storage.note_store import NoteStore
 
 if TYPE_CHECKING:  # given, never built here: their modules load only where an index is configured
     from agent_memory.providers.embedding import EmbeddingModel
@@ -116,7 +116,7 @@ class RecallService:
     of this model, and the table's path is hybrid; None: it is keyword only (vectors live in the index, or
     nowhere). ``vector_index``: the table's vector index, which the cosine half of the table's path searches."""
 
-    notes: NoteStore
+    notes: RecalledNotes
     _: KW_ONLY
     index: NotesIndex | None = None
     embedder: EmbeddingModel | None = None

@@ -13,7 +13,7 @@ from agent_memory.basics.errors import MemoryServiceError, VersionConflict
 from agent_memory.domain.document import EMPTY_DOCUMENT, Author, Document, Reason
 from agent_memory.domain.edits import RECORDED_TEXTS
 from agent_memory.domain.fold import Fold
-from agent_memory.domain.provenance import Followed, LineNotes, carried, follow
+from agent_memory.domain.provenance import Followed, LineNotes, carried, follow, of_lines
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.text_pipeline import StoredText, checked
 from agent_memory.storage.client import DynamoDB, cancellation_codes, cancelled_item, request_token
@@ -244,11 +244,7 @@ class DocumentStore:
         """The current document and, for each of its lines, the ids of the notes cited for it (``domain.provenance``:
         an empty list for a line written by hand or by a whole-document rewrite)."""
         current = self.current(scope, consistent=True)
-        lines = current.content.split("\n") if current.content else []
-        _, line_notes = self._provenance_at(scope, current.version)
-        if line_notes is None or len(line_notes) != len(lines):
-            line_notes = [[] for _ in lines]
-        return current, line_notes
+        return current, of_lines(current.content, self._provenance_at(scope, current.version)[1])
 
     def hold_unchanged(self, scope: Scope, version: int, fold: Fold) -> None:
         """A fold that changes nothing: its pending-marks record, without a version, on condition that the document

@@ -193,6 +193,12 @@ def append_items(
     ]
 
 
+def completion_refused(error: Exception) -> bool:
+    """Whether a note's transaction was refused by its ``completing`` item's condition (the third of
+    ``append_items``: another writer recorded first what that item records); nothing was written."""
+    return isinstance(error, ClientError) and cancellation_codes(error)[2:3] == ["ConditionalCheckFailed"]
+
+
 def place_abandoned(error: ClientError, note: Note) -> bool:
     """Whether the note's transaction was refused because its place is abandoned (a position that a day restarted
     by an erase, not yet finished, gives out again): not a quota refusal; the note takes the next position."""

@@ -13,7 +13,7 @@ from botocore.exceptions import ClientError
 
 from agent_memory.basics.clock import iso
 from agent_memory.basics.errors import NothingWritten, StorageUnavailable
-from agent_memory.domain.notes import Note, Origin
+from agent_memory.domain.notes import Note, Origin, by_day
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.text_pipeline import StoredText, checked
 from agent_memory.storage.client import (
@@ -30,6 +30,7 @@ from agent_memory.storage.keys import NOTE_PREFIX, day_sk, note_sk, notes_of_day
 from agent_memory.storage.lost_note_writes import settle_lost_note
 from agent_memory.storage.note_append import (
     append_items,
+    completion_refused,
     indexed_vector_put,
     place_abandoned,
     position_take,
@@ -167,6 +168,11 @@ class NoteStore:
                 # characters were counted and its scope made due then: the conditions may fail now, harmlessly)
             return note
         raise StorageUnavailable("could not find a free position for the note; nothing was written, try again")
+
+    def completion_refused(self, error: Exception) -> bool:
+        """Whether ``append`` raised ``error`` because its ``completing`` item's condition failed (another writer
+        recorded first what it records): nothing was written, the position given back."""
+        return completion_refused(error)
 
     def append_completing_flush(
         self, scope: Scope, *, created: datetime, text: StoredText, origin: Origin, token: str
@@ -308,16 +314,8 @@ class NoteStore:
             "ScanIndexForward": False,
             "Limit": min(_DAY_PAGE_MAX, _NOTES_PER_DAY_PAGE * (days + 1)),
         }
-        found: list[tuple[str, list[Note]]] = []
-        for page in query_pages(self._client, kwargs):
-            for item in page["Items"]:
-                note = note_from_item(item)
-                if not found or found[-1][0] != note.day:
-                    if len(found) == days:
-                        return found, True
-                    found.append((note.day, []))
-                found[-1][1].append(note)
-        return found, False
+        pages = query_pages(self._client, kwargs)  # lazy: a page is read only when ``by_day`` needs its notes
+        return by_day((note_from_item(item) for page in pages for item in page["Items"]), days)
 
     def newest_texts(self, scope: Scope, *, limit: int, vectors: bool = False, threads: bool = False) -> list[NoteText]:
         """The scope's ``limit`` newest notes, newest first, text only: a Query on its ``note#`` range.

@@ -25,17 +25,38 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from agent_memory.basics.errors import StorageUnavailable
-from agent_memory.domain.notes import note_id
+from agent_memory.domain.document import Author, Document, Reason
+from agent_memory.domain.notes import Note, note_id
 from agent_memory.domain.scope import Scope
 from agent_memory.domain.shapes import InjectionsAnswer
 from agent_memory.storage.client import DynamoDB, condition_failed, query_pages, update_if
+from agent_memory.storage.document_store import version_from_item
 from agent_memory.storage.due_markers import DueMarkers
 from agent_memory.storage.injection_records import list_injections
-from agent_memory.storage.keys import ERASE_PREFIX, parse_note_sk
-from agent_memory.storage.note_items import SUPERSEDES, unlinked_items
+from agent_memory.storage.keys import ERASE_PREFIX, NOTE_PREFIX, parse_note_sk, version_sk
+from agent_memory.storage.note_items import SUPERSEDES, note_from_item, unlinked_items
 
 _BATCH = 25
 _BATCH_ATTEMPTS = 5
+_NOTES_HIGH = NOTE_PREFIX + "~"
+_VERSIONS_HIGH = version_sk(10**10 - 1)
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionItem:
+    """One item of a scope's partition as an erase reads it: its sort key, the length of its text (a note's; 0 for
+    any other item: what an erase of notes gives back) and, for a note, the notes it superseded (what ``unlink``
+    takes it out of)."""
+
+    sk: str
+    chars: int = 0
+    supersedes: tuple[str, ...] = ()
+
+    @staticmethod
+    def of(item: dict[str, Any]) -> PartitionItem:
+        """The item as ``keys`` projects it (``sk``, ``text``, ``supersedes``)."""
+        text, supersedes = item.get("text", {}).get("S", ""), item.get(SUPERSEDES, {}).get("SS", [])
+        return PartitionItem(item["sk"]["S"], len(text), tuple(sorted(supersedes)))
 
 
 @dataclass(frozen=True)
@@ -49,8 +70,8 @@ class ScopeItems:
     def page(
         self, scope: Scope, *, low: str, high: str, after: str | None, limit: int, attributes: str | None = None
     ) -> tuple[list[dict[str, Any]], str | None]:
-        """Up to ``limit`` items with ``low <= sk <= high``, after sort key ``after``, in key order; and the
-        last sort key read when more may follow (else None)."""
+        """Up to ``limit`` items with ``low <= sk <= high``, after sort key ``after``, in key order, as DynamoDB
+        answers them; and the last sort key read when more may follow (else None). What the typed pages read."""
         request: dict[str, Any] = {
             "TableName": self.table,
             "KeyConditionExpression": "pk = :pk AND sk BETWEEN :low AND :high",
@@ -70,7 +91,21 @@ class ScopeItems:
             request["Limit"] = limit - len(items)
         return items, None
 
-    def keys(self, scope: Scope, *, prefix: str = "", author: str | None = None) -> Iterator[list[dict[str, Any]]]:
+    def versions_page(
+        self, scope: Scope, *, after: str | None, limit: int
+    ) -> tuple[list[tuple[Document, Reason, Author]], str | None]:
+        """Up to ``limit`` kept versions after sort key ``after``, oldest first, each as it was saved (an export's
+        page); and the last sort key read when more may follow."""
+        rows, last = self.page(scope, low=version_sk(1), high=_VERSIONS_HIGH, after=after, limit=limit)
+        return [version_from_item(row) for row in rows], last
+
+    def notes_page(self, scope: Scope, *, after: str | None, limit: int) -> tuple[list[Note], str | None]:
+        """Up to ``limit`` notes after sort key ``after``, in key order (an export's page); and the last sort key
+        read when more may follow."""
+        rows, last = self.page(scope, low=NOTE_PREFIX, high=_NOTES_HIGH, after=after, limit=limit)
+        return [note_from_item(row) for row in rows], last
+
+    def keys(self, scope: Scope, *, prefix: str = "", author: str | None = None) -> Iterator[list[PartitionItem]]:
         """Pages of the scope's items (sort key and text), erase records left out. Each page is read from the
         start again, so deleting what a page held never skips an item, and one written meanwhile is found too.
         With ``author``: only the notes whose ``origin.user_id`` it is, in one pass."""
@@ -87,7 +122,7 @@ class ScopeItems:
             request["ExpressionAttributeValues"][":author"] = {"S": author}
             for page in query_pages(self.client, request):
                 if page["Items"]:
-                    yield page["Items"]
+                    yield [PartitionItem.of(item) for item in page["Items"]]
             return
         while True:
             found: list[dict[str, Any]] = []
@@ -97,15 +132,15 @@ class ScopeItems:
                     break
             if not found:
                 return
-            yield found
+            yield [PartitionItem.of(item) for item in found]
 
-    def unlink(self, scope: Scope, page: list[dict[str, Any]]) -> None:
+    def unlink(self, scope: Scope, page: list[PartitionItem]) -> None:
         """Before a page of notes (as ``keys`` reads them) is erased: take each one's id out of the
         ``superseded_by`` of the notes it superseded (``note_items.unlinked_items``), one update each, a note gone
         already skipped. Done again by a resumed erase, it changes nothing more."""
         for item in page:
-            gone = note_id(*parse_note_sk(item["sk"]["S"]))
-            for link in unlinked_items(self.table, scope, gone, sorted(item.get(SUPERSEDES, {}).get("SS", []))):
+            gone = note_id(*parse_note_sk(item.sk))
+            for link in unlinked_items(self.table, scope, gone, list(item.supersedes)):
                 update_if(self.client, **link["Update"])
 
     def delete(self, scope: Scope, sort_keys: list[str]) -> None:
