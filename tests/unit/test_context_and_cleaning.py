@@ -7,7 +7,7 @@ import pytest
 from agent_memory.basics.errors import InvalidInput
 from agent_memory.domain.context_block import NOTES_BLOCK_MAX_CHARS, fit_notes, system_prompt
 from agent_memory.domain.document import Document
-from agent_memory.domain.notes import NOTE_MAX_CHARS, Note, Origin, clean_note_text
+from agent_memory.domain.notes import NOTE_MAX_CHARS, Note, Origin, clean_note_text, without_leading_headings
 
 
 def note(position: int, text: str, day: str = "2026-12-03") -> Note:
@@ -102,3 +102,19 @@ def test_the_flush_caps_its_note_at_its_own_limit() -> None:
     cleaned = clean_note_text("y" * 600, max_chars=500)
 
     assert (len(cleaned.text), cleaned.truncated) == (500, True)
+
+
+@pytest.mark.parametrize(
+    ("text", "left"),
+    [
+        ("# Summary\nthe key 4111\u20281111 1111 1111\r\nx", "the key 4111\u20281111 1111 1111\r\nx"),
+        ("## Notes\n\n### Plan\n- owns it", "- owns it"),
+        ("no title\u2028# not a title\nmore", "no title\u2028# not a title\nmore"),
+        ("\n\nplain", "\n\nplain"),
+        ("# Only a title", "# Only a title"),
+        ("# One\n# Two", "# Two"),
+    ],
+)
+def test_only_the_leading_title_lines_go_and_the_rest_is_left_byte_for_byte(text: str, left: str) -> None:
+    """Redaction reads what is left, so nothing in it may change (a line separator joined or split)."""
+    assert without_leading_headings(text) == left

@@ -94,11 +94,15 @@ def normalise_note(raw: str) -> tuple[str, bool]:
 def without_leading_headings(text: str) -> str:
     """``text`` from its first line that is not a Markdown heading. A model asked for one plain note may still
     title it ("# Summary" above the note): joined into one line, the title would make the whole note a heading,
-    which is refused. A text of headings alone leaves nothing, which is refused as empty."""
-    lines = text.strip().splitlines()
-    while lines and (not lines[0].strip() or _HEADING.match(lines[0].strip())):  # and the blank lines between
-        lines.pop(0)
-    return "\n".join(lines)
+    which is refused. Only the leading heading lines (and blank lines among them) go; the rest is left exactly as
+    it was, since redaction reads it next. A text of one heading line is left as it is (and refused)."""
+    rest, dropped = text, False
+    while True:
+        line, newline, after = rest.partition("\n")
+        if not newline or (line.strip() and not _HEADING.match(line.strip())):
+            return rest if dropped else text
+        dropped = dropped or bool(line.strip())
+        rest = after
 
 
 def clean_note_text(raw: str, *, max_chars: int = NOTE_MAX_CHARS) -> CleanText:
