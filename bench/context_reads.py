@@ -28,18 +28,18 @@ def _p50_ms(call: Callable[[], Any], runs: int) -> float:
 
 def measure(rtt_ms: float = 5.0, runs: int = 200) -> dict[str, float]:
     import boto3
-    from moto import mock_aws
 
     from agent_memory import bootstrap
     from agent_memory.basics.clock import utc_now
     from agent_memory.domain.commands import DocumentWrite
     from agent_memory.domain.document import Author
     from agent_memory.domain.scope import Scope
+    from bench.runner import moto
     from local.template import table_definitions
     from tests.support.moto_support import atomic_moto_requests
     from tests.support.scopes import write_note
 
-    with mock_aws(), atomic_moto_requests():
+    with moto(), atomic_moto_requests():
         boto3.setup_default_session()
         assert boto3.DEFAULT_SESSION is not None
         client = boto3.client("dynamodb")

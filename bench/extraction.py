@@ -13,9 +13,16 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from moto import mock_aws
-
-from bench.runner import LambdaContext, RequestCounter, create_tables, instrumented_client, log, percentile_ms, timed
+from bench.runner import (
+    LambdaContext,
+    RequestCounter,
+    create_tables,
+    instrumented_client,
+    log,
+    moto,
+    percentile_ms,
+    timed,
+)
 
 MODEL_S = 1.0
 FACTS = {
@@ -64,7 +71,7 @@ def measure(calls: int = 30, warmup: int = 3) -> ExtractionResult:
     from tests.support.fakes import FakeChatModel
     from tests.support.models import ScriptedChatModels
 
-    with mock_aws():
+    with moto():
         counter = RequestCounter()
         create_tables(instrumented_client(counter))
         bootstrap.reset(keep_provided=False)

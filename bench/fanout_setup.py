@@ -19,14 +19,14 @@ TABLE = "MemoryTable"
 def counted_moto() -> Iterator[Callable[[], tuple[Counter[str], Counter[str]]]]:
     """A moto of its own with the tables; yields ``take()`` -> (DynamoDB, SQS) operations since the last take."""
     import boto3
-    from moto import mock_aws
 
     from agent_memory import bootstrap
+    from bench.runner import moto
     from local.template import table_definitions
     from tests.support.moto_support import atomic_moto_requests
 
     seen: dict[str, list[str]] = {"dynamodb": [], "sqs": []}
-    with mock_aws(), atomic_moto_requests():  # fast as the local stack's
+    with moto(), atomic_moto_requests():  # fast as the local stack's
         boto3.setup_default_session()
         assert boto3.DEFAULT_SESSION is not None
         for service in seen:

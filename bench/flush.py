@@ -10,8 +10,6 @@ from functools import partial
 from math import ceil
 from typing import Any
 
-from moto import mock_aws
-
 from bench.runner import (
     TABLE,
     LambdaContext,
@@ -19,6 +17,7 @@ from bench.runner import (
     create_tables,
     instrumented_client,
     log,
+    moto,
     percentile_ms,
     timed,
 )
@@ -176,7 +175,7 @@ def measure_flush(variant: FlushVariant, client: Any, counter: RequestCounter) -
 
 def run_flush(variant: FlushVariant) -> FlushResult:
     """One variant on a moto of its own, like ``run_operation``."""
-    with mock_aws():
+    with moto():
         counter = RequestCounter()
         client = instrumented_client(counter)
         create_tables(client)

@@ -20,8 +20,6 @@ from datetime import datetime
 from functools import partial
 from typing import Any
 
-from moto import mock_aws
-
 from bench.capacity import Units, requests_of, units
 from bench.cold_start import ColdStart
 from bench.floors import context_floor, remember_floor, update_floor
@@ -37,6 +35,7 @@ from bench.runner import (
     fact_text,
     instrumented_client,
     log,
+    moto,
     percentile_ms,
     timed,
 )
@@ -373,7 +372,7 @@ def run_operation(name: str, args: argparse.Namespace, imports: dict[str, ColdSt
 
     A fresh moto per operation keeps one operation's writes from slowing the next one's calls.
     """
-    with mock_aws():
+    with moto():
         counter = RequestCounter()
         client = instrumented_client(counter)
         create_tables(client)

@@ -172,7 +172,6 @@ def _bytes(body: object) -> bytes:
 def measure_latency(log: Callable[[str], None], *, calls: int = 30, warmup: int = 3) -> LatencyResult:
     """The three ways at each size, interleaved, on DynamoDB's answers replayed (see ``Replay``)."""
     import boto3
-    from moto import mock_aws
 
     from agent_memory.domain.scope import Scope
     from agent_memory.recall.ranking import Tuning
@@ -181,7 +180,7 @@ def measure_latency(log: Callable[[str], None], *, calls: int = 30, warmup: int 
     from agent_memory.storage.note_store import NoteStore
     from bench.keyword_recall import recall_items
     from bench.ranking_variants import EARLIER, constants
-    from bench.runner import TABLE, batch_write, clear_metrics, create_tables, fact_text, quiet_powertools
+    from bench.runner import TABLE, batch_write, clear_metrics, create_tables, fact_text, moto, quiet_powertools
 
     rng = random.Random(7)
     tag = model_tag(MODEL, 1024)
@@ -216,7 +215,7 @@ def measure_latency(log: Callable[[str], None], *, calls: int = 30, warmup: int 
 
     scope = Scope("personal", "bench-recall")
     replays: dict[int, Replay] = {}
-    with mock_aws(), quiet_powertools():  # record: moto answers each way's recalls once per size
+    with moto(), quiet_powertools():  # record: moto answers each way's recalls once per size
         create_tables(boto3.client("dynamodb"))
         seeded = 0
         for size in SIZES:

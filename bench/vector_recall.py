@@ -85,7 +85,6 @@ def _read_units(client: Any, requests: list[tuple[str, dict[str, Any]]]) -> floa
 def measure(log: Callable[[str], None], *, calls: int = 20, warmup: int = 2) -> VectorRecallResult:
     """Both ways at each size, interleaved, on DynamoDB's answers replayed."""
     import boto3
-    from moto import mock_aws
 
     from agent_memory.domain.scope import Scope
     from agent_memory.recall.service import RecallService
@@ -95,7 +94,7 @@ def measure(log: Callable[[str], None], *, calls: int = 20, warmup: int = 2) -> 
     from agent_memory.storage.vector_index import NoteVectorIndex
     from bench.keyword_recall import recall_items
     from bench.recall_latency import FixedVectorEmbedder, Replay
-    from bench.runner import TABLE, batch_write, clear_metrics, fact_text, quiet_powertools
+    from bench.runner import TABLE, batch_write, clear_metrics, fact_text, moto, quiet_powertools
     from local.template import table_definitions
     from tests.support.moto_support import atomic_moto_requests
 
@@ -114,7 +113,7 @@ def measure(log: Callable[[str], None], *, calls: int = 20, warmup: int = 2) -> 
     scope = Scope("personal", "bench-vectors")
     result = VectorRecallResult()
     replays: dict[int, Replay] = {}
-    with atomic_moto_requests(), mock_aws(), quiet_powertools():  # moto with SearchVectors
+    with atomic_moto_requests(), moto(), quiet_powertools():  # moto with SearchVectors
         client = boto3.client("dynamodb")
         for definition in table_definitions().values():
             vector_index = [{**index, "Dimensions": DIMENSIONS} for index in definition.get("VectorIndexes", [])]
