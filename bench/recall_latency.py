@@ -3,7 +3,7 @@
     PYTHONPATH=layers/shared .venv/bin/python -m bench.recall_latency [--calls 30]
 
 ``RecallService`` over one scope grown to 100, 1,000 and 2,000 notes, each stored with a 384-number
-vector (zero-padded to 1,024, int8 as ``search.vectors`` stores it), in three ways per size:
+vector (zero-padded to 1,024, int8 as ``search.vectors`` stores it), in four ways per size:
 
 - ``keyword``: no embedding model, BM25 over the scope's newest notes (today's fallback);
 - ``hybrid, fixed vector``: the query's "embedding" is a fixed vector answered at once, so the difference
@@ -19,7 +19,7 @@ DynamoDB is moto, recorded once per size and way and then replayed byte for byte
 timings hold everything the function does (botocore's requests and parsing of the real answers, BM25,
 the vectors, the fusion, the model) and none of moto's own time, which is not DynamoDB's (seconds per
 call at 2,000 notes on a loaded machine). DynamoDB's own time is not measured here; what it reads is (the
-answers' size per recall). The three are interleaved call by call (their order rotating each round), so
+answers' size per recall). The four are interleaved call by call (their order rotating each round), so
 that the machine's load, which drifts during a run, weighs on all three alike; p50 and p95 over
 ``calls`` calls each, after a few untimed ones. Target: hybrid at most 1.5 times keyword at
 1,000 notes.
@@ -170,7 +170,7 @@ def _bytes(body: object) -> bytes:
 
 
 def measure_latency(log: Callable[[str], None], *, calls: int = 30, warmup: int = 3) -> LatencyResult:
-    """The three ways at each size, interleaved, on DynamoDB's answers replayed (see ``Replay``)."""
+    """The four ways at each size, interleaved, on DynamoDB's answers replayed (see ``Replay``)."""
     import boto3
 
     from agent_memory.domain.scope import Scope
