@@ -20,7 +20,7 @@ timings hold everything the function does (botocore's requests and parsing of th
 the vectors, the fusion, the model) and none of moto's own time, which is not DynamoDB's (seconds per
 call at 2,000 notes on a loaded machine). DynamoDB's own time is not measured here; what it reads is (the
 answers' size per recall). The four are interleaved call by call (their order rotating each round), so
-that the machine's load, which drifts during a run, weighs on all three alike; p50 and p95 over
+that the machine's load, which drifts during a run, weighs on all four alike; p50 and p95 over
 ``calls`` calls each, after a few untimed ones. Target: hybrid at most 1.5 times keyword at
 1,000 notes.
 
