@@ -37,7 +37,6 @@ from agent_memory.basics.settings import MINILM_DIMENSIONS, minilm_fits
 # whose embedded DynamoDB imports it first, sets it in local/__init__.py).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-MODEL_DIMENSION = MINILM_DIMENSIONS
 MAX_TOKENS = 256
 _LAYERS, _HEADS, _EPS = 6, 12, 1e-12
 
@@ -146,7 +145,7 @@ def _load_safetensors(path: Path) -> dict[str, Any]:
 class MiniLMEmbeddingModel:
     """all-MiniLM-L6-v2's sentence embeddings, zero-padded to ``dimensions``."""
 
-    def __init__(self, *, dimensions: int = MODEL_DIMENSION, path: Path | None = None) -> None:
+    def __init__(self, *, dimensions: int = MINILM_DIMENSIONS, path: Path | None = None) -> None:
         import numpy as np
 
         minilm_fits(dimensions)
@@ -220,7 +219,7 @@ class MiniLMEmbeddingModel:
             for start in range(0, len(order), 8):
                 chunk = order[start : start + 8]
                 for n, vector in zip(chunk, self._encode([ids[n] for n in chunk]), strict=True):
-                    vectors[n] = vector.tolist() + [0.0] * (self._dimensions - MODEL_DIMENSION)
+                    vectors[n] = vector.tolist() + [0.0] * (self._dimensions - MINILM_DIMENSIONS)
         except (ValueError, FloatingPointError, MemoryError) as error:
             raise EmbeddingUnavailable(f"the in-process model failed: {type(error).__name__}") from error
         return vectors
