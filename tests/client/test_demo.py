@@ -14,9 +14,9 @@ from botocore.validate import ParamValidator
 from openai.types.chat import ChatCompletionMessageParam
 from pydantic import TypeAdapter
 
-from examples.cli import free_port
 from examples.demo import stack_port
 from examples.models import converse_messages, openai_messages
+from tests.support.calls import free_ports
 
 ROOT = Path(__file__).resolve().parents[2]
 FACT = "Ana lives in Lisbon and wants metric units"
@@ -35,7 +35,7 @@ def memory_block(section: str) -> str:
 @pytest.mark.slow
 def test_make_demo_remembers_recalls_updates_and_flushes_before_the_compaction() -> None:
     """On the stack's ports that ``MEMORY_API_PORT`` and ``MEMORY_LAMBDA_PORT`` set, as ``make run`` reads them."""
-    api_port, lambda_port = free_port(), free_port()
+    api_port, lambda_port = free_ports(2)
     command = ["make", "-s", "--no-print-directory", "demo", f"MEMORY_API_PORT={api_port}"]
     env = {**os.environ, "MEMORY_LAMBDA_PORT": str(lambda_port)}  # one from the command line, one exported
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)

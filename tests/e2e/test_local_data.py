@@ -18,7 +18,7 @@ from tests.support.stack import (
     README_CONTEXT,
     ROOT,
     Stack,
-    free_port,
+    free_ports,
     memory_context,
     remember,
     running_stack,
@@ -40,7 +40,7 @@ def texts(stack: Stack) -> list[str]:
 @contextmanager
 def killed_at_exit(logs: Path, data: Path) -> Iterator[Stack]:
     """A stack on ``data`` that is killed (SIGKILL, no cleanup) when the block ends: a crash."""
-    api_port, lambda_port = free_port(), free_port()
+    api_port, lambda_port = free_ports(2)
     env = stack_environment(
         MEMORY_API_PORT=str(api_port),
         MEMORY_LAMBDA_PORT=str(lambda_port),
@@ -106,7 +106,8 @@ def test_a_killed_stack_keeps_what_the_last_interval_saved(tmp_path: Path) -> No
 
 def started_alone(settings: dict[str, str]) -> subprocess.CompletedProcess[str]:
     """A stack that is expected to stop by itself at start: its exit and output."""
-    env = stack_environment(MEMORY_API_PORT=str(free_port()), MEMORY_LAMBDA_PORT=str(free_port()), **settings)
+    api_port, lambda_port = free_ports(2)
+    env = stack_environment(MEMORY_API_PORT=str(api_port), MEMORY_LAMBDA_PORT=str(lambda_port), **settings)
     command = [sys.executable, "-m", "local.server"]
     return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
 

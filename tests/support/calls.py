@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 from collections.abc import Callable
@@ -51,11 +52,19 @@ def make_caller(handler_for: Callable[[str], Callable[..., Any]], lambda_context
     return _call
 
 
+def free_ports(count: int) -> list[int]:
+    """``count`` distinct ports free now: each socket is held until all are bound, so that the system cannot hand
+    the same port out twice (two ``free_port()`` calls in a row once gave a local stack one port for both of its
+    servers, and it could not listen)."""
+    with contextlib.ExitStack() as held:
+        socks = [held.enter_context(socket.socket()) for _ in range(count)]
+        for sock in socks:
+            sock.bind(("127.0.0.1", 0))
+        return [int(sock.getsockname()[1]) for sock in socks]
+
+
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+    return free_ports(1)[0]
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ import pytest
 from botocore.config import Config
 
 from local.template import ROOT
-from tests.support.calls import NOW, free_port
+from tests.support.calls import NOW, free_ports
 
 README_CONTEXT = {"user_id": "u-1", "thread_id": "t-1", "visibility": "private"}
 FAKE_CREDENTIALS = {"region_name": "us-east-1", "aws_access_key_id": "local", "aws_secret_access_key": "local"}
@@ -116,7 +116,7 @@ def stop(process: subprocess.Popen[bytes]) -> int:
 @contextmanager
 def running_stack(logs: Path, **settings: str) -> Iterator[Stack]:
     """Start the stack as ``make run`` does, on free ports; on exit stop it with SIGTERM and check it exits 0."""
-    api_port, lambda_port = free_port(), free_port()
+    api_port, lambda_port = free_ports(2)
     env = stack_environment(MEMORY_API_PORT=str(api_port), MEMORY_LAMBDA_PORT=str(lambda_port), MEMORY_NOW=NOW)
     logs.mkdir(parents=True, exist_ok=True)
     with (logs / "stdout.log").open("wb") as stdout, (logs / "stderr.log").open("wb") as stderr:

@@ -185,3 +185,12 @@ def test_the_check_tells_a_graph_patch_from_a_setting(source: str, caught: int) 
 )
 def test_the_check_tells_a_test_module_from_a_shared_one(module: str, foreign: bool) -> None:
     assert _foreign_test_module(module) is foreign
+
+
+def test_free_ports_are_distinct_while_they_are_handed_out() -> None:
+    """A stack's two servers get two ports: the sockets are held until all are bound, so none is given twice."""
+    from tests.support.calls import free_ports
+
+    ports = free_ports(64)
+
+    assert len(set(ports)) == 64
