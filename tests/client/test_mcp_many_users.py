@@ -20,8 +20,9 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from local.token import mint
+from tests.support.calls import free_port
 from tests.support.mcp import running_http_server, server_environment
-from tests.support.stack import Stack, free_port
+from tests.support.stack import Stack
 
 pytestmark = pytest.mark.slow
 

@@ -16,8 +16,9 @@ from agent_memory_client import ConversationContext, MemoryClient
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
+from tests.support.calls import free_port
 from tests.support.mcp import running_http_server, server_environment
-from tests.support.stack import Stack, free_port
+from tests.support.stack import Stack
 
 pytestmark = pytest.mark.slow
 

@@ -14,7 +14,8 @@ import pytest
 from agent_memory_client import MemoryClient
 
 from local.smoke import Smoke, main, throwaway_user
-from tests.support.stack import ROOT, Stack, free_port, http, running_stack, stack_environment
+from tests.support.calls import free_port
+from tests.support.stack import ROOT, Stack, http, running_stack, stack_environment
 
 pytestmark = pytest.mark.slow
 

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from local.template import ROOT
-from tests.support.stack import Stack, free_port
+from tests.support.calls import free_port
+from tests.support.stack import Stack
 
 
 def server_environment(stack: Stack, **settings: str) -> dict[str, str]:
